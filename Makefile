@@ -1,0 +1,38 @@
+# The two commands of the README, and a few more. Everything goes through CMake + Ninja in build/.
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build demo test bench tsan clean
+
+all: build
+
+deps:
+	./scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS)
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# Train a LeNet-style CNN on the real Fashion-MNIST and print loss and accuracy.
+demo: build
+	$(BUILD_DIR)/bin/fashion_mnist_lenet
+
+# The whole suite, ThreadSanitizer run of the engine included.
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+
+# Microbenchmarks and the side-by-side comparison with PyTorch.
+bench: build
+	$(BUILD_DIR)/bin/engine_bench
+	$(BUILD_DIR)/bin/ops_bench
+	/usr/bin/python3 bench/ops_vs_torch.py --braid $(BUILD_DIR)/bin/ops_bench
+
+# Only the engine tests under ThreadSanitizer.
+tsan: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -L tsan
+
+clean:
+	rm -rf $(BUILD_DIR)

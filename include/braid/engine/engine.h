@@ -1,0 +1,58 @@
+#pragma once
+/// The asynchronous dependency engine (MXNet's Engine). Every operation is pushed with the
+/// variables it reads and writes; operations on disjoint variables run in parallel, those sharing a
+/// variable run in push order (readers of the same version concurrently). An exception thrown by an
+/// operation is kept on the variables it writes, skips the operations that read them, and is
+/// re-thrown by the next wait_for_var on them and by wait_for_all; the engine keeps running.
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "braid/base/context.h"
+
+namespace braid::engine {
+
+/// A dependency variable: one per array chunk (and per resource such as a random generator).
+/// Created by Engine::new_var, owned by the engine, released by Engine::delete_var.
+struct Var;
+using VarHandle = Var*;
+
+/// Work run by the engine. It may throw; the exception is stored as described above.
+using Fn = std::function<void()>;
+
+enum class EngineType { Naive, ThreadedPerDevice };
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  virtual VarHandle new_var() = 0;
+  /// Schedules `fn` on `ctx` once all earlier writes to `reads` and earlier reads and writes of
+  /// `writes` are done. A variable in both lists counts as written. Higher `priority` runs first
+  /// among ready operations. `name` shows in error messages.
+  virtual void push(Fn fn, Context ctx, std::span<const VarHandle> reads,
+                    std::span<const VarHandle> writes, int priority = 0,
+                    const char* name = "") = 0;
+  /// Runs `on_delete` (e.g. freeing memory) after every pending use of `var`, then frees `var`.
+  virtual void delete_var(Fn on_delete, Context ctx, VarHandle var) = 0;
+  /// Blocks until every operation pushed so far that writes `var` is done; re-throws (once) an
+  /// exception stored on `var`.
+  virtual void wait_for_var(VarHandle var) = 0;
+  /// Blocks until every operation pushed so far is done; re-throws (once) the first exception
+  /// raised since the last wait_for_all.
+  virtual void wait_for_all() = 0;
+  virtual EngineType type() const = 0;
+
+  /// The process-wide engine, chosen on first use by BRAID_ENGINE_TYPE (or MXNET_ENGINE_TYPE):
+  /// "NaiveEngine" (synchronous, for debugging) or "ThreadedEnginePerDevice" (the default;
+  /// "ThreadedEngine" is accepted as an alias).
+  static Engine& get();
+};
+
+/// A new engine of the given type, independent of Engine::get() (for tests and benchmarks).
+std::unique_ptr<Engine> create_engine(EngineType type);
+/// Parses an engine name as accepted in BRAID_ENGINE_TYPE; throws naming the valid names.
+EngineType engine_type_from_name(const std::string& name);
+
+}  // namespace braid::engine

@@ -1,0 +1,30 @@
+#pragma once
+/// Running a registered operator on NDArrays: the imperative path every nd:: function takes.
+#include <string>
+#include <vector>
+
+#include "braid/ndarray/ndarray.h"
+#include "braid/op/op_def.h"
+
+namespace braid::nd {
+
+/// Runs operator `op` on `inputs` (arguments then aux states) asynchronously and returns its
+/// visible outputs. Shapes and dtypes are inferred and checked now, so a bad call throws here.
+/// When `out` is given, results are written into those arrays instead (MXNet's out=).
+/// Ops without inputs are placed on the context named by the "ctx" attribute (default cpu(0)).
+std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
+                            const op::AttrMap& attrs = {}, const std::vector<NDArray>& out = {});
+
+/// Same, for an op with one visible output.
+NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs,
+                const op::AttrMap& attrs = {});
+
+/// Whether imperative ops run in training mode (Dropout drops, BatchNorm uses batch
+/// statistics). Autograd's train/predict scopes set it; returns the previous value.
+bool set_training(bool training);
+bool is_training();
+
+/// Blocks until every pushed operation is done; re-throws the first error (MXNet's nd.waitall).
+void waitall();
+
+}  // namespace braid::nd

@@ -1,0 +1,104 @@
+#pragma once
+/// NDArray: MXNet's imperative tensor. A cheap value handle: copies share the same storage chunk
+/// (memory + engine variable); views (reshape, slice, at) share it too with their own offset and
+/// shape. Every operation is pushed to the engine and returns at once; wait_to_read() or
+/// to_vector() synchronize. Arrays are always contiguous.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "braid/base/context.h"
+#include "braid/base/dtype.h"
+#include "braid/base/shape.h"
+#include "braid/engine/engine.h"
+#include "braid/op/tensor.h"
+
+namespace braid {
+
+namespace detail {
+struct Chunk;
+}
+
+class NDArray {
+ public:
+  /// The null handle (MXNet's None); most operations reject it.
+  NDArray() = default;
+  /// Uninitialized array (MXNet's nd.empty).
+  explicit NDArray(const Shape& shape, Context ctx = cpu(), DType dtype = DType::Float32);
+
+  bool is_none() const { return chunk_ == nullptr; }
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  Context ctx() const;
+  int64_t size() const { return shape_.size(); }
+  int ndim() const { return shape_.ndim(); }
+  engine::VarHandle var() const;
+
+  /// Pointer to the first element. Only valid to touch inside an engine operation that lists
+  /// var(), or after wait_to_read()/wait_to_write().
+  void* raw_data() const;
+  template <class T>
+  T* data() const {
+    return static_cast<T*>(raw_data());
+  }
+  /// The kernel view of this array.
+  op::TBlob blob() const;
+
+  /// Waits for pending writes (re-throws their error).
+  void wait_to_read() const;
+  /// Waits for pending reads and writes.
+  void wait_to_write() const;
+  /// Waits, then copies out the elements converted to T (MXNet's asnumpy).
+  template <class T>
+  std::vector<T> to_vector() const;
+  /// The single element of a size-1 array (asscalar).
+  template <class T>
+  T scalar() const;
+
+  /// View with a new shape, MXNet spelling (0 copy, -1 infer, -2, -3, -4).
+  NDArray reshape(const std::vector<int64_t>& spec) const;
+  /// View of rows [begin, end) along axis 0.
+  NDArray slice(int64_t begin, int64_t end) const;
+  /// View of row i along axis 0, without that axis.
+  NDArray at(int64_t i) const;
+  NDArray expand_dims(int axis) const;
+  /// Drops `axis` (which must be 1) or every dimension of size 1.
+  NDArray squeeze(std::optional<int> axis = std::nullopt) const;
+
+  /// A new array with the same contents on `ctx`.
+  NDArray copyto(Context ctx) const;
+  /// Copies into `dst` (same shape; dtype converted) and returns it.
+  NDArray copyto(const NDArray& dst) const;
+  NDArray copy() const { return copyto(ctx()); }
+  /// This array if already on `ctx`, else a copy there.
+  NDArray as_in_context(Context ctx) const;
+  NDArray astype(DType dtype) const;
+
+  /// Sets every element (MXNet's a[:] = v).
+  NDArray& fill(double value);
+  /// Copies `src`'s contents in place (a[:] = src; shapes must match or broadcast).
+  NDArray& assign(const NDArray& src);
+  NDArray& operator+=(const NDArray& o);
+  NDArray& operator-=(const NDArray& o);
+  NDArray& operator*=(const NDArray& o);
+  NDArray& operator/=(const NDArray& o);
+  NDArray& operator+=(double s);
+  NDArray& operator-=(double s);
+  NDArray& operator*=(double s);
+  NDArray& operator/=(double s);
+
+  /// True when both handles view the same chunk, offset and shape.
+  bool same_as(const NDArray& o) const {
+    return chunk_ == o.chunk_ && offset_ == o.offset_ && shape_ == o.shape_;
+  }
+
+ private:
+  NDArray view(int64_t offset, const Shape& shape) const;
+
+  std::shared_ptr<detail::Chunk> chunk_;
+  int64_t offset_ = 0;  // in elements
+  Shape shape_;
+  DType dtype_ = DType::Float32;
+};
+
+}  // namespace braid

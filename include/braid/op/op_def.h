@@ -1,0 +1,83 @@
+#pragma once
+/// The definition of one operator, shared by the imperative path (NDArray), autograd and the
+/// symbolic executor. Attributes arrive as MXNet's strings and are parsed once into a typed
+/// parameter struct (held in std::any); every other function receives that parsed value.
+#include <any>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "braid/base/context.h"
+#include "braid/op/tensor.h"
+
+namespace braid::op {
+
+/// MXNet attributes: name -> string value ("(3, 3)", "True", "relu").
+using AttrMap = std::map<std::string, std::string>;
+
+/// What a kernel may use beyond its tensors.
+struct OpContext {
+  bool is_train = false;
+  Context ctx;
+  std::mt19937_64* rng = nullptr;  // set for ops with needs_rng
+};
+
+/// Tensors of a forward call. `inputs` are the arguments (list_arguments order); `aux` the
+/// auxiliary states (BatchNorm's moving mean/var), which the forward may update in training.
+struct ForwardArgs {
+  std::vector<TBlob> inputs;
+  std::vector<TBlob> outputs;
+  std::vector<OpReq> req;  // one per output
+  std::vector<TBlob> aux;
+};
+
+/// Tensors of a backward call: everything forward saw and produced, the gradients of the outputs,
+/// and where to write the gradients of the inputs (req Null: not wanted, Add: accumulate).
+struct BackwardArgs {
+  std::vector<TBlob> out_grads;
+  std::vector<TBlob> inputs;
+  std::vector<TBlob> outputs;
+  std::vector<TBlob> aux;
+  std::vector<TBlob> in_grads;
+  std::vector<OpReq> req;  // one per input gradient
+};
+
+struct OpDef {
+  std::string name;
+  std::string doc;
+  /// Parses and validates the attributes; throws braid::Error naming the op and the attribute.
+  std::function<std::any(const AttrMap&)> parse = [](const AttrMap&) { return std::any(); };
+  /// Names of the arguments ("data", "weight", "bias"), which fixes their number.
+  std::function<std::vector<std::string>(const std::any&)> list_arguments;
+  /// Names of the auxiliary states (passed after the arguments in the imperative call).
+  std::function<std::vector<std::string>(const std::any&)> list_aux = [](const std::any&) {
+    return std::vector<std::string>{};
+  };
+  std::function<int(const std::any&)> num_outputs = [](const std::any&) { return 1; };
+  /// Outputs a user sees (BatchNorm computes 3, shows 1).
+  std::function<int(const std::any&)> num_visible_outputs;
+  /// Completes unknown shapes (Shape() or 0-dims) from known ones in both directions where it can;
+  /// throws on inconsistent shapes. Returns true once every shape is fully known.
+  std::function<bool(const std::any&, std::vector<Shape>& in, std::vector<Shape>& out,
+                     std::vector<Shape>& aux)>
+      infer_shape;
+  /// Completes dtypes; default: all inputs, outputs and aux share the first known dtype.
+  std::function<void(const std::any&, std::vector<DType>& in, std::vector<DType>& out,
+                     std::vector<DType>& aux)>
+      infer_type;
+  std::function<void(const OpContext&, const std::any&, const ForwardArgs&)> forward;
+  /// Empty for ops without a gradient (comparisons, argmax, random sampling).
+  std::function<void(const OpContext&, const std::any&, const BackwardArgs&)> backward;
+  /// True for ops whose gradient is zero almost everywhere (floor, sign, round): they get a
+  /// backward writing zeros and need no gradient-check entry.
+  bool zero_gradient = false;
+  bool needs_rng = false;
+  /// Forward writes its aux states in training (BatchNorm's moving statistics).
+  bool mutates_aux = false;
+
+  bool differentiable() const { return static_cast<bool>(backward) && !zero_gradient; }
+};
+
+}  // namespace braid::op

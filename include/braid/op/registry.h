@@ -1,0 +1,33 @@
+#pragma once
+/// The one operator registry. Families of ops register themselves at start-up from
+/// src/op/register_all.cc (explicit calls, no static-initialization tricks).
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "braid/op/op_def.h"
+
+namespace braid::op {
+
+class Registry {
+ public:
+  /// The registry with every built-in operator.
+  static Registry& get();
+
+  /// Adds an operator; throws if the name is taken.
+  OpDef& add(OpDef def);
+  /// Makes `alias` another name of `name` (MXNet's `_plus` for `elemwise_add`).
+  void add_alias(const std::string& alias, const std::string& name);
+  /// Throws braid::Error "unknown operator 'X'" with close names as suggestions.
+  const OpDef& find(const std::string& name) const;
+  const OpDef* find_or_null(const std::string& name) const;
+  /// Canonical names, sorted.
+  std::vector<std::string> names() const;
+
+ private:
+  std::unordered_map<std::string, std::unique_ptr<OpDef>> ops_;
+  std::unordered_map<std::string, std::string> aliases_;
+};
+
+}  // namespace braid::op

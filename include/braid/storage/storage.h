@@ -1,0 +1,56 @@
+#pragma once
+/// Device memory: pooled, 64-byte aligned allocation per context with in-use and peak figures.
+/// Freed blocks go back to a per-context pool keyed by rounded size and are reused; set
+/// BRAID_STORAGE_POOL=0 to return memory to the system immediately (useful under sanitizers).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "braid/base/context.h"
+
+namespace braid {
+
+/// One allocation. `size` is what was asked for; the block may be larger (see rounding).
+struct StorageHandle {
+  void* ptr = nullptr;
+  size_t size = 0;
+  Context ctx;
+};
+
+struct StorageStats {
+  size_t bytes_in_use = 0;  // handed out and not yet freed
+  size_t peak_bytes_in_use = 0;
+  size_t bytes_pooled = 0;  // freed, kept for reuse
+  uint64_t allocations = 0;
+  uint64_t pool_hits = 0;
+};
+
+class Storage {
+ public:
+  static constexpr size_t kAlignment = 64;
+
+  /// The process-wide storage manager.
+  static Storage& get();
+
+  /// Allocates `size` bytes (0 allowed) on `ctx`; throws braid::Error on failure or a GPU context
+  /// in a build without CUDA.
+  StorageHandle alloc(size_t size, Context ctx);
+  /// Returns a block to its context's pool.
+  void free(const StorageHandle& h);
+  /// Gives every pooled block of `ctx` back to the system.
+  void release_pool(Context ctx);
+  StorageStats stats(Context ctx) const;
+  /// Resets the peak to the current bytes in use.
+  void reset_peak(Context ctx);
+
+  Storage();
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace braid

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every build, test and benchmark dependency of Braid from Debian's packages (DESIGN §4).
+# Idempotent: packages already present are not touched, so running it again costs a dpkg query.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build make pkg-config
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libopenblas-dev libdnnl-dev
+  libzmq3-dev cppzmq-dev
+  libopenmpi-dev openmpi-bin
+  nlohmann-json3-dev libcpp-httplib-dev libcli11-dev zlib1g-dev
+  dataset-fashion-mnist
+  python3 python3-numpy python3-torch
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,212 @@
+#include "threaded_engine.h"
+
+#include "braid/base/env.h"
+
+namespace braid::engine::detail {
+
+DeviceWorkers::DeviceWorkers(int num_threads, std::function<void(OprBlock*)> run)
+    : run_(std::move(run)) {
+  for (int i = 0; i < num_threads; ++i) threads_.emplace_back([this] { loop(); });
+}
+
+DeviceWorkers::~DeviceWorkers() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void DeviceWorkers::enqueue(OprBlock* op) {
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ready_.push(op);
+    wake = idle_ > 0;
+  }
+  if (wake) cv_.notify_one();
+}
+
+void DeviceWorkers::loop() {
+  for (;;) {
+    OprBlock* op;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      ++idle_;
+      cv_.wait(lock, [this] { return stop_ || !ready_.empty(); });
+      --idle_;
+      if (ready_.empty()) return;  // stopping
+      op = ready_.top();
+      ready_.pop();
+    }
+    run_(op);
+  }
+}
+
+ThreadedEngine::ThreadedEngine(int cpu_workers)
+    : cpu_workers_(cpu_workers > 0
+                       ? cpu_workers
+                       : static_cast<int>(env_int(
+                             {"BRAID_CPU_WORKER_NTHREADS", "MXNET_CPU_WORKER_NTHREADS"}, 1))) {
+  if (cpu_workers_ < 1) cpu_workers_ = 1;
+}
+
+ThreadedEngine::~ThreadedEngine() {
+  wait_idle();
+  std::lock_guard<std::mutex> lock(devices_mu_);
+  devices_.clear();
+}
+
+void ThreadedEngine::push(Fn fn, Context ctx, std::span<const VarHandle> reads,
+                          std::span<const VarHandle> writes, int priority, const char* name) {
+  auto* op = new OprBlock();
+  op->fn = std::move(fn);
+  op->ctx = ctx;
+  op->priority = priority;
+  op->name = name;
+  normalize_deps(reads, writes, op->reads, op->writes);
+  schedule(op);
+}
+
+void ThreadedEngine::delete_var(Fn on_delete, Context ctx, VarHandle var) {
+  auto* op = new OprBlock();
+  op->fn = std::move(on_delete);
+  op->ctx = ctx;
+  op->writes = {var};
+  op->always_run = true;
+  op->var_to_delete = var;
+  op->name = "delete_var";
+  schedule(op);
+}
+
+void ThreadedEngine::schedule(OprBlock* op) {
+  op->seq = next_seq_.fetch_add(1, std::memory_order_relaxed);
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  op->wait.store(static_cast<int>(op->reads.size() + op->writes.size()) + 1,
+                 std::memory_order_relaxed);
+  int granted = 0;
+  for (Var* v : op->reads) {
+    std::lock_guard<std::mutex> lock(v->mu);
+    if (!v->running_write && v->pending.empty()) {
+      ++v->running_reads;
+      ++granted;
+    } else {
+      v->pending.emplace_back(op, false);
+    }
+  }
+  for (Var* v : op->writes) {
+    std::lock_guard<std::mutex> lock(v->mu);
+    if (!v->running_write && v->running_reads == 0 && v->pending.empty()) {
+      v->running_write = true;
+      ++granted;
+    } else {
+      v->pending.emplace_back(op, true);
+    }
+  }
+  if (op->wait.fetch_sub(granted + 1, std::memory_order_acq_rel) == granted + 1) dispatch(op);
+}
+
+void ThreadedEngine::dispatch(OprBlock* op) {
+  DeviceWorkers* workers;
+  {
+    std::lock_guard<std::mutex> lock(devices_mu_);
+    auto& slot = devices_[op->ctx];
+    if (!slot) {
+      int n = op->ctx.is_cpu_family() ? cpu_workers_ : 1;
+      slot = std::make_unique<DeviceWorkers>(n, [this](OprBlock* o) { run(o); });
+    }
+    workers = slot.get();
+  }
+  workers->enqueue(op);
+}
+
+void ThreadedEngine::run(OprBlock* op) {
+  execute(op->fn, op->reads, op->writes, op->always_run, errors_);
+  complete(op);
+}
+
+namespace {
+
+// Grants the variable to the operations at the head of its queue that may now run: one writer,
+// or every reader up to the next writer. Called with v->mu held.
+void grant(Var* v, std::vector<OprBlock*>& ready) {
+  while (!v->pending.empty() && !v->running_write) {
+    auto [op, is_write] = v->pending.front();
+    if (is_write) {
+      if (v->running_reads > 0) break;
+      v->running_write = true;
+      v->pending.pop_front();
+      ready.push_back(op);
+      break;
+    }
+    ++v->running_reads;
+    v->pending.pop_front();
+    ready.push_back(op);
+  }
+}
+
+}  // namespace
+
+void ThreadedEngine::complete(OprBlock* op) {
+  std::vector<OprBlock*> ready;
+  for (Var* v : op->reads) {
+    std::lock_guard<std::mutex> lock(v->mu);
+    --v->running_reads;
+    grant(v, ready);
+  }
+  for (Var* v : op->writes) {
+    std::lock_guard<std::mutex> lock(v->mu);
+    v->running_write = false;
+    grant(v, ready);
+  }
+  delete op->var_to_delete;
+  for (OprBlock* r : ready)
+    if (r->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(r);
+  delete op;
+  if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard<std::mutex> lock(idle_mu_);
+    idle_cv_.notify_all();
+  }
+}
+
+void ThreadedEngine::wait_for_var(VarHandle var) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  auto* op = new OprBlock();
+  op->fn = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+    cv.notify_one();
+  };
+  op->ctx = cpu();
+  op->reads = {var};
+  op->always_run = true;
+  op->priority = 1 << 30;  // a waiting caller goes first among ready operations
+  op->name = "wait_for_var";
+  schedule(op);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return done; });
+  }
+  std::exception_ptr e;
+  {
+    std::lock_guard<std::mutex> lock(var->mu);
+    e = var->live_error();
+    if (e) *var->error = nullptr;
+  }
+  if (e) std::rethrow_exception(e);
+}
+
+void ThreadedEngine::wait_idle() {
+  std::unique_lock<std::mutex> lock(idle_mu_);
+  idle_cv_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+}
+
+void ThreadedEngine::wait_for_all() {
+  wait_idle();
+  errors_.rethrow_and_clear();
+}
+
+}  // namespace braid::engine::detail

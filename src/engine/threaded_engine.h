@@ -1,0 +1,82 @@
+#pragma once
+// Internal: the threaded engine with one small worker pool per device. Dependencies are tracked
+// per variable; an operation is dispatched to its device's priority queue when every variable has
+// granted it access.
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <queue>
+#include <thread>
+
+#include "var.h"
+
+namespace braid::engine::detail {
+
+struct OprBlock {
+  Fn fn;
+  Context ctx;
+  std::vector<Var*> reads, writes;
+  int priority = 0;
+  uint64_t seq = 0;
+  const char* name = "";
+  bool always_run = false;          // waits and deletions
+  Var* var_to_delete = nullptr;     // freed after this operation
+  std::atomic<int> wait{0};         // grants still missing, plus one held by push itself
+};
+
+/// A device's ready queue and its worker threads.
+class DeviceWorkers {
+ public:
+  DeviceWorkers(int num_threads, std::function<void(OprBlock*)> run);
+  ~DeviceWorkers();
+  void enqueue(OprBlock* op);
+
+ private:
+  struct Later {
+    bool operator()(const OprBlock* a, const OprBlock* b) const {
+      return a->priority != b->priority ? a->priority < b->priority : a->seq > b->seq;
+    }
+  };
+  void loop();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::priority_queue<OprBlock*, std::vector<OprBlock*>, Later> ready_;
+  int idle_ = 0;
+  bool stop_ = false;
+  std::function<void(OprBlock*)> run_;
+  std::vector<std::thread> threads_;
+};
+
+class ThreadedEngine final : public Engine {
+ public:
+  /// `cpu_workers` threads per CPU context (0: BRAID_CPU_WORKER_NTHREADS, default 1).
+  explicit ThreadedEngine(int cpu_workers = 0);
+  ~ThreadedEngine() override;
+
+  VarHandle new_var() override { return new Var(); }
+  void push(Fn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+            int priority, const char* name) override;
+  void delete_var(Fn on_delete, Context ctx, VarHandle var) override;
+  void wait_for_var(VarHandle var) override;
+  void wait_for_all() override;
+  EngineType type() const override { return EngineType::ThreadedPerDevice; }
+
+ private:
+  void schedule(OprBlock* op);
+  void dispatch(OprBlock* op);
+  void run(OprBlock* op);
+  void complete(OprBlock* op);
+  void wait_idle();
+
+  int cpu_workers_;
+  std::mutex devices_mu_;
+  std::map<Context, std::unique_ptr<DeviceWorkers>> devices_;
+  std::atomic<uint64_t> next_seq_{0};
+  std::atomic<int64_t> pending_{0};
+  std::mutex idle_mu_;
+  std::condition_variable idle_cv_;
+  ErrorList errors_;
+};
+
+}  // namespace braid::engine::detail

@@ -1,0 +1,120 @@
+#include "braid/ndarray/invoke.h"
+
+#include <mutex>
+
+#include "braid/base/error.h"
+#include "braid/op/registry.h"
+#include "random_state.h"
+
+namespace braid::nd {
+namespace {
+
+thread_local bool t_training = false;
+
+std::string arg_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += cat(s.empty() ? "" : ", ", n);
+  return s;
+}
+
+}  // namespace
+
+bool set_training(bool training) {
+  bool prev = t_training;
+  t_training = training;
+  return prev;
+}
+bool is_training() { return t_training; }
+
+void waitall() { engine::Engine::get().wait_for_all(); }
+
+std::vector<NDArray> invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
+                            const op::AttrMap& attrs, const std::vector<NDArray>& out) {
+  const op::OpDef& def = op::Registry::get().find(op_name);
+  std::any param = def.parse(attrs);
+  std::vector<std::string> arg_names = def.list_arguments(param);
+  std::vector<std::string> aux_names = def.list_aux(param);
+  size_t nargs = arg_names.size(), naux = aux_names.size();
+  BRAID_CHECK(inputs.size() == nargs + naux, "operator ", def.name, " takes ", nargs + naux,
+              " inputs (", arg_list(arg_names), naux ? ", " : "", arg_list(aux_names), ") but got ",
+              inputs.size());
+
+  Context ctx = cpu();
+  if (!inputs.empty()) {
+    ctx = inputs[0].ctx();
+  } else if (auto it = attrs.find("ctx"); it != attrs.end()) {
+    ctx = Context::parse(it->second);
+  }
+  std::vector<Shape> in_shapes(nargs), aux_shapes(naux);
+  std::vector<DType> in_types(nargs), aux_types(naux);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NDArray& a = inputs[i];
+    BRAID_CHECK(!a.is_none(), "operator ", def.name, ": input ",
+                i < nargs ? arg_names[i] : aux_names[i - nargs], " is None");
+    BRAID_CHECK(a.ctx() == ctx, "operator ", def.name, ": inputs are on different contexts (", ctx,
+                " and ", a.ctx(), "); copy them with as_in_context first");
+    (i < nargs ? in_shapes[i] : aux_shapes[i - nargs]) = a.shape();
+    (i < nargs ? in_types[i] : aux_types[i - nargs]) = a.dtype();
+  }
+  int nout = def.num_outputs(param);
+  int nvisible = def.num_visible_outputs(param);
+  BRAID_CHECK(out.empty() || static_cast<int>(out.size()) == nvisible, "operator ", def.name, " has ",
+              nvisible, " outputs but ", out.size(), " out arrays were given");
+  std::vector<Shape> out_shapes(static_cast<size_t>(nout));
+  std::vector<DType> out_types(static_cast<size_t>(nout), kDTypeUnknown);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out_shapes[i] = out[i].shape();
+    out_types[i] = out[i].dtype();
+  }
+  bool complete = def.infer_shape(param, in_shapes, out_shapes, aux_shapes);
+  for (size_t i = 0; i < nargs; ++i)
+    BRAID_CHECK(in_shapes[i] == inputs[i].shape(), "operator ", def.name, ": input ", arg_names[i],
+                " has shape ", inputs[i].shape(), " but ", in_shapes[i], " is required");
+  BRAID_CHECK(complete, "operator ", def.name, ": cannot infer the output shapes from inputs");
+  def.infer_type(param, in_types, out_types, aux_types);
+  for (size_t i = 0; i < out.size(); ++i)
+    BRAID_CHECK(out_shapes[i] == out[i].shape() && out_types[i] == out[i].dtype(), "operator ",
+                def.name, ": out array ", i, " is ", out[i].shape(), " ", dtype_name(out[i].dtype()),
+                " but the result is ", out_shapes[i], " ", dtype_name(out_types[i]));
+
+  std::vector<NDArray> outputs(out.begin(), out.end());
+  for (int i = static_cast<int>(out.size()); i < nout; ++i)
+    outputs.emplace_back(out_shapes[static_cast<size_t>(i)], ctx, out_types[static_cast<size_t>(i)]);
+
+  bool training = t_training;
+  std::vector<engine::VarHandle> reads, writes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    bool written_aux = i >= nargs && def.mutates_aux && training;
+    (written_aux ? writes : reads).push_back(inputs[i].var());
+  }
+  for (const auto& o : outputs) writes.push_back(o.var());
+  std::mt19937_64* rng = nullptr;
+  if (def.needs_rng) {
+    detail::RandomState& rs = detail::random_state(ctx);
+    writes.push_back(rs.var);
+    rng = &rs.generator;
+  }
+
+  auto fn = [&def, param = std::move(param), args = std::vector<NDArray>(inputs.begin(), inputs.begin() + static_cast<long>(nargs)),
+             aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()),
+             outputs, ctx, training, rng] {
+    op::ForwardArgs fa;
+    for (const auto& a : args) fa.inputs.push_back(a.blob());
+    for (const auto& a : aux) fa.aux.push_back(a.blob());
+    for (const auto& o : outputs) fa.outputs.push_back(o.blob());
+    fa.req.assign(outputs.size(), op::OpReq::Write);
+    op::OpContext oc{training, ctx, rng};
+    def.forward(oc, param, fa);
+  };
+  engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
+  outputs.resize(static_cast<size_t>(nvisible));
+  return outputs;
+}
+
+NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs) {
+  auto outs = invoke(op, inputs, attrs);
+  BRAID_CHECK(outs.size() == 1, "operator ", op, " has ", outs.size(), " outputs; use invoke");
+  return outs[0];
+}
+
+}  // namespace braid::nd

@@ -1,0 +1,175 @@
+#include "braid/ndarray/ndarray.h"
+
+#include "braid/base/convert.h"
+#include "braid/base/error.h"
+#include "braid/base/reshape.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/op/param_reader.h"
+#include "chunk.h"
+
+namespace braid {
+
+NDArray::NDArray(const Shape& shape, Context ctx, DType dtype) : shape_(shape), dtype_(dtype) {
+  BRAID_CHECK(shape.known(), "cannot create an array of unknown shape");
+  for (int i = 0; i < shape.ndim(); ++i)
+    BRAID_CHECK(shape[i] >= 0, "cannot create an array of shape ", shape, " (negative dimension)");
+  chunk_ = std::make_shared<detail::Chunk>(static_cast<size_t>(shape.size()) * dtype_size(dtype), ctx);
+}
+
+Context NDArray::ctx() const {
+  BRAID_CHECK(chunk_, "the array is None (default-constructed)");
+  return chunk_->storage.ctx;
+}
+
+engine::VarHandle NDArray::var() const {
+  BRAID_CHECK(chunk_, "the array is None (default-constructed)");
+  return chunk_->var;
+}
+
+void* NDArray::raw_data() const {
+  BRAID_CHECK(chunk_, "the array is None (default-constructed)");
+  return static_cast<char*>(chunk_->storage.ptr) + offset_ * static_cast<int64_t>(dtype_size(dtype_));
+}
+
+op::TBlob NDArray::blob() const { return {raw_data(), shape_, dtype_}; }
+
+void NDArray::wait_to_read() const { engine::Engine::get().wait_for_var(var()); }
+
+void NDArray::wait_to_write() const {
+  // A no-op write: once it runs, every earlier read and write of the chunk is done.
+  engine::VarHandle v = var();
+  engine::Engine::get().push([] {}, ctx(), {}, std::span<const engine::VarHandle>(&v, 1), 0,
+                             "wait_to_write");
+  engine::Engine::get().wait_for_var(v);
+}
+
+template <class T>
+std::vector<T> NDArray::to_vector() const {
+  wait_to_read();
+  std::vector<T> out(static_cast<size_t>(size()));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> tmp(out.size());
+    convert_elements(raw_data(), dtype_, tmp.data(), DType::Bool, size());
+    for (size_t i = 0; i < tmp.size(); ++i) out[i] = tmp[i] != 0;
+  } else {
+    convert_elements(raw_data(), dtype_, out.data(), DTypeOf<T>::value, size());
+  }
+  return out;
+}
+
+template <class T>
+T NDArray::scalar() const {
+  BRAID_CHECK(size() == 1, "scalar() needs an array of size 1, got shape ", shape_);
+  return to_vector<T>()[0];
+}
+
+#define BRAID_INSTANTIATE(T)                            \
+  template std::vector<T> NDArray::to_vector<T>() const; \
+  template T NDArray::scalar<T>() const;
+BRAID_INSTANTIATE(float)
+BRAID_INSTANTIATE(double)
+BRAID_INSTANTIATE(int32_t)
+BRAID_INSTANTIATE(int64_t)
+BRAID_INSTANTIATE(uint8_t)
+BRAID_INSTANTIATE(int8_t)
+BRAID_INSTANTIATE(bool)
+#undef BRAID_INSTANTIATE
+
+NDArray NDArray::view(int64_t offset, const Shape& shape) const {
+  NDArray v = *this;
+  v.offset_ = offset;
+  v.shape_ = shape;
+  return v;
+}
+
+NDArray NDArray::reshape(const std::vector<int64_t>& spec) const {
+  return view(offset_, infer_reshape(shape_, spec));
+}
+
+NDArray NDArray::slice(int64_t begin, int64_t end) const {
+  BRAID_CHECK(ndim() >= 1, "slice needs at least one dimension, got shape ", shape_);
+  BRAID_CHECK(0 <= begin && begin <= end && end <= shape_[0], "slice [", begin, ", ", end,
+              ") is out of range for shape ", shape_);
+  Shape s = shape_;
+  s[0] = end - begin;
+  return view(offset_ + begin * shape_.prod(1, ndim()), s);
+}
+
+NDArray NDArray::at(int64_t i) const {
+  BRAID_CHECK(ndim() >= 1, "at needs at least one dimension, got shape ", shape_);
+  BRAID_CHECK(0 <= i && i < shape_[0], "index ", i, " is out of range for shape ", shape_);
+  std::vector<int64_t> dims(shape_.dims().begin() + 1, shape_.dims().end());
+  return view(offset_ + i * shape_.prod(1, ndim()), Shape(dims));
+}
+
+NDArray NDArray::expand_dims(int axis) const {
+  int n = ndim() + 1;
+  BRAID_CHECK(axis >= -n && axis < n, "expand_dims axis ", axis, " is out of range for shape ", shape_);
+  if (axis < 0) axis += n;
+  std::vector<int64_t> dims = shape_.dims();
+  dims.insert(dims.begin() + axis, 1);
+  return view(offset_, Shape(dims));
+}
+
+NDArray NDArray::squeeze(std::optional<int> axis) const {
+  std::vector<int64_t> dims;
+  if (axis) {
+    int a = shape_.axis(*axis, "squeeze axis");
+    BRAID_CHECK(shape_[a] == 1, "cannot squeeze axis ", *axis, " of shape ", shape_, ": size is not 1");
+    dims = shape_.dims();
+    dims.erase(dims.begin() + a);
+  } else {
+    for (auto d : shape_.dims())
+      if (d != 1) dims.push_back(d);
+  }
+  return view(offset_, Shape(dims));
+}
+
+NDArray NDArray::copyto(Context ctx) const {
+  NDArray dst(shape_, ctx, dtype_);
+  return copyto(dst);
+}
+
+NDArray NDArray::copyto(const NDArray& dst) const {
+  BRAID_CHECK(dst.shape() == shape_, "copyto: destination shape ", dst.shape(), " differs from ", shape_);
+  nd::invoke("_copyto", {*this}, {}, {dst});
+  return dst;
+}
+
+NDArray NDArray::as_in_context(Context ctx) const { return ctx == this->ctx() ? *this : copyto(ctx); }
+
+NDArray NDArray::astype(DType dtype) const {
+  return nd::invoke1("Cast", {*this}, {{"dtype", dtype_name(dtype)}});
+}
+
+NDArray& NDArray::fill(double value) {
+  nd::invoke("_full", {}, {{"shape", shape_.str()}, {"value", op::format_number(value)}, {"dtype", dtype_name(dtype_)},
+                           {"ctx", ctx().str()}}, {*this});
+  return *this;
+}
+
+NDArray& NDArray::assign(const NDArray& src) {
+  if (src.shape() == shape_) {
+    src.copyto(*this);
+  } else {
+    nd::invoke("broadcast_to", {src}, {{"shape", shape_.str()}}, {*this});
+  }
+  return *this;
+}
+
+#define BRAID_INPLACE(OP, SAME_SHAPE_OP, BROADCAST_OP, SCALAR_OP)                     \
+  NDArray& NDArray::operator OP(const NDArray& o) {                                  \
+    nd::invoke(o.shape() == shape_ ? SAME_SHAPE_OP : BROADCAST_OP, {*this, o}, {}, {*this}); \
+    return *this;                                                                    \
+  }                                                                                  \
+  NDArray& NDArray::operator OP(double s) {                                          \
+    nd::invoke(SCALAR_OP, {*this}, {{"scalar", op::format_number(s)}}, {*this});                   \
+    return *this;                                                                    \
+  }
+BRAID_INPLACE(+=, "elemwise_add", "broadcast_add", "_plus_scalar")
+BRAID_INPLACE(-=, "elemwise_sub", "broadcast_sub", "_minus_scalar")
+BRAID_INPLACE(*=, "elemwise_mul", "broadcast_mul", "_mul_scalar")
+BRAID_INPLACE(/=, "elemwise_div", "broadcast_div", "_div_scalar")
+#undef BRAID_INPLACE
+
+}  // namespace braid

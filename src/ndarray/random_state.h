@@ -1,0 +1,19 @@
+#pragma once
+// Internal: the random generator of each context, guarded by an engine variable so that random
+// ops run in push order and a seed gives the same numbers under every engine.
+#include <random>
+
+#include "braid/base/context.h"
+#include "braid/engine/engine.h"
+
+namespace braid::nd::detail {
+
+struct RandomState {
+  std::mt19937_64 generator;
+  engine::VarHandle var = nullptr;
+};
+
+/// The state of `ctx`, created on first use from the global seed.
+RandomState& random_state(Context ctx);
+
+}  // namespace braid::nd::detail

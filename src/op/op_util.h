@@ -1,0 +1,44 @@
+#pragma once
+// Internal helpers for writing operators: shape merging, common inference functions.
+#include <string>
+#include <vector>
+
+#include "braid/base/error.h"
+#include "braid/op/op_def.h"
+#include "braid/op/param_reader.h"
+
+namespace braid::op::detail {
+
+/// Merges `src` into `dst`: unknown shapes and 0-dims of `dst` are filled from `src`; a conflict
+/// throws naming `op` and `what`. Returns false when `src` carries no information.
+bool merge_shape(Shape& dst, const Shape& src, const std::string& op, const std::string& what);
+
+/// Every input and output has the same shape (elementwise ops).
+bool infer_same_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out);
+
+/// Every input, output and aux shares the first known dtype (the default).
+void infer_same_type(const std::string& op, std::vector<DType>& in, std::vector<DType>& out,
+                     std::vector<DType>& aux);
+
+bool all_known(const std::vector<Shape>& shapes);
+
+/// list_arguments returning fixed names.
+inline std::function<std::vector<std::string>(const std::any&)> args(std::vector<std::string> names) {
+  return [names](const std::any&) { return names; };
+}
+
+/// A parser for ops without attributes: rejects any attribute it is given.
+inline std::function<std::any(const AttrMap&)> no_params(const std::string& op) {
+  return [op](const AttrMap& a) {
+    ParamReader(a, op).finish();
+    return std::any();
+  };
+}
+
+/// Typed access to the parsed parameter.
+template <class P>
+const P& param(const std::any& a) {
+  return *std::any_cast<P>(&a);
+}
+
+}  // namespace braid::op::detail

@@ -1,0 +1,146 @@
+#include "braid/op/param_reader.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+namespace braid::op {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+}  // namespace
+
+int64_t parse_int(const std::string& s) {
+  std::string t = trim(s);
+  if (t.size() > 1 && t.back() == 'L') t.pop_back();  // Python 2 longs in old JSON
+  char* end = nullptr;
+  long long v = std::strtoll(t.c_str(), &end, 10);
+  if (t.empty() || *end != '\0') throw Error(cat("'", s, "' is not an integer"));
+  return v;
+}
+
+double parse_float(const std::string& s) {
+  std::string t = trim(s);
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || *end != '\0') throw Error(cat("'", s, "' is not a number"));
+  return v;
+}
+
+bool parse_bool(const std::string& s) {
+  std::string t = trim(s);
+  if (t == "True" || t == "true" || t == "1") return true;
+  if (t == "False" || t == "false" || t == "0") return false;
+  throw Error(cat("'", s, "' is not a boolean (True, False, 1, 0)"));
+}
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  // Prefer the shortest spelling that reads back the same value.
+  for (int prec = 1; prec < 17; ++prec) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", prec, v);
+    if (std::strtod(shorter, nullptr) == v) return shorter;
+  }
+  return buf;
+}
+
+std::vector<int64_t> parse_tuple(const std::string& s) {
+  std::string t = trim(s);
+  if (!t.empty() && (t.front() == '(' || t.front() == '[')) {
+    char close = t.front() == '(' ? ')' : ']';
+    if (t.back() != close) throw Error(cat("'", s, "' is not a tuple like (3, 3)"));
+    t = t.substr(1, t.size() - 2);
+  }
+  std::vector<int64_t> dims;
+  size_t pos = 0;
+  while (pos <= t.size()) {
+    size_t comma = t.find(',', pos);
+    std::string item = trim(t.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (!item.empty()) {
+      try {
+        dims.push_back(parse_int(item));
+      } catch (const Error&) {
+        throw Error(cat("'", s, "' is not a tuple of integers like (3, 3)"));
+      }
+    } else if (comma != std::string::npos && !dims.empty() && trim(t.substr(comma + 1)).size()) {
+      throw Error(cat("'", s, "' has an empty element"));
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return dims;
+}
+
+template <>
+int64_t ParamReader::convert<int64_t>(const std::string& key, const std::string& v) const {
+  try { return parse_int(v); } catch (const Error&) { fail_value(key, v, "an integer"); }
+}
+template <>
+int ParamReader::convert<int>(const std::string& key, const std::string& v) const {
+  return static_cast<int>(convert<int64_t>(key, v));
+}
+template <>
+double ParamReader::convert<double>(const std::string& key, const std::string& v) const {
+  try { return parse_float(v); } catch (const Error&) { fail_value(key, v, "a number"); }
+}
+template <>
+float ParamReader::convert<float>(const std::string& key, const std::string& v) const {
+  return static_cast<float>(convert<double>(key, v));
+}
+template <>
+bool ParamReader::convert<bool>(const std::string& key, const std::string& v) const {
+  try { return parse_bool(v); } catch (const Error&) { fail_value(key, v, "True or False"); }
+}
+template <>
+std::string ParamReader::convert<std::string>(const std::string&, const std::string& v) const {
+  return v;
+}
+template <>
+std::vector<int64_t> ParamReader::convert<std::vector<int64_t>>(const std::string& key,
+                                                                 const std::string& v) const {
+  try { return parse_tuple(v); } catch (const Error&) { fail_value(key, v, "a tuple like (3, 3)"); }
+}
+template <>
+Shape ParamReader::convert<Shape>(const std::string& key, const std::string& v) const {
+  return Shape(convert<std::vector<int64_t>>(key, v));
+}
+
+std::string ParamReader::get_enum(const std::string& key, const std::vector<std::string>& choices,
+                                  const std::string& fallback) {
+  auto it = find(key);
+  std::string v = it == attrs_.end() ? fallback : trim(it->second);
+  for (const auto& c : choices)
+    if (c == v) return v;
+  std::string list;
+  for (const auto& c : choices) list += cat(list.empty() ? "" : ", ", "'", c, "'");
+  fail_value(key, v, cat("one of ", list));
+}
+
+void ParamReader::finish() const {
+  for (const auto& [k, v] : attrs_) {
+    if (read_.count(k) || k.rfind("__", 0) == 0) continue;
+    std::string known;
+    for (const auto& r : read_) known += cat(known.empty() ? "" : ", ", r);
+    throw Error(cat("operator ", op_, ": unknown attribute '", k, "'='", v, "'; it accepts ",
+                    known.empty() ? "no attributes" : known));
+  }
+}
+
+void ParamReader::fail_missing(const std::string& key) const {
+  throw Error(cat("operator ", op_, ": required attribute '", key, "' is missing"));
+}
+
+void ParamReader::fail_value(const std::string& key, const std::string& value,
+                             const std::string& expected) const {
+  throw Error(cat("operator ", op_, ": attribute ", key, "='", value, "' must be ", expected));
+}
+
+}  // namespace braid::op

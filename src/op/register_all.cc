@@ -1,0 +1,11 @@
+#include "register_all.h"
+
+namespace braid::op::detail {
+
+void register_all_ops(Registry& r) {
+  register_init_ops(r);
+  register_elemwise_unary_ops(r);
+  register_random_ops(r);
+}
+
+}  // namespace braid::op::detail

@@ -1,0 +1,19 @@
+#pragma once
+// Internal: one registration function per operator family, each in its own folder/file.
+#include "braid/op/registry.h"
+
+namespace braid::op::detail {
+
+void register_all_ops(Registry& r);
+
+void register_init_ops(Registry& r);              // src/op/tensor/init.cc
+void register_elemwise_unary_ops(Registry& r);    // src/op/tensor/elemwise_unary.cc
+void register_elemwise_binary_ops(Registry& r);   // src/op/tensor/elemwise_binary.cc
+void register_broadcast_ops(Registry& r);         // src/op/tensor/broadcast.cc
+void register_reduce_ops(Registry& r);            // src/op/tensor/reduce.cc
+void register_matrix_ops(Registry& r);            // src/op/tensor/matrix.cc (dot, batch_dot, transpose...)
+void register_indexing_ops(Registry& r);          // src/op/tensor/indexing.cc
+void register_ordering_ops(Registry& r);          // src/op/tensor/ordering.cc
+void register_random_ops(Registry& r);            // src/op/tensor/random.cc
+
+}  // namespace braid::op::detail

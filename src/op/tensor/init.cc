@@ -1,0 +1,186 @@
+// Creation and copy operators: _zeros, _ones, _full, _arange, _copyto, Cast.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "../op_util.h"
+#include "../register_all.h"
+#include "braid/base/convert.h"
+
+namespace braid::op::detail {
+namespace {
+
+struct InitParam {
+  Shape shape;
+  DType dtype = DType::Float32;
+  double value = 0;
+};
+
+std::function<std::any(const AttrMap&)> parse_init(const std::string& op, bool has_value) {
+  return [op, has_value](const AttrMap& a) {
+    ParamReader r(a, op);
+    InitParam p;
+    p.shape = r.get<Shape>("shape", Shape({}));
+    p.dtype = dtype_from_name(r.get<std::string>("dtype", "float32"));
+    r.get<std::string>("ctx", "cpu(0)");  // placement is handled by the caller
+    if (has_value) p.value = r.get<double>("value");
+    r.finish();
+    return std::any(p);
+  };
+}
+
+bool infer_from_param(const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
+  merge_shape(out[0], param<InitParam>(p).shape, "init", "output");
+  return out[0].fully_known() || (out[0].known() && out[0].size() == 0);
+}
+
+void type_from_param(const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+  out[0] = param<InitParam>(p).dtype;
+}
+
+void fill_value(const TBlob& out, double v) {
+  BRAID_TYPE_SWITCH(out.dtype, T, "fill", {
+    T* o = out.ptr<T>();
+    const T x = static_cast<T>(v);
+    for (int64_t i = 0; i < out.size(); ++i) o[i] = x;
+  });
+}
+
+void add_fill_op(Registry& r, const std::string& name, double fixed, bool has_value) {
+  OpDef d;
+  d.name = name;
+  d.doc = "An array filled with one value.";
+  d.parse = parse_init(name, has_value);
+  d.list_arguments = args({});
+  d.infer_shape = infer_from_param;
+  d.infer_type = type_from_param;
+  d.forward = [fixed, has_value](const OpContext&, const std::any& p, const ForwardArgs& a) {
+    fill_value(a.outputs[0], has_value ? param<InitParam>(p).value : fixed);
+  };
+  r.add(std::move(d));
+}
+
+struct ArangeParam {
+  double start = 0, stop = 0, step = 1;
+  int64_t repeat = 1;
+  DType dtype = DType::Float32;
+  int64_t count() const {
+    int64_t n = static_cast<int64_t>(std::ceil((stop - start) / step));
+    return std::max<int64_t>(n, 0) * repeat;
+  }
+};
+
+struct CastParam {
+  DType dtype = DType::Float32;
+};
+
+}  // namespace
+
+void register_init_ops(Registry& r) {
+  add_fill_op(r, "_zeros", 0.0, false);
+  add_fill_op(r, "_ones", 1.0, false);
+  add_fill_op(r, "_full", 0.0, true);
+
+  OpDef arange;
+  arange.name = "_arange";
+  arange.doc = "Evenly spaced values in [start, stop), each repeated `repeat` times.";
+  arange.parse = [](const AttrMap& a) {
+    ParamReader r(a, "_arange");
+    ArangeParam p;
+    p.start = r.get<double>("start");
+    auto stop = r.get_optional<double>("stop");
+    p.step = r.get<double>("step", 1.0);
+    p.repeat = r.get<int64_t>("repeat", 1);
+    p.dtype = dtype_from_name(r.get<std::string>("dtype", "float32"));
+    r.get<std::string>("ctx", "cpu(0)");
+    r.get<bool>("infer_range", false);
+    r.finish();
+    if (!stop) {  // arange(n) counts from 0
+      p.stop = p.start;
+      p.start = 0;
+    } else {
+      p.stop = *stop;
+    }
+    BRAID_CHECK(p.step != 0, "operator _arange: step must not be 0");
+    BRAID_CHECK(p.repeat >= 1, "operator _arange: repeat must be at least 1");
+    return std::any(p);
+  };
+  arange.list_arguments = args({});
+  arange.infer_shape = [](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
+    out[0] = Shape({param<ArangeParam>(p).count()});
+    return true;
+  };
+  arange.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = param<ArangeParam>(p).dtype;
+  };
+  arange.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const auto& p = param<ArangeParam>(pa);
+    BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_arange", {
+      T* o = a.outputs[0].ptr<T>();
+      for (int64_t i = 0; i < a.outputs[0].size(); ++i)
+        o[i] = static_cast<T>(p.start + static_cast<double>(i / p.repeat) * p.step);
+    });
+  };
+  r.add(std::move(arange));
+
+  OpDef copy;
+  copy.name = "_copyto";
+  copy.doc = "Copies an array (between contexts too).";
+  copy.parse = no_params("_copyto");
+  copy.list_arguments = args({"data"});
+  copy.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_same_shape("_copyto", in, out);
+  };
+  copy.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    if (out[0] == kDTypeUnknown) out[0] = in[0];
+  };
+  copy.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    if (a.inputs[0].dptr != a.outputs[0].dptr)
+      convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype,
+                       a.inputs[0].size());
+  };
+  copy.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    if (a.req[0] == OpReq::Null) return;
+    BRAID_CHECK(a.req[0] == OpReq::Write || a.out_grads[0].dtype == a.in_grads[0].dtype,
+                "_copyto: accumulating a gradient across dtypes is not supported");
+    if (a.req[0] == OpReq::Write) {
+      convert_elements(a.out_grads[0].dptr, a.out_grads[0].dtype, a.in_grads[0].dptr,
+                       a.in_grads[0].dtype, a.out_grads[0].size());
+      return;
+    }
+    BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "_copyto backward", {
+      const T* g = a.out_grads[0].ptr<T>();
+      T* d = a.in_grads[0].ptr<T>();
+      for (int64_t i = 0; i < a.in_grads[0].size(); ++i) d[i] += g[i];
+    });
+  };
+  r.add(std::move(copy));
+  r.add_alias("_copy", "_copyto");
+  r.add_alias("identity", "_copyto");
+
+  OpDef cast;
+  cast.name = "Cast";
+  cast.doc = "Converts the elements to another dtype.";
+  cast.parse = [](const AttrMap& a) {
+    ParamReader r(a, "Cast");
+    CastParam p{dtype_from_name(r.get<std::string>("dtype"))};
+    r.finish();
+    return std::any(p);
+  };
+  cast.list_arguments = args({"data"});
+  cast.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_same_shape("Cast", in, out);
+  };
+  cast.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = param<CastParam>(p).dtype;
+  };
+  cast.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype,
+                     a.inputs[0].size());
+  };
+  cast.backward = r.find("_copyto").backward;
+  r.add(std::move(cast));
+  r.add_alias("cast", "Cast");
+}
+
+}  // namespace braid::op::detail

@@ -1,0 +1,85 @@
+// Sampling operators: _random_uniform, _random_normal, _random_randint (no inputs, need the rng).
+#include <random>
+
+#include "../op_util.h"
+#include "../register_all.h"
+
+namespace braid::op::detail {
+namespace {
+
+struct SampleParam {
+  Shape shape;
+  DType dtype = DType::Float32;
+  double a = 0, b = 1;  // low/high or loc/scale
+};
+
+void add_sampler(Registry& r, const std::string& name, const char* first, const char* second,
+                 double da, double db, DType default_dtype,
+                 std::function<void(std::mt19937_64&, const SampleParam&, const TBlob&)> sample) {
+  OpDef d;
+  d.name = name;
+  d.doc = cat("Samples from a distribution with parameters ", first, " and ", second, ".");
+  d.parse = [=](const AttrMap& a) {
+    ParamReader rd(a, name);
+    SampleParam p;
+    p.shape = rd.get<Shape>("shape", Shape({1}));
+    p.dtype = dtype_from_name(rd.get<std::string>("dtype", dtype_name(default_dtype)));
+    p.a = rd.get<double>(first, da);
+    p.b = rd.get<double>(second, db);
+    rd.get<std::string>("ctx", "cpu(0)");
+    rd.finish();
+    return std::any(p);
+  };
+  d.list_arguments = args({});
+  d.infer_shape = [](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
+    out[0] = param<SampleParam>(p).shape;
+    return true;
+  };
+  d.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = param<SampleParam>(p).dtype;
+  };
+  d.needs_rng = true;
+  d.forward = [sample](const OpContext& ctx, const std::any& p, const ForwardArgs& a) {
+    sample(*ctx.rng, param<SampleParam>(p), a.outputs[0]);
+  };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_random_ops(Registry& r) {
+  add_sampler(r, "_random_uniform", "low", "high", 0.0, 1.0, DType::Float32,
+              [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
+                BRAID_CHECK(p.a < p.b, "operator _random_uniform: low (", p.a, ") must be below high (", p.b, ")");
+                BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_uniform", {
+                  std::uniform_real_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
+                  T* o = out.ptr<T>();
+                  for (int64_t i = 0; i < out.size(); ++i) o[i] = dist(g);
+                });
+              });
+  add_sampler(r, "_random_normal", "loc", "scale", 0.0, 1.0, DType::Float32,
+              [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
+                BRAID_CHECK(p.b > 0, "operator _random_normal: scale must be positive, got ", p.b);
+                BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_normal", {
+                  std::normal_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
+                  T* o = out.ptr<T>();
+                  for (int64_t i = 0; i < out.size(); ++i) o[i] = dist(g);
+                });
+              });
+  add_sampler(r, "_random_randint", "low", "high", 0.0, 0.0, DType::Int32,
+              [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
+                BRAID_CHECK(p.a < p.b, "operator _random_randint: low (", p.a, ") must be below high (", p.b, ")");
+                std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(p.a), static_cast<int64_t>(p.b) - 1);
+                BRAID_TYPE_SWITCH(out.dtype, T, "_random_randint", {
+                  T* o = out.ptr<T>();
+                  for (int64_t i = 0; i < out.size(); ++i) o[i] = static_cast<T>(dist(g));
+                });
+              });
+  r.add_alias("random_uniform", "_random_uniform");
+  r.add_alias("uniform", "_random_uniform");
+  r.add_alias("random_normal", "_random_normal");
+  r.add_alias("normal", "_random_normal");
+  r.add_alias("random_randint", "_random_randint");
+}
+
+}  // namespace braid::op::detail

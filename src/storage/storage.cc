@@ -1,0 +1,124 @@
+#include "braid/storage/storage.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "braid/base/env.h"
+#include "braid/base/error.h"
+
+namespace braid {
+namespace {
+
+// Blocks are rounded up so that nearby sizes share a pool bucket: to 4 KiB below 1 MiB, to a
+// eighth of the next power of two above, which bounds the waste to 12.5%.
+size_t rounded_size(size_t size) {
+  if (size <= 4096) return 4096;
+  if (size <= (1u << 20)) return (size + 4095) & ~size_t{4095};
+  size_t p = 1;
+  while (p < size) p <<= 1;
+  size_t step = p / 8;
+  return (size + step - 1) / step * step;
+}
+
+struct Pool {
+  std::unordered_map<size_t, std::vector<void*>> free_blocks;  // rounded size -> blocks
+  std::unordered_map<void*, size_t> live;                      // ptr -> rounded size
+  StorageStats stats;
+};
+
+}  // namespace
+
+struct Storage::Impl {
+  mutable std::mutex mu;
+  std::map<Context, Pool> pools;
+  bool pooling = env_int({"BRAID_STORAGE_POOL"}, 1) != 0;
+};
+
+Storage& Storage::get() {
+  // Never destroyed: arrays in static storage may be freed after main returns.
+  static Storage* s = new Storage();
+  return *s;
+}
+
+Storage::Storage() : impl_(std::make_unique<Impl>()) {}
+Storage::~Storage() {
+  for (auto& [ctx, pool] : impl_->pools)
+    for (auto& [size, blocks] : pool.free_blocks)
+      for (void* p : blocks) std::free(p);
+}
+
+StorageHandle Storage::alloc(size_t size, Context ctx) {
+  BRAID_CHECK(ctx.dev_type != DeviceType::GPU, "cannot allocate on ", ctx,
+              ": this build of Braid has no CUDA support; use cpu()");
+  size_t rsize = rounded_size(size);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  Pool& pool = impl_->pools[ctx];
+  void* ptr = nullptr;
+  auto it = pool.free_blocks.find(rsize);
+  if (it != pool.free_blocks.end() && !it->second.empty()) {
+    ptr = it->second.back();
+    it->second.pop_back();
+    pool.stats.bytes_pooled -= rsize;
+    ++pool.stats.pool_hits;
+  } else {
+    ptr = std::aligned_alloc(kAlignment, rsize);
+    if (!ptr && pool.stats.bytes_pooled > 0) {  // give the pool back and try once more
+      for (auto& [s, blocks] : pool.free_blocks)
+        for (void* p : blocks) std::free(p);
+      pool.free_blocks.clear();
+      pool.stats.bytes_pooled = 0;
+      ptr = std::aligned_alloc(kAlignment, rsize);
+    }
+    BRAID_CHECK(ptr, "out of memory allocating ", size, " bytes on ", ctx, " (", pool.stats.bytes_in_use,
+                " bytes in use); reduce the batch size or free arrays");
+  }
+  ++pool.stats.allocations;
+  pool.live[ptr] = rsize;
+  pool.stats.bytes_in_use += rsize;
+  if (pool.stats.bytes_in_use > pool.stats.peak_bytes_in_use)
+    pool.stats.peak_bytes_in_use = pool.stats.bytes_in_use;
+  return {ptr, size, ctx};
+}
+
+void Storage::free(const StorageHandle& h) {
+  if (!h.ptr) return;
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  Pool& pool = impl_->pools[h.ctx];
+  auto it = pool.live.find(h.ptr);
+  BRAID_CHECK(it != pool.live.end(), "Storage::free of a pointer not allocated on ", h.ctx);
+  size_t rsize = it->second;
+  pool.live.erase(it);
+  pool.stats.bytes_in_use -= rsize;
+  if (impl_->pooling) {
+    pool.free_blocks[rsize].push_back(h.ptr);
+    pool.stats.bytes_pooled += rsize;
+  } else {
+    std::free(h.ptr);
+  }
+}
+
+void Storage::release_pool(Context ctx) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  Pool& pool = impl_->pools[ctx];
+  for (auto& [s, blocks] : pool.free_blocks)
+    for (void* p : blocks) std::free(p);
+  pool.free_blocks.clear();
+  pool.stats.bytes_pooled = 0;
+}
+
+StorageStats Storage::stats(Context ctx) const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->pools.find(ctx);
+  return it == impl_->pools.end() ? StorageStats{} : it->second.stats;
+}
+
+void Storage::reset_peak(Context ctx) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  Pool& pool = impl_->pools[ctx];
+  pool.stats.peak_bytes_in_use = pool.stats.bytes_in_use;
+}
+
+}  // namespace braid

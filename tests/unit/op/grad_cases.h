@@ -1,0 +1,35 @@
+#pragma once
+// The gradient-check table: every differentiable operator needs at least one case here.
+// Each operator family contributes its cases from its own grad_cases_<family>.cc.
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "braid/op/op_def.h"
+
+namespace braid::test {
+
+struct GradCase {
+  std::string op;
+  op::AttrMap attrs;
+  std::vector<Shape> shapes;  // arguments, then aux states
+  /// Range of the uniform random values of each input (default [-1, 1] for all).
+  std::vector<std::pair<double, double>> ranges = {};
+  /// Inputs whose gradient is not checked (labels, indices). Aux states are never checked.
+  std::vector<int> skip = {};
+  /// Overrides the random values (e.g. integer labels, well-separated values for max).
+  std::function<void(std::vector<std::vector<double>>& inputs)> fill = nullptr;
+  bool is_train = false;
+  double rtol = 1e-4;
+  double atol = 1e-6;
+  double eps = 1e-5;
+};
+
+/// Test names show the op, not the bytes of the case.
+inline void PrintTo(const GradCase& c, std::ostream* os) { *os << c.op; }
+
+std::vector<GradCase> tensor_grad_cases();  // grad_cases_tensor.cc
+// NN op families add their lists here and in the harness.
+
+}  // namespace braid::test

@@ -1,0 +1,12 @@
+#pragma once
+// The braid CLI's commands; each returns the process exit code and throws braid::Error on failure.
+#include <ostream>
+#include <string>
+
+namespace braid::cli {
+
+int ops_list(std::ostream& out);
+/// One line per array: `NAME DTYPE (d0, d1, ...)`.
+int params_show(const std::string& path, std::ostream& out);
+
+}  // namespace braid::cli
