@@ -9,7 +9,8 @@ void register_all_ops(Registry& r);
 void register_init_ops(Registry& r);              // src/op/tensor/init.cc
 void register_elemwise_unary_ops(Registry& r);    // src/op/tensor/elemwise_unary.cc
 void register_elemwise_binary_ops(Registry& r);   // src/op/tensor/elemwise_binary.cc
-void register_broadcast_ops(Registry& r);         // src/op/tensor/broadcast.cc
+void register_elemwise_scalar_ops(Registry& r);   // src/op/tensor/elemwise_scalar.cc
+void register_broadcast_ops(Registry& r);         // src/op/tensor/broadcast_ops.cc
 void register_reduce_ops(Registry& r);            // src/op/tensor/reduce.cc
 void register_matrix_ops(Registry& r);            // src/op/tensor/matrix.cc (dot, batch_dot, transpose...)
 void register_indexing_ops(Registry& r);          // src/op/tensor/indexing.cc

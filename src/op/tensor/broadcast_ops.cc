@@ -1,0 +1,141 @@
+// broadcast_to, broadcast_like and where.
+#include "../op_util.h"
+#include "../register_all.h"
+#include "broadcast.h"
+
+namespace braid::op::detail {
+namespace {
+
+struct BroadcastToParam {
+  Shape shape;  // 0 keeps the input's dimension
+};
+
+void forward_broadcast(const ForwardArgs& a, const char* name) {
+  const TBlob &x = a.inputs[0], &o = a.outputs[0];
+  BRAID_TYPE_SWITCH(o.dtype, T, name, {
+    const T* xp = x.ptr<T>();
+    T* op = o.ptr<T>();
+    BroadcastWalker(o.shape, x.shape, x.shape).for_each([&](int64_t k, int64_t i, int64_t) {
+      assign(op[k], a.req[0], xp[i]);
+    });
+  });
+}
+
+// The gradient of a broadcast sums the output gradient over the broadcast dimensions.
+void backward_broadcast(const BackwardArgs& a, const char* name) {
+  if (a.req[0] == OpReq::Null) return;
+  const TBlob &g = a.out_grads[0], &dx = a.in_grads[0];
+  BRAID_REAL_TYPE_SWITCH(g.dtype, T, name, {
+    const T* gp = g.ptr<T>();
+    T* d = dx.ptr<T>();
+    if (a.req[0] == OpReq::Write) std::fill(d, d + dx.size(), T(0));
+    BroadcastWalker(g.shape, dx.shape, dx.shape).for_each([&](int64_t k, int64_t i, int64_t) {
+      d[i] += gp[k];
+    });
+  });
+}
+
+Shape broadcast_target(const std::string& op, const Shape& in, const Shape& target) {
+  BRAID_CHECK(target.ndim() >= in.ndim(), "operator ", op, ": cannot broadcast ", in, " to ", target,
+              " (fewer dimensions)");
+  Shape out = target;
+  int off = target.ndim() - in.ndim();
+  for (int i = 0; i < target.ndim(); ++i) {
+    int64_t d = i >= off ? in[i - off] : 1;
+    if (out[i] == 0) out[i] = d;
+    BRAID_CHECK(d == out[i] || d == 1, "operator ", op, ": cannot broadcast ", in, " to ", target);
+  }
+  return out;
+}
+
+void add_broadcast_to(Registry& r) {
+  OpDef d;
+  d.name = "broadcast_to";
+  d.doc = "Repeats size-1 dimensions to reach `shape` (0 keeps a dimension).";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "broadcast_to");
+    BroadcastToParam p{rd.get<Shape>("shape")};
+    rd.finish();
+    return std::any(p);
+  };
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].known()) return false;
+    merge_shape(out[0], broadcast_target("broadcast_to", in[0], param<BroadcastToParam>(p).shape),
+                "broadcast_to", "output");
+    return out[0].fully_known();
+  };
+  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_to"); };
+  d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) { backward_broadcast(a, "broadcast_to"); };
+  r.add(std::move(d));
+
+  OpDef like;
+  like.name = "broadcast_like";
+  like.doc = "Broadcasts lhs to the shape of rhs.";
+  like.parse = no_params("broadcast_like");
+  like.list_arguments = args({"lhs", "rhs"});
+  like.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].known() || !in[1].known()) return false;
+    merge_shape(out[0], broadcast_target("broadcast_like", in[0], in[1]), "broadcast_like", "output");
+    return out[0].fully_known();
+  };
+  like.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_like"); };
+  like.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    backward_broadcast(a, "broadcast_like");
+    if (a.req[1] == OpReq::Write)
+      BRAID_REAL_TYPE_SWITCH(a.in_grads[1].dtype, T, "broadcast_like", {
+        std::fill(a.in_grads[1].ptr<T>(), a.in_grads[1].ptr<T>() + a.in_grads[1].size(), T(0));
+      });
+  };
+  r.add(std::move(like));
+}
+
+void add_where(Registry& r) {
+  OpDef d;
+  d.name = "where";
+  d.doc = "x where condition is non-zero, else y (all the same shape).";
+  d.parse = no_params("where");
+  d.list_arguments = args({"condition", "x", "y"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_same_shape("where", in, out);
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    BRAID_CHECK(in[1] == in[2], "operator where: x and y have different dtypes ", dtype_name(in[1]),
+                " and ", dtype_name(in[2]));
+    out[0] = in[1];
+  };
+  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    BRAID_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
+      const C* c = a.inputs[0].ptr<C>();
+      BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "where", {
+        const T* x = a.inputs[1].ptr<T>();
+        const T* y = a.inputs[2].ptr<T>();
+        T* o = a.outputs[0].ptr<T>();
+        for (int64_t i = 0; i < a.outputs[0].size(); ++i) assign(o[i], a.req[0], c[i] != C(0) ? x[i] : y[i]);
+      });
+    });
+  };
+  d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    BRAID_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
+      const C* c = a.inputs[0].ptr<C>();
+      BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, "where", {
+        const T* g = a.out_grads[0].ptr<T>();
+        for (int64_t i = 0; i < a.out_grads[0].size(); ++i) {
+          if (a.req[0] != OpReq::Null) assign(a.in_grads[0].ptr<C>()[i], a.req[0], C(0));
+          if (a.req[1] != OpReq::Null) assign(a.in_grads[1].ptr<T>()[i], a.req[1], c[i] != C(0) ? g[i] : T(0));
+          if (a.req[2] != OpReq::Null) assign(a.in_grads[2].ptr<T>()[i], a.req[2], c[i] != C(0) ? T(0) : g[i]);
+        }
+      });
+    });
+  };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_broadcast_ops(Registry& r) {
+  add_broadcast_to(r);
+  add_where(r);
+}
+
+}  // namespace braid::op::detail

@@ -1,0 +1,105 @@
+// Binary arithmetic and comparisons: same-shape (elemwise_add, _power, _greater, ...) and NumPy
+// broadcasting (broadcast_add, ...), which share one kernel.
+#include <cmath>
+
+#include "../op_util.h"
+#include "../register_all.h"
+#include "binary_functions.h"
+#include "broadcast.h"
+
+namespace braid::op::detail {
+namespace {
+
+template <class Fn>
+void add_binary(Registry& r, const std::string& name, bool broadcast) {
+  OpDef d;
+  d.name = name;
+  d.doc = broadcast ? "Binary operation with NumPy broadcasting." : "Binary operation on equal shapes.";
+  d.parse = no_params(name);
+  d.list_arguments = args({"lhs", "rhs"});
+  d.infer_shape = [name, broadcast](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out,
+                                    std::vector<Shape>&) {
+    if (!broadcast) return infer_same_shape(name, in, out);
+    if (!in[0].known() || !in[1].known()) return false;
+    merge_shape(out[0], broadcast_shapes(name, in[0], in[1]), name, "output");
+    return out[0].fully_known() || out[0].size() == 0;
+  };
+  d.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
+    const TBlob &l = a.inputs[0], &rb = a.inputs[1], &o = a.outputs[0];
+    BRAID_TYPE_SWITCH(o.dtype, T, name.c_str(), {
+      const T* x = l.ptr<T>();
+      const T* y = rb.ptr<T>();
+      T* z = o.ptr<T>();
+      const OpReq req = a.req[0];
+      if (l.shape == rb.shape) {
+        for (int64_t i = 0; i < o.size(); ++i) assign(z[i], req, Fn::f(x[i], y[i]));
+      } else {
+        BroadcastWalker(o.shape, l.shape, rb.shape).for_each([&](int64_t k, int64_t i, int64_t j) {
+          assign(z[k], req, Fn::f(x[i], y[j]));
+        });
+      }
+    });
+  };
+  if constexpr (Fn::differentiable) {
+    d.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
+      const TBlob &l = a.inputs[0], &rb = a.inputs[1], &o = a.outputs[0];
+      BRAID_REAL_TYPE_SWITCH(o.dtype, T, name.c_str(), {
+        const T* x = l.ptr<T>();
+        const T* y = rb.ptr<T>();
+        const T* z = o.ptr<T>();
+        const T* g = a.out_grads[0].ptr<T>();
+        T* dx = a.req[0] == OpReq::Null ? nullptr : a.in_grads[0].ptr<T>();
+        T* dy = a.req[1] == OpReq::Null ? nullptr : a.in_grads[1].ptr<T>();
+        if (dx && a.req[0] == OpReq::Write) std::fill(dx, dx + l.size(), T(0));
+        if (dy && a.req[1] == OpReq::Write) std::fill(dy, dy + rb.size(), T(0));
+        // Accumulating over the output sums the gradient over broadcast dimensions.
+        BroadcastWalker(o.shape, l.shape, rb.shape).for_each([&](int64_t k, int64_t i, int64_t j) {
+          if (dx) dx[i] += g[k] * Fn::dl(x[i], y[j], z[k]);
+          if (dy) dy[j] += g[k] * Fn::dr(x[i], y[j], z[k]);
+        });
+      });
+    };
+  } else {
+    d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+      for (size_t i = 0; i < 2; ++i)
+        if (a.req[i] == OpReq::Write)
+          BRAID_REAL_TYPE_SWITCH(a.in_grads[i].dtype, T, "comparison", {
+            std::fill(a.in_grads[i].ptr<T>(), a.in_grads[i].ptr<T>() + a.in_grads[i].size(), T(0));
+          });
+    };
+    d.zero_gradient = true;
+  }
+  r.add(std::move(d));
+}
+
+// Registers the same-shape op `name`, its broadcast twin `broadcast_<stem>`, and aliases.
+template <class Fn>
+void add_pair(Registry& r, const std::string& name, const std::string& stem,
+              std::initializer_list<const char*> aliases = {},
+              std::initializer_list<const char*> broadcast_aliases = {}) {
+  add_binary<Fn>(r, name, false);
+  add_binary<Fn>(r, "broadcast_" + stem, true);
+  for (const char* a : aliases) r.add_alias(a, name);
+  for (const char* a : broadcast_aliases) r.add_alias(a, "broadcast_" + stem);
+}
+
+}  // namespace
+
+void register_elemwise_binary_ops(Registry& r) {
+  add_pair<AddFn>(r, "elemwise_add", "add", {"_plus", "_add", "_Plus"}, {"broadcast_plus"});
+  add_pair<SubFn>(r, "elemwise_sub", "sub", {"_minus", "_sub", "_Minus"}, {"broadcast_minus"});
+  add_pair<MulFn>(r, "elemwise_mul", "mul", {"_mul", "_Mul"});
+  add_pair<DivFn>(r, "elemwise_div", "div", {"_div", "_Div"});
+  add_pair<PowerFn>(r, "_power", "power", {"_Power"});
+  add_pair<MaximumFn>(r, "_maximum", "maximum", {"_Maximum"});
+  add_pair<MinimumFn>(r, "_minimum", "minimum", {"_Minimum"});
+  add_pair<HypotFn>(r, "_hypot", "hypot");
+  add_pair<EqualFn>(r, "_equal", "equal");
+  add_pair<NotEqualFn>(r, "_not_equal", "not_equal");
+  add_pair<GreaterFn>(r, "_greater", "greater");
+  add_pair<GreaterEqualFn>(r, "_greater_equal", "greater_equal");
+  add_pair<LesserFn>(r, "_lesser", "lesser");
+  add_pair<LesserEqualFn>(r, "_lesser_equal", "lesser_equal");
+}
+
+}  // namespace braid::op::detail
