@@ -15,9 +15,9 @@ EngineType engine_type_from_name(const std::string& name) {
                   "ThreadedEnginePerDevice, ThreadedEngine"));
 }
 
-std::unique_ptr<Engine> create_engine(EngineType type) {
+std::unique_ptr<Engine> create_engine(EngineType type, int cpu_workers) {
   if (type == EngineType::Naive) return std::make_unique<detail::NaiveEngine>();
-  return std::make_unique<detail::ThreadedEngine>();
+  return std::make_unique<detail::ThreadedEngine>(cpu_workers);
 }
 
 Engine& Engine::get() {

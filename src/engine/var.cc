@@ -50,7 +50,7 @@ void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var
   }
   if (!error || always_run) {
     try {
-      fn();
+      if (fn) fn();
     } catch (...) {
       error = errors.add(std::current_exception());
     }

@@ -51,7 +51,9 @@ class Engine {
 };
 
 /// A new engine of the given type, independent of Engine::get() (for tests and benchmarks).
-std::unique_ptr<Engine> create_engine(EngineType type);
+/// `cpu_workers`: threads per CPU context of the threaded engine (0: BRAID_CPU_WORKER_NTHREADS or
+/// MXNET_CPU_WORKER_NTHREADS, default 1; kernels bring their own threads).
+std::unique_ptr<Engine> create_engine(EngineType type, int cpu_workers = 0);
 /// Parses an engine name as accepted in BRAID_ENGINE_TYPE; throws naming the valid names.
 EngineType engine_type_from_name(const std::string& name);
 
