@@ -28,8 +28,10 @@ bool is_training() { return t_training; }
 
 void waitall() { engine::Engine::get().wait_for_all(); }
 
-std::vector<NDArray> invoke(const std::string& op_name, const std::vector<NDArray>& inputs,
-                            const op::AttrMap& attrs, const std::vector<NDArray>& out) {
+namespace {
+
+std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>& inputs,
+                         const op::AttrMap& attrs, const std::vector<NDArray>& out, bool all_outputs) {
   const op::OpDef& def = op::Registry::get().find(op_name);
   std::any param = def.parse(attrs);
   std::vector<std::string> arg_names = def.list_arguments(param);
@@ -107,8 +109,60 @@ std::vector<NDArray> invoke(const std::string& op_name, const std::vector<NDArra
     def.forward(oc, param, fa);
   };
   engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
-  outputs.resize(static_cast<size_t>(nvisible));
+  if (!all_outputs) outputs.resize(static_cast<size_t>(nvisible));
   return outputs;
+}
+
+}  // namespace
+
+std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
+                            const op::AttrMap& attrs, const std::vector<NDArray>& out) {
+  return run(op, inputs, attrs, out, false);
+}
+
+std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs,
+                                const op::AttrMap& attrs) {
+  return run(op, inputs, attrs, {}, true);
+}
+
+void invoke_backward(const std::string& op_name, const op::AttrMap& attrs,
+                     const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
+                     const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
+                     bool accumulate) {
+  const op::OpDef& def = op::Registry::get().find(op_name);
+  BRAID_CHECK(def.backward, "operator ", def.name, " has no gradient");
+  std::any param = def.parse(attrs);
+  size_t nargs = def.list_arguments(param).size();
+  size_t nout = static_cast<size_t>(def.num_outputs(param));
+  BRAID_CHECK(inputs.size() == nargs + def.list_aux(param).size() && in_grads.size() == nargs &&
+                  outputs.size() == nout && out_grads.size() <= nout,
+              "backward of ", def.name, ": expected ", nargs, " inputs and gradients, ", nout,
+              " outputs; got ", inputs.size(), ", ", in_grads.size(), ", ", outputs.size());
+  for (size_t i = 0; i < nargs; ++i)
+    BRAID_CHECK(in_grads[i].is_none() || in_grads[i].shape() == inputs[i].shape(), "backward of ",
+                def.name, ": gradient ", i, " has shape ", in_grads[i].shape(), " but the input has ",
+                inputs[i].shape());
+  std::vector<engine::VarHandle> reads, writes;
+  for (const auto* list : {&out_grads, &inputs, &outputs})
+    for (const auto& a : *list) reads.push_back(a.var());
+  for (const auto& g : in_grads)
+    if (!g.is_none()) writes.push_back(g.var());
+  Context ctx = inputs.empty() ? cpu() : inputs[0].ctx();
+  bool training = t_training;
+  auto fn = [&def, param = std::move(param), out_grads, inputs, outputs, in_grads, nargs, ctx,
+             training, accumulate] {
+    op::BackwardArgs ba;
+    for (const auto& g : out_grads) ba.out_grads.push_back(g.blob());
+    for (size_t i = 0; i < inputs.size(); ++i) (i < nargs ? ba.inputs : ba.aux).push_back(inputs[i].blob());
+    for (const auto& o : outputs) ba.outputs.push_back(o.blob());
+    for (const auto& g : in_grads) {
+      ba.in_grads.push_back(g.is_none() ? op::TBlob{} : g.blob());
+      ba.req.push_back(g.is_none() ? op::OpReq::Null : accumulate ? op::OpReq::Add : op::OpReq::Write);
+    }
+    op::OpContext oc{training, ctx, nullptr};
+    def.backward(oc, param, ba);
+  };
+  engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
 }
 
 NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs) {

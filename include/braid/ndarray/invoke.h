@@ -15,6 +15,19 @@ namespace braid::nd {
 std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
                             const op::AttrMap& attrs = {}, const std::vector<NDArray>& out = {});
 
+/// Like invoke, but returns every output, the hidden ones too (Dropout's mask, BatchNorm's batch
+/// statistics): what backward needs.
+std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs,
+                                const op::AttrMap& attrs = {});
+
+/// Pushes the backward of `op`: from the output gradients and what the forward saw and produced
+/// (`inputs` = arguments then aux, `outputs` = all outputs from invoke_all), writes (or, with
+/// `accumulate`, adds) the gradient of each argument into `in_grads`; a None entry is skipped.
+void invoke_backward(const std::string& op, const op::AttrMap& attrs,
+                     const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
+                     const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
+                     bool accumulate = false);
+
 /// Same, for an op with one visible output.
 NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs,
                 const op::AttrMap& attrs = {});
