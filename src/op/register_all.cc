@@ -9,6 +9,7 @@ void register_all_ops(Registry& r) {
   register_elemwise_binary_ops(r);
   register_elemwise_scalar_ops(r);
   register_broadcast_ops(r);
+  register_matrix_ops(r);
 }
 
 }  // namespace braid::op::detail

@@ -1,0 +1,162 @@
+// Ops that reorder or select elements without changing their values: transpose, flip,
+// slice_axis. Each describes its input as a strided view (matrix_util.h).
+#include <optional>
+
+#include "matrix_util.h"
+
+namespace braid::op::detail {
+namespace {
+
+// ---- transpose ----
+
+struct TransposeParam {
+  std::vector<int64_t> axes;  // empty: reverse the axes
+};
+
+std::vector<int> permutation(const TransposeParam& p, const Shape& in) {
+  const int n = in.ndim();
+  if (p.axes.empty()) {
+    std::vector<int> perm(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) perm[static_cast<size_t>(k)] = n - 1 - k;
+    return perm;
+  }
+  BRAID_CHECK(static_cast<int>(p.axes.size()) == n, "operator transpose: axes=", Shape(p.axes),
+              " has ", p.axes.size(), " entries but the input shape ", in, " has ", n,
+              " dimensions; give a permutation of all axes or none");
+  return normalize_axes("transpose", p.axes, n, in);
+}
+
+void add_transpose(Registry& r) {
+  OpDef d;
+  d.name = "transpose";
+  d.doc = "Permutes the axes: output axis k is input axis axes[k] (default: reversed).";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "transpose");
+    TransposeParam p{rd.get<std::vector<int64_t>>("axes", {})};
+    rd.finish();
+    return std::any(p);
+  };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& p, const Shape& in) {
+        Dims out;
+        for (int a : permutation(param<TransposeParam>(p), in)) out.push_back(in[a]);
+        return Shape(out);
+      },
+      [](const std::any& p, const Shape& in) {
+        InputView v;
+        v.bijective = true;
+        Dims strides = contiguous_strides(in.dims());
+        for (int a : permutation(param<TransposeParam>(p), in)) {
+          v.shape.push_back(in[a]);
+          v.strides.push_back(strides[static_cast<size_t>(a)]);
+        }
+        return v;
+      });
+}
+
+// ---- flip ----
+
+struct FlipParam {
+  std::vector<int64_t> axis;
+};
+
+void add_flip(Registry& r) {
+  OpDef d;
+  d.name = "flip";
+  d.doc = "Reverses the order of elements along the given axes.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "flip");
+    FlipParam p{rd.get<std::vector<int64_t>>("axis")};
+    rd.finish();
+    return std::any(p);
+  };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& p, const Shape& in) {
+        normalize_axes("flip", param<FlipParam>(p).axis, in.ndim(), in);
+        return in;
+      },
+      [](const std::any& p, const Shape& in) {
+        InputView v;
+        v.bijective = true;
+        v.shape = in.dims();
+        v.strides = contiguous_strides(in.dims());
+        for (int a : normalize_axes("flip", param<FlipParam>(p).axis, in.ndim(), in)) {
+          auto k = static_cast<size_t>(a);
+          v.offset += (v.shape[k] - 1) * v.strides[k];
+          v.strides[k] = -v.strides[k];
+        }
+        return v;
+      });
+  r.add_alias("reverse", "flip");
+}
+
+// ---- slice_axis ----
+
+struct SliceAxisParam {
+  int64_t axis = 0, begin = 0;
+  std::optional<int64_t> end;
+};
+
+struct SliceRange {
+  int axis;
+  int64_t begin, end;
+};
+
+// MXNet's rules: negative begin/end count from the end, None ends at the end, no clamping.
+SliceRange slice_range(const SliceAxisParam& p, const Shape& in) {
+  BRAID_CHECK(in.ndim() >= 1, "operator slice_axis: the input must have at least one dimension");
+  SliceRange s{normalize_axis("slice_axis", "axis", p.axis, in.ndim(), in), p.begin, 0};
+  const int64_t n = in[s.axis];
+  if (s.begin < 0) s.begin += n;
+  s.end = p.end ? (*p.end < 0 ? *p.end + n : *p.end) : n;
+  BRAID_CHECK(0 <= s.begin && s.begin < s.end && s.end <= n, "operator slice_axis: begin=", p.begin,
+              ", end=", p.end ? cat(*p.end) : "None", " select no valid range of axis ", s.axis,
+              " (size ", n, ") of input shape ", in, "; need 0 <= begin < end <= ", n,
+              " after adding the size to negative values");
+  return s;
+}
+
+void add_slice_axis(Registry& r) {
+  OpDef d;
+  d.name = "slice_axis";
+  d.doc = "Elements begin..end-1 along one axis.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "slice_axis");
+    SliceAxisParam p;
+    p.axis = rd.get<int64_t>("axis");
+    p.begin = rd.get<int64_t>("begin");
+    p.end = rd.get_optional<int64_t>("end");
+    rd.finish();
+    return std::any(p);
+  };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& p, const Shape& in) {
+        SliceRange s = slice_range(param<SliceAxisParam>(p), in);
+        Shape out = in;
+        out[s.axis] = s.end - s.begin;
+        return out;
+      },
+      [](const std::any& p, const Shape& in) {
+        SliceRange s = slice_range(param<SliceAxisParam>(p), in);
+        InputView v;
+        v.shape = in.dims();
+        v.strides = contiguous_strides(in.dims());
+        auto k = static_cast<size_t>(s.axis);
+        v.shape[k] = s.end - s.begin;
+        v.offset = s.begin * v.strides[k];
+        return v;
+      });
+}
+
+}  // namespace
+
+void register_matrix_layout_ops(Registry& r) {
+  add_transpose(r);
+  add_flip(r);
+  add_slice_axis(r);
+}
+
+}  // namespace braid::op::detail

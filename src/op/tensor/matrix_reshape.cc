@@ -1,0 +1,161 @@
+// Ops that change only the shape, keeping the elements in order: Reshape, expand_dims, squeeze.
+#include <algorithm>
+#include <optional>
+
+#include "braid/base/reshape.h"
+#include "matrix_util.h"
+
+namespace braid::op::detail {
+namespace {
+
+// The elements are copied in order whatever the shapes.
+InputView same_order(const std::any&, const Shape& in) {
+  InputView v;
+  v.shape = {in.size()};
+  v.strides = {1};
+  v.bijective = true;
+  return v;
+}
+
+struct ReshapeParam {
+  std::vector<int64_t> shape;
+  bool reverse = false;
+  // MXNet 0.x spelling, still found in old symbol files: 0 marks the one inferred dimension;
+  // keep_highest keeps the first dimension of the input.
+  std::vector<int64_t> target_shape;
+  bool keep_highest = false;
+};
+
+Shape legacy_target_shape(const ReshapeParam& p, const Shape& in) {
+  Dims out = p.target_shape;
+  if (p.keep_highest) {
+    BRAID_CHECK(in.ndim() >= 1, "operator Reshape: keep_highest needs an input with dimensions");
+    out[0] = in[0];
+  }
+  auto first = out.begin() + (p.keep_highest ? 1 : 0);
+  BRAID_CHECK(std::count(first, out.end(), 0) <= 1, "operator Reshape: target_shape=",
+              Shape(p.target_shape), " has more than one 0 (inferred) dimension");
+  auto inferred = std::find(first, out.end(), 0);
+  if (inferred != out.end()) {
+    *inferred = 1;
+    *inferred = in.size() / std::max<int64_t>(Shape(out).size(), 1);
+  }
+  BRAID_CHECK(Shape(out).size() == in.size(), "operator Reshape: target_shape=", Shape(p.target_shape),
+              " does not fit input shape ", in, " (sizes differ)");
+  return Shape(out);
+}
+
+Shape reshaped(const std::any& pa, const Shape& in) {
+  const auto& p = param<ReshapeParam>(pa);
+  if (p.shape.empty()) return legacy_target_shape(p, in);
+  try {
+    if (!p.reverse) return infer_reshape(in, p.shape);
+    // reverse=True applies the special values from the right: reshape the reversed shape by
+    // the reversed spec and reverse the result.
+    BRAID_CHECK(std::find(p.shape.begin(), p.shape.end(), -4) == p.shape.end(),
+                "-4 cannot be combined with reverse=True");
+    Dims src = in.dims(), spec = p.shape;
+    std::reverse(src.begin(), src.end());
+    std::reverse(spec.begin(), spec.end());
+    Dims out = infer_reshape(Shape(src), spec).dims();
+    std::reverse(out.begin(), out.end());
+    return Shape(out);
+  } catch (const Error& e) {
+    throw Error(cat("operator Reshape: ", e.what()));
+  }
+}
+
+void add_reshape(Registry& r) {
+  OpDef d;
+  d.name = "Reshape";
+  d.doc = "The same elements in a new shape; shape uses 0 (copy), -1 (infer), -2 (copy the rest), "
+          "-3 (merge two), -4 (split one).";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "Reshape");
+    ReshapeParam p;
+    p.shape = rd.get<std::vector<int64_t>>("shape", {});
+    p.reverse = rd.get<bool>("reverse", false);
+    p.target_shape = rd.get<std::vector<int64_t>>("target_shape", {});
+    p.keep_highest = rd.get<bool>("keep_highest", false);
+    rd.finish();
+    BRAID_CHECK(!p.shape.empty() || !p.target_shape.empty(),
+                "operator Reshape: give the target shape in attribute shape, e.g. shape=(2, -1)");
+    BRAID_CHECK(!p.keep_highest || !p.target_shape.empty(),
+                "operator Reshape: keep_highest only applies to target_shape");
+    return std::any(p);
+  };
+  add_view_op(r, std::move(d), reshaped, same_order);
+  r.add_alias("reshape", "Reshape");
+}
+
+struct AxisParam {
+  int64_t axis = 0;
+};
+
+void add_expand_dims(Registry& r) {
+  OpDef d;
+  d.name = "expand_dims";
+  d.doc = "Inserts an axis of size 1 at position axis.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "expand_dims");
+    AxisParam p{rd.get<int64_t>("axis")};
+    rd.finish();
+    return std::any(p);
+  };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& p, const Shape& in) {
+        int axis = normalize_axis("expand_dims", "axis", param<AxisParam>(p).axis, in.ndim() + 1, in);
+        Dims out = in.dims();
+        out.insert(out.begin() + axis, 1);
+        return Shape(out);
+      },
+      same_order);
+}
+
+struct SqueezeParam {
+  std::optional<std::vector<int64_t>> axis;  // None: every axis of size 1
+};
+
+void add_squeeze(Registry& r) {
+  OpDef d;
+  d.name = "squeeze";
+  d.doc = "Removes axes of size 1 (the given ones, or all); a result without axes is (1,).";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "squeeze");
+    SqueezeParam p{rd.get_optional<std::vector<int64_t>>("axis")};
+    rd.finish();
+    return std::any(p);
+  };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& pa, const Shape& in) {
+        const auto& p = param<SqueezeParam>(pa);
+        std::vector<bool> drop(static_cast<size_t>(in.ndim()), false);
+        if (p.axis) {
+          for (int a : normalize_axes("squeeze", *p.axis, in.ndim(), in)) {
+            BRAID_CHECK(in[a] == 1, "operator squeeze: axis ", a, " of input shape ", in,
+                        " has size ", in[a], ", not 1; only axes of size 1 can be removed");
+            drop[static_cast<size_t>(a)] = true;
+          }
+        } else {
+          for (int a = 0; a < in.ndim(); ++a) drop[static_cast<size_t>(a)] = in[a] == 1;
+        }
+        Dims out;
+        for (int a = 0; a < in.ndim(); ++a)
+          if (!drop[static_cast<size_t>(a)]) out.push_back(in[a]);
+        if (out.empty()) out.push_back(1);  // MXNet 1.x has no 0-D arrays here
+        return Shape(out);
+      },
+      same_order);
+}
+
+}  // namespace
+
+void register_matrix_reshape_ops(Registry& r) {
+  add_reshape(r);
+  add_expand_dims(r);
+  add_squeeze(r);
+}
+
+}  // namespace braid::op::detail
