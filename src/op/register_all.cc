@@ -6,6 +6,9 @@ void register_all_ops(Registry& r) {
   register_init_ops(r);
   register_elemwise_unary_ops(r);
   register_random_ops(r);
+  register_reduce_ops(r);
+  register_indexing_ops(r);
+  register_ordering_ops(r);
 }
 
 }  // namespace braid::op::detail
