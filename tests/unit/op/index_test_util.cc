@@ -9,6 +9,8 @@
 #include <random>
 
 #include "braid/base/convert.h"
+#include "braid/base/error.h"
+#include "braid/op/registry.h"
 
 namespace braid::test::tix {
 
@@ -21,6 +23,15 @@ NDArray array(const std::vector<double>& v, const Shape& shape, DType dtype) {
 }
 
 std::vector<double> values(const NDArray& a) { return a.to_vector<double>(); }
+
+void expect_error(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "expected braid::Error mentioning '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
 
 std::vector<double> random_values(int64_t n, double lo, double hi, unsigned seed) {
   std::mt19937 gen(seed);
@@ -64,6 +75,33 @@ std::vector<NumpyResult> numpy(const std::vector<std::pair<std::string, NDArray>
   }
   fs::remove_all(dir);
   return results;
+}
+
+void run_backward(const std::string& name, const op::AttrMap& attrs, std::vector<std::vector<double>> inputs,
+                  const std::vector<Shape>& shapes, std::vector<std::vector<double>> out_grads,
+                  const std::vector<op::OpReq>& req, std::vector<std::vector<double>>& grads) {
+  const auto& def = op::Registry::get().find(name);
+  std::any p = def.parse(attrs);
+  std::vector<Shape> in = shapes, out(static_cast<size_t>(def.num_outputs(p))), aux;
+  ASSERT_TRUE(def.infer_shape(p, in, out, aux)) << name;
+  std::vector<std::vector<double>> outs(out.size());
+  op::ForwardArgs fa;
+  for (size_t i = 0; i < inputs.size(); ++i) fa.inputs.push_back({inputs[i].data(), shapes[i], DType::Float64});
+  for (size_t k = 0; k < out.size(); ++k) {
+    outs[k].resize(static_cast<size_t>(out[k].size()));
+    fa.outputs.push_back({outs[k].data(), out[k], DType::Float64});
+  }
+  fa.req.assign(out.size(), op::OpReq::Write);
+  op::OpContext ctx;
+  def.forward(ctx, p, fa);
+  ASSERT_EQ(out_grads.size(), out.size()) << name;
+  op::BackwardArgs ba;
+  ba.inputs = fa.inputs;
+  ba.outputs = fa.outputs;
+  for (size_t k = 0; k < out.size(); ++k) ba.out_grads.push_back({out_grads[k].data(), out[k], DType::Float64});
+  for (size_t i = 0; i < grads.size(); ++i) ba.in_grads.push_back({grads[i].data(), shapes[i], DType::Float64});
+  ba.req = req;
+  def.backward(ctx, p, ba);
 }
 
 Shape mxnet_shape(const NumpyResult& r) { return r.shape.empty() ? Shape({1}) : Shape(r.shape); }
