@@ -10,6 +10,9 @@ void register_all_ops(Registry& r) {
   register_elemwise_scalar_ops(r);
   register_broadcast_ops(r);
   register_matrix_ops(r);
+  register_reduce_ops(r);
+  register_indexing_ops(r);
+  register_ordering_ops(r);
 }
 
 }  // namespace braid::op::detail
