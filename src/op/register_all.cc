@@ -13,6 +13,7 @@ void register_all_ops(Registry& r) {
   register_reduce_ops(r);
   register_indexing_ops(r);
   register_ordering_ops(r);
+  register_nn_conv_ops(r);
 }
 
 }  // namespace braid::op::detail

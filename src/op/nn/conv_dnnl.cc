@@ -1,0 +1,134 @@
+// The float32 convolution on oneDNN: forward, backward data and backward weights primitives,
+// cached per geometry, on the caller's plain NCHW / (G)OIHW buffers.
+#include <cstdlib>
+#include <cstring>
+
+#include "conv_kernels.h"
+#include "dnnl_util.h"
+#include "req_util.h"
+
+namespace braid::op::detail {
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+enum Kind : int64_t { kForward = 1, kBackwardData, kBackwardWeights };
+
+// Format policy under test: "plain" lets primitives run on the user layout, "any" lets oneDNN pick.
+bool blocked() {
+  static bool b = [] {
+    const char* v = std::getenv("BRAID_DNNL_CONV_FORMAT");
+    return v && std::strcmp(v, "any") == 0;
+  }();
+  return b;
+}
+
+struct Descs {
+  memory::desc x, w, b, y;              // the user's plain layouts
+  memory::desc x_any, w_any, y_any;     // what the primitive may choose
+  memory::dims strides, dilates, pad_l, pad_r;
+
+  Descs(const ConvGeom& g, bool with_bias) {
+    memory::dims xd{g.n, g.c, g.ih, g.iw}, yd{g.n, g.f, g.oh, g.ow};
+    memory::dims wd = g.g > 1 ? memory::dims{g.g, g.f / g.g, g.c / g.g, g.kh, g.kw}
+                              : memory::dims{g.f, g.c, g.kh, g.kw};
+    x = plain_md(xd, tag::nchw);
+    y = plain_md(yd, tag::nchw);
+    w = plain_md(wd, g.g > 1 ? tag::goihw : tag::oihw);
+    if (with_bias) b = plain_md({g.f}, tag::x);
+    const bool any = blocked();
+    x_any = any ? plain_md(xd, tag::any) : x;
+    y_any = any ? plain_md(yd, tag::any) : y;
+    w_any = any ? plain_md(wd, tag::any) : w;
+    strides = {g.sh, g.sw};
+    dilates = {g.dh - 1, g.dw - 1};
+    pad_l = {g.ph, g.pw};
+    pad_r = {g.ph_r, g.pw_r};
+  }
+
+  dnnl::convolution_forward::primitive_desc forward_pd() const {
+    auto alg = dnnl::algorithm::convolution_direct;
+    auto prop = dnnl::prop_kind::forward_training;
+    auto d = b ? dnnl::convolution_forward::desc(prop, alg, x_any, w_any, b, y_any, strides, dilates,
+                                                 pad_l, pad_r)
+               : dnnl::convolution_forward::desc(prop, alg, x_any, w_any, y_any, strides, dilates,
+                                                 pad_l, pad_r);
+    return {d, dnnl_engine()};
+  }
+};
+
+std::shared_ptr<const DnnlExec> primitive(const ConvGeom& g, Kind kind, bool with_bias) {
+  auto key = g.key();
+  key.push_back(kind);
+  key.push_back(with_bias);
+  return DnnlCache::get().find(key, [&] {
+    Descs d(g, with_bias);
+    auto fwd = d.forward_pd();
+    using A = DnnlExec::Arg;
+    if (kind == kForward) {
+      std::vector<A> args{{DNNL_ARG_SRC, d.x, fwd.src_desc(), false},
+                          {DNNL_ARG_WEIGHTS, d.w, fwd.weights_desc(), false}};
+      if (with_bias) args.push_back({DNNL_ARG_BIAS, d.b, fwd.bias_desc(), false});
+      args.push_back({DNNL_ARG_DST, d.y, fwd.dst_desc(), true});
+      return DnnlExec(dnnl::convolution_forward(fwd), std::move(args));
+    }
+    auto alg = dnnl::algorithm::convolution_direct;
+    if (kind == kBackwardData) {
+      dnnl::convolution_backward_data::primitive_desc pd(
+          {alg, d.x_any, d.w_any, d.y_any, d.strides, d.dilates, d.pad_l, d.pad_r}, dnnl_engine(), fwd);
+      return DnnlExec(dnnl::convolution_backward_data(pd),
+                      {{DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
+                       {DNNL_ARG_WEIGHTS, d.w, pd.weights_desc(), false},
+                       {DNNL_ARG_DIFF_SRC, d.x, pd.diff_src_desc(), true}});
+    }
+    auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.b, d.y_any,
+                                                                     d.strides, d.dilates, d.pad_l, d.pad_r)
+                          : dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.y_any,
+                                                                     d.strides, d.dilates, d.pad_l, d.pad_r);
+    dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_engine(), fwd);
+    std::vector<A> args{{DNNL_ARG_SRC, d.x, pd.src_desc(), false},
+                        {DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
+                        {DNNL_ARG_DIFF_WEIGHTS, d.w, pd.diff_weights_desc(), true}};
+    if (with_bias) args.push_back({DNNL_ARG_DIFF_BIAS, d.b, pd.diff_bias_desc(), true});
+    return DnnlExec(dnnl::convolution_backward_weights(pd), std::move(args));
+  });
+}
+
+void* mut(const float* p) { return const_cast<float*>(p); }
+
+}  // namespace
+
+void dnnl_conv_forward(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                       float* y, OpReq req) {
+  write_with_req(y, g.y_size(), req, [&](float* out) {
+    auto p = primitive(g, kForward, bias != nullptr);
+    if (bias) p->run({mut(x), mut(w), mut(bias), out});
+    else p->run({mut(x), mut(w), out});
+  });
+}
+
+void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w, float* dx,
+                             OpReq req) {
+  write_with_req(dx, g.x_size(), req, [&](float* out) {
+    primitive(g, kBackwardData, false)->run({mut(dy), mut(w), out});
+  });
+}
+
+void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* dy, float* dw,
+                                OpReq req_w, float* db, OpReq req_b) {
+  if (req_w == OpReq::Null) {
+    if (db) bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
+    return;
+  }
+  // The primitive computes the bias gradient alongside when both are overwritten.
+  const bool fused_bias = db && req_b == OpReq::Write;
+  write_with_req(dw, g.w_size(), req_w, [&](float* out) {
+    auto p = primitive(g, kBackwardWeights, fused_bias);
+    if (fused_bias) p->run({mut(x), mut(dy), out, db});
+    else p->run({mut(x), mut(dy), out});
+  });
+  if (db && !fused_bias) bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
+}
+
+}  // namespace braid::op::detail

@@ -1,0 +1,59 @@
+#pragma once
+// Internal: 2-D grouped convolution kernels shared by Convolution and Deconvolution (1-D ops run
+// as 2-D with height 1). float32 runs on oneDNN, float64 on the im2col + GEMM reference.
+#include <cstdint>
+#include <vector>
+
+#include "braid/op/tensor.h"
+
+namespace braid::op::detail {
+
+/// Geometry of y = conv(x, w): x (n, c, ih, iw), w (f, c/g, kh, kw), y (n, f, oh, ow). Dilation
+/// is MXNet's (1 = dense). pad_r may differ from pad (transposed convolutions with adj).
+struct ConvGeom {
+  int64_t n = 0, c = 0, f = 0, g = 1;
+  int64_t ih = 1, iw = 1, oh = 1, ow = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, ph_r = 0, pw_r = 0;
+
+  int64_t x_size() const { return n * c * ih * iw; }
+  int64_t y_size() const { return n * f * oh * ow; }
+  int64_t w_size() const { return f * (c / g) * kh * kw; }
+  std::vector<int64_t> key() const {
+    return {n, c, f, g, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, ph_r, pw_r};
+  }
+};
+
+/// y = conv(x, w) + bias (bias may be null).
+template <class T>
+void conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req);
+/// dx = conv_transpose(dy, w): the gradient of conv with respect to x.
+template <class T>
+void conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req);
+/// dw = gradient of conv with respect to w; db (may be null) = sum of dy over n and space.
+template <class T>
+void conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db,
+                           OpReq req_b);
+
+/// y[n, c, :] (+)= bias[c] for y (n, c, spatial).
+template <class T>
+void add_bias(T* y, const T* bias, int64_t n, int64_t c, int64_t spatial);
+/// db[c] (+)= sum of dy[n, c, :] over n and spatial.
+template <class T>
+void bias_grad(const T* dy, int64_t n, int64_t c, int64_t spatial, T* db, OpReq req);
+
+// The two implementations behind conv_*: the reference (any T) and oneDNN (float).
+template <class T>
+void ref_conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req);
+template <class T>
+void ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req);
+template <class T>
+void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w,
+                               T* db, OpReq req_b);
+void dnnl_conv_forward(const ConvGeom& g, const float* x, const float* w, const float* bias,
+                       float* y, OpReq req);
+void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w, float* dx,
+                             OpReq req);
+void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* dy, float* dw,
+                                OpReq req_w, float* db, OpReq req_b);
+
+}  // namespace braid::op::detail

@@ -1,0 +1,115 @@
+#include "dnnl_util.h"
+
+#include <cstdlib>
+
+#include "braid/base/error.h"
+
+namespace braid::op::detail {
+namespace {
+
+// Grow-only per-thread buffers, one per argument slot, for reordered tensors.
+class Scratch {
+ public:
+  void* get(size_t slot, size_t bytes) {
+    if (slot >= bufs_.size()) bufs_.resize(slot + 1);
+    auto& b = bufs_[slot];
+    if (b.size < bytes) {
+      size_t rounded = (bytes + 63) / 64 * 64;
+      b.ptr.reset(static_cast<char*>(std::aligned_alloc(64, rounded)));
+      BRAID_CHECK(b.ptr, "out of memory allocating ", rounded, " bytes of oneDNN scratch");
+      b.size = rounded;
+    }
+    return b.ptr.get();
+  }
+
+ private:
+  struct Buf {
+    std::unique_ptr<char, decltype(&std::free)> ptr{nullptr, &std::free};
+    size_t size = 0;
+  };
+  std::vector<Buf> bufs_;
+};
+
+thread_local Scratch t_scratch;
+
+}  // namespace
+
+dnnl::engine& dnnl_engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+dnnl::stream& dnnl_stream() {
+  thread_local dnnl::stream s(dnnl_engine());
+  return s;
+}
+
+dnnl::memory::desc plain_md(const dnnl::memory::dims& dims, dnnl::memory::format_tag tag) {
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
+}
+
+DnnlExec::DnnlExec(dnnl::primitive prim, std::vector<Arg> args, dnnl::memory::desc workspace)
+    : prim_(std::move(prim)), args_(std::move(args)), workspace_(std::move(workspace)) {
+  for (const auto& a : args_) {
+    if (a.user == a.inner) {
+      reorders_.emplace_back(false, dnnl::reorder());
+      continue;
+    }
+    auto& eng = dnnl_engine();
+    auto pd = a.output ? dnnl::reorder::primitive_desc(eng, a.inner, eng, a.user)
+                       : dnnl::reorder::primitive_desc(eng, a.user, eng, a.inner);
+    reorders_.emplace_back(true, dnnl::reorder(pd));
+  }
+}
+
+void DnnlExec::run(const std::vector<void*>& ptrs, void* workspace) const {
+  auto& eng = dnnl_engine();
+  auto& s = dnnl_stream();
+  std::unordered_map<int, dnnl::memory> margs;
+  std::vector<std::pair<size_t, dnnl::memory>> back;  // outputs to reorder to the user format
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const Arg& a = args_[i];
+    dnnl::memory user(a.user, eng, ptrs[i]);
+    if (!reorders_[i].first) {
+      margs.emplace(a.id, user);
+      continue;
+    }
+    dnnl::memory inner(a.inner, eng, t_scratch.get(i, a.inner.get_size()));
+    if (a.output) {
+      back.emplace_back(i, user);
+    } else {
+      reorders_[i].second.execute(s, user, inner);
+    }
+    margs.emplace(a.id, inner);
+  }
+  if (workspace) margs.emplace(DNNL_ARG_WORKSPACE, dnnl::memory(workspace_, eng, workspace));
+  prim_.execute(s, margs);
+  for (auto& [i, user] : back) reorders_[i].second.execute(s, margs.at(args_[i].id), user);
+  s.wait();
+}
+
+size_t DnnlCache::Hash::operator()(const Key& k) const {
+  size_t h = 1469598103934665603ull;
+  for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
+  return h;
+}
+
+DnnlCache& DnnlCache::get() {
+  static DnnlCache* cache = new DnnlCache();  // never destroyed: kernels may run during exit
+  return *cache;
+}
+
+std::shared_ptr<const DnnlExec> DnnlCache::find(const Key& key, const std::function<DnnlExec()>& make) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it != map_.end()) return it->second;
+  }
+  // Built outside the lock: primitive creation can take milliseconds (JIT).
+  auto made = std::make_shared<const DnnlExec>(make());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (map_.size() >= kMaxEntries) map_.clear();
+  return map_.emplace(key, std::move(made)).first->second;
+}
+
+}  // namespace braid::op::detail

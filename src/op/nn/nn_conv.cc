@@ -1,0 +1,13 @@
+// The nn_conv family: FullyConnected, Convolution, Deconvolution, Pooling.
+#include "../register_all.h"
+#include "nn_conv_ops.h"
+
+namespace braid::op::detail {
+
+void register_nn_conv_ops(Registry& r) {
+  add_fully_connected(r);
+  add_convolution_ops(r);
+  add_pooling(r);
+}
+
+}  // namespace braid::op::detail

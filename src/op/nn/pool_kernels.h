@@ -1,0 +1,46 @@
+#pragma once
+// Internal: 2-D pooling kernels (1-D pooling runs as 2-D with height 1). float32 runs on oneDNN,
+// float64 (and the one float32 case oneDNN computes differently) on direct loops.
+#include <cstdint>
+#include <vector>
+
+#include "braid/op/tensor.h"
+
+namespace braid::op::detail {
+
+enum class PoolType { Max, Avg, Sum };
+
+/// Geometry of y (n, c, oh, ow) = pool(x (n, c, ih, iw)). pad_r exceeds pad where the 'full'
+/// convention's last window reaches past the padded input.
+struct PoolGeom {
+  PoolType type = PoolType::Max;
+  bool include_pad = true;  // avg: divide by the window size clipped to the padded input
+  int64_t n = 0, c = 0, ih = 1, iw = 1, oh = 1, ow = 1;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, ph_r = 0, pw_r = 0;
+
+  int64_t x_size() const { return n * c * ih * iw; }
+  int64_t y_size() const { return n * c * oh * ow; }
+  std::vector<int64_t> key() const {
+    return {static_cast<int64_t>(type), include_pad, n, c, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, ph_r, pw_r};
+  }
+};
+
+/// y = pool(x). Max pooling also fills `mask` (y's size, y's type) with where each maximum came
+/// from, for the backward; other types take a null mask.
+template <class T>
+void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
+/// dx = gradient of the pooling given dy and the forward's mask.
+template <class T>
+void pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req);
+
+template <class T>
+void ref_pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
+template <class T>
+void ref_pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req);
+/// Whether oneDNN computes this pooling as MXNet does (not so for averages including padding
+/// whose window reaches past the padded input: MXNet shrinks the divisor there).
+bool dnnl_pool_supported(const PoolGeom& g);
+void dnnl_pool_forward(const PoolGeom& g, const float* x, float* y, float* mask, OpReq req);
+void dnnl_pool_backward(const PoolGeom& g, const float* dy, const float* mask, float* dx, OpReq req);
+
+}  // namespace braid::op::detail

@@ -1,0 +1,152 @@
+// Pooling: max / avg / sum over 1-D (NCW) or 2-D (NCHW) windows, or the whole plane
+// (global_pool), with MXNet's 'valid' (floor) and 'full' (ceil) output sizes. Max pooling has a
+// hidden second output, the mask of where each maximum came from, read by the backward.
+#include <cmath>
+
+#include "../op_util.h"
+#include "nn_conv_ops.h"
+#include "pool_kernels.h"
+
+namespace braid::op::detail {
+namespace {
+
+struct PoolParam {
+  Shape kernel, stride, pad;
+  PoolType type = PoolType::Max;
+  bool global = false, full = false, include_pad = true;
+};
+
+Shape per_axis(ParamReader& r, const PoolParam& p, const char* key, int64_t fallback, int64_t min) {
+  Shape s = r.get<Shape>(key, Shape({}));
+  const int nd = p.kernel.ndim();
+  if (s.ndim() == 0) s = Shape(std::vector<int64_t>(static_cast<size_t>(nd), fallback));
+  BRAID_CHECK(s.ndim() == nd, "operator Pooling: ", key, "=", s,
+              " must have as many dimensions as kernel=", p.kernel);
+  for (int i = 0; i < nd; ++i)
+    BRAID_CHECK(s[i] >= min, "operator Pooling: ", key, "=", s, " must be at least ", min);
+  return s;
+}
+
+std::any parse_pool(const AttrMap& attrs) {
+  ParamReader r(attrs, "Pooling");
+  PoolParam p;
+  p.kernel = r.get<Shape>("kernel", Shape({}));
+  const std::string type = r.get_enum("pool_type", {"max", "avg", "sum", "lp"}, "max");
+  BRAID_CHECK(type != "lp", "operator Pooling: pool_type='lp' is not supported; use max, avg or sum");
+  p.type = type == "max" ? PoolType::Max : type == "avg" ? PoolType::Avg : PoolType::Sum;
+  p.global = r.get<bool>("global_pool", false);
+  const std::string conv = r.get_enum("pooling_convention", {"valid", "full", "same"}, "valid");
+  BRAID_CHECK(conv != "same", "operator Pooling: pooling_convention='same' is not supported; use "
+              "'valid' or 'full' with explicit pad");
+  p.full = conv == "full";
+  p.include_pad = r.get_optional<bool>("count_include_pad").value_or(true);
+  r.get<bool>("cudnn_off", false);  // accepted and ignored, as on MXNet's CPU
+  r.get_optional<int64_t>("p_value");
+  const int nd = p.kernel.ndim();
+  BRAID_CHECK((p.global && nd == 0) || nd == 1 || nd == 2, "operator Pooling: kernel=", p.kernel,
+              " must be (w,) or (h, w)", p.global ? "" : ", or set global_pool=True");
+  for (int i = 0; i < nd; ++i)
+    BRAID_CHECK(p.kernel[i] >= 1, "operator Pooling: kernel=", p.kernel, " must be positive");
+  p.stride = per_axis(r, p, "stride", 1, 1);
+  p.pad = per_axis(r, p, "pad", 0, 0);
+  for (int i = 0; i < nd && !p.global; ++i)
+    BRAID_CHECK(p.pad[i] < p.kernel[i], "operator Pooling: pad=", p.pad,
+                " must be smaller than kernel=", p.kernel, " (a window would see only padding)");
+  const std::string layout =
+      r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"}, "None");
+  BRAID_CHECK(layout == "None" || layout == "NCW" || layout == "NCHW", "operator Pooling: layout '",
+              layout, "' is not supported; Braid pools NCW / NCHW data (transpose it first)");
+  BRAID_CHECK(layout == "None" || nd == 0 || (layout == "NCW") == (nd == 1), "operator Pooling: layout '",
+              layout, "' does not match kernel=", p.kernel);
+  r.finish();
+  return p;
+}
+
+int64_t out_size(const PoolParam& p, int i, int64_t in) {
+  const int64_t padded = in + 2 * p.pad[i];
+  BRAID_CHECK(p.kernel[i] <= padded, "operator Pooling: kernel=", p.kernel, " exceeds the input (",
+              in, " on spatial axis ", i, ", padded to ", padded, ")");
+  const int64_t span = padded - p.kernel[i];
+  const int64_t o = 1 + (p.full ? (span + p.stride[i] - 1) / p.stride[i] : span / p.stride[i]);
+  BRAID_CHECK((o - 1) * p.stride[i] - p.pad[i] < in, "operator Pooling: with pooling_convention="
+              "'full' the last window on spatial axis ", i, " lies entirely in the padding (input ", in,
+              ", kernel=", p.kernel, ", stride=", p.stride, ", pad=", p.pad, "); use a smaller stride");
+  return o;
+}
+
+bool infer_pool(const PoolParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
+  const Shape& data = in[0];
+  if (!data.known()) return false;
+  const int nd = data.ndim() - 2;
+  BRAID_CHECK(nd == 1 || nd == 2, "operator Pooling: data has shape ", data,
+              " but must be (batch, channel, width) or (batch, channel, height, width)");
+  BRAID_CHECK(p.global || p.kernel.ndim() == nd, "operator Pooling: kernel=", p.kernel,
+              " does not match data of shape ", data);
+  std::vector<int64_t> o{data[0], data[1]};
+  for (int i = 0; i < nd; ++i)
+    o.push_back(p.global ? 1 : data[2 + i] == 0 ? 0 : out_size(p, i, data[2 + i]));
+  for (auto& s : out) merge_shape(s, Shape(o), "Pooling", "output");
+  return data.fully_known() && out[0].fully_known();
+}
+
+PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
+  PoolGeom g;
+  g.type = p.type;
+  g.include_pad = p.include_pad;
+  g.n = data[0];
+  g.c = data[1];
+  const int nd = data.ndim() - 2;
+  int64_t PoolGeom::*fields[2][6] = {
+      {&PoolGeom::ih, &PoolGeom::oh, &PoolGeom::kh, &PoolGeom::sh, &PoolGeom::ph, &PoolGeom::ph_r},
+      {&PoolGeom::iw, &PoolGeom::ow, &PoolGeom::kw, &PoolGeom::sw, &PoolGeom::pw, &PoolGeom::pw_r}};
+  for (int i = 0; i < nd; ++i) {
+    auto* f = fields[2 - nd + i];  // 1-D pooling runs on the width axis with height 1
+    const int64_t x = data[2 + i];
+    g.*f[0] = x;
+    if (p.global) {  // one window over the whole axis
+      g.*f[1] = 1;
+      g.*f[2] = x;
+      continue;
+    }
+    const int64_t o = out_size(p, i, x);
+    g.*f[1] = o;
+    g.*f[2] = p.kernel[i];
+    g.*f[3] = p.stride[i];
+    g.*f[4] = p.pad[i];
+    // The 'full' convention's last window may reach past the padded input.
+    g.*f[5] = std::max(p.pad[i], (o - 1) * p.stride[i] + p.kernel[i] - x - p.pad[i]);
+  }
+  return g;
+}
+
+}  // namespace
+
+void add_pooling(Registry& r) {
+  OpDef d;
+  d.name = "Pooling";
+  d.doc = "Max, average or sum pooling over NCW / NCHW data; output 1 + (in + 2*pad - kernel) / "
+          "stride, rounded down ('valid') or up ('full'); global_pool pools the whole plane.";
+  d.parse = parse_pool;
+  d.list_arguments = args({"data"});
+  d.num_outputs = [](const std::any& p) { return param<PoolParam>(p).type == PoolType::Max ? 2 : 1; };
+  d.num_visible_outputs = [](const std::any&) { return 1; };
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
+                     std::vector<Shape>&) { return infer_pool(param<PoolParam>(p), in, out); };
+  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {
+      T* mask = g.type == PoolType::Max ? a.outputs[1].ptr<T>() : nullptr;
+      pool_forward<T>(g, a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), mask, a.req[0]);
+    });
+  };
+  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {
+      const T* mask = g.type == PoolType::Max ? a.outputs[1].ptr<T>() : nullptr;
+      pool_backward<T>(g, a.out_grads[0].ptr<T>(), mask, a.in_grads[0].ptr<T>(), a.req[0]);
+    });
+  };
+  r.add(std::move(d));
+}
+
+}  // namespace braid::op::detail
