@@ -6,6 +6,7 @@ void register_all_ops(Registry& r) {
   register_init_ops(r);
   register_elemwise_unary_ops(r);
   register_random_ops(r);
+  register_nn_basic_ops(r);
 }
 
 }  // namespace braid::op::detail
