@@ -30,6 +30,7 @@ struct GradCase {
 inline void PrintTo(const GradCase& c, std::ostream* os) { *os << c.op; }
 
 std::vector<GradCase> tensor_grad_cases();  // grad_cases_tensor.cc
+std::vector<GradCase> nn_basic_grad_cases();  // grad_cases_nn_basic.cc
 // NN op families add their lists here and in the harness.
 
 }  // namespace braid::test
