@@ -17,6 +17,7 @@ std::vector<GradCase> all_cases() {
   for (auto family : {tensor_grad_cases, matrix_grad_cases}) {
   for (auto family : {tensor_grad_cases, index_grad_cases}) {
   for (auto family : {tensor_grad_cases, nn_conv_grad_cases}) {
+  for (auto family : {tensor_grad_cases, nn_basic_grad_cases}) {
     auto cases = family();
     all.insert(all.end(), cases.begin(), cases.end());
   }

@@ -1,0 +1,100 @@
+#pragma once
+// Internal helpers of the nn_basic operator family (activations, normalization, softmax, dropout,
+// output layers, Embedding, Flatten): registration entry points of its files and the small pieces
+// of kernel plumbing they share.
+#include <cmath>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "../op_util.h"
+#include "../register_all.h"
+
+namespace braid::op::detail {
+
+void register_nn_basic_activation_ops(Registry& r);   // nn_basic_activation.cc
+void register_nn_basic_leaky_relu_ops(Registry& r);   // nn_basic_leaky_relu.cc
+void register_nn_basic_batch_norm_ops(Registry& r);   // nn_basic_batch_norm.cc
+void register_nn_basic_layer_norm_ops(Registry& r);   // nn_basic_layer_norm.cc
+void register_nn_basic_dropout_ops(Registry& r);      // nn_basic_dropout.cc
+void register_nn_basic_softmax_ops(Registry& r);      // nn_basic_softmax.cc
+void register_nn_basic_softmax_output_ops(Registry& r);  // nn_basic_softmax_output.cc
+void register_nn_basic_regression_ops(Registry& r);   // nn_basic_regression.cc
+void register_nn_basic_embedding_ops(Registry& r);    // nn_basic_embedding.cc
+void register_nn_basic_flatten_ops(Registry& r);      // nn_basic_flatten.cc
+
+/// A contiguous array seen as (outer, n, inner) around one axis: element (o, i, k) sits at
+/// (o * n + i) * inner + k.
+struct AxisSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+  static AxisSplit around(const Shape& s, int axis) {
+    return {s.prod(0, axis), s[axis], s.prod(axis + 1, s.ndim())};
+  }
+};
+
+/// `axis` (negative counts from the end) as an index into `s`; throws naming `op` when out of range.
+inline int checked_axis(const std::string& op, int axis, const Shape& s) {
+  const int nd = s.ndim();
+  BRAID_CHECK(axis >= -nd && axis < nd, "operator ", op, ": axis ", axis, " is out of range for data of shape ",
+              s, " (valid: ", -nd, " to ", nd - 1, ")");
+  return axis < 0 ? axis + nd : axis;
+}
+
+/// Calls `f(std::true_type{})` when `inner` is 1 and `f(std::false_type{})` otherwise, so that a
+/// kernel written as `const int64_t inner = unit ? 1 : split.inner;` loses its innermost loop in
+/// the common last-axis case and vectorizes over `inner` in the other.
+template <class F>
+void dispatch_unit_inner(int64_t inner, F&& f) {
+  if (inner == 1) f(std::true_type{});
+  else f(std::false_type{});
+}
+
+/// Whether backward received a gradient for output `k` (hidden outputs may come without one).
+inline bool has_out_grad(const BackwardArgs& a, size_t k) {
+  return k < a.out_grads.size() && a.out_grads[k].dptr != nullptr;
+}
+
+/// Writes hidden outputs (masks, saved statistics) unless the caller asked for nothing: they are
+/// state for backward, so Add makes no sense for them and is treated as Write.
+inline bool writes_hidden(const ForwardArgs& a, size_t k) {
+  return k < a.req.size() && a.req[k] != OpReq::Null;
+}
+
+/// out[i] = f(i) (Write) or out[i] += f(i) (Add) for i in [0, n); nothing for Null. The req test
+/// stays outside the loop so that it vectorizes.
+template <class T, class F>
+void write_each(T* out, OpReq req, int64_t n, F f) {
+  if (req == OpReq::Write) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(i);
+  } else if (req == OpReq::Add) {
+    for (int64_t i = 0; i < n; ++i) out[i] += f(i);
+  }
+}
+
+/// Runs `f(dst)` where dst receives every element of `out`: `out` itself for Write, a temporary
+/// that is then added to `out` for Add; nothing for Null. For kernels that write in several passes.
+template <class T, class F>
+void with_req_buffer(T* out, OpReq req, int64_t n, F f) {
+  if (req == OpReq::Write) {
+    f(out);
+  } else if (req == OpReq::Add) {
+    std::vector<T> tmp(static_cast<size_t>(n));
+    f(tmp.data());
+    for (int64_t i = 0; i < n; ++i) out[i] += tmp[static_cast<size_t>(i)];
+  }
+}
+
+/// 1 / (1 + exp(-x)) without overflow for large |x|.
+template <class T>
+T stable_sigmoid(T x) {
+  return x >= 0 ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
+}
+
+/// A uniform draw from [0, 1) with 53 random bits; the same on every platform (unlike
+/// std::uniform_real_distribution), so that seeded runs repeat exactly.
+inline double uniform01(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }
+
+/// The gradient of an input that has none (labels, indices): zeros for Write, nothing otherwise.
+void zero_grad(const TBlob& g, OpReq req);
+
+}  // namespace braid::op::detail

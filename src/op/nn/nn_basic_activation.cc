@@ -1,0 +1,101 @@
+// Activation: relu, sigmoid, tanh, softrelu (softplus) and softsign, elementwise.
+#include <algorithm>
+
+#include "nn_basic.h"
+
+namespace braid::op::detail {
+namespace {
+
+// Each activation is y = f(x) with dy/dx = df(x, y).
+struct Relu {
+  template <class T> static T f(T x) { return x > T(0) ? x : T(0); }
+  template <class T> static T df(T x, T) { return x > T(0) ? T(1) : T(0); }
+};
+struct Sigmoid {
+  template <class T> static T f(T x) { return stable_sigmoid(x); }
+  template <class T> static T df(T, T y) { return y * (T(1) - y); }
+};
+struct Tanh {
+  template <class T> static T f(T x) { return std::tanh(x); }
+  template <class T> static T df(T, T y) { return T(1) - y * y; }
+};
+struct SoftReLU {  // log(1 + exp(x)); above 20 it equals x in floating point (as MXNet)
+  template <class T> static T f(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
+  template <class T> static T df(T x, T) { return stable_sigmoid(x); }
+};
+struct SoftSign {
+  template <class T> static T f(T x) { return x / (T(1) + std::abs(x)); }
+  template <class T> static T df(T x, T) {
+    T d = T(1) + std::abs(x);
+    return T(1) / (d * d);
+  }
+};
+
+const std::vector<std::string> kActTypes = {"relu", "sigmoid", "tanh", "softrelu", "softsign"};
+
+struct ActivationParam {
+  size_t act = 0;  // index into kActTypes
+};
+
+template <class F>
+void with_act(size_t act, F&& f) {
+  switch (act) {
+    case 0: f(Relu{}); break;
+    case 1: f(Sigmoid{}); break;
+    case 2: f(Tanh{}); break;
+    case 3: f(SoftReLU{}); break;
+    default: f(SoftSign{}); break;
+  }
+}
+
+std::any parse(const AttrMap& attrs) {
+  ParamReader rd(attrs, "Activation");
+  rd.get<std::string>("act_type");  // required, no default in MXNet
+  std::string t = rd.get_enum("act_type", kActTypes, "");
+  rd.finish();
+  ActivationParam p;
+  p.act = static_cast<size_t>(std::find(kActTypes.begin(), kActTypes.end(), t) - kActTypes.begin());
+  return p;
+}
+
+void forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  with_act(param<ActivationParam>(pa).act, [&](auto act) {
+    using A = decltype(act);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Activation", {
+      const T* x = a.inputs[0].ptr<T>();
+      write_each(a.outputs[0].ptr<T>(), a.req[0], a.inputs[0].size(), [x](int64_t i) { return A::f(x[i]); });
+    });
+  });
+}
+
+void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  with_act(param<ActivationParam>(pa).act, [&](auto act) {
+    using A = decltype(act);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Activation", {
+      const T* x = a.inputs[0].ptr<T>();
+      const T* y = a.outputs[0].ptr<T>();
+      const T* g = a.out_grads[0].ptr<T>();
+      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
+                 [=](int64_t i) { return g[i] * A::df(x[i], y[i]); });
+    });
+  });
+}
+
+}  // namespace
+
+void register_nn_basic_activation_ops(Registry& r) {
+  OpDef d;
+  d.name = "Activation";
+  d.doc = "Elementwise activation: act_type relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or "
+          "softsign (x / (1 + |x|)).";
+  d.parse = parse;
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_same_shape("Activation", in, out);
+  };
+  d.forward = forward;
+  d.backward = backward;
+  r.add(std::move(d));
+}
+
+}  // namespace braid::op::detail

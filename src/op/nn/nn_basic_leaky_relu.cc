@@ -1,0 +1,216 @@
+// LeakyReLU: the leaky family of activations, act_type leaky, prelu (learnable gamma), rrelu
+// (random slope in training), elu, selu and gelu (erf form), as MXNet 1.x.
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "nn_basic.h"
+
+namespace braid::op::detail {
+namespace {
+
+enum Act : size_t { kLeaky, kPReLU, kRReLU, kELU, kSELU, kGELU };
+const std::vector<std::string> kActTypes = {"leaky", "prelu", "rrelu", "elu", "selu", "gelu"};
+
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluLambda = 1.0507009873554804934193349852946;
+
+struct LeakyParam {
+  size_t act = kLeaky;
+  double slope = 0.25, lower = 0.125, upper = 0.334;
+};
+
+std::any parse(const AttrMap& attrs) {
+  ParamReader rd(attrs, "LeakyReLU");
+  LeakyParam p;
+  std::string t = rd.get_enum("act_type", kActTypes, "leaky");
+  p.act = static_cast<size_t>(std::find(kActTypes.begin(), kActTypes.end(), t) - kActTypes.begin());
+  p.slope = rd.get<double>("slope", p.slope);
+  p.lower = rd.get<double>("lower_bound", p.lower);
+  p.upper = rd.get<double>("upper_bound", p.upper);
+  rd.finish();
+  BRAID_CHECK(p.lower <= p.upper, "operator LeakyReLU: lower_bound (", p.lower,
+              ") must not exceed upper_bound (", p.upper, ")");
+  return p;
+}
+
+// How prelu's gamma maps onto the data: one value, one per channel (axis 1), or one per element.
+enum class GammaMode { kScalar, kChannel, kElementwise };
+
+int64_t channels(const Shape& data) { return data.ndim() >= 2 ? data[1] : 1; }
+
+GammaMode gamma_mode(const Shape& data, const Shape& gamma) {
+  if (gamma.size() == 1) return GammaMode::kScalar;
+  if (gamma == data) return GammaMode::kElementwise;
+  BRAID_CHECK(gamma.ndim() == 1 && gamma[0] == channels(data), "operator LeakyReLU (prelu): gamma has shape ",
+              gamma, " but data ", data, " needs (", channels(data),
+              ",) (one slope per channel on axis 1), (1,) or the data's shape");
+  return GammaMode::kChannel;
+}
+
+// Calls f(i, gi) for every data element i and its gamma element gi.
+template <class F>
+void for_each_gamma(const Shape& data, GammaMode mode, F f) {
+  const int64_t n = data.size();
+  if (mode == GammaMode::kScalar) {
+    for (int64_t i = 0; i < n; ++i) f(i, 0);
+  } else if (mode == GammaMode::kElementwise) {
+    for (int64_t i = 0; i < n; ++i) f(i, i);
+  } else {
+    const AxisSplit s = AxisSplit::around(data, 1);
+    for (int64_t o = 0; o < s.outer; ++o)
+      for (int64_t c = 0; c < s.n; ++c) {
+        const int64_t base = (o * s.n + c) * s.inner;
+        for (int64_t k = 0; k < s.inner; ++k) f(base + k, c);
+      }
+  }
+}
+
+constexpr double kInvSqrt2 = 1 / std::numbers::sqrt2;
+
+template <class T>
+T gelu(T x) {
+  return T(0.5) * x * (T(1) + std::erf(x * T(kInvSqrt2)));
+}
+template <class T>
+T gelu_grad(T x) {
+  const T pdf = std::exp(T(-0.5) * x * x) * T(std::numbers::inv_sqrtpi * kInvSqrt2);  // N(0,1) density
+  return T(0.5) * (T(1) + std::erf(x * T(kInvSqrt2))) + x * pdf;
+}
+
+template <class T>
+void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs& a) {
+  const TBlob& data = a.inputs[0];
+  const T* x = data.ptr<T>();
+  T* y = a.outputs[0].ptr<T>();
+  const OpReq req = a.req[0];
+  const int64_t n = data.size();
+  const T slope = static_cast<T>(p.slope);
+  switch (p.act) {
+    case kLeaky:
+      write_each(y, req, n, [=](int64_t i) { return x[i] > T(0) ? x[i] : slope * x[i]; });
+      break;
+    case kPReLU: {
+      const T* gamma = a.inputs[1].ptr<T>();
+      GammaMode mode = gamma_mode(data.shape, a.inputs[1].shape);
+      for_each_gamma(data.shape, mode, [&](int64_t i, int64_t gi) {
+        assign(y[i], req, x[i] > T(0) ? x[i] : gamma[gi] * x[i]);
+      });
+      break;
+    }
+    case kRReLU: {
+      // The mask holds each element's negative slope: random in training, the mean otherwise.
+      T* mask = a.outputs[1].ptr<T>();
+      if (ctx.is_train) {
+        for (int64_t i = 0; i < n; ++i)
+          mask[i] = static_cast<T>(p.lower + (p.upper - p.lower) * uniform01(*ctx.rng));
+      } else {
+        std::fill(mask, mask + n, static_cast<T>((p.lower + p.upper) / 2));
+      }
+      write_each(y, req, n, [=](int64_t i) { return x[i] > T(0) ? x[i] : mask[i] * x[i]; });
+      break;
+    }
+    case kELU:
+      write_each(y, req, n, [=](int64_t i) { return x[i] > T(0) ? x[i] : slope * std::expm1(x[i]); });
+      break;
+    case kSELU:
+      write_each(y, req, n, [=](int64_t i) {
+        return T(kSeluLambda) * (x[i] > T(0) ? x[i] : T(kSeluAlpha) * std::expm1(x[i]));
+      });
+      break;
+    default:
+      write_each(y, req, n, [=](int64_t i) { return gelu(x[i]); });
+  }
+}
+
+template <class T>
+void prelu_backward(const BackwardArgs& a) {
+  const TBlob& data = a.inputs[0];
+  const T* x = data.ptr<T>();
+  const T* g = a.out_grads[0].ptr<T>();
+  const T* gamma = a.inputs[1].ptr<T>();
+  GammaMode mode = gamma_mode(data.shape, a.inputs[1].shape);
+  std::vector<double> dgamma(static_cast<size_t>(a.inputs[1].size()), 0.0);
+  T* dx = a.in_grads[0].ptr<T>();
+  for_each_gamma(data.shape, mode, [&](int64_t i, int64_t gi) {
+    assign(dx[i], a.req[0], x[i] > T(0) ? g[i] : gamma[gi] * g[i]);
+    if (x[i] <= T(0)) dgamma[static_cast<size_t>(gi)] += static_cast<double>(g[i] * x[i]);
+  });
+  if (a.req[1] == OpReq::Null) return;
+  T* dg = a.in_grads[1].ptr<T>();
+  for (size_t j = 0; j < dgamma.size(); ++j) assign(dg[j], a.req[1], static_cast<T>(dgamma[j]));
+}
+
+template <class T>
+void backward_typed(const LeakyParam& p, const BackwardArgs& a) {
+  if (p.act == kPReLU) return prelu_backward<T>(a);
+  const T* x = a.inputs[0].ptr<T>();
+  const T* y = a.outputs[0].ptr<T>();
+  const T* g = a.out_grads[0].ptr<T>();
+  T* dx = a.in_grads[0].ptr<T>();
+  const OpReq req = a.req[0];
+  const int64_t n = a.inputs[0].size();
+  const T slope = static_cast<T>(p.slope);
+  switch (p.act) {
+    case kLeaky:
+      write_each(dx, req, n, [=](int64_t i) { return x[i] > T(0) ? g[i] : slope * g[i]; });
+      break;
+    case kRReLU: {
+      const T* mask = a.outputs[1].ptr<T>();
+      write_each(dx, req, n, [=](int64_t i) { return x[i] > T(0) ? g[i] : mask[i] * g[i]; });
+      break;
+    }
+    case kELU:  // slope * exp(x) = y + slope below 0
+      write_each(dx, req, n, [=](int64_t i) { return x[i] > T(0) ? g[i] : (y[i] + slope) * g[i]; });
+      break;
+    case kSELU:  // lambda * alpha * exp(x) = y + lambda * alpha below 0
+      write_each(dx, req, n, [=](int64_t i) {
+        return g[i] * (x[i] > T(0) ? T(kSeluLambda) : y[i] + T(kSeluLambda * kSeluAlpha));
+      });
+      break;
+    default:
+      write_each(dx, req, n, [=](int64_t i) { return g[i] * gelu_grad(x[i]); });
+  }
+}
+
+bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+  const auto& p = param<LeakyParam>(pa);
+  merge_shape(in[0], out[0], "LeakyReLU", "data");
+  if (p.act == kRReLU) merge_shape(in[0], out[1], "LeakyReLU", "data");
+  for (auto& o : out) merge_shape(o, in[0], "LeakyReLU", "output");
+  if (p.act == kPReLU && in[0].known()) {
+    if (!in[1].known()) in[1] = Shape({channels(in[0])});
+    if (in[0].fully_known() && in[1].fully_known()) gamma_mode(in[0], in[1]);
+    return in[0].fully_known() && in[1].fully_known();
+  }
+  return in[0].fully_known();
+}
+
+}  // namespace
+
+void register_nn_basic_leaky_relu_ops(Registry& r) {
+  OpDef d;
+  d.name = "LeakyReLU";
+  d.doc = "Leaky activations: act_type leaky (slope * x below 0), prelu (learnable gamma per channel "
+          "of axis 1), rrelu (random slope in [lower_bound, upper_bound] in training, their mean "
+          "otherwise), elu (slope * (exp(x) - 1) below 0), selu, gelu (x * Phi(x)).";
+  d.parse = parse;
+  d.list_arguments = [](const std::any& p) {
+    return param<LeakyParam>(p).act == kPReLU ? std::vector<std::string>{"data", "gamma"}
+                                              : std::vector<std::string>{"data"};
+  };
+  d.num_outputs = [](const std::any& p) { return param<LeakyParam>(p).act == kRReLU ? 2 : 1; };
+  d.num_visible_outputs = [](const std::any&) { return 1; };
+  d.infer_shape = infer_shape;
+  d.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU",
+                           { forward_typed<T>(ctx, param<LeakyParam>(pa), a); });
+  };
+  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU", { backward_typed<T>(param<LeakyParam>(pa), a); });
+  };
+  d.needs_rng = true;  // rrelu draws its slopes
+  r.add(std::move(d));
+}
+
+}  // namespace braid::op::detail

@@ -1,0 +1,85 @@
+// LinearRegressionOutput, MAERegressionOutput and LogisticRegressionOutput (MXNet 1.x): output
+// layers whose backward ignores the output gradient and gives the loss gradient
+// d(out, label) * grad_scale / num_output, where num_output = label.size / label.shape[0].
+#include "nn_basic.h"
+
+namespace braid::op::detail {
+namespace {
+
+struct RegressionParam {
+  double grad_scale = 1;
+};
+
+enum class Kind { kLinear, kMAE, kLogistic };
+
+bool infer_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out) {
+  merge_shape(in[0], out[0], op, "data");
+  if (!in[0].fully_known()) return false;
+  merge_shape(out[0], in[0], op, "output");
+  const Shape& d = in[0];
+  BRAID_CHECK(d.ndim() >= 1, "operator ", op, ": data must have at least one dimension");
+  if (!in[1].known()) {
+    // (batch, 1) data takes a (batch,) label by default, as MXNet.
+    in[1] = d.ndim() == 2 && d[1] == 1 ? Shape({d[0]}) : d;
+  }
+  BRAID_CHECK(in[1].ndim() >= 1 && in[1][0] == d[0] && in[1].size() == d.size(), "operator ", op,
+              ": label has shape ", in[1], " but data ", d,
+              " needs a label with the same first dimension and number of elements");
+  return true;
+}
+
+template <class T>
+T loss_grad(Kind kind, T out, T label) {
+  const T diff = out - label;
+  if (kind == Kind::kMAE) return T(diff > T(0)) - T(diff < T(0));
+  return diff;  // squared error, and cross-entropy through the sigmoid
+}
+
+void add_regression(Registry& r, const std::string& name, Kind kind, const std::string& doc) {
+  OpDef d;
+  d.name = name;
+  d.doc = doc;
+  d.parse = [name](const AttrMap& attrs) {
+    ParamReader rd(attrs, name);
+    RegressionParam p{rd.get<double>("grad_scale", 1.0)};
+    rd.finish();
+    return std::any(p);
+  };
+  d.list_arguments = args({"data", "label"});
+  d.infer_shape = [name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_shape(name, in, out);
+  };
+  d.forward = [name, kind](const OpContext&, const std::any&, const ForwardArgs& a) {
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
+      const T* x = a.inputs[0].ptr<T>();
+      write_each(a.outputs[0].ptr<T>(), a.req[0], a.inputs[0].size(),
+                 [=](int64_t i) { return kind == Kind::kLogistic ? stable_sigmoid(x[i]) : x[i]; });
+    });
+  };
+  d.backward = [name, kind](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    zero_grad(a.in_grads[1], a.req[1]);
+    const TBlob& label = a.inputs[1];
+    const double num_output = static_cast<double>(label.size()) / static_cast<double>(label.shape[0]);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
+      const T* out = a.outputs[0].ptr<T>();
+      const T* l = label.ptr<T>();
+      const T scale = static_cast<T>(param<RegressionParam>(pa).grad_scale / num_output);
+      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
+                 [=](int64_t i) { return loss_grad(kind, out[i], l[i]) * scale; });
+    });
+  };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_nn_basic_regression_ops(Registry& r) {
+  add_regression(r, "LinearRegressionOutput", Kind::kLinear,
+                 "Identity forward; backward (out - label) * grad_scale / num_output (squared loss).");
+  add_regression(r, "MAERegressionOutput", Kind::kMAE,
+                 "Identity forward; backward sign(out - label) * grad_scale / num_output (L1 loss).");
+  add_regression(r, "LogisticRegressionOutput", Kind::kLogistic,
+                 "Sigmoid forward; backward (out - label) * grad_scale / num_output (logistic loss).");
+}
+
+}  // namespace braid::op::detail
