@@ -1,7 +1,6 @@
 // Reading `.params` files. Every count, ndim, dim, dtype and size is checked against the bytes
 // that remain BEFORE anything is allocated, so a corrupt file costs at most its own size in
 // memory; every error names the file, the byte offset and what was expected.
-#include <cstring>
 #include <limits>
 
 #include "braid/base/error.h"
