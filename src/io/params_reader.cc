@@ -1,7 +1,6 @@
 // Reading `.params` files. Every count, ndim, dim, dtype and size is checked against the bytes
 // that remain BEFORE anything is allocated, so a corrupt file costs at most its own size in
 // memory; every error names the file, the byte offset and what was expected.
-#include <cstring>
 #include <limits>
 
 #include "braid/base/error.h"
@@ -153,7 +152,10 @@ class Parser {
   NDArray read_record() {
     const auto first = read<uint32_t>("record magic");
     const Version v = version_of(first);
-    if (v == Version::V2 || v == Version::V3) check_stype(read<int32_t>("storage type"), offset_ - 4);
+    if (v == Version::V2 || v == Version::V3) {
+      const uint64_t stype_at = offset_;
+      check_stype(read<int32_t>("storage type"), stype_at);
+    }
     const uint64_t shape_at = offset_;
     std::vector<int64_t> dims;
     if (!read_shape(v, first, dims)) return NDArray();
