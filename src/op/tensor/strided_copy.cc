@@ -66,21 +66,31 @@ void copy_row(const T* src, int64_t ss, T* dst, int64_t ds, int64_t n, OpReq req
   }
 }
 
-// Copies the 2-D block spanned by dimensions q (rows) and `last` in square tiles, so that both
-// the unit-stride reads and the unit-stride writes stay in cache.
+// dst[c·dst_ld + r] = src[r·src_ld + c] for r < rows, c < cols. Square blocks one cache line
+// wide are staged in a local buffer, so every line of src and dst is touched once per block
+// whatever the leading dimensions (a power-of-two stride would otherwise thrash one cache set);
+// the blocks are visited in groups of 16×16 to stay within the TLB.
 template <class T>
-void copy_tiled(const T* src, T* dst, const Layout& l, size_t q, size_t last, OpReq req) {
-  constexpr int64_t kTile = 32;
-  const int64_t nq = l.shape[q], nl = l.shape[last];
-  const int64_t sq = l.src[q], sl = l.src[last], dq = l.dst[q], dl = l.dst[last];
-  for (int64_t a0 = 0; a0 < nq; a0 += kTile) {
-    const int64_t a1 = std::min(nq, a0 + kTile);
-    for (int64_t b0 = 0; b0 < nl; b0 += kTile) {
-      const int64_t b1 = std::min(nl, b0 + kTile);
-      for (int64_t a = a0; a < a1; ++a)
-        copy_row(src + a * sq + b0 * sl, sl, dst + a * dq + b0 * dl, dl, b1 - b0, req);
+void transpose_2d(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, int64_t rows, int64_t cols,
+                  OpReq req) {
+  constexpr int64_t W = 64 / sizeof(T) < 4 ? 4 : 64 / sizeof(T), kGroup = 16 * W;
+  T buf[W][W];
+  auto block = [&](int64_t r0, int64_t c0) {
+    const int64_t nr = std::min(W, rows - r0), nc = std::min(W, cols - c0);
+    const T* s = src + r0 * src_ld + c0;
+    T* d = dst + c0 * dst_ld + r0;
+    if (nr < W || nc < W) {
+      for (int64_t c = 0; c < nc; ++c) copy_row(s + c, src_ld, d + c * dst_ld, 1, nr, req);
+      return;
     }
-  }
+    for (int64_t r = 0; r < W; ++r)
+      for (int64_t c = 0; c < W; ++c) buf[c][r] = s[r * src_ld + c];
+    for (int64_t c = 0; c < W; ++c) copy_row(buf[c], 1, d + c * dst_ld, 1, W, req);
+  };
+  for (int64_t rg = 0; rg < rows; rg += kGroup)
+    for (int64_t cg = 0; cg < cols; cg += kGroup)
+      for (int64_t r0 = rg; r0 < std::min(rows, rg + kGroup); r0 += W)
+        for (int64_t c0 = cg; c0 < std::min(cols, cg + kGroup); c0 += W) block(r0, c0);
 }
 
 template <class T>
@@ -92,7 +102,7 @@ void strided_copy_typed(const T* src, const Dims& src_strides, T* dst, const Dim
   const Layout l = simplify(shape, src_strides, dst_strides);
   const size_t last = l.shape.size() - 1;
   // A transposing copy: the innermost dimension is unit-stride on one side only and another
-  // dimension is unit-stride on the other side.
+  // dimension q is unit-stride on the other side.
   int q = -1;
   const bool src_inner = l.src[last] == 1, dst_inner = l.dst[last] == 1;
   if (src_inner != dst_inner && l.shape[last] > 1)
@@ -105,11 +115,15 @@ void strided_copy_typed(const T* src, const Dims& src_strides, T* dst, const Dim
     for_each_index(l, outer, [&](int64_t so, int64_t dof) {
       copy_row(src + so, l.src[last], dst + dof, l.dst[last], l.shape[last], req);
     });
-  } else {
-    for_each_index(l, outer, [&](int64_t so, int64_t dof) {
-      copy_tiled(src + so, dst + dof, l, static_cast<size_t>(q), last, req);
-    });
+    return;
   }
+  const auto qk = static_cast<size_t>(q);
+  for_each_index(l, outer, [&](int64_t so, int64_t dof) {
+    if (src_inner)  // src rows run along `last`, dst rows along q
+      transpose_2d(src + so, l.src[qk], dst + dof, l.dst[last], l.shape[qk], l.shape[last], req);
+    else  // src rows run along q, dst rows along `last`
+      transpose_2d(src + so, l.src[last], dst + dof, l.dst[qk], l.shape[last], l.shape[qk], req);
+  });
 }
 
 }  // namespace
@@ -120,13 +134,41 @@ Dims contiguous_strides(const Dims& shape) {
   return s;
 }
 
+namespace {
+
+struct CopyArgs {
+  const void* src;
+  int64_t src_offset;
+  const Dims& src_strides;
+  void* dst;
+  int64_t dst_offset;
+  const Dims& dst_strides;
+  const Dims& shape;
+  OpReq req;
+};
+
+template <class T>
+void strided_copy_as(const CopyArgs& a) {
+  strided_copy_typed(static_cast<const T*>(a.src) + a.src_offset, a.src_strides,
+                     static_cast<T*>(a.dst) + a.dst_offset, a.dst_strides, a.shape, a.req);
+}
+
+}  // namespace
+
 void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides,
                   void* dst, int64_t dst_offset, const Dims& dst_strides, const Dims& shape,
                   OpReq req, const char* op) {
-  BRAID_TYPE_SWITCH(dtype, T, op, {
-    strided_copy_typed(static_cast<const T*>(src) + src_offset, src_strides,
-                       static_cast<T*>(dst) + dst_offset, dst_strides, shape, req);
-  });
+  const CopyArgs a{src, src_offset, src_strides, dst, dst_offset, dst_strides, shape, req};
+  if (req == OpReq::Write) {  // moving bits needs only the element size: every dtype works
+    switch (dtype_size(dtype)) {
+      case 1: return strided_copy_as<uint8_t>(a);
+      case 2: return strided_copy_as<uint16_t>(a);
+      case 4: return strided_copy_as<uint32_t>(a);
+      case 8: return strided_copy_as<uint64_t>(a);
+      default: break;
+    }
+  }
+  BRAID_TYPE_SWITCH(dtype, T, op, { strided_copy_as<T>(a); });
 }
 
 void fill_zero(const TBlob& b) {

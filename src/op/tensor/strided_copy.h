@@ -14,10 +14,11 @@ using Dims = std::vector<int64_t>;
 Dims contiguous_strides(const Dims& shape);
 
 /// For every index i of `shape`: dst[dst_offset + i·dst_strides] = (or +=, per req)
-/// src[src_offset + i·src_strides], for any dtype BRAID_TYPE_SWITCH knows. Offsets and strides
-/// are in elements; strides may be negative or 0 (a 0 source stride repeats an element, a 0
-/// destination stride with req Add sums into it). Dimensions are merged where both layouts
-/// allow, and a transposing copy is done in cache-sized tiles.
+/// src[src_offset + i·src_strides]. Write works for every dtype, Add for the BRAID_TYPE_SWITCH
+/// ones (others throw naming `op`). Offsets and strides are in elements; strides may be negative
+/// or 0 (a 0 source stride repeats an element, a 0 destination stride with req Add sums into
+/// it). Dimensions are merged where both layouts allow, and a transposing copy is done in
+/// cache-sized tiles.
 void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides,
                   void* dst, int64_t dst_offset, const Dims& dst_strides, const Dims& shape,
                   OpReq req, const char* op);

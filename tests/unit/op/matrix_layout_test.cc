@@ -88,6 +88,16 @@ TEST(MatrixLayout, HandComputedFlipSliceTileRepeat) {
   EXPECT_EQ(nd::repeat(a, 2).shape(), Shape({12}));
 }
 
+TEST(MatrixLayout, StorageDtypesMoveToo) {
+  // float16 and bool have no arithmetic kernels, but moving elements needs none.
+  for (DType t : {DType::Float16, DType::Bool}) {
+    NDArray a = make_array(Shape({2, 3}), {1, 0, 1, 1, 1, 0}, t);
+    EXPECT_EQ(nd::transpose(a).to_vector<float>(), (V{1, 1, 0, 1, 1, 0}));
+    EXPECT_EQ(nd::flip(a, {1}).to_vector<float>(), (V{1, 0, 1, 0, 1, 1}));
+    EXPECT_EQ(nd::tile(a, {1, 2}).dtype(), t);
+  }
+}
+
 TEST(MatrixLayout, BadAttributesThrow) {
   NDArray a(Shape({2, 3, 4}));
   expect_error([&] { nd::transpose(a, {0, 1}); }, {"transpose", "(0, 1)", "(2, 3, 4)"});
