@@ -29,6 +29,17 @@ void arg_reduce(const T* x, T* y, OpReq req, const AxisSplit& s, Better better) 
   std::vector<int64_t> pos(static_cast<size_t>(s.inner));
   for (int64_t o = 0; o < s.outer; ++o) {
     const T* xo = x + o * s.len * s.inner;
+    if (s.inner == 1) {  // a contiguous line: keep the best in registers
+      T b = xo[0];
+      int64_t p = 0;
+      for (int64_t j = 1; j < s.len; ++j)
+        if (better(xo[j], b)) {
+          b = xo[j];
+          p = j;
+        }
+      assign(y[o], req, static_cast<T>(p));
+      continue;
+    }
     for (int64_t i = 0; i < s.inner; ++i) {
       best[static_cast<size_t>(i)] = xo[i];
       pos[static_cast<size_t>(i)] = 0;
