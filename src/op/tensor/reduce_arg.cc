@@ -29,6 +29,17 @@ void arg_reduce(const T* x, T* y, OpReq req, const AxisSplit& s, Better better) 
   std::vector<int64_t> pos(static_cast<size_t>(s.inner));
   for (int64_t o = 0; o < s.outer; ++o) {
     const T* xo = x + o * s.len * s.inner;
+    if (s.inner == 1) {  // a contiguous line: keep the best in registers
+      T b = xo[0];
+      int64_t p = 0;
+      for (int64_t j = 1; j < s.len; ++j)
+        if (better(xo[j], b)) {
+          b = xo[j];
+          p = j;
+        }
+      assign(y[o], req, static_cast<T>(p));
+      continue;
+    }
     for (int64_t i = 0; i < s.inner; ++i) {
       best[static_cast<size_t>(i)] = xo[i];
       pos[static_cast<size_t>(i)] = 0;
@@ -47,16 +58,22 @@ void arg_reduce(const T* x, T* y, OpReq req, const AxisSplit& s, Better better) 
   }
 }
 
+// `channel_only`: MXNet's legacy argmax_channel, argmax along axis 1 without attributes.
 template <class Better>
-void add_arg_reduce(Registry& r, const std::string& name, const std::string& what, Better better) {
+void add_arg_reduce(Registry& r, const std::string& name, const std::string& what, Better better,
+                    bool channel_only = false) {
   OpDef d;
   d.name = name;
   d.doc = "Position of the " + what + " along `axis` (None: of the flattened array), in the input dtype.";
-  d.parse = [name](const AttrMap& a) {
+  d.parse = [name, channel_only](const AttrMap& a) {
     ParamReader rd(a, name);
     ArgReduceParam p;
-    p.axis = rd.get_optional<int64_t>("axis");
-    p.keepdims = rd.get<bool>("keepdims", false);
+    if (channel_only) {
+      p.axis = 1;
+    } else {
+      p.axis = rd.get_optional<int64_t>("axis");
+      p.keepdims = rd.get<bool>("keepdims", false);
+    }
     rd.finish();
     return std::any(p);
   };
@@ -80,8 +97,10 @@ void add_arg_reduce(Registry& r, const std::string& name, const std::string& wha
 }  // namespace
 
 void add_arg_reduce_ops(Registry& r) {
-  add_arg_reduce(r, "argmax", "maximum", [](auto a, auto b) { return a > b || (is_nan(a) && !is_nan(b)); });
+  const auto greater = [](auto a, auto b) { return a > b || (is_nan(a) && !is_nan(b)); };
+  add_arg_reduce(r, "argmax", "maximum", greater);
   add_arg_reduce(r, "argmin", "minimum", [](auto a, auto b) { return a < b || (is_nan(a) && !is_nan(b)); });
+  add_arg_reduce(r, "argmax_channel", "maximum along axis 1", greater, true);
 }
 
 }  // namespace braid::op::detail

@@ -117,7 +117,7 @@ struct ProdPartsOp {
 /// bound by the latency of one dependency chain.
 template <class R, class T>
 typename R::Acc reduce_contiguous(const T* x, int64_t len) {
-  constexpr int kLanes = 8;
+  constexpr int kLanes = 16;
   typename R::Acc lane[kLanes];
   for (auto& l : lane) l = R::init();
   int64_t r = 0;
@@ -126,6 +126,27 @@ typename R::Acc reduce_contiguous(const T* x, int64_t len) {
   for (; r < len; ++r) R::reduce(lane[0], x[r]);
   for (int k = 1; k < kLanes; ++k) R::combine(lane[0], lane[k]);
   return lane[0];
+}
+
+/// Folds `rows` rows of `n` elements into acc[0..n) (an outer reduction). Blocks of columns
+/// accumulate in locals across all rows, which the compiler keeps in vector registers; each cache
+/// line of x is still read once.
+template <class R, class T>
+void reduce_rows(typename R::Acc* acc, const T* x, int64_t rows, int64_t n) {
+  constexpr int kCols = 16;
+  int64_t i = 0;
+  for (; i + kCols <= n; i += kCols) {
+    typename R::Acc a[kCols];
+    for (int k = 0; k < kCols; ++k) a[k] = acc[i + k];
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xr = x + r * n + i;
+      for (int k = 0; k < kCols; ++k) R::reduce(a[k], xr[k]);
+    }
+    for (int k = 0; k < kCols; ++k) acc[i + k] = a[k];
+  }
+  if (i == n) return;
+  for (int64_t r = 0; r < rows; ++r)  // the last n % kCols columns
+    for (int64_t j = i; j < n; ++j) R::reduce(acc[j], x[r * n + j]);
 }
 
 /// The accumulators of every output element.
@@ -140,8 +161,7 @@ std::vector<typename R::Acc> reduce_accumulate(const ReducePlan& plan, const T* 
       R::combine(ab[0], reduce_contiguous<R>(xb, rows));
       return;
     }
-    for (int64_t r = 0; r < rows; ++r)  // outer reduction: vectorizes over n
-      for (int64_t i = 0; i < n; ++i) R::reduce(ab[i], xb[r * n + i]);
+    reduce_rows<R>(ab, xb, rows, n);
   });
   return acc;
 }

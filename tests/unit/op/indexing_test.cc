@@ -85,7 +85,7 @@ TEST(Pick, MatchesNumpyForEveryAxisAndMode) {
     index.push_back(array(iv, Shape(dims)));
     const std::string name = "i" + std::to_string(axis), n = std::to_string(s[axis]), ax = std::to_string(axis);
     arrays.emplace_back(name, index.back());
-    for (const std::string fix : {"np.clip(" + name + ", 0, " + n + " - 1)", "np.mod(" + name + ", " + n + ")"})
+    for (const std::string& fix : {"np.clip(" + name + ", 0, " + n + " - 1)", "np.mod(" + name + ", " + n + ")"})
       exprs.push_back("np.take_along_axis(x, np.expand_dims(" + fix + ".astype(int), " + ax + "), " + ax +
                       ").squeeze(" + ax + ")");
   }

@@ -59,6 +59,7 @@ TEST(Reduce, HandWorkedValues) {
   EXPECT_EQ(values(nd::invoke1("max_axis", {x}, {{"axis", "(0,)"}})), V({4, 5, 6}));
   EXPECT_EQ(values(nd::invoke1("min_axis", {x}, {{"axis", "()"}})), V({1}));
   EXPECT_EQ(values(nd::invoke1("mean", {x}, {{"axis", "None"}, {"keepdims", "True"}})), V({3.5}));
+  EXPECT_EQ(values(nd::invoke1("argmax_channel", {array({1, 5, 7, 2, 0, 3}, Shape({3, 2}))})), V({1, 0, 1}));
 }
 
 TEST(Reduce, NanHandling) {
