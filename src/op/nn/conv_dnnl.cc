@@ -1,8 +1,5 @@
 // The float32 convolution on oneDNN: forward, backward data and backward weights primitives,
 // cached per geometry, on the caller's plain NCHW / (G)OIHW buffers.
-#include <cstdlib>
-#include <cstring>
-
 #include "conv_kernels.h"
 #include "dnnl_util.h"
 #include "req_util.h"
@@ -15,21 +12,14 @@ using tag = memory::format_tag;
 
 enum Kind : int64_t { kForward = 1, kBackwardData, kBackwardWeights };
 
-// Format policy under test: "plain" lets primitives run on the user layout, "any" lets oneDNN pick.
-bool blocked() {
-  static bool b = [] {
-    const char* v = std::getenv("BRAID_DNNL_CONV_FORMAT");
-    return v && std::strcmp(v, "any") == 0;
-  }();
-  return b;
-}
-
 struct Descs {
   memory::desc x, w, b, y;              // the user's plain layouts
   memory::desc x_any, w_any, y_any;     // what the primitive may choose
   memory::dims strides, dilates, pad_l, pad_r;
 
-  Descs(const ConvGeom& g, bool with_bias) {
+  // act: the activations' format the primitive computes in: ours (nchw, with our weights), nhwc,
+  // or any (oneDNN's choice, blocked); the weights' format is oneDNN's choice unless nchw.
+  Descs(const ConvGeom& g, bool with_bias, tag act) {
     memory::dims xd{g.n, g.c, g.ih, g.iw}, yd{g.n, g.f, g.oh, g.ow};
     memory::dims wd = g.g > 1 ? memory::dims{g.g, g.f / g.g, g.c / g.g, g.kh, g.kw}
                               : memory::dims{g.f, g.c, g.kh, g.kw};
@@ -37,10 +27,9 @@ struct Descs {
     y = plain_md(yd, tag::nchw);
     w = plain_md(wd, g.g > 1 ? tag::goihw : tag::oihw);
     if (with_bias) b = plain_md({g.f}, tag::x);
-    const bool any = blocked();
-    x_any = any ? plain_md(xd, tag::any) : x;
-    y_any = any ? plain_md(yd, tag::any) : y;
-    w_any = any ? plain_md(wd, tag::any) : w;
+    x_any = plain_md(xd, act);
+    y_any = plain_md(yd, act);
+    w_any = act == tag::nchw ? w : plain_md(wd, tag::any);
     strides = {g.sh, g.sw};
     dilates = {g.dh - 1, g.dw - 1};
     pad_l = {g.ph, g.pw};
@@ -58,40 +47,51 @@ struct Descs {
   }
 };
 
+DnnlExec make(const ConvGeom& g, Kind kind, bool with_bias, tag act) {
+  Descs d(g, with_bias, act);
+  auto fwd = d.forward_pd();
+  using A = DnnlExec::Arg;
+  if (kind == kForward) {
+    std::vector<A> args{{DNNL_ARG_SRC, d.x, fwd.src_desc(), false},
+                        {DNNL_ARG_WEIGHTS, d.w, fwd.weights_desc(), false}};
+    if (with_bias) args.push_back({DNNL_ARG_BIAS, d.b, fwd.bias_desc(), false});
+    args.push_back({DNNL_ARG_DST, d.y, fwd.dst_desc(), true});
+    return DnnlExec(dnnl::convolution_forward(fwd), std::move(args));
+  }
+  auto alg = dnnl::algorithm::convolution_direct;
+  if (kind == kBackwardData) {
+    dnnl::convolution_backward_data::primitive_desc pd(
+        {alg, d.x_any, d.w_any, d.y_any, d.strides, d.dilates, d.pad_l, d.pad_r}, dnnl_engine(), fwd);
+    return DnnlExec(dnnl::convolution_backward_data(pd),
+                    {{DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
+                     {DNNL_ARG_WEIGHTS, d.w, pd.weights_desc(), false},
+                     {DNNL_ARG_DIFF_SRC, d.x, pd.diff_src_desc(), true}});
+  }
+  auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.b, d.y_any,
+                                                                   d.strides, d.dilates, d.pad_l, d.pad_r)
+                        : dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.y_any,
+                                                                   d.strides, d.dilates, d.pad_l, d.pad_r);
+  dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_engine(), fwd);
+  std::vector<A> args{{DNNL_ARG_SRC, d.x, pd.src_desc(), false},
+                      {DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
+                      {DNNL_ARG_DIFF_WEIGHTS, d.w, pd.diff_weights_desc(), true}};
+  if (with_bias) args.push_back({DNNL_ARG_DIFF_BIAS, d.b, pd.diff_bias_desc(), true});
+  return DnnlExec(dnnl::convolution_backward_weights(pd), std::move(args));
+}
+
+// Which is faster, the plain formats (oneDNN's GEMM convolution) or the blocked ones (its direct
+// JIT kernels plus reorders), depends on the shapes and the machine: both are timed once.
 std::shared_ptr<const DnnlExec> primitive(const ConvGeom& g, Kind kind, bool with_bias) {
   auto key = g.key();
   key.push_back(kind);
   key.push_back(with_bias);
-  return DnnlCache::get().find(key, [&] {
-    Descs d(g, with_bias);
-    auto fwd = d.forward_pd();
-    using A = DnnlExec::Arg;
-    if (kind == kForward) {
-      std::vector<A> args{{DNNL_ARG_SRC, d.x, fwd.src_desc(), false},
-                          {DNNL_ARG_WEIGHTS, d.w, fwd.weights_desc(), false}};
-      if (with_bias) args.push_back({DNNL_ARG_BIAS, d.b, fwd.bias_desc(), false});
-      args.push_back({DNNL_ARG_DST, d.y, fwd.dst_desc(), true});
-      return DnnlExec(dnnl::convolution_forward(fwd), std::move(args));
-    }
-    auto alg = dnnl::algorithm::convolution_direct;
-    if (kind == kBackwardData) {
-      dnnl::convolution_backward_data::primitive_desc pd(
-          {alg, d.x_any, d.w_any, d.y_any, d.strides, d.dilates, d.pad_l, d.pad_r}, dnnl_engine(), fwd);
-      return DnnlExec(dnnl::convolution_backward_data(pd),
-                      {{DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
-                       {DNNL_ARG_WEIGHTS, d.w, pd.weights_desc(), false},
-                       {DNNL_ARG_DIFF_SRC, d.x, pd.diff_src_desc(), true}});
-    }
-    auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.b, d.y_any,
-                                                                     d.strides, d.dilates, d.pad_l, d.pad_r)
-                          : dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.y_any,
-                                                                     d.strides, d.dilates, d.pad_l, d.pad_r);
-    dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_engine(), fwd);
-    std::vector<A> args{{DNNL_ARG_SRC, d.x, pd.src_desc(), false},
-                        {DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
-                        {DNNL_ARG_DIFF_WEIGHTS, d.w, pd.diff_weights_desc(), true}};
-    if (with_bias) args.push_back({DNNL_ARG_DIFF_BIAS, d.b, pd.diff_bias_desc(), true});
-    return DnnlExec(dnnl::convolution_backward_weights(pd), std::move(args));
+  return DnnlCache<DnnlExec>::get().find(key, [&] {
+    std::vector<DnnlExec> candidates;
+    for (tag act : {tag::nchw, tag::any, tag::nhwc})
+      try_add(candidates, [&] { return make(g, kind, with_bias, act); });
+    BRAID_CHECK(!candidates.empty(), "Convolution: oneDNN has no implementation for this geometry");
+    std::vector<DnnlTrial> trials(candidates.begin(), candidates.end());
+    return candidates[fastest(trials.size(), [&](size_t i) { trials[i].run(); })];
   });
 }
 

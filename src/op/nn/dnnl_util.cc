@@ -1,5 +1,6 @@
 #include "dnnl_util.h"
 
+#include <chrono>
 #include <cstdlib>
 
 #include "braid/base/error.h"
@@ -88,28 +89,36 @@ void DnnlExec::run(const std::vector<void*>& ptrs, void* workspace) const {
   s.wait();
 }
 
-size_t DnnlCache::Hash::operator()(const Key& k) const {
-  size_t h = 1469598103934665603ull;
-  for (int64_t v : k) h = (h ^ static_cast<size_t>(v)) * 1099511628211ull;
-  return h;
+bool DnnlExec::reorders() const {
+  for (const auto& r : reorders_)
+    if (r.first) return true;
+  return false;
 }
 
-DnnlCache& DnnlCache::get() {
-  static DnnlCache* cache = new DnnlCache();  // never destroyed: kernels may run during exit
-  return *cache;
+DnnlTrial::DnnlTrial(const DnnlExec& e, void* workspace) : exec_(e), workspace_(workspace) {
+  auto alloc = [&](size_t bytes) { return bufs_.emplace_back(bytes / sizeof(float) + 1).data(); };
+  for (const auto& a : e.args()) ptrs_.push_back(alloc(a.user.get_size()));
+  if (!workspace_ && e.workspace_size()) workspace_ = alloc(e.workspace_size());
 }
 
-std::shared_ptr<const DnnlExec> DnnlCache::find(const Key& key, const std::function<DnnlExec()>& make) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = map_.find(key);
-    if (it != map_.end()) return it->second;
+size_t fastest(size_t n, const std::function<void(size_t)>& run) {
+  size_t best = 0;
+  double best_time = 0;
+  for (size_t i = 0; n > 1 && i < n; ++i) {
+    run(i);  // warm-up: first touch of buffers and scratch
+    double t = 0;
+    for (int rep = 0; rep < 3; ++rep) {  // the minimum of a few runs resists noise from other load
+      auto t0 = std::chrono::steady_clock::now();
+      run(i);
+      double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      t = rep == 0 ? dt : std::min(t, dt);
+    }
+    if (i == 0 || t < best_time) {
+      best = i;
+      best_time = t;
+    }
   }
-  // Built outside the lock: primitive creation can take milliseconds (JIT).
-  auto made = std::make_shared<const DnnlExec>(make());
-  std::lock_guard<std::mutex> lock(mu_);
-  if (map_.size() >= kMaxEntries) map_.clear();
-  return map_.emplace(key, std::move(made)).first->second;
+  return best;
 }
 
 }  // namespace braid::op::detail

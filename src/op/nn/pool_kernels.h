@@ -1,6 +1,7 @@
 #pragma once
-// Internal: 2-D pooling kernels (1-D pooling runs as 2-D with height 1). float32 runs on oneDNN,
-// float64 (and the one float32 case oneDNN computes differently) on direct loops.
+// Internal: 2-D pooling kernels (1-D pooling runs as 2-D with height 1). float32 average and sum
+// pooling run on oneDNN; float64, float32 max pooling and the one average oneDNN computes
+// differently run on direct loops.
 #include <cstdint>
 #include <vector>
 
@@ -25,7 +26,7 @@ struct PoolGeom {
   }
 };
 
-/// y = pool(x). Max pooling also fills `mask` (y's size, y's type) with where each maximum came
+/// y = pool(x). Max pooling also fills `mask` (y's size and type) with where each maximum came
 /// from, for the backward; other types take a null mask.
 template <class T>
 void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
@@ -33,14 +34,15 @@ void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
 template <class T>
 void pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req);
 
+// The two implementations behind pool_*: direct loops (any T) and oneDNN (float, no max).
 template <class T>
-void ref_pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
+void direct_pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
 template <class T>
-void ref_pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req);
-/// Whether oneDNN computes this pooling as MXNet does (not so for averages including padding
-/// whose window reaches past the padded input: MXNet shrinks the divisor there).
+void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req);
+/// Whether the oneDNN path takes this pooling: averages and sums, except averages including
+/// padding whose window reaches past the padded input (MXNet shrinks the divisor there).
 bool dnnl_pool_supported(const PoolGeom& g);
-void dnnl_pool_forward(const PoolGeom& g, const float* x, float* y, float* mask, OpReq req);
-void dnnl_pool_backward(const PoolGeom& g, const float* dy, const float* mask, float* dx, OpReq req);
+void dnnl_pool_forward(const PoolGeom& g, const float* x, float* y, OpReq req);
+void dnnl_pool_backward(const PoolGeom& g, const float* dy, float* dx, OpReq req);
 
 }  // namespace braid::op::detail

@@ -178,5 +178,20 @@ TEST(NnConvShapes, DeferredWeightsAndOutputSizes) {
   EXPECT_EQ(full.out_shapes.size(), 1u);
 }
 
+TEST(NnConvShapes, AttributesExportedByMxnetParse) {
+  // Verbatim from ../shared/fixtures/mxnet/mnist-symbol.json (MXNet 1.6 Gluon export).
+  auto conv = infer("Convolution", {{"dilate", "(1, 1)"}, {"kernel", "(5, 5)"}, {"layout", "NCHW"}, {"no_bias", "False"},
+                                    {"num_filter", "10"}, {"num_group", "1"}, {"pad", "(0, 0)"}, {"stride", "(1, 1)"}},
+                    {Shape({8, 1, 28, 28}), Shape(), Shape()});
+  EXPECT_EQ(conv.out_shapes[0], Shape({8, 10, 24, 24}));
+  auto pool = infer("Pooling", {{"global_pool", "False"}, {"kernel", "(2, 2)"}, {"layout", "NCHW"}, {"pad", "(0, 0)"},
+                                {"pool_type", "max"}, {"pooling_convention", "valid"}, {"stride", "(2, 2)"}},
+                    {Shape({8, 10, 24, 24})});
+  EXPECT_EQ(pool.out_shapes[0], Shape({8, 10, 12, 12}));
+  auto fc = infer("FullyConnected", {{"flatten", "True"}, {"no_bias", "False"}, {"num_hidden", "20"}},
+                  {Shape({8, 25, 4, 4}), Shape(), Shape()});
+  EXPECT_EQ(fc.in_shapes[1], Shape({20, 400}));
+}
+
 }  // namespace
 }  // namespace braid::test

@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Braid vs PyTorch, forward + backward of LeNet's layers (batch 64, float32), same thread count.
+
+Runs the Braid benchmark binary (bench/ops_bench.cc) with OMP_NUM_THREADS set, times the same ops
+in PyTorch with torch.set_num_threads, and prints per-op times and the Braid/PyTorch ratio.
+Usage: /usr/bin/python3 bench/ops_vs_torch.py --braid build/bin/ops_bench [--threads N]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+# name -> (inputs' shapes, PyTorch function of the inputs); names match bench/ops_bench.cc.
+CASES = {
+    "conv1": ([(64, 1, 28, 28), (20, 1, 5, 5), (20,)], lambda F, a: F.conv2d(a[0], a[1], a[2])),
+    "pool1": ([(64, 20, 24, 24)], lambda F, a: F.max_pool2d(a[0], 2, 2)),
+    "conv2": ([(64, 20, 12, 12), (50, 20, 5, 5), (50,)], lambda F, a: F.conv2d(a[0], a[1], a[2])),
+    "pool2": ([(64, 50, 8, 8)], lambda F, a: F.max_pool2d(a[0], 2, 2)),
+    "fc1": ([(64, 800), (128, 800), (128,)], lambda F, a: F.linear(a[0], a[1], a[2])),
+    "fc2": ([(64, 128), (10, 128), (10,)], lambda F, a: F.linear(a[0], a[1], a[2])),
+}
+LABELS = {
+    "conv1": "Convolution 1->20 5x5 on 28x28",
+    "pool1": "Pooling max 2x2/2 on 20x24x24",
+    "conv2": "Convolution 20->50 5x5 on 12x12",
+    "pool2": "Pooling max 2x2/2 on 50x8x8",
+    "fc1": "FullyConnected 800->128",
+    "fc2": "FullyConnected 128->10",
+}
+
+
+def braid_times(binary, threads, repetitions, min_time):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    out = subprocess.run(
+        [binary, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
+         f"--benchmark_min_time={min_time}"],
+        env=env, check=True, capture_output=True, text=True).stdout
+    runs = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        name = b["run_name"].split("/")[0]
+        scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+        runs.setdefault(name, []).append(b["real_time"] * scale)
+    return {name: statistics.median(t) for name, t in runs.items()}
+
+
+def torch_times(threads, repetitions, min_time):
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    result = {}
+    for name, (shapes, fn) in CASES.items():
+        a = [(torch.rand(s) * 2 - 1).requires_grad_() for s in shapes]
+        dy = torch.rand(fn(F, a).shape) * 2 - 1
+
+        def step():
+            fn(F, a).backward(dy)
+
+        for _ in range(3):
+            step()
+        # Iterations per repetition so that one repetition lasts about min_time.
+        t0 = time.perf_counter()
+        step()
+        iters = max(1, int(min_time / max(time.perf_counter() - t0, 1e-7)))
+        per_rep = []
+        for _ in range(repetitions):
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                step()
+            per_rep.append((time.perf_counter() - t0) / iters * 1e6)
+            for t in a:
+                t.grad = None
+        result[name] = statistics.median(per_rep)
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--braid", required=True, help="path of the ops_bench binary")
+    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for both (default: all cores)")
+    ap.add_argument("--repetitions", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.5, help="seconds per repetition")
+    args = ap.parse_args()
+
+    braid = braid_times(args.braid, args.threads, args.repetitions, args.min_time)
+    torch = torch_times(args.threads, args.repetitions, args.min_time)
+    print(f"forward + backward, float32, batch 64, {args.threads} threads, median of {args.repetitions}")
+    print(f"{'op':34} {'Braid us':>10} {'PyTorch us':>11} {'Braid/PyTorch':>14}")
+    worst = 0.0
+    for name in CASES:
+        ratio = braid[name] / torch[name]
+        worst = max(worst, ratio)
+        print(f"{LABELS[name]:34} {braid[name]:10.1f} {torch[name]:11.1f} {ratio:14.2f}")
+    print(f"worst ratio {worst:.2f} (target <= 1.2)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
