@@ -88,10 +88,9 @@ OpResult run_op(const OpCall& call) {
 NDArray make_array(const Shape& shape, const Values& values, DType dtype) {
   NDArray a(shape, cpu(), dtype);
   a.wait_to_write();
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::Float32) a.data<float>()[i] = static_cast<float>(values[i]);
-    else a.data<double>()[i] = values[i];
-  }
+  BRAID_TYPE_SWITCH(dtype, T, "make_array", {
+    for (size_t i = 0; i < values.size(); ++i) a.data<T>()[i] = static_cast<T>(values[i]);
+  });
   return a;
 }
 

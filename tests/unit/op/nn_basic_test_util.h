@@ -27,9 +27,9 @@ struct OpCall {
   uint64_t seed = 7;             // of the rng handed to the op
   /// Backward runs when non-empty: one gradient per output; an empty one is passed as a null
   /// blob (a hidden output nobody uses).
-  std::vector<Values> out_grads;
+  std::vector<Values> out_grads = {};
   /// Per argument; default Write for all. Gradients start as 0.5 so that Add is visible.
-  std::vector<op::OpReq> grad_req;
+  std::vector<op::OpReq> grad_req = {};
 };
 
 struct OpResult {
@@ -42,7 +42,7 @@ struct OpResult {
 /// Infers shapes, runs forward and (with out_grads) backward; throws braid::Error like the op.
 OpResult run_op(const OpCall& call);
 
-/// A float32 NDArray on cpu(0) with `values` (or uninitialized when empty).
+/// An NDArray on cpu(0) holding `values` converted to `dtype`.
 NDArray make_array(const Shape& shape, const Values& values, DType dtype = DType::Float32);
 Values values_of(const NDArray& a);
 
