@@ -7,7 +7,7 @@
 #include "braid/op/registry.h"
 #include "nn_basic_test_util.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 namespace {
 
 OpResult unary(const std::string& op, op::AttrMap attrs, const Values& x, const Values& g,
@@ -136,4 +136,4 @@ TEST(NnBasicLeakyReLU, RReLURandomSlopesInTrainingMeanOtherwise) {
 }
 
 }  // namespace
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic

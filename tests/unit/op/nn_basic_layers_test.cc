@@ -4,7 +4,7 @@
 #include "braid/ndarray/invoke.h"
 #include "nn_basic_test_util.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 namespace {
 
 OpCall dropout_call(op::AttrMap attrs, const Shape& s, bool train, uint64_t seed = 7) {
@@ -119,4 +119,4 @@ TEST(NnBasicFlatten, CollapsesTrailingAxes) {
 }
 
 }  // namespace
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic

@@ -9,7 +9,7 @@
 #include "braid/ndarray/invoke.h"
 #include "nn_basic_test_util.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 namespace {
 
 // Compares backward's gradient of the data with central differences of loss(forward outputs).
@@ -99,4 +99,4 @@ TEST(NnBasicLoss, RegressionHandValuesAndShapes) {
 }
 
 }  // namespace
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic

@@ -7,7 +7,7 @@
 #include "braid/ndarray/invoke.h"
 #include "nn_basic_test_util.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 namespace {
 
 // data (4, 1) = {0, 0, 2, 2}: batch mean 1, biased variance 1; gamma 2, beta 0.5.
@@ -181,4 +181,4 @@ TEST(NnBasicLayerNorm, BadShapesThrowAndOutputsAreHiddenByDefault) {
 }
 
 }  // namespace
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic

@@ -7,7 +7,7 @@
 #include "braid/ndarray/invoke.h"
 #include "nn_basic_test_util.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 namespace {
 
 const double kL2 = std::log(2.0), kL5 = std::log(5.0), kL8 = std::log(8.0);
@@ -157,4 +157,4 @@ TEST(NnBasicSoftmaxCrossEntropy, HandValues) {
 }
 
 }  // namespace
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic

@@ -12,7 +12,7 @@
 
 #include "braid/op/registry.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 namespace {
 
 // Host buffers of one dtype holding double values.
@@ -172,4 +172,4 @@ Values random_values(size_t n, double lo, double hi, uint64_t seed) {
   return v;
 }
 
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic

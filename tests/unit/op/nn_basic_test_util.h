@@ -12,7 +12,7 @@
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 
 using Values = std::vector<double>;
 
@@ -59,4 +59,4 @@ std::optional<std::map<std::string, Values>> run_torch(const std::string& script
 /// Deterministic pseudo-random values in [lo, hi).
 Values random_values(size_t n, double lo, double hi, uint64_t seed);
 
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic

@@ -4,7 +4,7 @@
 
 #include "nn_basic_test_util.h"
 
-namespace braid::test {
+namespace braid::test::nn_basic {
 namespace {
 
 struct TorchCase {
@@ -148,4 +148,4 @@ TEST(NnBasicTorch, MatchesPyTorchInFloat64AndFloat32) {
 }
 
 }  // namespace
-}  // namespace braid::test
+}  // namespace braid::test::nn_basic
