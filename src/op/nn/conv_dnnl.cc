@@ -90,9 +90,7 @@ std::shared_ptr<const DnnlExec> primitive(const ConvGeom& g, Kind kind, bool wit
     std::vector<DnnlExec> candidates;
     for (tag act : {tag::nchw, tag::any, tag::nhwc})
       try_add(candidates, [&] { return make(g, kind, with_bias, act); });
-    BRAID_CHECK(!candidates.empty(), "Convolution: oneDNN has no implementation for this geometry");
-    std::vector<DnnlTrial> trials(candidates.begin(), candidates.end());
-    return candidates[fastest(trials.size(), [&](size_t i) { trials[i].run(); })];
+    return fastest(std::move(candidates), "Convolution");
   });
 }
 
