@@ -1,5 +1,6 @@
-// The float32 convolution on oneDNN: forward, backward data and backward weights primitives,
-// cached per geometry, on the caller's plain NCHW / (G)OIHW buffers.
+// The float32 convolution on oneDNN: forward, backward-data and backward-weights primitives,
+// cached per geometry, on the caller's plain NCHW / (G)OIHW buffers; each computes in whichever
+// memory format measured fastest.
 #include "conv_kernels.h"
 #include "dnnl_util.h"
 #include "req_util.h"
@@ -14,7 +15,7 @@ enum Kind : int64_t { kForward = 1, kBackwardData, kBackwardWeights };
 
 struct Descs {
   memory::desc x, w, b, y;              // the user's plain layouts
-  memory::desc x_any, w_any, y_any;     // what the primitive may choose
+  memory::desc x_in, w_in, y_in;        // what the primitive computes in
   memory::dims strides, dilates, pad_l, pad_r;
 
   // act: the activations' format the primitive computes in: ours (nchw, with our weights), nhwc,
@@ -27,9 +28,9 @@ struct Descs {
     y = plain_md(yd, tag::nchw);
     w = plain_md(wd, g.g > 1 ? tag::goihw : tag::oihw);
     if (with_bias) b = plain_md({g.f}, tag::x);
-    x_any = plain_md(xd, act);
-    y_any = plain_md(yd, act);
-    w_any = act == tag::nchw ? w : plain_md(wd, tag::any);
+    x_in = plain_md(xd, act);
+    y_in = plain_md(yd, act);
+    w_in = act == tag::nchw ? w : plain_md(wd, tag::any);
     strides = {g.sh, g.sw};
     dilates = {g.dh - 1, g.dw - 1};
     pad_l = {g.ph, g.pw};
@@ -39,9 +40,9 @@ struct Descs {
   dnnl::convolution_forward::primitive_desc forward_pd() const {
     auto alg = dnnl::algorithm::convolution_direct;
     auto prop = dnnl::prop_kind::forward_training;
-    auto d = b ? dnnl::convolution_forward::desc(prop, alg, x_any, w_any, b, y_any, strides, dilates,
+    auto d = b ? dnnl::convolution_forward::desc(prop, alg, x_in, w_in, b, y_in, strides, dilates,
                                                  pad_l, pad_r)
-               : dnnl::convolution_forward::desc(prop, alg, x_any, w_any, y_any, strides, dilates,
+               : dnnl::convolution_forward::desc(prop, alg, x_in, w_in, y_in, strides, dilates,
                                                  pad_l, pad_r);
     return {d, dnnl_engine()};
   }
@@ -61,15 +62,15 @@ DnnlExec make(const ConvGeom& g, Kind kind, bool with_bias, tag act) {
   auto alg = dnnl::algorithm::convolution_direct;
   if (kind == kBackwardData) {
     dnnl::convolution_backward_data::primitive_desc pd(
-        {alg, d.x_any, d.w_any, d.y_any, d.strides, d.dilates, d.pad_l, d.pad_r}, dnnl_engine(), fwd);
+        {alg, d.x_in, d.w_in, d.y_in, d.strides, d.dilates, d.pad_l, d.pad_r}, dnnl_engine(), fwd);
     return DnnlExec(dnnl::convolution_backward_data(pd),
                     {{DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
                      {DNNL_ARG_WEIGHTS, d.w, pd.weights_desc(), false},
                      {DNNL_ARG_DIFF_SRC, d.x, pd.diff_src_desc(), true}});
   }
-  auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.b, d.y_any,
+  auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, d.x_in, d.w_in, d.b, d.y_in,
                                                                    d.strides, d.dilates, d.pad_l, d.pad_r)
-                        : dnnl::convolution_backward_weights::desc(alg, d.x_any, d.w_any, d.y_any,
+                        : dnnl::convolution_backward_weights::desc(alg, d.x_in, d.w_in, d.y_in,
                                                                    d.strides, d.dilates, d.pad_l, d.pad_r);
   dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_engine(), fwd);
   std::vector<A> args{{DNNL_ARG_SRC, d.x, pd.src_desc(), false},
@@ -89,9 +90,7 @@ std::shared_ptr<const DnnlExec> primitive(const ConvGeom& g, Kind kind, bool wit
     std::vector<DnnlExec> candidates;
     for (tag act : {tag::nchw, tag::any, tag::nhwc})
       try_add(candidates, [&] { return make(g, kind, with_bias, act); });
-    BRAID_CHECK(!candidates.empty(), "Convolution: oneDNN has no implementation for this geometry");
-    std::vector<DnnlTrial> trials(candidates.begin(), candidates.end());
-    return candidates[fastest(trials.size(), [&](size_t i) { trials[i].run(); })];
+    return fastest(std::move(candidates), "Convolution");
   });
 }
 

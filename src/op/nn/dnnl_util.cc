@@ -49,8 +49,8 @@ dnnl::memory::desc plain_md(const dnnl::memory::dims& dims, dnnl::memory::format
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
 }
 
-DnnlExec::DnnlExec(dnnl::primitive prim, std::vector<Arg> args, dnnl::memory::desc workspace)
-    : prim_(std::move(prim)), args_(std::move(args)), workspace_(std::move(workspace)) {
+DnnlExec::DnnlExec(dnnl::primitive prim, std::vector<Arg> args)
+    : prim_(std::move(prim)), args_(std::move(args)) {
   for (const auto& a : args_) {
     if (a.user == a.inner) {
       reorders_.emplace_back(false, dnnl::reorder());
@@ -63,7 +63,7 @@ DnnlExec::DnnlExec(dnnl::primitive prim, std::vector<Arg> args, dnnl::memory::de
   }
 }
 
-void DnnlExec::run(const std::vector<void*>& ptrs, void* workspace) const {
+void DnnlExec::run(const std::vector<void*>& ptrs) const {
   auto& eng = dnnl_engine();
   auto& s = dnnl_stream();
   std::unordered_map<int, dnnl::memory> margs;
@@ -83,33 +83,26 @@ void DnnlExec::run(const std::vector<void*>& ptrs, void* workspace) const {
     }
     margs.emplace(a.id, inner);
   }
-  if (workspace) margs.emplace(DNNL_ARG_WORKSPACE, dnnl::memory(workspace_, eng, workspace));
   prim_.execute(s, margs);
   for (auto& [i, user] : back) reorders_[i].second.execute(s, margs.at(args_[i].id), user);
   s.wait();
 }
 
-bool DnnlExec::reorders() const {
-  for (const auto& r : reorders_)
-    if (r.first) return true;
-  return false;
-}
-
-DnnlTrial::DnnlTrial(const DnnlExec& e, void* workspace) : exec_(e), workspace_(workspace) {
-  auto alloc = [&](size_t bytes) { return bufs_.emplace_back(bytes / sizeof(float) + 1).data(); };
-  for (const auto& a : e.args()) ptrs_.push_back(alloc(a.user.get_size()));
-  if (!workspace_ && e.workspace_size()) workspace_ = alloc(e.workspace_size());
-}
-
-size_t fastest(size_t n, const std::function<void(size_t)>& run) {
+DnnlExec fastest(std::vector<DnnlExec> candidates, const char* op) {
+  BRAID_CHECK(!candidates.empty(), "operator ", op, ": oneDNN has no implementation for this geometry");
+  if (candidates.size() == 1) return std::move(candidates[0]);
+  std::vector<std::vector<float>> bufs;
+  std::vector<void*> ptrs;
+  for (const auto& a : candidates[0].args())
+    ptrs.push_back(bufs.emplace_back(a.user.get_size() / sizeof(float) + 1).data());
   size_t best = 0;
   double best_time = 0;
-  for (size_t i = 0; n > 1 && i < n; ++i) {
-    run(i);  // warm-up: first touch of buffers and scratch
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    candidates[i].run(ptrs);  // warm-up: first touch of buffers and scratch
     double t = 0;
     for (int rep = 0; rep < 3; ++rep) {  // the minimum of a few runs resists noise from other load
       auto t0 = std::chrono::steady_clock::now();
-      run(i);
+      candidates[i].run(ptrs);
       double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       t = rep == 0 ? dt : std::min(t, dt);
     }
@@ -118,7 +111,7 @@ size_t fastest(size_t n, const std::function<void(size_t)>& run) {
       best_time = t;
     }
   }
-  return best;
+  return std::move(candidates[best]);
 }
 
 }  // namespace braid::op::detail

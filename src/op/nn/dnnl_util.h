@@ -12,8 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "braid/base/error.h"
-
 namespace braid::op::detail {
 
 dnnl::engine& dnnl_engine();
@@ -33,53 +31,29 @@ class DnnlExec {
     dnnl::memory::desc inner;  // what the primitive wants
     bool output;
   };
-  DnnlExec(dnnl::primitive prim, std::vector<Arg> args, dnnl::memory::desc workspace = {});
+  DnnlExec(dnnl::primitive prim, std::vector<Arg> args);
 
-  /// Runs on `ptrs` (one per Arg, in order) and, when the primitive has one, a workspace buffer
-  /// of at least workspace_size() bytes.
-  void run(const std::vector<void*>& ptrs, void* workspace = nullptr) const;
-  size_t workspace_size() const { return workspace_.get_size(); }
+  /// Runs on `ptrs`, one per Arg, in order.
+  void run(const std::vector<void*>& ptrs) const;
   const std::vector<Arg>& args() const { return args_; }
-  /// Whether any argument is reordered (the primitive computes in another format).
-  bool reorders() const;
 
  private:
   dnnl::primitive prim_;
   std::vector<Arg> args_;
   std::vector<std::pair<bool, dnnl::reorder>> reorders_;  // (needed, user<->inner) per arg
-  dnnl::memory::desc workspace_;
 };
 
-/// Zero-filled buffers for every argument of a primitive, to time it.
-class DnnlTrial {
- public:
-  /// `workspace`: another trial's workspace to share (a backward reads the forward's).
-  explicit DnnlTrial(const DnnlExec& e, void* workspace = nullptr);
-  // Moving keeps the buffers (and the pointers to them); a copy would point at the original's.
-  DnnlTrial(DnnlTrial&&) = default;
-  DnnlTrial(const DnnlTrial&) = delete;
-  void run() const { exec_.run(ptrs_, workspace_); }
-  void* workspace() const { return workspace_; }
+/// Of `candidates`, the same computation (same user arguments) in different memory formats, the
+/// one that runs fastest on this machine and thread count, timed on zero-filled buffers.
+/// Throws naming `op` when there is none.
+DnnlExec fastest(std::vector<DnnlExec> candidates, const char* op);
 
- private:
-  const DnnlExec& exec_;
-  std::vector<std::vector<float>> bufs_;
-  std::vector<void*> ptrs_;
-  void* workspace_;
-};
-
-/// Index of the fastest of n alternatives (the same computation in different memory formats)
-/// on this machine and thread count; run(i) runs alternative i once.
-size_t fastest(size_t n, const std::function<void(size_t)>& run);
-
-/// Appends make() to `candidates`, or nothing when it cannot be built (oneDNN has no
-/// implementation for that format, or it does not fit the op's buffers).
-template <class V, class F>
-void try_add(std::vector<V>& candidates, F&& make) {
+/// Appends make() to `candidates`, or nothing when oneDNN has no implementation for it.
+template <class F>
+void try_add(std::vector<DnnlExec>& candidates, F&& make) {
   try {
     candidates.push_back(make());
   } catch (const dnnl::error&) {
-  } catch (const Error&) {
   }
 }
 

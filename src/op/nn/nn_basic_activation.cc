@@ -1,29 +1,39 @@
 // Activation: relu, sigmoid, tanh, softrelu (softplus) and softsign, elementwise.
 #include <algorithm>
 
-#include "nn_basic.h"
+#include "nn_basic_dnnl.h"
 
 namespace braid::op::detail {
 namespace {
 
-// Each activation is y = f(x) with dy/dx = df(x, y).
+// Each activation is y = f(x) with dy/dx = df(x, y); kDnnl marks those oneDNN computes in
+// float32 with algorithm kAlg.
 struct Relu {
+  static constexpr bool kDnnl = true;
+  static constexpr auto kAlg = dnnl::algorithm::eltwise_relu;
   template <class T> static T f(T x) { return x > T(0) ? x : T(0); }
   template <class T> static T df(T x, T) { return x > T(0) ? T(1) : T(0); }
 };
 struct Sigmoid {
+  static constexpr bool kDnnl = true;
+  static constexpr auto kAlg = dnnl::algorithm::eltwise_logistic_use_dst_for_bwd;
   template <class T> static T f(T x) { return stable_sigmoid(x); }
   template <class T> static T df(T, T y) { return y * (T(1) - y); }
 };
 struct Tanh {
+  static constexpr bool kDnnl = true;
+  static constexpr auto kAlg = dnnl::algorithm::eltwise_tanh_use_dst_for_bwd;
   template <class T> static T f(T x) { return std::tanh(x); }
   template <class T> static T df(T, T y) { return T(1) - y * y; }
 };
 struct SoftReLU {  // log(1 + exp(x)); above 20 it equals x in floating point (as MXNet)
+  static constexpr bool kDnnl = true;
+  static constexpr auto kAlg = dnnl::algorithm::eltwise_soft_relu;
   template <class T> static T f(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
   template <class T> static T df(T x, T) { return stable_sigmoid(x); }
 };
 struct SoftSign {
+  static constexpr bool kDnnl = false;
   template <class T> static T f(T x) { return x / (T(1) + std::abs(x)); }
   template <class T> static T df(T x, T) {
     T d = T(1) + std::abs(x);
@@ -63,7 +73,12 @@ void forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
     using A = decltype(act);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Activation", {
       const T* x = a.inputs[0].ptr<T>();
-      write_each(a.outputs[0].ptr<T>(), a.req[0], a.inputs[0].size(), [x](int64_t i) { return A::f(x[i]); });
+      const int64_t n = a.inputs[0].size();
+      if constexpr (A::kDnnl && std::is_same_v<T, float>) {
+        with_req_buffer(a.outputs[0].ptr<T>(), a.req[0], n, [&](T* y) { dnnl_eltwise_forward({A::kAlg}, x, y, n); });
+      } else {
+        write_each(a.outputs[0].ptr<T>(), a.req[0], n, [x](int64_t i) { return A::f(x[i]); });
+      }
     });
   });
 }
@@ -75,8 +90,13 @@ void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
       const T* x = a.inputs[0].ptr<T>();
       const T* y = a.outputs[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();
-      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
-                 [=](int64_t i) { return g[i] * A::df(x[i], y[i]); });
+      const int64_t n = a.inputs[0].size();
+      if constexpr (A::kDnnl && std::is_same_v<T, float>) {
+        with_req_buffer(a.in_grads[0].ptr<T>(), a.req[0], n,
+                        [&](T* dx) { dnnl_eltwise_backward({A::kAlg}, x, y, g, dx, n); });
+      } else {
+        write_each(a.in_grads[0].ptr<T>(), a.req[0], n, [=](int64_t i) { return g[i] * A::df(x[i], y[i]); });
+      }
     });
   });
 }

@@ -3,6 +3,7 @@
 // decision is shared along those axes (variational dropout). A second, hidden output holds the
 // mask (0 or 1 / (1 - p) per element, 1 when inactive), which backward multiplies by.
 #include <algorithm>
+#include <cmath>
 
 #include "nn_basic.h"
 
@@ -27,12 +28,33 @@ std::any parse(const AttrMap& attrs) {
   return p;
 }
 
+// Keep/drop decisions, two per 64-bit draw: each 32-bit half drops when below p * 2^32.
+class DropDecisions {
+ public:
+  DropDecisions(std::mt19937_64& rng, double p) : rng_(rng), threshold_(static_cast<uint64_t>(std::ldexp(p, 32))) {}
+  bool drop() {
+    if (spare_) {
+      spare_ = false;
+      return (bits_ >> 32) < threshold_;
+    }
+    bits_ = rng_();
+    spare_ = true;
+    return (bits_ & 0xffffffffu) < threshold_;
+  }
+
+ private:
+  std::mt19937_64& rng_;
+  uint64_t threshold_, bits_ = 0;
+  bool spare_ = false;
+};
+
 // Draws the shared keep/drop decisions on the shape with `axes` reduced to 1 and broadcasts them
 // into the full-size mask.
 template <class T>
 void draw_mask(std::mt19937_64& rng, const DropoutParam& p, const Shape& shape, T* mask) {
   const T scale = static_cast<T>(1 / (1 - p.p));
-  auto draw = [&] { return uniform01(rng) < p.p ? T(0) : scale; };
+  DropDecisions decisions(rng, p.p);
+  auto draw = [&] { return decisions.drop() ? T(0) : scale; };
   if (p.axes.empty()) {
     for (int64_t i = 0; i < shape.size(); ++i) mask[i] = draw();
     return;
@@ -40,8 +62,8 @@ void draw_mask(std::mt19937_64& rng, const DropoutParam& p, const Shape& shape, 
   const int nd = shape.ndim();
   std::vector<int64_t> reduced = shape.dims();
   for (int64_t ax : p.axes) reduced[static_cast<size_t>(checked_axis("Dropout", static_cast<int>(ax), shape))] = 1;
-  std::vector<T> decisions(static_cast<size_t>(Shape(reduced).size()));
-  for (auto& v : decisions) v = draw();
+  std::vector<T> shared(static_cast<size_t>(Shape(reduced).size()));
+  for (auto& v : shared) v = draw();
   // Strides of the reduced array, 0 along the shared axes.
   std::vector<int64_t> stride(static_cast<size_t>(nd), 0), coord(static_cast<size_t>(nd), 0);
   int64_t step = 1;
@@ -51,7 +73,7 @@ void draw_mask(std::mt19937_64& rng, const DropoutParam& p, const Shape& shape, 
   }
   int64_t r = 0;
   for (int64_t i = 0; i < shape.size(); ++i) {
-    mask[i] = decisions[static_cast<size_t>(r)];
+    mask[i] = shared[static_cast<size_t>(r)];
     for (int d = nd - 1; d >= 0; --d) {  // advance the coordinate odometer
       const auto ud = static_cast<size_t>(d);
       r += stride[ud];

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
 
-#include "nn_basic.h"
+#include "nn_basic_dnnl.h"
 
 namespace braid::op::detail {
 namespace {
@@ -78,6 +79,15 @@ T gelu_grad(T x) {
   return T(0.5) * (T(1) + std::erf(x * T(kInvSqrt2))) + x * pdf;
 }
 
+// The activations oneDNN computes in float32.
+std::optional<DnnlEltwise> dnnl_of(const LeakyParam& p) {
+  const auto slope = static_cast<float>(p.slope);
+  if (p.act == kLeaky) return DnnlEltwise{dnnl::algorithm::eltwise_relu, slope};
+  if (p.act == kELU) return DnnlEltwise{dnnl::algorithm::eltwise_elu, slope};
+  if (p.act == kGELU) return DnnlEltwise{dnnl::algorithm::eltwise_gelu_erf};
+  return std::nullopt;
+}
+
 template <class T>
 void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs& a) {
   const TBlob& data = a.inputs[0];
@@ -85,6 +95,9 @@ void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs&
   T* y = a.outputs[0].ptr<T>();
   const OpReq req = a.req[0];
   const int64_t n = data.size();
+  if constexpr (std::is_same_v<T, float>) {
+    if (auto f = dnnl_of(p)) return with_req_buffer(y, req, n, [&](T* dst) { dnnl_eltwise_forward(*f, x, dst, n); });
+  }
   const T slope = static_cast<T>(p.slope);
   switch (p.act) {
     case kLeaky:
@@ -150,6 +163,9 @@ void backward_typed(const LeakyParam& p, const BackwardArgs& a) {
   T* dx = a.in_grads[0].ptr<T>();
   const OpReq req = a.req[0];
   const int64_t n = a.inputs[0].size();
+  if constexpr (std::is_same_v<T, float>) {
+    if (auto f = dnnl_of(p)) return with_req_buffer(dx, req, n, [&](T* d) { dnnl_eltwise_backward(*f, x, y, g, d, n); });
+  }
   const T slope = static_cast<T>(p.slope);
   switch (p.act) {
     case kLeaky:

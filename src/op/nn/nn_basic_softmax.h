@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "nn_basic.h"
+#include "nn_basic_dnnl.h"
 
 namespace braid::op::detail {
 
@@ -28,11 +28,22 @@ void dispatch_lengths(const int64_t* lengths, F&& f) {
   else f(std::false_type{});
 }
 
+/// Whether oneDNN computes this softmax's forward pass: float32 in and out, along the last axis, plain softmax
+/// or log-softmax.
+template <class TI, class TO>
+bool softmax_by_dnnl(const AxisSplit& s, const SoftmaxSpec& spec, const int64_t* lengths) {
+  return std::is_same_v<TI, float> && std::is_same_v<TO, float> && s.inner == 1 && !lengths &&
+         spec.temperature == 1 && !spec.negate;
+}
+
 /// y = softmax(x * factor) along the axis (or its log). With `lengths` (one per (outer, inner)
 /// row, clamped to [0, n]) only the first length entries of a row take part; the rest become 0.
 template <class TI, class TO>
 void softmax_forward(const TI* x, TO* y, const AxisSplit& s, const SoftmaxSpec& spec,
                      const int64_t* lengths = nullptr) {
+  if constexpr (std::is_same_v<TI, float> && std::is_same_v<TO, float>) {
+    if (softmax_by_dnnl<TI, TO>(s, spec, lengths)) return dnnl_softmax_forward(spec.log, x, y, s);
+  }
   using C = SoftmaxAcc<TI, TO>;
   const C f = static_cast<C>(spec.factor());
   dispatch_unit_inner(s.inner, [&](auto unit) {

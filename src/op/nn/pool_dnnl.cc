@@ -41,9 +41,7 @@ std::shared_ptr<const DnnlExec> primitive(const PoolGeom& g, bool backward) {
     std::vector<DnnlExec> candidates;
     for (auto tag : {memory::format_tag::nchw, memory::format_tag::nChw8c, memory::format_tag::nChw16c})
       try_add(candidates, [&] { return make(g, backward, tag); });
-    BRAID_CHECK(!candidates.empty(), "Pooling: oneDNN has no implementation for this geometry");
-    std::vector<DnnlTrial> trials(candidates.begin(), candidates.end());
-    return candidates[fastest(trials.size(), [&](size_t i) { trials[i].run(); })];
+    return fastest(std::move(candidates), "Pooling");
   });
 }
 

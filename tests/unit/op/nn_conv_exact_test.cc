@@ -2,6 +2,7 @@
 // (reference), plus shape inference.
 #include <gtest/gtest.h>
 
+#include "braid/ndarray/invoke.h"
 #include "op_runner.h"
 
 namespace braid::test {
@@ -176,6 +177,20 @@ TEST(NnConvShapes, DeferredWeightsAndOutputSizes) {
                                 {"pool_type", "avg"}}, {Shape({1, 1, 8, 7})});
   EXPECT_EQ(full.out_shapes[0], Shape({1, 1, 4, 3}));
   EXPECT_EQ(full.out_shapes.size(), 1u);
+}
+
+TEST(NnConvInvoke, ThroughTheEngineMaxPoolingShowsOneOutput) {
+  NDArray x(Shape({1, 1, 3, 4}));
+  x.wait_to_write();
+  for (int i = 0; i < 12; ++i) x.data<float>()[i] = static_cast<float>((i * 5) % 12);
+  auto outs = nd::invoke("Pooling", {x}, {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}});
+  ASSERT_EQ(outs.size(), 1u);
+  EXPECT_EQ(outs[0].to_vector<float>(), (std::vector<float>{8, 11}));
+  NDArray w(Shape({2, 12}));
+  w.wait_to_write();
+  for (int i = 0; i < 24; ++i) w.data<float>()[i] = i < 12 ? 1.f : 0.f;
+  NDArray y = nd::invoke1("FullyConnected", {x, w}, {{"num_hidden", "2"}, {"no_bias", "True"}});
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{66, 0}));
 }
 
 TEST(NnConvShapes, AttributesExportedByMxnetParse) {

@@ -1,5 +1,6 @@
-// The float32 path (oneDNN primitives) against the float64 reference (im2col + GEMM, direct
-// pooling loops) over many configurations, forward and every gradient, Write and Add.
+// The float32 path (oneDNN primitives; Braid's loops for max pooling) against the float64
+// reference (im2col + GEMM, direct pooling loops) over many configurations: forward, every
+// gradient, with req Write and Add.
 #include <gtest/gtest.h>
 
 #include "op_runner.h"
@@ -18,9 +19,9 @@ void PrintTo(const Case& c, std::ostream* os) {
   for (const auto& [k, v] : c.attrs) *os << " " << k << "=" << v;
 }
 
-class DnnlVsReference : public ::testing::TestWithParam<Case> {};
+class Float32VsFloat64 : public ::testing::TestWithParam<Case> {};
 
-TEST_P(DnnlVsReference, ForwardAndGradientsAgree) {
+TEST_P(Float32VsFloat64, ForwardAndGradientsAgree) {
   const Case& c = GetParam();
   auto shapes = infer(c.op, c.attrs, c.shapes);
   std::vector<Values> inputs;
@@ -129,7 +130,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return info.param.op + "_" + std::to_string(info.index);
 }
 
-INSTANTIATE_TEST_SUITE_P(NnConv, DnnlVsReference, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(NnConv, Float32VsFloat64, ::testing::ValuesIn(all_cases()), case_name);
 
 }  // namespace
 }  // namespace braid::test
