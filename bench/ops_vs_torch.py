@@ -90,7 +90,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=4, help="alternating Braid / PyTorch rounds")
     ap.add_argument("--repetitions", type=int, default=5, help="repetitions per round")
     ap.add_argument("--min-time", type=float, default=0.1, help="seconds per repetition")
+    ap.add_argument("--omp-wait-policy", choices=["active", "passive"],
+                    help="OMP_WAIT_POLICY for both (default: the OpenMP runtime's); 'passive' "
+                         "suits a machine shared with other busy processes")
     args = ap.parse_args()
+    # Set before torch is imported: the OpenMP runtime reads its environment when it loads.
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    if args.omp_wait_policy:
+        os.environ["OMP_WAIT_POLICY"] = args.omp_wait_policy.upper()
 
     braid, torch = {}, {}
     for _ in range(args.rounds):
@@ -99,7 +106,9 @@ def main():
             for name, t in more.items():
                 times.setdefault(name, []).extend(t)
     n = args.rounds * args.repetitions
-    print(f"forward + backward, float32, batch 64, {args.threads} threads, {n} repetitions each")
+    policy = args.omp_wait_policy or "default"
+    print(f"forward + backward, float32, batch 64, {args.threads} threads, OMP_WAIT_POLICY {policy}, "
+          f"{n} repetitions each")
     print(f"{'op':34} {'Braid us':>10} {'PyTorch us':>11} {'ratio':>7} {'ratio of medians':>17}")
     worst = 0.0
     for name in CASES:

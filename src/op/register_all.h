@@ -16,7 +16,7 @@ void register_matrix_ops(Registry& r);            // src/op/tensor/matrix.cc (do
 void register_indexing_ops(Registry& r);          // src/op/tensor/indexing.cc
 void register_ordering_ops(Registry& r);          // src/op/tensor/ordering.cc
 void register_random_ops(Registry& r);            // src/op/tensor/random.cc
-void register_nn_conv_ops(Registry& r);          // src/op/nn/nn_conv.cc (FullyConnected, Convolution, Deconvolution, Pooling)
+void register_nn_conv_ops(Registry& r);           // src/op/nn/nn_conv.cc
 void register_nn_basic_ops(Registry& r);          // src/op/nn/nn_basic_register.cc
 
 }  // namespace braid::op::detail

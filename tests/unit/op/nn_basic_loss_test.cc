@@ -96,6 +96,7 @@ TEST(NnBasicLoss, RegressionHandValuesAndShapes) {
                                                        make_array(Shape({3, 2}), Values(6, 0.0))}),
                Error);
   EXPECT_THROW(nd::invoke("MAERegressionOutput", {x, x}, {{"scale", "2"}}), Error);
+  nd::waitall();
 }
 
 }  // namespace

@@ -118,6 +118,7 @@ TEST(NnBasicBatchNorm, BadShapesAndAttributesThrow) {
   EXPECT_THROW(nd::invoke("BatchNorm", {x, c3, c3, c3, c3}, {{"momentun", "0.9"}}), Error);
   EXPECT_THROW(nd::invoke("BatchNorm", {x, c3, c3}), Error);  // aux states missing
   EXPECT_NO_THROW(nd::invoke("BatchNorm", {x, c4, c4, c4, c4}, {{"axis", "-1"}, {"cudnn_off", "True"}}));
+  nd::waitall();
 }
 
 TEST(NnBasicLayerNorm, HandValues) {
@@ -178,6 +179,7 @@ TEST(NnBasicLayerNorm, BadShapesThrowAndOutputsAreHiddenByDefault) {
   EXPECT_THROW(nd::invoke("LayerNorm", {x, g2, b3}), Error);
   EXPECT_THROW(nd::invoke("LayerNorm", {x, g3, b3}, {{"axis", "2"}}), Error);
   EXPECT_NO_THROW(nd::invoke("LayerNorm", {x, g2, g2}, {{"axis", "0"}}));
+  nd::waitall();
 }
 
 }  // namespace

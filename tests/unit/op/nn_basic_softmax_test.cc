@@ -72,6 +72,7 @@ TEST(NnBasicSoftmax, BadAttributesThrow) {
   EXPECT_THROW(nd::invoke("softmax", {x}, {{"dtype", "float16"}}), Error);
   EXPECT_THROW(nd::invoke("log_softmax", {x, make_array(Shape({3}), {1, 1, 1})}, {{"use_length", "True"}}), Error);
   EXPECT_NO_THROW(nd::invoke("softmax", {x, make_array(Shape({2}), {1, 2}, DType::Int32)}, {{"use_length", "True"}}));
+  nd::waitall();
 }
 
 // Rows {0, ln 2, ln 5} and {0, 0, 0} with labels {2, 0}.
@@ -137,6 +138,7 @@ TEST(NnBasicSoftmaxOutput, BadLabelsThrow) {
   EXPECT_THROW(nd::invoke("SoftmaxOutput", {x, make_array(Shape({2, 2}), {0, 1, 2, 0})}), Error);
   EXPECT_THROW(nd::invoke("SoftmaxOutput", {x, make_array(Shape({2}), {0, 1})}, {{"normalization", "all"}}), Error);
   EXPECT_NO_THROW(nd::invoke("Softmax", {x, make_array(Shape({2}), {0, 1})}));  // MXNet's old name
+  nd::waitall();
   OpCall c = softmax_output_call({});
   c.values[1] = {3, 0};  // class 3 of 3
   EXPECT_THROW(run_op(c), Error);

@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "braid/ndarray/invoke.h"
 #include "braid/op/registry.h"
 
 namespace braid::test::nn_basic {
@@ -31,6 +32,20 @@ struct Buffer {
 };
 
 std::string shell_quote(const std::string& s) { return "'" + s + "'"; }
+
+// Finishes every pushed operation before the process exits: an operation still running while
+// static destructors run can use libraries (oneDNN's primitive cache) already torn down and hang.
+class WaitAllAtEnd : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    try {
+      nd::waitall();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "a pushed operation failed: " << e.what();
+    }
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kWaitAllAtEnd = ::testing::AddGlobalTestEnvironment(new WaitAllAtEnd);
 
 }  // namespace
 
