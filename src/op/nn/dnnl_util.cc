@@ -36,8 +36,8 @@ thread_local Scratch t_scratch;
 }  // namespace
 
 dnnl::engine& dnnl_engine() {
-  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  return eng;
+  static auto* eng = new dnnl::engine(dnnl::engine::kind::cpu, 0);  // never destroyed: kernels may run during exit
+  return *eng;
 }
 
 dnnl::stream& dnnl_stream() {

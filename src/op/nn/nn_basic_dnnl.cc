@@ -2,8 +2,9 @@
 
 #include <bit>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
+
+#include "dnnl_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -11,37 +12,21 @@ namespace {
 using Tag = dnnl::memory::format_tag;
 using DT = dnnl::memory::data_type;
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-// Streams are not meant to be shared between threads; engine workers each get their own.
-dnnl::stream& thread_stream() {
-  thread_local dnnl::stream stream(cpu_engine());
-  return stream;
-}
-
 struct Primitives {
   dnnl::memory::desc md;
   dnnl::primitive fwd, bwd;  // bwd empty where the loops are faster (softmax)
 };
 
-// The primitives of `key`, built by `make` on first use. Shared pointers keep an entry alive for
-// the calls using it when the cache is cleared (it is bounded, for ever-changing shapes).
+// The primitives of `key`, built by `make` on first use and kept in the bounded primitive cache.
 template <class Make>
-std::shared_ptr<const Primitives> cached(const std::string& key, Make make) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::shared_ptr<const Primitives>> cache;
-  std::lock_guard lock(mu);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  if (cache.size() >= 4096) cache.clear();
-  try {
-    return cache[key] = std::make_shared<const Primitives>(make());
-  } catch (const dnnl::error& e) {
-    throw Error(cat("oneDNN could not create the primitive for ", key, ": ", e.what()));
-  }
+std::shared_ptr<const Primitives> cached(const DnnlCache<Primitives>::Key& key, const char* what, Make make) {
+  return DnnlCache<Primitives>::get().find(key, [&] {
+    try {
+      return make();
+    } catch (const dnnl::error& e) {
+      throw Error(cat("oneDNN could not create the ", what, " primitive: ", e.what()));
+    }
+  });
 }
 
 bool uses_dst(dnnl::algorithm alg) {
@@ -53,34 +38,35 @@ bool uses_dst(dnnl::algorithm alg) {
 }
 
 std::shared_ptr<const Primitives> eltwise(const DnnlEltwise& f, int64_t n) {
-  const std::string key = cat("eltwise ", static_cast<int>(f.alg), " ", std::bit_cast<uint32_t>(f.alpha), " ",
-                              std::bit_cast<uint32_t>(f.beta), " ", n);
-  return cached(key, [&] {
+  const DnnlCache<Primitives>::Key key{static_cast<int64_t>(f.alg), std::bit_cast<uint32_t>(f.alpha),
+                                       std::bit_cast<uint32_t>(f.beta), n};
+  return cached(key, "eltwise", [&] {
     dnnl::memory::desc md({n}, DT::f32, Tag::a);
     dnnl::eltwise_forward::primitive_desc fpd({dnnl::prop_kind::forward_training, f.alg, md, f.alpha, f.beta},
-                                              cpu_engine());
-    dnnl::eltwise_backward::primitive_desc bpd({f.alg, md, md, f.alpha, f.beta}, cpu_engine(), fpd);
+                                              dnnl_engine());
+    dnnl::eltwise_backward::primitive_desc bpd({f.alg, md, md, f.alpha, f.beta}, dnnl_engine(), fpd);
     return Primitives{md, dnnl::eltwise_forward(fpd), dnnl::eltwise_backward(bpd)};
   });
 }
 
 std::shared_ptr<const Primitives> softmax(bool log, const AxisSplit& s) {
-  const std::string key = cat(log ? "logsoftmax " : "softmax ", s.outer, " ", s.n);
-  return cached(key, [&] {
+  // Negative tags keep softmax keys apart from eltwise keys (algorithm codes are positive).
+  const DnnlCache<Primitives>::Key key{log ? -2 : -1, s.outer, s.n};
+  return cached(key, "softmax", [&] {
     dnnl::memory::desc md({s.outer, s.n}, DT::f32, Tag::ab);
     const auto alg = log ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
-    dnnl::softmax_v2_forward::primitive_desc fpd({dnnl::prop_kind::forward_inference, alg, md, md, 1}, cpu_engine());
+    dnnl::softmax_v2_forward::primitive_desc fpd({dnnl::prop_kind::forward_inference, alg, md, md, 1}, dnnl_engine());
     return Primitives{md, dnnl::softmax_v2_forward(fpd), {}};
   });
 }
 
 dnnl::memory mem(const Primitives& p, const float* data) {
-  return {p.md, cpu_engine(), const_cast<float*>(data)};  // oneDNN only reads the sources
+  return {p.md, dnnl_engine(), const_cast<float*>(data)};  // oneDNN only reads the sources
 }
 
 void run(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args) {
-  prim.execute(thread_stream(), args);
-  thread_stream().wait();
+  prim.execute(dnnl_stream(), args);
+  dnnl_stream().wait();
 }
 
 }  // namespace
