@@ -2,14 +2,15 @@
 
 #include <mutex>
 
+#include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
 #include "braid/op/registry.h"
+#include "../autograd/node.h"
+#include "push_backward.h"
 #include "random_state.h"
 
 namespace braid::nd {
 namespace {
-
-thread_local bool t_training = false;
 
 std::string arg_list(const std::vector<std::string>& names) {
   std::string s;
@@ -18,13 +19,6 @@ std::string arg_list(const std::vector<std::string>& names) {
 }
 
 }  // namespace
-
-bool set_training(bool training) {
-  bool prev = t_training;
-  t_training = training;
-  return prev;
-}
-bool is_training() { return t_training; }
 
 void waitall() { engine::Engine::get().wait_for_all(); }
 
@@ -79,11 +73,15 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
                 def.name, ": out array ", i, " is ", out[i].shape(), " ", dtype_name(out[i].dtype()),
                 " but the result is ", out_shapes[i], " ", dtype_name(out_types[i]));
 
+  const bool recording = autograd::is_recording();
+  if (recording)
+    for (const auto& o : out) autograd::detail::check_writable(o, def.name.c_str());
   std::vector<NDArray> outputs(out.begin(), out.end());
   for (int i = static_cast<int>(out.size()); i < nout; ++i)
     outputs.emplace_back(out_shapes[static_cast<size_t>(i)], ctx, out_types[static_cast<size_t>(i)]);
 
-  bool training = t_training;
+  bool training = autograd::is_training();
+  if (recording) autograd::detail::record_op(def, param, training, inputs, nargs, outputs, nvisible);
   std::vector<engine::VarHandle> reads, writes;
   for (size_t i = 0; i < inputs.size(); ++i) {
     bool written_aux = i >= nargs && def.mutates_aux && training;
@@ -130,12 +128,24 @@ void invoke_backward(const std::string& op_name, const op::AttrMap& attrs,
                      const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
                      bool accumulate) {
   const op::OpDef& def = op::Registry::get().find(op_name);
+  std::vector<op::OpReq> req;
+  for (const auto& g : in_grads)
+    req.push_back(g.is_none() ? op::OpReq::Null : accumulate ? op::OpReq::Add : op::OpReq::Write);
+  detail::push_backward(def, def.parse(attrs), autograd::is_training(), out_grads, inputs, outputs,
+                        in_grads, req);
+}
+
+namespace detail {
+
+void push_backward(const op::OpDef& def, const std::any& param, bool training,
+                   const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
+                   const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
+                   const std::vector<op::OpReq>& req) {
   BRAID_CHECK(def.backward, "operator ", def.name, " has no gradient");
-  std::any param = def.parse(attrs);
   size_t nargs = def.list_arguments(param).size();
   size_t nout = static_cast<size_t>(def.num_outputs(param));
   BRAID_CHECK(inputs.size() == nargs + def.list_aux(param).size() && in_grads.size() == nargs &&
-                  outputs.size() == nout && out_grads.size() <= nout,
+                  req.size() == nargs && outputs.size() == nout && out_grads.size() <= nout,
               "backward of ", def.name, ": expected ", nargs, " inputs and gradients, ", nout,
               " outputs; got ", inputs.size(), ", ", in_grads.size(), ", ", outputs.size());
   for (size_t i = 0; i < nargs; ++i)
@@ -144,26 +154,29 @@ void invoke_backward(const std::string& op_name, const op::AttrMap& attrs,
                 inputs[i].shape());
   std::vector<engine::VarHandle> reads, writes;
   for (const auto* list : {&out_grads, &inputs, &outputs})
-    for (const auto& a : *list) reads.push_back(a.var());
-  for (const auto& g : in_grads)
-    if (!g.is_none()) writes.push_back(g.var());
+    for (const auto& a : *list)
+      if (!a.is_none()) reads.push_back(a.var());
+  for (size_t i = 0; i < nargs; ++i)
+    if (!in_grads[i].is_none() && req[i] != op::OpReq::Null) writes.push_back(in_grads[i].var());
   Context ctx = inputs.empty() ? cpu() : inputs[0].ctx();
-  bool training = t_training;
-  auto fn = [&def, param = std::move(param), out_grads, inputs, outputs, in_grads, nargs, ctx,
-             training, accumulate] {
+  auto fn = [&def, param, out_grads, inputs, outputs, in_grads, req, nargs, ctx, training] {
+    auto blob_or_null = [](const NDArray& a) { return a.is_none() ? op::TBlob{} : a.blob(); };
     op::BackwardArgs ba;
-    for (const auto& g : out_grads) ba.out_grads.push_back(g.blob());
+    for (const auto& g : out_grads) ba.out_grads.push_back(blob_or_null(g));
     for (size_t i = 0; i < inputs.size(); ++i) (i < nargs ? ba.inputs : ba.aux).push_back(inputs[i].blob());
     for (const auto& o : outputs) ba.outputs.push_back(o.blob());
-    for (const auto& g : in_grads) {
-      ba.in_grads.push_back(g.is_none() ? op::TBlob{} : g.blob());
-      ba.req.push_back(g.is_none() ? op::OpReq::Null : accumulate ? op::OpReq::Add : op::OpReq::Write);
+    for (size_t i = 0; i < nargs; ++i) {
+      bool wanted = !in_grads[i].is_none() && req[i] != op::OpReq::Null;
+      ba.in_grads.push_back(wanted ? in_grads[i].blob() : op::TBlob{});
+      ba.req.push_back(wanted ? req[i] : op::OpReq::Null);
     }
     op::OpContext oc{training, ctx, nullptr};
     def.backward(oc, param, ba);
   };
   engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
 }
+
+}  // namespace detail
 
 NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs) {
   auto outs = invoke(op, inputs, attrs);

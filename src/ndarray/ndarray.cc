@@ -3,13 +3,16 @@
 #include "braid/base/convert.h"
 #include "braid/base/error.h"
 #include "braid/base/reshape.h"
+#include "braid/autograd/autograd.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/op/param_reader.h"
+#include "../autograd/node.h"
 #include "chunk.h"
 
 namespace braid {
 
-NDArray::NDArray(const Shape& shape, Context ctx, DType dtype) : shape_(shape), dtype_(dtype) {
+NDArray::NDArray(const Shape& shape, Context ctx, DType dtype)
+    : slot_(std::make_shared<autograd::detail::Slot>()), shape_(shape), dtype_(dtype) {
   BRAID_CHECK(shape.known(), "cannot create an array of unknown shape");
   for (int i = 0; i < shape.ndim(); ++i)
     BRAID_CHECK(shape[i] >= 0, "cannot create an array of shape ", shape, " (negative dimension)");
@@ -79,6 +82,8 @@ NDArray NDArray::view(int64_t offset, const Shape& shape) const {
   NDArray v = *this;
   v.offset_ = offset;
   v.shape_ = shape;
+  v.slot_ = std::make_shared<autograd::detail::Slot>();  // a new array to autograd
+  if (autograd::is_recording()) autograd::detail::record_view(*this, v);
   return v;
 }
 

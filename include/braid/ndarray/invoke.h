@@ -20,7 +20,7 @@ std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& i
 std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs,
                                 const op::AttrMap& attrs = {});
 
-/// Pushes the backward of `op`: from the output gradients and what the forward saw and produced
+/// Pushes the backward of `op` (in the current training mode, autograd::is_training()): from the output gradients and what the forward saw and produced
 /// (`inputs` = arguments then aux, `outputs` = all outputs from invoke_all), writes (or, with
 /// `accumulate`, adds) the gradient of each argument into `in_grads`; a None entry is skipped.
 void invoke_backward(const std::string& op, const op::AttrMap& attrs,
@@ -31,11 +31,6 @@ void invoke_backward(const std::string& op, const op::AttrMap& attrs,
 /// Same, for an op with one visible output.
 NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs,
                 const op::AttrMap& attrs = {});
-
-/// Whether imperative ops run in training mode (Dropout drops, BatchNorm uses batch
-/// statistics). Autograd's train/predict scopes set it; returns the previous value.
-bool set_training(bool training);
-bool is_training();
 
 /// Blocks until every pushed operation is done; re-throws the first error (MXNet's nd.waitall).
 void waitall();

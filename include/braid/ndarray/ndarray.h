@@ -3,12 +3,17 @@
 /// (memory + engine variable); views (reshape, slice, at) share it too with their own offset and
 /// shape. Every operation is pushed to the engine and returns at once; wait_to_read() or
 /// to_vector() synchronize. Arrays are always contiguous.
+///
+/// Like an MXNet Python NDArray object, copies of a handle also share its autograd state: after
+/// `a.attach_grad()`, every copy of `a` is the same variable with the same grad(). Views and
+/// detach() are new arrays to autograd.
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "braid/base/context.h"
 #include "braid/base/dtype.h"
+#include "braid/base/grad_req.h"
 #include "braid/base/shape.h"
 #include "braid/engine/engine.h"
 #include "braid/op/tensor.h"
@@ -18,6 +23,10 @@ namespace braid {
 namespace detail {
 struct Chunk;
 }
+namespace autograd::detail {
+struct Slot;
+struct Access;
+}  // namespace autograd::detail
 
 class NDArray {
  public:
@@ -87,6 +96,21 @@ class NDArray {
   NDArray& operator*=(double s);
   NDArray& operator/=(double s);
 
+  /// Autograd (include/braid/autograd/autograd.h). attach_grad makes this array a variable whose
+  /// gradient goes into grad() (zeros until the first backward); with GradReq::Null it stops
+  /// being one.
+  void attach_grad(GradReq req = GradReq::Write);
+  /// The gradient buffer of a variable; None for arrays without attach_grad.
+  NDArray grad() const;
+  /// The grad_req of a variable (Null for other arrays).
+  GradReq grad_req() const;
+  /// Back-propagates from this array (autograd::backward({*this}, {head_grad}, ...)); a None
+  /// head_grad means ones.
+  void backward() const;
+  void backward(const NDArray& head_grad, bool retain_graph = false, bool train_mode = true) const;
+  /// The same data, cut off from the recorded graph.
+  NDArray detach() const;
+
   /// True when both handles view the same chunk, offset and shape.
   bool same_as(const NDArray& o) const {
     return chunk_ == o.chunk_ && offset_ == o.offset_ && shape_ == o.shape_;
@@ -95,7 +119,11 @@ class NDArray {
  private:
   NDArray view(int64_t offset, const Shape& shape) const;
 
+  friend struct autograd::detail::Access;
+
   std::shared_ptr<detail::Chunk> chunk_;
+  // Shared by copies of this handle: where this array sits in the recorded graph.
+  std::shared_ptr<autograd::detail::Slot> slot_;
   int64_t offset_ = 0;  // in elements
   Shape shape_;
   DType dtype_ = DType::Float32;

@@ -3,8 +3,11 @@
 // Each operator family contributes its cases from its own grad_cases_<family>.cc.
 #include <functional>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "braid/op/op_def.h"
 
@@ -28,12 +31,19 @@ struct GradCase {
 
 /// Test names show the op, not the bytes of the case.
 inline void PrintTo(const GradCase& c, std::ostream* os) { *os << c.op; }
+/// Parameterized test names: the op and the case's index.
+std::string grad_case_name(const ::testing::TestParamInfo<GradCase>& info);
 
 std::vector<GradCase> tensor_grad_cases();  // grad_cases_tensor.cc
 std::vector<GradCase> matrix_grad_cases();  // grad_cases_matrix.cc
 std::vector<GradCase> index_grad_cases();   // grad_cases_index.cc (reduce, indexing, ordering)
 std::vector<GradCase> nn_conv_grad_cases();  // grad_cases_nn_conv.cc
 std::vector<GradCase> nn_basic_grad_cases();  // grad_cases_nn_basic.cc
-// NN op families add their lists here and in the harness.
+// NN op families add their lists here and in all_grad_cases().
+
+/// Every family's cases (grad_cases_all.cc).
+std::vector<GradCase> all_grad_cases();
+/// The inputs of a case: uniform in its ranges, then its fill.
+std::vector<std::vector<double>> random_inputs(const GradCase& c, std::mt19937_64& gen);
 
 }  // namespace braid::test

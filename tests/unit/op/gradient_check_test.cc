@@ -12,16 +12,6 @@
 namespace braid::test {
 namespace {
 
-std::vector<GradCase> all_cases() {
-  std::vector<GradCase> all;
-  for (auto family : {tensor_grad_cases, matrix_grad_cases, index_grad_cases, nn_conv_grad_cases,
-                      nn_basic_grad_cases}) {
-    auto cases = family();
-    all.insert(all.end(), cases.begin(), cases.end());
-  }
-  return all;
-}
-
 struct Runner {
   const op::OpDef& def;
   std::any param;
@@ -65,7 +55,7 @@ struct Runner {
 
 TEST(GradientCheck, EveryDifferentiableOpHasACase) {
   std::set<std::string> covered;
-  for (const auto& c : all_cases()) covered.insert(op::Registry::get().find(c.op).name);
+  for (const auto& c : all_grad_cases()) covered.insert(op::Registry::get().find(c.op).name);
   for (const auto& name : op::Registry::get().names()) {
     const auto& def = op::Registry::get().find(name);
     if (def.differentiable())
@@ -81,14 +71,7 @@ TEST_P(GradientCheck, AnalyticMatchesFiniteDifferences) {
   Runner run(c);
   ASSERT_TRUE(run.def.backward) << c.op << " has no backward";
   std::mt19937_64 gen(1234);
-  std::vector<std::vector<double>> inputs(c.shapes.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    auto [lo, hi] = i < c.ranges.size() ? c.ranges[i] : std::pair<double, double>{-1.0, 1.0};
-    std::uniform_real_distribution<double> u(lo, hi);
-    inputs[i].resize(static_cast<size_t>(c.shapes[i].size()));
-    for (auto& v : inputs[i]) v = u(gen);
-  }
-  if (c.fill) c.fill(inputs);
+  std::vector<std::vector<double>> inputs = random_inputs(c, gen);
 
   // Loss L = sum_k w_k * out_k over every output, with fixed random weights w.
   auto outs = run.forward(inputs);
@@ -142,14 +125,7 @@ TEST_P(GradientCheck, AnalyticMatchesFiniteDifferences) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<GradCase>& info) {
-  std::string n = info.param.op + "_" + std::to_string(info.index);
-  for (auto& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Ops, GradientCheck, ::testing::ValuesIn(all_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Ops, GradientCheck, ::testing::ValuesIn(all_grad_cases()), grad_case_name);
 
 }  // namespace
 }  // namespace braid::test

@@ -101,14 +101,7 @@ TEST_P(MatrixReq, BackwardHonoursWriteAddAndNull) {
   for (size_t i = 1; i < n; ++i) EXPECT_EQ(partial[i], written[i]) << "input " << i;
 }
 
-std::string case_name(const ::testing::TestParamInfo<GradCase>& info) {
-  std::string n = info.param.op + "_" + std::to_string(info.index);
-  for (auto& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Matrix, MatrixReq, ::testing::ValuesIn(matrix_grad_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Matrix, MatrixReq, ::testing::ValuesIn(matrix_grad_cases()), grad_case_name);
 
 }  // namespace
 }  // namespace braid::test

@@ -1,6 +1,7 @@
 // Dropout, Embedding and Flatten.
 #include <gtest/gtest.h>
 
+#include "braid/autograd/autograd.h"
 #include "braid/ndarray/invoke.h"
 #include "nn_basic_test_util.h"
 
@@ -63,9 +64,9 @@ TEST(NnBasicDropout, AxesShareOneDecision) {
 
 TEST(NnBasicDropout, ImperativeCallAndBadAttributes) {
   NDArray x = make_array(Shape({1000}), Values(1000, 1.0));
-  bool prev = nd::set_training(true);
+  bool prev = autograd::set_training(true);
   auto outs = nd::invoke("Dropout", {x}, {{"p", "0.5"}});
-  nd::set_training(prev);
+  autograd::set_training(prev);
   ASSERT_EQ(outs.size(), 1u);
   int zeros = 0;
   for (double v : values_of(outs[0])) zeros += v == 0;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "braid/autograd/autograd.h"
 #include "braid/ndarray/invoke.h"
 #include "nn_basic_test_util.h"
 
@@ -91,12 +92,12 @@ TEST(NnBasicBatchNorm, MatchesNaiveReferenceOnEveryAxis) {
 TEST(NnBasicBatchNorm, ImperativeCallShowsOutputsAndUpdatesAuxInTraining) {
   NDArray x = make_array(Shape({4, 1}), {0, 0, 2, 2}), gamma = make_array(Shape({1}), {2}),
           beta = make_array(Shape({1}), {0.5}), mm = make_array(Shape({1}), {0}), mv = make_array(Shape({1}), {1});
-  bool prev = nd::set_training(true);
+  bool prev = autograd::set_training(true);
   auto outs = nd::invoke("BatchNorm", {x, gamma, beta, mm, mv}, {{"eps", "0"}});
   auto all = nd::invoke("BatchNorm", {x, gamma, beta, mm, mv}, {{"eps", "0"}, {"output_mean_var", "True"}});
-  nd::set_training(false);
+  autograd::set_training(false);
   auto infer = nd::invoke("BatchNorm", {x, gamma, beta, mm, mv}, {{"eps", "0"}});
-  nd::set_training(prev);
+  autograd::set_training(prev);
   ASSERT_EQ(outs.size(), 1u);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_TRUE(all_close(values_of(outs[0]), {-0.5, -0.5, 1.5, 1.5}));

@@ -1,0 +1,99 @@
+#include "braid/autograd/autograd.h"
+
+#include "braid/base/error.h"
+#include "braid/ndarray/creation.h"
+#include "node.h"
+
+namespace braid::autograd {
+namespace {
+
+thread_local bool t_recording = false;
+thread_local bool t_training = false;
+
+}  // namespace
+
+bool set_recording(bool recording) {
+  bool prev = t_recording;
+  t_recording = recording;
+  return prev;
+}
+bool is_recording() { return t_recording; }
+
+bool set_training(bool training) {
+  bool prev = t_training;
+  t_training = training;
+  return prev;
+}
+bool is_training() { return t_training; }
+
+RecordScope::RecordScope(bool train_mode)
+    : prev_recording_(set_recording(true)), prev_training_(set_training(train_mode)) {}
+RecordScope::~RecordScope() {
+  set_recording(prev_recording_);
+  set_training(prev_training_);
+}
+
+PauseScope::PauseScope(bool train_mode)
+    : prev_recording_(set_recording(false)), prev_training_(set_training(train_mode)) {}
+PauseScope::~PauseScope() {
+  set_recording(prev_recording_);
+  set_training(prev_training_);
+}
+
+ModeScope::ModeScope(bool train_mode) : prev_training_(set_training(train_mode)) {}
+ModeScope::~ModeScope() { set_training(prev_training_); }
+
+void mark_variables(const std::vector<NDArray>& variables, const std::vector<NDArray>& gradients,
+                    GradReq req) {
+  BRAID_CHECK(variables.size() == gradients.size(), "mark_variables: ", variables.size(),
+              " variables but ", gradients.size(), " gradients");
+  for (size_t i = 0; i < variables.size(); ++i) {
+    const NDArray& v = variables[i];
+    const NDArray& g = gradients[i];
+    BRAID_CHECK(!v.is_none() && !g.is_none(), "mark_variables: variable or gradient ", i, " is None");
+    BRAID_CHECK(g.shape() == v.shape(), "mark_variables: gradient ", i, " has shape ", g.shape(),
+                " but the variable has ", v.shape());
+    detail::Entry& e = detail::Access::entry(v);
+    if (req == GradReq::Null) {
+      e = {};
+      continue;
+    }
+    auto node = std::make_shared<detail::Node>();
+    node->kind = detail::NodeKind::Variable;
+    node->grad = g;
+    node->req = req;
+    e = {std::move(node), 0};
+  }
+}
+
+}  // namespace braid::autograd
+
+namespace braid {
+
+void NDArray::attach_grad(GradReq req) {
+  autograd::mark_variables({*this}, {nd::zeros(shape_, ctx(), dtype_)}, req);
+}
+
+NDArray NDArray::grad() const {
+  const auto& e = autograd::detail::Access::entry(*this);
+  return e && e.node->kind == autograd::detail::NodeKind::Variable ? e.node->grad : NDArray();
+}
+
+GradReq NDArray::grad_req() const {
+  const auto& e = autograd::detail::Access::entry(*this);
+  return e && e.node->kind == autograd::detail::NodeKind::Variable ? e.node->req : GradReq::Null;
+}
+
+void NDArray::backward() const { backward(NDArray()); }
+
+void NDArray::backward(const NDArray& head_grad, bool retain_graph, bool train_mode) const {
+  autograd::backward({*this}, {head_grad}, retain_graph, train_mode);
+}
+
+NDArray NDArray::detach() const {
+  NDArray d = *this;
+  d.slot_ = std::make_shared<autograd::detail::Slot>();
+  return d;
+}
+
+}  // namespace braid

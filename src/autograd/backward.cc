@@ -1,0 +1,188 @@
+// The backward pass: a reverse walk of the recorded graph that pushes each node's gradient
+// computation to the engine and sums the gradients reaching each output.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "braid/autograd/autograd.h"
+#include "braid/base/error.h"
+#include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
+#include "../ndarray/push_backward.h"
+#include "node.h"
+
+namespace braid::autograd {
+namespace {
+
+using detail::Access;
+using detail::Entry;
+using detail::Node;
+using detail::NodeKind;
+using NodePtr = std::shared_ptr<Node>;
+
+constexpr const char* kReleased =
+    "backward: the graph behind this array was released by an earlier backward; pass "
+    "retain_graph=true to the first backward to back-propagate through it again";
+
+/// Nodes reachable from `heads`, each after all of its parents.
+std::vector<NodePtr> topological_order(const std::vector<Entry>& heads) {
+  std::vector<NodePtr> order;
+  std::unordered_set<Node*> seen;
+  std::vector<std::pair<NodePtr, size_t>> stack;  // (node, next parent to visit)
+  for (const auto& h : heads) {
+    if (!seen.insert(h.node.get()).second) continue;
+    stack.emplace_back(h.node, 0);
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      BRAID_CHECK(!node->freed, kReleased);
+      if (next < node->parents.size()) {
+        const Entry& p = node->parents[next++];
+        if (p && seen.insert(p.node.get()).second) stack.emplace_back(p.node, 0);
+        continue;
+      }
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+class Pass {
+ public:
+  /// Seeds the gradients of the heads and runs every node back to the variables.
+  Pass(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads) {
+    BRAID_CHECK(head_grads.empty() || head_grads.size() == heads.size(), "backward: ", heads.size(),
+                " heads but ", head_grads.size(), " head gradients");
+    std::vector<Entry> entries;
+    for (size_t i = 0; i < heads.size(); ++i) {
+      const NDArray& h = heads[i];
+      BRAID_CHECK(!h.is_none(), "backward: head ", i, " is None");
+      const Entry& e = Access::entry(h);
+      BRAID_CHECK(e, "backward: head ", i, " (shape ", h.shape(), ") is not part of a recorded graph; compute it "
+                  "inside autograd::RecordScope from arrays with attach_grad()");
+      NDArray g = i < head_grads.size() ? head_grads[i] : NDArray();
+      if (g.is_none()) {
+        g = nd::ones(h.shape(), h.ctx(), h.dtype());
+      } else {
+        BRAID_CHECK(g.shape() == h.shape(), "backward: head gradient ", i, " has shape ", g.shape(),
+                    " but the head has ", h.shape());
+      }
+      entries.push_back(e);
+      add(e, g);
+    }
+    order_ = topological_order(entries);
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      if ((*it)->kind == NodeKind::Op) run_op(**it);
+      if ((*it)->kind == NodeKind::View) run_view(**it);
+    }
+  }
+
+  const std::vector<NodePtr>& order() const { return order_; }
+
+  /// The summed gradient reaching variable `v`, or None.
+  NDArray gradient(const Node& v) const {
+    auto it = grads_.find(&v);
+    return it == grads_.end() ? NDArray() : it->second[0];
+  }
+
+ private:
+  void add(const Entry& e, const NDArray& g) {
+    auto& slots = grads_[e.node.get()];
+    if (slots.size() <= static_cast<size_t>(e.index)) slots.resize(static_cast<size_t>(e.index) + 1);
+    NDArray& sum = slots[static_cast<size_t>(e.index)];
+    sum = sum.is_none() ? g : nd::invoke1("elemwise_add", {sum, g});
+  }
+
+  void run_op(Node& n) {
+    auto it = grads_.find(&n);
+    if (it == grads_.end()) return;  // nothing downstream of this node needs a gradient
+    std::vector<NDArray> out_grads = it->second;
+    out_grads.resize(n.outputs.size());
+    for (int k = 0; k < n.num_visible; ++k) {
+      auto& g = out_grads[static_cast<size_t>(k)];
+      const NDArray& o = n.outputs[static_cast<size_t>(k)];
+      if (g.is_none()) g = nd::zeros(o.shape(), o.ctx(), o.dtype());
+    }
+    std::vector<NDArray> in_grads(n.parents.size());
+    std::vector<op::OpReq> req(n.parents.size(), op::OpReq::Null);
+    for (size_t i = 0; i < n.parents.size(); ++i) {
+      if (!n.parents[i]) continue;
+      const NDArray& x = n.inputs[i];
+      in_grads[i] = NDArray(x.shape(), x.ctx(), x.dtype());
+      req[i] = op::OpReq::Write;
+    }
+    nd::detail::push_backward(*n.def, n.param, n.training, out_grads, n.inputs, n.outputs, in_grads, req);
+    for (size_t i = 0; i < n.parents.size(); ++i)
+      if (n.parents[i]) add(n.parents[i], in_grads[i]);
+  }
+
+  void run_view(Node& n) {
+    auto it = grads_.find(&n);
+    if (it == grads_.end()) return;
+    const NDArray& g = it->second[0];
+    if (g.size() == n.parent_shape.size()) {
+      add(n.parents[0], g.reshape(n.parent_shape.dims()));
+      return;
+    }
+    NDArray full = nd::zeros(n.parent_shape, n.parent_ctx, n.parent_dtype);
+    full.reshape({-1}).slice(n.view_offset, n.view_offset + g.size()).assign(g.reshape({-1}));
+    add(n.parents[0], full);
+  }
+
+  std::vector<NodePtr> order_;
+  std::unordered_map<const Node*, std::vector<NDArray>> grads_;
+};
+
+void release(const std::vector<NodePtr>& order) {
+  for (const auto& n : order) {
+    if (n->kind == NodeKind::Variable) continue;
+    n->freed = true;
+    n->inputs.clear();
+    n->outputs.clear();
+    n->parents.clear();
+    n->param.reset();
+  }
+}
+
+}  // namespace
+
+void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads, bool retain_graph,
+              bool train_mode) {
+  PauseScope pause(train_mode);
+  Pass pass(heads, head_grads);
+  for (const auto& n : pass.order()) {
+    if (n->kind != NodeKind::Variable || n->req == GradReq::Null) continue;
+    NDArray g = pass.gradient(*n);
+    if (n->req == GradReq::Add) {
+      if (!g.is_none()) n->grad += g;
+    } else if (g.is_none()) {
+      n->grad.fill(0);  // reached, but every path to it carries no gradient
+    } else {
+      g.copyto(n->grad);
+    }
+  }
+  if (!retain_graph) release(pass.order());
+}
+
+std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
+                          const std::vector<NDArray>& head_grads, bool retain_graph, bool train_mode) {
+  std::vector<const Node*> vars;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    BRAID_CHECK(!variables[i].is_none(), "grad: variable ", i, " is None");
+    const Entry& e = Access::entry(variables[i]);
+    BRAID_CHECK(e && e.node->kind == NodeKind::Variable, "grad: variable ", i, " (shape ",
+                variables[i].shape(), ") has no attach_grad(); mark it before recording");
+    vars.push_back(e.node.get());
+  }
+  PauseScope pause(train_mode);
+  Pass pass(heads, head_grads);
+  std::vector<NDArray> out;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    NDArray g = pass.gradient(*vars[i]);
+    const NDArray& v = variables[i];
+    out.push_back(g.is_none() ? nd::zeros(v.shape(), v.ctx(), v.dtype()) : g.copy());
+  }
+  if (!retain_graph) release(pass.order());
+  return out;
+}
+
+}  // namespace braid::autograd

@@ -1,0 +1,80 @@
+#pragma once
+// Internal: the recorded graph. Each array handle holds a Slot (shared by its copies) naming the
+// node that produced it; nodes hold their parents, so the tape lives exactly as long as the
+// arrays that can still back-propagate through it. Saved arrays are stripped of their slots,
+// which keeps the graph free of reference cycles.
+#include <any>
+#include <memory>
+#include <vector>
+
+#include "braid/ndarray/ndarray.h"
+#include "braid/op/op_def.h"
+
+namespace braid::autograd::detail {
+
+struct Node;
+
+/// One output of a node.
+struct Entry {
+  std::shared_ptr<Node> node;
+  int index = 0;
+  explicit operator bool() const { return node != nullptr; }
+};
+
+struct Slot {
+  Entry entry;
+};
+
+enum class NodeKind {
+  Variable,  // a leaf with attach_grad: its gradient goes into `grad` per `req`
+  Op,        // a registered operator
+  View,      // a reshape or slice of the parent: the same elements, or a contiguous range of them
+};
+
+struct Node {
+  NodeKind kind = NodeKind::Op;
+  bool freed = false;  // released by a backward without retain_graph
+
+  // Variable
+  NDArray grad;
+  GradReq req = GradReq::Write;
+
+  // Op: what the backward of `def` needs.
+  const op::OpDef* def = nullptr;
+  std::any param;
+  bool training = false;
+  std::vector<NDArray> inputs;   // arguments then aux states
+  std::vector<NDArray> outputs;  // every output, hidden ones included
+  int num_visible = 0;
+
+  // Op and View: where the gradient of each argument goes (empty Entry: no gradient wanted).
+  std::vector<Entry> parents;
+
+  // View: element offset into the parent and the parent's shape, dtype and context.
+  int64_t view_offset = 0;
+  Shape parent_shape;
+  DType parent_dtype = DType::Float32;
+  Context parent_ctx;
+};
+
+/// NDArray's autograd internals.
+struct Access {
+  static Slot& slot(const NDArray& a);
+  static Entry& entry(const NDArray& a) { return slot(a).entry; }
+  /// A handle to the same data without autograd state, for saving in nodes.
+  static NDArray stripped(const NDArray& a);
+  static int64_t offset(const NDArray& a) { return a.offset_; }
+};
+
+/// Called by the imperative path after `def` was pushed: records a node when recording and an
+/// argument (the first `nargs` of `inputs`) needs a gradient. `outputs` are all of them.
+void record_op(const op::OpDef& def, const std::any& param, bool training,
+               const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs,
+               int num_visible);
+/// Throws when writing into `out` while recording would corrupt the graph (an array already in
+/// it, or a variable).
+void check_writable(const NDArray& out, const char* op_name);
+/// Called for each view taken while recording.
+void record_view(const NDArray& src, const NDArray& view);
+
+}  // namespace braid::autograd::detail
