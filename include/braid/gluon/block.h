@@ -1,0 +1,133 @@
+#pragma once
+/// Gluon blocks (MXNet's gluon.Block and HybridBlock): a model is a tree of blocks, each with its
+/// own parameters and registered children.
+///
+/// Naming follows MXNet. A block's prefix is `<hint><n>_` (dense0_, conv2d1_) from a process-wide
+/// counter per hint, or, when created inside a parent's name_scope(), the parent's prefix plus a
+/// counter of that parent: `hybridsequential0_dense0_`. Parameters are named prefix + attribute
+/// ("dense0_weight"). save_parameters writes structural names instead — the child's registered
+/// name and the attribute, joined by dots ("0.weight", "features.1.bias") — as MXNet 1.x does.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "braid/gluon/parameter.h"
+#include "braid/op/op_def.h"
+
+namespace braid::gluon {
+
+class Block;
+using BlockPtr = std::shared_ptr<Block>;
+
+/// `with block.name_scope():` — blocks created while it lives are named under `block`.
+class NameScope {
+ public:
+  explicit NameScope(Block& block);
+  ~NameScope();
+  NameScope(const NameScope&) = delete;
+  NameScope& operator=(const NameScope&) = delete;
+
+ private:
+  Block* prev_;
+};
+
+class Block {
+ public:
+  /// `hint`: the lowercase class name for the automatic prefix; `prefix`: an explicit one.
+  explicit Block(const std::string& hint = "block", std::optional<std::string> prefix = std::nullopt);
+  virtual ~Block() = default;
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+
+  const std::string& prefix() const { return prefix_; }
+  /// The prefix without its trailing underscore.
+  std::string name() const;
+  /// This block's own parameters (full names).
+  ParameterDict& params() { return params_; }
+  const ParameterDict& params() const { return params_; }
+  NameScope name_scope() { return NameScope(*this); }
+
+  /// Registers `child` under `name` (default: its index among the children) and returns it.
+  template <class B>
+  std::shared_ptr<B> register_child(std::shared_ptr<B> child, const std::string& name = "") {
+    add_child(child, name);
+    return child;
+  }
+  const std::vector<std::pair<std::string, BlockPtr>>& children() const { return children_; }
+
+  /// Parameters of this block and all its descendants, optionally those whose name matches the
+  /// regular expression `select` at its start.
+  ParameterDict collect_params(const std::string& select = "") const;
+  /// Structural name ("0.weight") -> parameter, as save_parameters writes them.
+  std::vector<std::pair<std::string, ParameterPtr>> collect_params_with_prefix(const std::string& prefix = "") const;
+
+  void initialize(const init::InitializerPtr& init = nullptr, const std::vector<Context>& ctx = {cpu()},
+                  bool force_reinit = false);
+  /// MXNet 1.x's format: structural names, values averaged over contexts, written atomically.
+  void save_parameters(const std::string& path) const;
+  /// Reads structural names, or the full names of the older save_params/ParameterDict.save.
+  void load_parameters(const std::string& path, const std::vector<Context>& ctx = {cpu()},
+                       bool allow_missing = false, bool ignore_extra = false, bool cast_dtype = false);
+  /// Calls fn on every descendant, then on this block.
+  void apply(const std::function<void(Block&)>& fn);
+  void cast(DType dtype);
+  /// Hybridizes HybridBlocks among this block and its descendants.
+  virtual void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false);
+
+  virtual std::vector<NDArray> forward(const std::vector<NDArray>& inputs) = 0;
+  std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) { return forward(inputs); }
+  /// One input, one output.
+  NDArray operator()(const NDArray& x);
+
+  /// What MXNet prints for the block: its class and arguments, children indented.
+  virtual std::string repr() const;
+
+ protected:
+  /// Registers a parameter under attribute name `name` (full name prefix + name).
+  ParameterPtr register_parameter(const std::string& name, Shape shape = Shape(), GradReq grad_req = GradReq::Write,
+                                  init::InitializerPtr init = nullptr, DType dtype = DType::Float32,
+                                  bool allow_deferred_init = true);
+  /// The single input of a one-input block; throws naming the block otherwise.
+  const NDArray& one_input(const std::vector<NDArray>& inputs) const;
+  /// The class and arguments for repr(), e.g. "Dense(784 -> 128, Activation(relu))".
+  virtual std::string describe() const;
+
+ private:
+  friend class NameScope;
+  void add_child(BlockPtr child, const std::string& name);
+
+  std::string hint_;
+  std::string prefix_;
+  ParameterDict params_;
+  std::vector<std::pair<std::string, ParameterPtr>> reg_params_;  // attribute name -> parameter
+  std::vector<std::pair<std::string, BlockPtr>> children_;
+  std::map<std::string, int> child_counters_;  // per hint, for children named in this scope
+};
+
+/// A block whose forward uses only registered operators, so that it can be traced into a graph
+/// (hybridize). Layers call their operator through call_op, which also completes the shapes of
+/// deferred parameters from the operator's shape inference at the first forward.
+class HybridBlock : public Block {
+ public:
+  using Block::Block;
+  void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false) override;
+  bool hybridized() const { return hybridized_; }
+
+ protected:
+  /// An argument of an operator call: an array, or a parameter taken on the data's context.
+  using OpArg = std::variant<NDArray, ParameterPtr>;
+  /// Runs `op` on `args` (arguments then aux states, in the operator's order); parameters with
+  /// unknown dimensions get them from the operator's shape inference and are initialized first.
+  std::vector<NDArray> call_op(const std::string& op, const std::vector<OpArg>& args,
+                               const op::AttrMap& attrs = {}) const;
+  NDArray call_op1(const std::string& op, const std::vector<OpArg>& args, const op::AttrMap& attrs = {}) const;
+
+ private:
+  bool hybridized_ = false;
+};
+
+}  // namespace braid::gluon

@@ -1,0 +1,43 @@
+#pragma once
+/// Containers that run their children in order (MXNet's nn.Sequential, nn.HybridSequential).
+#include "braid/gluon/block.h"
+
+namespace braid::gluon::nn {
+
+class Sequential : public Block {
+ public:
+  explicit Sequential(std::optional<std::string> prefix = std::nullopt) : Block("sequential", std::move(prefix)) {}
+  /// Appends blocks (registered as "0", "1", ...).
+  template <class... B>
+  Sequential& add(std::shared_ptr<B>... blocks) {
+    (register_child(std::move(blocks)), ...);
+    return *this;
+  }
+  std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override;
+  size_t size() const { return children().size(); }
+  BlockPtr operator[](size_t i) const;
+
+ protected:
+  std::string describe() const override { return "Sequential"; }
+};
+
+/// Like Sequential, but every child must be a HybridBlock, so the whole can be hybridized.
+class HybridSequential : public HybridBlock {
+ public:
+  explicit HybridSequential(std::optional<std::string> prefix = std::nullopt)
+      : HybridBlock("hybridsequential", std::move(prefix)) {}
+  template <class... B>
+  HybridSequential& add(std::shared_ptr<B>... blocks) {
+    static_assert((std::is_base_of_v<HybridBlock, B> && ...), "HybridSequential holds HybridBlocks only");
+    (register_child(std::move(blocks)), ...);
+    return *this;
+  }
+  std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override;
+  size_t size() const { return children().size(); }
+  BlockPtr operator[](size_t i) const;
+
+ protected:
+  std::string describe() const override { return "HybridSequential"; }
+};
+
+}  // namespace braid::gluon::nn

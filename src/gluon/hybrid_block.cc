@@ -1,0 +1,62 @@
+#include "braid/base/error.h"
+#include "braid/gluon/block.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/op/registry.h"
+
+namespace braid::gluon {
+
+void HybridBlock::hybridize(bool active, bool static_alloc, bool static_shape) {
+  hybridized_ = active;
+  Block::hybridize(active, static_alloc, static_shape);
+}
+
+std::vector<NDArray> HybridBlock::call_op(const std::string& op_name, const std::vector<OpArg>& args,
+                                          const op::AttrMap& attrs) const {
+  std::optional<Context> ctx;
+  bool deferred = false;
+  for (const auto& a : args) {
+    if (const auto* arr = std::get_if<NDArray>(&a)) {
+      if (!ctx && !arr->is_none()) ctx = arr->ctx();
+    } else {
+      const auto& p = std::get<ParameterPtr>(a);
+      deferred = deferred || p->deferred();
+    }
+  }
+  BRAID_CHECK(ctx, "block ", prefix(), ": operator ", op_name, " needs at least one input array");
+  if (deferred) {
+    // Complete the parameters' unknown dimensions from the data, like MXNet's deferred init.
+    const op::OpDef& def = op::Registry::get().find(op_name);
+    std::any param = def.parse(attrs);
+    size_t nargs = def.list_arguments(param).size();
+    BRAID_CHECK(args.size() == nargs + def.list_aux(param).size(), "block ", prefix(), ": operator ", op_name,
+                " takes ", nargs + def.list_aux(param).size(), " inputs but got ", args.size());
+    std::vector<Shape> in(nargs), aux(args.size() - nargs), out(static_cast<size_t>(def.num_outputs(param)));
+    for (size_t i = 0; i < args.size(); ++i) {
+      const auto* arr = std::get_if<NDArray>(&args[i]);
+      (i < nargs ? in[i] : aux[i - nargs]) = arr ? arr->shape() : std::get<ParameterPtr>(args[i])->shape();
+    }
+    def.infer_shape(param, in, out, aux);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (const auto* p = std::get_if<ParameterPtr>(&args[i]); p && (*p)->deferred()) {
+        const Shape& s = i < nargs ? in[i] : aux[i - nargs];
+        BRAID_CHECK(s.fully_known(), "block ", prefix(), ": cannot infer the shape of Parameter '", (*p)->name(),
+                    "' from the input (got ", s, ")");
+        (*p)->finish_deferred_init(s);
+      }
+  }
+  std::vector<NDArray> arrays;
+  for (const auto& a : args) {
+    if (const auto* arr = std::get_if<NDArray>(&a)) arrays.push_back(*arr);
+    else arrays.push_back(std::get<ParameterPtr>(a)->data(*ctx));
+  }
+  return nd::invoke(op_name, arrays, attrs);
+}
+
+NDArray HybridBlock::call_op1(const std::string& op_name, const std::vector<OpArg>& args,
+                              const op::AttrMap& attrs) const {
+  auto out = call_op(op_name, args, attrs);
+  BRAID_CHECK(out.size() == 1, "operator ", op_name, " has ", out.size(), " outputs");
+  return out[0];
+}
+
+}  // namespace braid::gluon
