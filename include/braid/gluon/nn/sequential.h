@@ -7,7 +7,9 @@ namespace braid::gluon::nn {
 class Sequential : public Block {
  public:
   explicit Sequential(std::optional<std::string> prefix = std::nullopt) : Block("sequential", std::move(prefix)) {}
-  /// Appends blocks (registered as "0", "1", ...).
+  /// Appends blocks (registered as "0", "1", ...). C++ leaves the evaluation order of arguments
+  /// unspecified, so blocks created in one add(...) call may be numbered out of order (dense1_
+  /// before dense0_): where names matter, create them in separate statements.
   template <class... B>
   Sequential& add(std::shared_ptr<B>... blocks) {
     (register_child(std::move(blocks)), ...);
