@@ -66,6 +66,21 @@ void mark_variables(const std::vector<NDArray>& variables, const std::vector<NDA
   }
 }
 
+namespace {
+
+detail::Node& variable_node(const NDArray& var, const char* what) {
+  BRAID_CHECK(!var.is_none(), what, ": the array is None");
+  const detail::Entry& e = detail::Access::entry(var);
+  BRAID_CHECK(e && e.node->kind == detail::NodeKind::Variable, what, ": the array (shape ", var.shape(),
+              ") is not a variable; call attach_grad first");
+  return *e.node;
+}
+
+}  // namespace
+
+bool fresh_grad(const NDArray& var) { return variable_node(var, "fresh_grad").fresh_grad; }
+void set_fresh_grad(const NDArray& var, bool fresh) { variable_node(var, "set_fresh_grad").fresh_grad = fresh; }
+
 }  // namespace braid::autograd
 
 namespace braid {

@@ -152,6 +152,7 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
   for (const auto& n : pass.order()) {
     if (n->kind != NodeKind::Variable || n->req == GradReq::Null) continue;
     NDArray g = pass.gradient(*n);
+    n->fresh_grad = true;
     if (n->req == GradReq::Add) {
       if (!g.is_none()) n->grad += g;
     } else if (g.is_none()) {

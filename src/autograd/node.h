@@ -38,6 +38,7 @@ struct Node {
   // Variable
   NDArray grad;
   GradReq req = GradReq::Write;
+  bool fresh_grad = false;  // written by a backward since last cleared
 
   // Op: what the backward of `def` needs.
   const op::OpDef* def = nullptr;

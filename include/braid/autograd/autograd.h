@@ -77,4 +77,9 @@ std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<N
                           const std::vector<NDArray>& head_grads = {}, bool retain_graph = false,
                           bool train_mode = true);
 
+/// Whether a backward wrote (or added to) the gradient of variable `var` since the flag was last
+/// cleared: Trainer's check for parameters a model did not use in an iteration.
+bool fresh_grad(const NDArray& var);
+void set_fresh_grad(const NDArray& var, bool fresh);
+
 }  // namespace braid::autograd

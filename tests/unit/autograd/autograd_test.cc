@@ -41,6 +41,24 @@ TEST(Autograd, GradientsOfSeveralPathsAreSummed) {
   EXPECT_EQ(x.grad().to_vector<float>(), (V{4, 13, 28}));
 }
 
+TEST(Autograd, BackwardMarksGradientsFresh) {
+  NDArray x = x123(), unused = x123();
+  x.attach_grad();
+  unused.attach_grad();
+  EXPECT_FALSE(autograd::fresh_grad(x));
+  NDArray y;
+  {
+    autograd::RecordScope rec;
+    y = x * 2.0f;
+  }
+  y.backward();
+  EXPECT_TRUE(autograd::fresh_grad(x));
+  EXPECT_FALSE(autograd::fresh_grad(unused));
+  autograd::set_fresh_grad(x, false);
+  EXPECT_FALSE(autograd::fresh_grad(x));
+  EXPECT_THROW(autograd::fresh_grad(y), Error);
+}
+
 TEST(Autograd, HeadGradientScalesTheResult) {
   NDArray x = x123();
   x.attach_grad();
