@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libcpp-httplib-dev libcli11-dev zlib1g-dev
   dataset-fashion-mnist
   python3 python3-numpy python3-torch
+  gnuplot-nox
 )
 
 missing=()
