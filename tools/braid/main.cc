@@ -1,34 +1,43 @@
-// The braid command line: `braid <group> <command> [args]`.
-#include <cstdio>
+// The braid command line (CLI11 subcommands). Errors print "braid: error: ..." and exit with 2.
+#include <CLI/CLI.hpp>
 #include <iostream>
-#include <string>
 
 #include "braid/base/error.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
-  const std::string usage =
-      "usage: braid <command>\n"
-      "  params show FILE   list the arrays of an MXNet .params file\n"
-      "  ops list           list the registered operators\n";
-  if (argc < 3) {
-    std::cerr << usage;
-    return 2;
-  }
-  std::string group = argv[1], cmd = argv[2];
+  CLI::App app{"Braid: deep learning in C++ that speaks MXNet"};
+  app.require_subcommand(1);
+
+  auto* params = app.add_subcommand("params", "inspect MXNet .params files");
+  params->require_subcommand(1);
+  std::string params_file;
+  auto* show = params->add_subcommand("show", "list the arrays of a .params file: NAME DTYPE (d0, d1, ...)");
+  show->add_option("FILE", params_file, "the .params file")->required();
+
+  auto* ops = app.add_subcommand("ops", "the operator registry");
+  ops->require_subcommand(1);
+  auto* list = ops->add_subcommand("list", "list the registered operators");
+
+  std::vector<std::string> logs;
+  std::string plot_out = "curves.png";
+  auto* plot = app.add_subcommand("plot", "draw loss and accuracy curves of braid train --json-log files");
+  plot->add_option("FILES", logs, "JSON logs written by braid train --json-log")->required();
+  plot->add_option("-o,--output", plot_out, "the PNG to write")->capture_default_str();
+
   try {
-    if (group == "ops" && cmd == "list") return braid::cli::ops_list(std::cout);
-    if (group == "params" && cmd == "show") {
-      if (argc != 4) {
-        std::cerr << "usage: braid params show FILE\n";
-        return 2;
-      }
-      return braid::cli::params_show(argv[3], std::cout);
-    }
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (show->parsed()) return braid::cli::params_show(params_file, std::cout);
+    if (list->parsed()) return braid::cli::ops_list(std::cout);
+    if (plot->parsed()) return braid::cli::plot(logs, plot_out);
   } catch (const braid::Error& e) {
     std::cerr << "braid: error: " << e.what() << "\n";
     return 2;
   }
-  std::cerr << "braid: unknown command '" << group << " " << cmd << "'\n" << usage;
   return 2;
 }

@@ -44,7 +44,7 @@ struct Descs {
                                                  pad_l, pad_r)
                : dnnl::convolution_forward::desc(prop, alg, x_in, w_in, y_in, strides, dilates,
                                                  pad_l, pad_r);
-    return {d, dnnl_engine()};
+    return {d, user_scratchpad(), dnnl_engine()};
   }
 };
 
@@ -62,7 +62,7 @@ DnnlExec make(const ConvGeom& g, Kind kind, bool with_bias, tag act) {
   auto alg = dnnl::algorithm::convolution_direct;
   if (kind == kBackwardData) {
     dnnl::convolution_backward_data::primitive_desc pd(
-        {alg, d.x_in, d.w_in, d.y_in, d.strides, d.dilates, d.pad_l, d.pad_r}, dnnl_engine(), fwd);
+        {alg, d.x_in, d.w_in, d.y_in, d.strides, d.dilates, d.pad_l, d.pad_r}, user_scratchpad(), dnnl_engine(), fwd);
     return DnnlExec(dnnl::convolution_backward_data(pd),
                     {{DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
                      {DNNL_ARG_WEIGHTS, d.w, pd.weights_desc(), false},
@@ -72,7 +72,7 @@ DnnlExec make(const ConvGeom& g, Kind kind, bool with_bias, tag act) {
                                                                    d.strides, d.dilates, d.pad_l, d.pad_r)
                         : dnnl::convolution_backward_weights::desc(alg, d.x_in, d.w_in, d.y_in,
                                                                    d.strides, d.dilates, d.pad_l, d.pad_r);
-  dnnl::convolution_backward_weights::primitive_desc pd(desc, dnnl_engine(), fwd);
+  dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), dnnl_engine(), fwd);
   std::vector<A> args{{DNNL_ARG_SRC, d.x, pd.src_desc(), false},
                       {DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
                       {DNNL_ARG_DIFF_WEIGHTS, d.w, pd.diff_weights_desc(), true}};

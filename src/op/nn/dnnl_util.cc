@@ -31,7 +31,8 @@ class Scratch {
   std::vector<Buf> bufs_;
 };
 
-thread_local Scratch t_scratch;
+thread_local Scratch t_scratch;     // reordered arguments, one slot per argument
+thread_local Scratch t_scratchpad;  // the primitives' own temporary memory
 
 }  // namespace
 
@@ -43,6 +44,24 @@ dnnl::engine& dnnl_engine() {
 dnnl::stream& dnnl_stream() {
   thread_local dnnl::stream s(dnnl_engine());
   return s;
+}
+
+const dnnl::primitive_attr& user_scratchpad() {
+  static const auto* attr = [] {
+    auto* a = new dnnl::primitive_attr();  // never destroyed: kernels may run during exit
+    a->set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return a;
+  }();
+  return *attr;
+}
+
+void execute(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory>& args) {
+  const dnnl_memory_desc_t* md = dnnl_primitive_desc_query_md(prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+  if (md != nullptr && md->ndims > 0) {
+    dnnl::memory::desc desc(*md);
+    args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(desc, dnnl_engine(), t_scratchpad.get(0, desc.get_size()));
+  }
+  prim.execute(dnnl_stream(), args);
 }
 
 dnnl::memory::desc plain_md(const dnnl::memory::dims& dims, dnnl::memory::format_tag tag) {
@@ -57,8 +76,8 @@ DnnlExec::DnnlExec(dnnl::primitive prim, std::vector<Arg> args)
       continue;
     }
     auto& eng = dnnl_engine();
-    auto pd = a.output ? dnnl::reorder::primitive_desc(eng, a.inner, eng, a.user)
-                       : dnnl::reorder::primitive_desc(eng, a.user, eng, a.inner);
+    auto pd = a.output ? dnnl::reorder::primitive_desc(eng, a.inner, eng, a.user, user_scratchpad())
+                       : dnnl::reorder::primitive_desc(eng, a.user, eng, a.inner, user_scratchpad());
     reorders_.emplace_back(true, dnnl::reorder(pd));
   }
 }
@@ -79,12 +98,16 @@ void DnnlExec::run(const std::vector<void*>& ptrs) const {
     if (a.output) {
       back.emplace_back(i, user);
     } else {
-      reorders_[i].second.execute(s, user, inner);
+      std::unordered_map<int, dnnl::memory> rargs{{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, inner}};
+      execute(reorders_[i].second, rargs);
     }
     margs.emplace(a.id, inner);
   }
-  prim_.execute(s, margs);
-  for (auto& [i, user] : back) reorders_[i].second.execute(s, margs.at(args_[i].id), user);
+  execute(prim_, margs);
+  for (auto& [i, user] : back) {
+    std::unordered_map<int, dnnl::memory> rargs{{DNNL_ARG_FROM, margs.at(args_[i].id)}, {DNNL_ARG_TO, user}};
+    execute(reorders_[i].second, rargs);
+  }
   s.wait();
 }
 

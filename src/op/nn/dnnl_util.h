@@ -18,6 +18,13 @@ dnnl::engine& dnnl_engine();
 /// One stream per thread: oneDNN streams are not meant to be shared between threads.
 dnnl::stream& dnnl_stream();
 
+/// The attributes every primitive is created with: a scratchpad the caller provides. oneDNN's own
+/// (library) scratchpad is shared by all primitives and only safe on the thread that created
+/// the primitive, while engine workers of several devices run the same primitives concurrently.
+const dnnl::primitive_attr& user_scratchpad();
+/// Executes `prim` on the calling thread's stream with that thread's scratchpad (not waiting).
+void execute(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory>& args);
+
 /// A plain f32 memory descriptor.
 dnnl::memory::desc plain_md(const dnnl::memory::dims& dims, dnnl::memory::format_tag tag);
 

@@ -43,8 +43,8 @@ std::shared_ptr<const Primitives> eltwise(const DnnlEltwise& f, int64_t n) {
   return cached(key, "eltwise", [&] {
     dnnl::memory::desc md({n}, DT::f32, Tag::a);
     dnnl::eltwise_forward::primitive_desc fpd({dnnl::prop_kind::forward_training, f.alg, md, f.alpha, f.beta},
-                                              dnnl_engine());
-    dnnl::eltwise_backward::primitive_desc bpd({f.alg, md, md, f.alpha, f.beta}, dnnl_engine(), fpd);
+                                              user_scratchpad(), dnnl_engine());
+    dnnl::eltwise_backward::primitive_desc bpd({f.alg, md, md, f.alpha, f.beta}, user_scratchpad(), dnnl_engine(), fpd);
     return Primitives{md, dnnl::eltwise_forward(fpd), dnnl::eltwise_backward(bpd)};
   });
 }
@@ -55,7 +55,7 @@ std::shared_ptr<const Primitives> softmax(bool log, const AxisSplit& s) {
   return cached(key, "softmax", [&] {
     dnnl::memory::desc md({s.outer, s.n}, DT::f32, Tag::ab);
     const auto alg = log ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
-    dnnl::softmax_v2_forward::primitive_desc fpd({dnnl::prop_kind::forward_inference, alg, md, md, 1}, dnnl_engine());
+    dnnl::softmax_v2_forward::primitive_desc fpd({dnnl::prop_kind::forward_inference, alg, md, md, 1}, user_scratchpad(), dnnl_engine());
     return Primitives{md, dnnl::softmax_v2_forward(fpd), {}};
   });
 }
@@ -64,8 +64,8 @@ dnnl::memory mem(const Primitives& p, const float* data) {
   return {p.md, dnnl_engine(), const_cast<float*>(data)};  // oneDNN only reads the sources
 }
 
-void run(const dnnl::primitive& prim, const std::unordered_map<int, dnnl::memory>& args) {
-  prim.execute(dnnl_stream(), args);
+void run(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args) {
+  execute(prim, args);
   dnnl_stream().wait();
 }
 

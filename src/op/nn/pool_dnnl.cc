@@ -22,12 +22,12 @@ DnnlExec make(const PoolGeom& g, bool backward, memory::format_tag tag) {
   const memory::dims strides{g.sh, g.sw}, kernel{g.kh, g.kw}, pad_l{g.ph, g.pw}, pad_r{g.ph_r, g.pw_r};
   dnnl::pooling_forward::primitive_desc fwd(
       {dnnl::prop_kind::forward_training, algorithm(g), x_in, y_in, strides, kernel, pad_l, pad_r},
-      dnnl_engine());
+      user_scratchpad(), dnnl_engine());
   if (!backward)
     return DnnlExec(dnnl::pooling_forward(fwd), {{DNNL_ARG_SRC, x, fwd.src_desc(), false},
                                                  {DNNL_ARG_DST, y, fwd.dst_desc(), true}});
   dnnl::pooling_backward::primitive_desc bwd({algorithm(g), x_in, y_in, strides, kernel, pad_l, pad_r},
-                                             dnnl_engine(), fwd);
+                                             user_scratchpad(), dnnl_engine(), fwd);
   return DnnlExec(dnnl::pooling_backward(bwd), {{DNNL_ARG_DIFF_DST, y, bwd.diff_dst_desc(), false},
                                                 {DNNL_ARG_DIFF_SRC, x, bwd.diff_src_desc(), true}});
 }
