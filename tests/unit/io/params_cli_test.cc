@@ -6,27 +6,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "common/cli_runner.h"
 #include "params_test_util.h"
 
 namespace braid::test {
 namespace {
-
-struct CliResult {
-  int code;  // exit status, or -1 when killed by a signal
-  std::string out, err;
-};
-
-// `shell_prefix` runs before the binary in the same shell (e.g. a ulimit).
-CliResult braid_cli(const std::string& args, const std::string& shell_prefix = "") {
-  // Per test, since CTest runs tests in parallel processes; not scratch_dir(), which the test uses.
-  const char* test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  auto dir = std::filesystem::path(::testing::TempDir()) / (std::string("braid_io_cli_output_") + test);
-  std::filesystem::create_directories(dir);
-  std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  std::string cmd = shell_prefix + "exec '" BRAID_BINARY_DIR "/bin/braid' " + args + " >'" + out + "' 2>'" + err + "'";
-  int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file_bytes(out), read_file_bytes(err)};
-}
 
 std::string shell_quoted(const std::string& path) { return "'" + path + "'"; }
 
