@@ -83,10 +83,10 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   bool training = autograd::is_training();
   if (recording) autograd::detail::record_op(def, param, training, inputs, nargs, outputs, nvisible);
   std::vector<engine::VarHandle> reads, writes;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    bool written_aux = i >= nargs && def.mutates_aux && training;
-    (written_aux ? writes : reads).push_back(inputs[i].var());
-  }
+  std::vector<bool> written(inputs.size(), false);
+  for (size_t i = nargs; i < inputs.size(); ++i) written[i] = def.mutates_aux && training;
+  for (int i : def.mutate_inputs) written[static_cast<size_t>(i)] = true;
+  for (size_t i = 0; i < inputs.size(); ++i) (written[i] ? writes : reads).push_back(inputs[i].var());
   for (const auto& o : outputs) writes.push_back(o.var());
   std::mt19937_64* rng = nullptr;
   if (def.needs_rng) {

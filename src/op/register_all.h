@@ -18,5 +18,6 @@ void register_ordering_ops(Registry& r);          // src/op/tensor/ordering.cc
 void register_random_ops(Registry& r);            // src/op/tensor/random.cc
 void register_nn_conv_ops(Registry& r);           // src/op/nn/nn_conv.cc
 void register_nn_basic_ops(Registry& r);          // src/op/nn/nn_basic_register.cc
+void register_optimizer_ops(Registry& r);         // src/op/optimizer/optimizer_ops.cc
 
 }  // namespace braid::op::detail

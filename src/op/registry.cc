@@ -3,26 +3,11 @@
 #include <algorithm>
 
 #include "braid/base/error.h"
+#include "braid/base/suggest.h"
 #include "op_util.h"
 #include "register_all.h"
 
 namespace braid::op {
-namespace {
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1,
-                         prev[j - 1] + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
 
 Registry& Registry::get() {
   static Registry* reg = [] {
@@ -64,14 +49,10 @@ const OpDef* Registry::find_or_null(const std::string& name) const {
 
 const OpDef& Registry::find(const std::string& name) const {
   if (const OpDef* def = find_or_null(name)) return *def;
-  std::vector<std::pair<size_t, std::string>> close;
-  for (const auto& [n, def] : ops_) close.emplace_back(edit_distance(name, n), n);
-  for (const auto& [a, n] : aliases_) close.emplace_back(edit_distance(name, a), a);
-  std::sort(close.begin(), close.end());
-  std::string hint;
-  for (size_t i = 0; i < close.size() && i < 3 && close[i].first <= 3; ++i)
-    hint += cat(hint.empty() ? "; did you mean " : ", ", close[i].second);
-  throw Error(cat("unknown operator '", name, "'", hint));
+  std::vector<std::string> known;
+  for (const auto& [n, def] : ops_) known.push_back(n);
+  for (const auto& [a, n] : aliases_) known.push_back(a);
+  throw Error(cat("unknown operator '", name, "'", did_you_mean(name, known)));
 }
 
 std::vector<std::string> Registry::names() const {

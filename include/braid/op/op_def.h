@@ -76,6 +76,12 @@ struct OpDef {
   bool needs_rng = false;
   /// Forward writes its aux states in training (BatchNorm's moving statistics).
   bool mutates_aux = false;
+  /// Arguments (indices into list_arguments) that forward updates in place whatever the mode:
+  /// MXNet's FMutateInputs, used by the optimizer updates for their states (sgd_mom_update's
+  /// `mom`, adam_update's `mean` and `var`). They stay arguments, as in MXNet, rather than aux
+  /// states, because mutates_aux writes only in training and aux states are a different list.
+  /// The imperative path pushes them as engine writes; such ops have no gradient.
+  std::vector<int> mutate_inputs;
 
   bool differentiable() const { return static_cast<bool>(backward) && !zero_gradient; }
 };

@@ -1,0 +1,89 @@
+// Internal: builds the OpDef of a fused optimizer update, and of its multi-precision twin, from a
+// rule of update_rules.h. Arguments: weight, grad, the rule's states, and for the twin the float32
+// master copy `weight32` last. The weight is normally also the `out` array (MXNet's out=weight);
+// the states and weight32 are updated in place (OpDef::mutate_inputs).
+#pragma once
+#include <array>
+#include <type_traits>
+#include <utility>
+
+#include "../op_util.h"
+#include "braid/op/registry.h"
+#include "braid/base/half.h"
+#include "update_rules.h"
+
+namespace braid::op::detail {
+
+struct UpdateOpSpec {
+  std::string name;                 // "sgd_mom_update"
+  std::string mp_name;              // "mp_sgd_mom_update"
+  std::vector<std::string> states;  // {"mom"}, in argument order
+  UpdateAttrs attrs;
+  std::string doc;
+};
+
+template <class C, class W>
+inline C load_as(W x) {
+  if constexpr (std::is_same_v<W, half_t>) return static_cast<C>(half_to_float(x));
+  else return static_cast<C>(x);
+}
+template <class W, class C>
+inline W store_as(C x) {
+  if constexpr (std::is_same_v<W, half_t>) return float_to_half(static_cast<float>(x));
+  else return static_cast<W>(x);
+}
+
+/// The element loop: plain and branch-free inside, so that it vectorizes when W == C.
+template <class Rule, class W, class C, size_t... I>
+void update_elements(const Hyper<C> h, int64_t n, const W* w, const W* g, W* out,
+                     const std::array<C*, sizeof...(I)> s, C* master, std::index_sequence<I...>) {
+  if (master != nullptr) {
+    for (int64_t i = 0; i < n; ++i) {
+      const C nw = Rule::step(h, master[i], load_as<C>(g[i]), s[I][i]...);
+      master[i] = nw;
+      out[i] = store_as<W>(nw);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = store_as<W>(Rule::step(h, load_as<C>(w[i]), load_as<C>(g[i]), s[I][i]...));
+  }
+}
+
+template <class Rule, class W, class C>
+void run_update(const UpdateParam& p, const ForwardArgs& a, bool mp) {
+  std::array<C*, Rule::kStates> s{};
+  for (size_t k = 0; k < s.size(); ++k) s[k] = a.inputs[2 + k].ptr<C>();
+  const TBlob& last = a.inputs.back();
+  C* master = mp ? last.ptr<C>() : nullptr;
+  update_elements<Rule, W, C>(Hyper<C>(p), a.inputs[0].size(), a.inputs[0].ptr<W>(),
+                              a.inputs[1].ptr<W>(), a.outputs[0].ptr<W>(), s, master,
+                              std::make_index_sequence<Rule::kStates>());
+}
+
+/// The parts every update op shares; `forward` is the rule-specific piece.
+OpDef update_op_def(const UpdateOpSpec& spec, bool mp);
+
+/// Registers spec.name and, when spec.mp_name is set, its multi-precision twin.
+template <class Rule>
+void add_update_ops(Registry& r, const UpdateOpSpec& spec) {
+  for (bool mp : {false, true}) {
+    if (mp && spec.mp_name.empty()) continue;
+    OpDef d = update_op_def(spec, mp);
+    d.forward = [name = d.name, mp](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+      if (a.req[0] == OpReq::Null) return;
+      const UpdateParam& p = param<UpdateParam>(pa);
+      switch (a.inputs[0].dtype) {
+        case DType::Float32: return mp ? run_update<Rule, float, float>(p, a, true)
+                                       : run_update<Rule, float, float>(p, a, false);
+        case DType::Float64: return mp ? run_update<Rule, double, float>(p, a, true)
+                                       : run_update<Rule, double, double>(p, a, false);
+        case DType::Float16: if (mp) return run_update<Rule, half_t, float>(p, a, true); break;
+        default: break;
+      }
+      throw_unsupported_dtype(a.inputs[0].dtype, name.c_str());
+    };
+    r.add(std::move(d));
+  }
+}
+
+}  // namespace braid::op::detail

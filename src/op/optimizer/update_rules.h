@@ -1,0 +1,147 @@
+// Internal: the per-element math of each fused optimizer update, MXNet 1.x's kernels
+// (src/operator/optimizer_op-inl.h) written as plain functions of one weight element `w`, its
+// gradient `g` and its states, in the compute type C. They return the new weight and update the
+// states through their references. Formulas: docs/optim.md.
+#pragma once
+#include <algorithm>
+#include <cmath>
+
+#include "update_param.h"
+
+namespace braid::op::detail {
+
+/// The hyper-parameters in the compute type, copied by value into each kernel loop so that they
+/// stay in registers (no aliasing with the arrays being written).
+template <class C>
+struct Hyper {
+  C lr, wd, rescale, clip, momentum, beta1, beta2, eps, gamma1, gamma2, clip_weights, rho;
+  C bias1 = 1, bias2 = 1;  // 1/(1-beta1^t) and 1/sqrt(1-beta2^t) when t is given
+
+  explicit Hyper(const UpdateParam& p)
+      : lr(C(p.lr)), wd(C(p.wd)), rescale(C(p.rescale_grad)), clip(C(p.clip_gradient)),
+        momentum(C(p.momentum)), beta1(C(p.beta1)), beta2(C(p.beta2)), eps(C(p.epsilon)),
+        gamma1(C(p.gamma1)), gamma2(C(p.gamma2)), clip_weights(C(p.clip_weights)), rho(C(p.rho)) {
+    if (p.t > 0) {
+      bias1 = C(1.0 / (1.0 - std::pow(p.beta1, static_cast<double>(p.t))));
+      bias2 = C(1.0 / std::sqrt(1.0 - std::pow(p.beta2, static_cast<double>(p.t))));
+    }
+  }
+};
+
+/// MXNet's clip: bounds >= 0 clip to [-bound, bound], negative bounds leave x alone.
+template <class C>
+inline C clip_to(C x, C bound) {
+  return bound >= C(0) ? std::min(std::max(x, -bound), bound) : x;
+}
+
+// w = (1 - lr*wd) * w - lr * clip(rescale*g)
+struct SgdRule {
+  static constexpr int kStates = 0;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g) {
+    return (C(1) - h.lr * h.wd) * w - h.lr * clip_to(h.rescale * g, h.clip);
+  }
+};
+
+// mom = momentum*mom - lr*wd*w - lr*clip(rescale*g); w += mom
+struct SgdMomRule {
+  static constexpr int kStates = 1;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& mom) {
+    mom = h.momentum * mom - h.lr * h.wd * w - h.lr * clip_to(h.rescale * g, h.clip);
+    return w + mom;
+  }
+};
+
+// d = clip(rescale*g) + wd*w; mom = momentum*mom - lr*d; w += momentum*mom - lr*d
+// (MXNet's nag_mom_update kernel, its momentum holding -lr times the textbook one).
+struct NagMomRule {
+  static constexpr int kStates = 1;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& mom) {
+    const C d = clip_to(h.rescale * g, h.clip) + h.wd * w;
+    mom = h.momentum * mom - h.lr * d;
+    return w + h.momentum * mom - h.lr * d;
+  }
+};
+
+// d = clip(rescale*g + wd*w); mean, var moving averages of d and d^2;
+// w -= lr * mean / (sqrt(var) + epsilon)   (the bias correction is folded into lr by the caller)
+struct AdamRule {
+  static constexpr int kStates = 2;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& mean, C& var) {
+    const C d = clip_to(h.rescale * g + h.wd * w, h.clip);
+    mean = h.beta1 * mean + (C(1) - h.beta1) * d;
+    var = h.beta2 * var + (C(1) - h.beta2) * d * d;
+    return w - h.lr * mean / (std::sqrt(var) + h.eps);
+  }
+};
+
+// Tieleman & Hinton: d = clip(rescale*g + wd*w); n = (1-gamma1)*d^2 + gamma1*n;
+// w = clip_weights(w - lr * d / sqrt(n + epsilon))
+struct RmsPropRule {
+  static constexpr int kStates = 1;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& n) {
+    const C d = clip_to(h.rescale * g + h.wd * w, h.clip);
+    n = (C(1) - h.gamma1) * d * d + h.gamma1 * n;
+    return clip_to(w - h.lr * (d / std::sqrt(n + h.eps)), h.clip_weights);
+  }
+};
+
+// Graves (centered): n and gm are moving averages of d^2 and d;
+// delta = gamma2*delta - lr * d / sqrt(n - gm^2 + epsilon); w = clip_weights(w + delta)
+struct RmsPropAlexRule {
+  static constexpr int kStates = 3;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& n, C& gm, C& delta) {
+    const C d = clip_to(h.rescale * g + h.wd * w, h.clip);
+    n = (C(1) - h.gamma1) * d * d + h.gamma1 * n;
+    gm = (C(1) - h.gamma1) * d + h.gamma1 * gm;
+    delta = h.gamma2 * delta - h.lr * (d / std::sqrt(n - gm * gm + h.eps));
+    return clip_to(w + delta, h.clip_weights);
+  }
+};
+
+// d = clip(rescale*g); history += d^2; w -= lr * (d / sqrt(history + epsilon) + wd*w)
+struct AdaGradRule {
+  static constexpr int kStates = 1;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& history) {
+    const C d = clip_to(h.rescale * g, h.clip);
+    history += d * d;
+    return w - h.lr * (d / std::sqrt(history + h.eps) + h.wd * w);
+  }
+};
+
+// d = clip(rescale*g); acc_g = rho*acc_g + (1-rho)*d^2;
+// delta = sqrt(acc_delta + eps) / sqrt(acc_g + eps) * d; acc_delta = rho*acc_delta + (1-rho)*delta^2;
+// w -= delta + wd*w   (MXNet's AdaDelta: no learning rate)
+struct AdaDeltaRule {
+  static constexpr int kStates = 2;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& acc_g, C& acc_delta) {
+    const C d = clip_to(h.rescale * g, h.clip);
+    acc_g = h.rho * acc_g + (C(1) - h.rho) * d * d;
+    const C delta = std::sqrt(acc_delta + h.eps) / std::sqrt(acc_g + h.eps) * d;
+    acc_delta = h.rho * acc_delta + (C(1) - h.rho) * delta * delta;
+    return w - (delta + h.wd * w);
+  }
+};
+
+// AdamW as in the paper and torch.optim.AdamW: d = clip(rescale*g); w *= 1 - lr*wd (decoupled);
+// mean, var moving averages; w -= lr/(1-beta1^t) * mean / (sqrt(var)/sqrt(1-beta2^t) + epsilon)
+struct AdamWRule {
+  static constexpr int kStates = 2;
+  template <class C>
+  static C step(const Hyper<C>& h, C w, C g, C& mean, C& var) {
+    const C d = clip_to(h.rescale * g, h.clip);
+    w = w * (C(1) - h.lr * h.wd);
+    mean = h.beta1 * mean + (C(1) - h.beta1) * d;
+    var = h.beta2 * var + (C(1) - h.beta2) * d * d;
+    return w - h.lr * h.bias1 * mean / (std::sqrt(var) * h.bias2 + h.eps);
+  }
+};
+
+}  // namespace braid::op::detail

@@ -1,0 +1,220 @@
+// Optimizer: hyper-parameters, update counts, learning-rate and weight-decay multipliers, and
+// the update itself (state creation, multi-precision, one fused operator).
+#include "braid/optim/optimizer.h"
+
+#include "braid/base/error.h"
+#include "braid/base/suggest.h"
+#include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/op/param_reader.h"
+
+namespace braid::optim {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// MXNet's set_wd_mult: with names known, only *_weight and *_gamma decay by default.
+double default_wd_mult(const std::string& name) {
+  return ends_with(name, "_weight") || ends_with(name, "_gamma") ? 1.0 : 0.0;
+}
+
+}  // namespace
+
+Optimizer::Optimizer(std::string name, double default_learning_rate)
+    : lr_(default_learning_rate), name_(std::move(name)) {
+  declare("learning_rate", &lr_);
+  declare("wd", &wd_);
+  declare("rescale_grad", &rescale_grad_);
+  declare("clip_gradient", &clip_gradient_);
+  declare("multi_precision", &multi_precision_);
+  declare("begin_num_update", &begin_num_update_);
+}
+
+void Optimizer::declare(const std::string& key, Field field) { fields_[key] = field; }
+
+void Optimizer::set_param(const std::string& key, const std::string& value) {
+  auto it = fields_.find(key);
+  if (it == fields_.end()) {
+    std::vector<std::string> known;
+    for (const auto& [k, f] : fields_) known.push_back(k);
+    throw Error(cat("optimizer ", name_, ": unknown parameter '", key, "'", did_you_mean(key, known),
+                    "; it accepts ", comma_list(known)));
+  }
+  try {
+    std::visit(
+        [&](auto* p) {
+          using T = std::remove_pointer_t<decltype(p)>;
+          if constexpr (std::is_same_v<T, double>) *p = op::parse_float(value);
+          else if constexpr (std::is_same_v<T, bool>) *p = op::parse_bool(value);
+          else if constexpr (std::is_same_v<T, int>) *p = static_cast<int>(op::parse_int(value));
+          else *p = value == "None" ? std::nullopt : std::optional<double>(op::parse_float(value));
+        },
+        it->second);
+  } catch (const Error& e) {
+    throw Error(cat("optimizer ", name_, ": parameter ", key, "=", value, ": ", e.what()));
+  }
+  if (key == "learning_rate") learning_rate_given_ = true;
+  if (key == "begin_num_update" && update_counts_.empty()) num_update_ = begin_num_update_;
+}
+
+std::string Optimizer::param(const std::string& key) const {
+  auto it = fields_.find(key);
+  BRAID_CHECK(it != fields_.end(), "optimizer ", name_, ": unknown parameter '", key, "'");
+  return std::visit(
+      [](auto* p) -> std::string {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, double>) return op::format_number(*p);
+        else if constexpr (std::is_same_v<T, bool>) return *p ? "True" : "False";
+        else if constexpr (std::is_same_v<T, int>) return std::to_string(*p);
+        else return *p ? op::format_number(**p) : "None";
+      },
+      it->second);
+}
+
+std::map<std::string, std::string> Optimizer::params() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, f] : fields_) out[k] = param(k);
+  return out;
+}
+
+double Optimizer::learning_rate() { return lr_scheduler_ ? (*lr_scheduler_)(num_update_) : lr_; }
+
+void Optimizer::set_learning_rate(double lr) {
+  BRAID_CHECK(!lr_scheduler_, "optimizer ", name_, ": set_learning_rate while an lr scheduler ",
+              "(", lr_scheduler_->type(), ") decides the rate; change the scheduler's base_lr instead");
+  lr_ = lr;
+}
+
+int Optimizer::update_count(int index) const {
+  auto it = update_counts_.find(index);
+  return it == update_counts_.end() ? 0 : it->second;
+}
+
+void Optimizer::set_lr_scheduler(std::shared_ptr<LRScheduler> s) {
+  lr_scheduler_ = std::move(s);
+  if (lr_scheduler_ && learning_rate_given_) lr_scheduler_->set_base_lr(lr_);
+}
+
+void Optimizer::set_idx2name(std::map<int, std::string> idx2name) { idx2name_ = std::move(idx2name); }
+
+void Optimizer::set_lr_mult(std::map<std::string, double> by_name, std::map<int, double> by_index) {
+  lr_mult_ = {std::move(by_name), std::move(by_index)};
+}
+
+void Optimizer::set_wd_mult(std::map<std::string, double> by_name, std::map<int, double> by_index) {
+  wd_mult_ = {std::move(by_name), std::move(by_index)};
+}
+
+double Optimizer::get_lr(int index) {
+  double lr = learning_rate();
+  if (auto it = lr_mult_.by_index.find(index); it != lr_mult_.by_index.end()) return lr * it->second;
+  if (auto n = idx2name_.find(index); n != idx2name_.end())
+    if (auto m = lr_mult_.by_name.find(n->second); m != lr_mult_.by_name.end()) return lr * m->second;
+  return lr;
+}
+
+double Optimizer::get_wd(int index) const {
+  if (auto it = wd_mult_.by_index.find(index); it != wd_mult_.by_index.end()) return wd_ * it->second;
+  if (auto n = idx2name_.find(index); n != idx2name_.end()) {
+    auto m = wd_mult_.by_name.find(n->second);
+    return wd_ * (m != wd_mult_.by_name.end() ? m->second : default_wd_mult(n->second));
+  }
+  return wd_;
+}
+
+int Optimizer::count_update(int index) {
+  auto [it, fresh] = update_counts_.try_emplace(index, begin_num_update_);
+  int t = ++it->second;
+  num_update_ = std::max(num_update_, t);
+  return t;
+}
+
+std::vector<NDArray> Optimizer::create_state(int, const NDArray& weight) const {
+  std::vector<NDArray> out;
+  for (size_t k = 0; k < state_names().size(); ++k)
+    out.push_back(nd::zeros(weight.shape(), weight.ctx(), weight.dtype()));
+  return out;
+}
+
+Optimizer::State& Optimizer::state_for(int index, const NDArray& weight) {
+  const bool mp = weight.dtype() == DType::Float16;
+  auto it = states_.find(index);
+  if (it == states_.end()) {
+    State st;
+    if (mp) st.weight32 = weight.astype(DType::Float32);
+    st.arrays = create_state(index, mp ? st.weight32 : weight);
+    BRAID_CHECK(st.arrays.size() == state_names().size(), "optimizer ", name_, ": create_state gave ",
+                st.arrays.size(), " arrays for the ", state_names().size(), " state names");
+    return states_[index] = std::move(st);
+  }
+  State& st = it->second;
+  if (mp && st.weight32.is_none()) st.weight32 = weight.astype(DType::Float32);
+  auto follow = [&](NDArray& a) {
+    BRAID_CHECK(a.shape() == weight.shape(), "optimizer ", name_, ": the state of index ", index,
+                " has shape ", a.shape(), " but the weight has ", weight.shape(),
+                "; use one index per parameter");
+    a = a.as_in_context(weight.ctx());  // states loaded on the cpu follow their weight
+  };
+  for (auto& a : st.arrays) follow(a);
+  if (!st.weight32.is_none()) follow(st.weight32);
+  return st;
+}
+
+const std::vector<NDArray>& Optimizer::state(int index) const {
+  auto it = states_.find(index);
+  BRAID_CHECK(it != states_.end(), "optimizer ", name_, ": index ", index, " has no state yet; it is ",
+              "created by its first update");
+  return it->second.arrays;
+}
+
+NDArray Optimizer::master_weight(int index) const {
+  auto it = states_.find(index);
+  return it == states_.end() ? NDArray() : it->second.weight32;
+}
+
+op::AttrMap Optimizer::common_attrs(const UpdateStep& s) const {
+  op::AttrMap a{{"lr", op::format_number(s.lr)}, {"wd", op::format_number(s.wd)},
+                {"rescale_grad", op::format_number(rescale_grad_)}};
+  if (clip_gradient_ && *clip_gradient_ != 0) a["clip_gradient"] = op::format_number(*clip_gradient_);
+  return a;
+}
+
+void Optimizer::step(const UpdateStep&) {
+  throw Error(cat("optimizer ", name_, " implements neither fused_op nor step; override one of them"));
+}
+
+void Optimizer::update(int index, NDArray weight, const NDArray& grad) {
+  BRAID_CHECK(!weight.is_none() && !grad.is_none(), "optimizer ", name_, ": index ", index,
+              " was given a None weight or gradient");
+  BRAID_CHECK(weight.shape() == grad.shape(), "optimizer ", name_, ": weight ", index, " has shape ",
+              weight.shape(), " but its gradient ", grad.shape());
+  const bool mp = weight.dtype() == DType::Float16;
+  BRAID_CHECK(!mp || multi_precision_, "optimizer ", name_, ": weight ", index, " is float16; ",
+              "create the optimizer with multi_precision=True so that the update runs on a float32 "
+              "master copy");
+  State& st = state_for(index, weight);
+  UpdateStep s{index, weight, grad, st.arrays, st.weight32, 0, 0, 0};
+  s.t = count_update(index);
+  s.lr = get_lr(index);
+  s.wd = get_wd(index);
+  std::string op = fused_op(mp);
+  if (!op.empty()) {
+    std::vector<NDArray> inputs{weight, grad};
+    inputs.insert(inputs.end(), st.arrays.begin(), st.arrays.end());
+    if (mp) inputs.push_back(st.weight32);
+    nd::invoke(op, inputs, fused_attrs(s), {weight});
+  } else if (mp) {
+    UpdateStep m = s;
+    m.weight = st.weight32;
+    m.grad = grad.astype(DType::Float32);
+    m.weight32 = NDArray();
+    step(m);
+    st.weight32.copyto(weight);
+  } else {
+    step(s);
+  }
+}
+
+}  // namespace braid::optim
