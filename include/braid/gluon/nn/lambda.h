@@ -19,37 +19,39 @@ struct NamedFunction {
   static NamedFunction from_op(const std::string& op);
 };
 
-class Lambda : public Block {
+/// What Lambda and HybridLambda share: forward calls the function, repr is "Class(name)".
+template <class Base>
+class FunctionBlock : public Base {
  public:
-  explicit Lambda(LambdaFunction fn, std::string name = "<lambda>", std::optional<std::string> prefix = std::nullopt)
-      : Block("lambda", std::move(prefix)), f_{std::move(fn), std::move(name)} {}
-  explicit Lambda(const std::string& op, std::optional<std::string> prefix = std::nullopt)
-      : Block("lambda", std::move(prefix)), f_(NamedFunction::from_op(op)) {}
   std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override { return f_.fn(inputs); }
 
  protected:
-  std::string describe() const override { return "Lambda(" + f_.name + ")"; }
+  FunctionBlock(const std::string& hint, std::string cls, NamedFunction f, std::optional<std::string> prefix)
+      : Base(hint, std::move(prefix)), cls_(std::move(cls)), f_(std::move(f)) {}
+  std::string describe() const override { return cls_ + "(" + f_.name + ")"; }
 
  private:
+  std::string cls_;
   NamedFunction f_;
+};
+
+class Lambda : public FunctionBlock<Block> {
+ public:
+  explicit Lambda(LambdaFunction fn, std::string name = "<lambda>", std::optional<std::string> prefix = std::nullopt)
+      : FunctionBlock("lambda", "Lambda", {std::move(fn), std::move(name)}, std::move(prefix)) {}
+  explicit Lambda(const std::string& op, std::optional<std::string> prefix = std::nullopt)
+      : FunctionBlock("lambda", "Lambda", NamedFunction::from_op(op), std::move(prefix)) {}
 };
 
 /// Like Lambda, but a HybridBlock, so that it can sit in a HybridSequential. The callable must use
 /// only registered operators (nd:: functions) for the block to be hybridizable.
-class HybridLambda : public HybridBlock {
+class HybridLambda : public FunctionBlock<HybridBlock> {
  public:
   explicit HybridLambda(LambdaFunction fn, std::string name = "<lambda>",
                         std::optional<std::string> prefix = std::nullopt)
-      : HybridBlock("hybridlambda", std::move(prefix)), f_{std::move(fn), std::move(name)} {}
+      : FunctionBlock("hybridlambda", "HybridLambda", {std::move(fn), std::move(name)}, std::move(prefix)) {}
   explicit HybridLambda(const std::string& op, std::optional<std::string> prefix = std::nullopt)
-      : HybridBlock("hybridlambda", std::move(prefix)), f_(NamedFunction::from_op(op)) {}
-  std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override { return f_.fn(inputs); }
-
- protected:
-  std::string describe() const override { return "HybridLambda(" + f_.name + ")"; }
-
- private:
-  NamedFunction f_;
+      : FunctionBlock("hybridlambda", "HybridLambda", NamedFunction::from_op(op), std::move(prefix)) {}
 };
 
 }  // namespace braid::gluon::nn

@@ -101,6 +101,15 @@ TEST(ActivationLayers, EachMatchesItsOperator) {
   EXPECT_EQ(selu.repr(), "SELU(\n\n)");
   EXPECT_EQ(elu.prefix().rfind("elu", 0), 0u);
   EXPECT_THROW(nn::Activation("swish"), Error);
+  // Arguments print as Python's repr of a float.
+  EXPECT_EQ(nn::LeakyReLU(1.0).repr(), "LeakyReLU(1.0)");
+  EXPECT_EQ(nn::LeakyReLU(1e-5).repr(), "LeakyReLU(1e-05)");
+  EXPECT_EQ(nn::LeakyReLU(0.0001).repr(), "LeakyReLU(0.0001)");
+  EXPECT_EQ(nn::LeakyReLU(1.0 / 3).repr(), "LeakyReLU(0.3333333333333333)");
+  EXPECT_EQ(nn::LeakyReLU(123456.5).repr(), "LeakyReLU(123456.5)");
+  EXPECT_EQ(nn::LeakyReLU(1e16).repr(), "LeakyReLU(1e+16)");
+  EXPECT_EQ(nn::LeakyReLU(2.5e-7).repr(), "LeakyReLU(2.5e-07)");
+  EXPECT_EQ(nn::LeakyReLU(0).repr(), "LeakyReLU(0.0)");
   EXPECT_THROW(nn::LeakyReLU(-0.1), Error);
 }
 
