@@ -7,14 +7,14 @@
 namespace braid::gluon::nn {
 
 struct DenseOptions {
-  std::string activation;  // "" (linear), or an Activation act_type: relu, sigmoid, tanh, softrelu, softsign
+  std::string activation = "";  // "" (linear), or an Activation act_type: relu, sigmoid, tanh, softrelu, softsign
   bool use_bias = true;
   bool flatten = true;
   DType dtype = DType::Float32;
   init::InitializerPtr weight_initializer = nullptr;
   init::InitializerPtr bias_initializer = std::make_shared<init::Zero>();
   int64_t in_units = 0;
-  std::optional<std::string> prefix;
+  std::optional<std::string> prefix = std::nullopt;
 };
 
 class Dense : public HybridBlock {

@@ -1,0 +1,18 @@
+#pragma once
+// Internal: what the convolution, pooling and other layers share — the data layout check and the
+// validation of an operator's attributes when the layer is built, so that a bad argument fails
+// at construction (as MXNet's layers do) instead of at the first forward.
+#include <string>
+
+#include "braid/op/op_def.h"
+
+namespace braid::gluon::detail {
+
+/// "NCW" for nd = 1, "NCHW" for nd = 2: the layouts Braid computes in. An empty `layout` means
+/// that default; any other (NWC, NHWC, ...) throws naming `layer` and the fix.
+std::string resolve_layout(const std::string& layout, int nd, const std::string& layer);
+
+/// Parses `attrs` with operator `op`'s own checks; an error is re-thrown prefixed with `layer`.
+void check_op_attrs(const std::string& layer, const std::string& op, const op::AttrMap& attrs);
+
+}  // namespace braid::gluon::detail
