@@ -1,0 +1,156 @@
+// Image <-> tensor operators: _image_to_tensor (HWC [0, 255] -> CHW float32 [0, 1]) and
+// _image_normalize ((x - mean[c]) / std[c] on CHW or NCHW), with MXNet's names and attributes.
+#include <vector>
+
+#include "image_util.h"
+
+namespace braid::op::detail {
+
+ImageDims image_dims(const std::string& op, const Shape& shape, const char* layout) {
+  bool hwc = std::string(layout) == "HWC";
+  BRAID_CHECK(shape.ndim() == 3 || shape.ndim() == 4, "operator ", op, ": expected an image of shape ",
+              hwc ? "(H, W, C) or a batch (N, H, W, C)" : "(C, H, W) or a batch (N, C, H, W)",
+              ", got ", shape);
+  ImageDims d;
+  d.batch = shape.ndim() == 4;
+  int o = d.batch ? 1 : 0;
+  if (d.batch) d.n = shape[0];
+  if (hwc) {
+    d.h = shape[o], d.w = shape[o + 1], d.c = shape[o + 2];
+  } else {
+    d.c = shape[o], d.h = shape[o + 1], d.w = shape[o + 2];
+  }
+  return d;
+}
+
+namespace {
+
+// ---- _image_to_tensor ----
+
+void add_to_tensor(Registry& r) {
+  OpDef d;
+  d.name = "_image_to_tensor";
+  d.doc = "Converts an image (H, W, C) or batch (N, H, W, C) with values in [0, 255] to a float32 "
+          "tensor (C, H, W) or (N, C, H, W) with values in [0, 1] (each value divided by 255).";
+  d.parse = no_params(d.name);
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].known()) return false;
+    ImageDims g = image_dims("_image_to_tensor", in[0]);
+    Shape s = g.batch ? Shape({g.n, g.c, g.h, g.w}) : Shape({g.c, g.h, g.w});
+    merge_shape(out[0], s, "_image_to_tensor", "output");
+    return in[0].fully_known();
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = DType::Float32;
+  };
+  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    const TBlob& in = a.inputs[0];
+    ImageDims g = image_dims("_image_to_tensor", in.shape);
+    float* out = a.outputs[0].ptr<float>();
+    const int64_t plane = g.h * g.w;
+    BRAID_TYPE_SWITCH(in.dtype, T, "_image_to_tensor", {
+      const T* x = in.ptr<T>();
+      for (int64_t n = 0; n < g.n; ++n) {
+        const T* xn = x + n * plane * g.c;
+        float* on = out + n * plane * g.c;
+        for (int64_t ch = 0; ch < g.c; ++ch)
+          for (int64_t i = 0; i < plane; ++i) {
+            float v = static_cast<float>(xn[i * g.c + ch]) / 255.0f;
+            if (a.req[0] == OpReq::Add) on[ch * plane + i] += v;
+            else if (a.req[0] == OpReq::Write) on[ch * plane + i] = v;
+          }
+      }
+    });
+  };
+  r.add(std::move(d));
+}
+
+// ---- _image_normalize ----
+
+struct NormalizeParam {
+  std::vector<double> mean, std;
+};
+
+// mean/std of each of the c channels (a single value serves every channel).
+std::vector<double> per_channel(const std::vector<double>& v, int64_t c, const char* what, const Shape& s) {
+  BRAID_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == c, "operator _image_normalize: ", what,
+              " has ", v.size(), " values but the input ", s, " has ", c,
+              " channels; give one value or one per channel");
+  return v.size() == 1 ? std::vector<double>(static_cast<size_t>(c), v[0]) : v;
+}
+
+// Calls f(channel, offset of the first element, plane size) for each (n, c) plane of a CHW/NCHW blob.
+template <class F>
+void for_each_plane(const Shape& s, F f) {
+  ImageDims g = image_dims("_image_normalize", s, "CHW");
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t ch = 0; ch < g.c; ++ch) f(ch, (n * g.c + ch) * g.h * g.w, g.h * g.w);
+}
+
+void add_normalize(Registry& r) {
+  OpDef d;
+  d.name = "_image_normalize";
+  d.doc = "Normalizes a tensor (C, H, W) or batch (N, C, H, W) per channel: (x - mean[c]) / std[c]; "
+          "mean and std hold one value or one per channel.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "_image_normalize");
+    NormalizeParam p{rd.get<std::vector<double>>("mean", {0.0}), rd.get<std::vector<double>>("std", {1.0})};
+    rd.finish();
+    BRAID_CHECK(!p.mean.empty() && !p.std.empty(), "operator _image_normalize: mean and std need at least one value");
+    for (double s : p.std)
+      BRAID_CHECK(s != 0.0, "operator _image_normalize: std contains 0; every standard deviation must be nonzero");
+    return std::any(p);
+  };
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].known()) return false;
+    ImageDims g = image_dims("_image_normalize", in[0], "CHW");
+    per_channel(param<NormalizeParam>(p).mean, g.c, "mean", in[0]);
+    per_channel(param<NormalizeParam>(p).std, g.c, "std", in[0]);
+    merge_shape(out[0], in[0], "_image_normalize", "output");
+    return in[0].fully_known();
+  };
+  d.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+    const TBlob& in = a.inputs[0];
+    const auto& pr = param<NormalizeParam>(p);
+    int64_t c = image_dims("_image_normalize", in.shape, "CHW").c;
+    auto mean = per_channel(pr.mean, c, "mean", in.shape), sd = per_channel(pr.std, c, "std", in.shape);
+    BRAID_CHECK(is_floating(in.dtype), "operator _image_normalize: input is ", dtype_name(in.dtype),
+                "; normalize float tensors (apply ToTensor or Cast to float32 first)");
+    BRAID_REAL_TYPE_SWITCH(in.dtype, T, "_image_normalize", {
+      const T* x = in.ptr<T>();
+      T* y = a.outputs[0].ptr<T>();
+      for_each_plane(in.shape, [&](int64_t ch, int64_t at, int64_t len) {
+        const T m = static_cast<T>(mean[static_cast<size_t>(ch)]), s = static_cast<T>(sd[static_cast<size_t>(ch)]);
+        for (int64_t i = at; i < at + len; ++i) assign(y[i], a.req[0], (x[i] - m) / s);
+      });
+    });
+  };
+  d.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
+    const TBlob& dx = a.in_grads[0];
+    auto sd = per_channel(param<NormalizeParam>(p).std, image_dims("_image_normalize", dx.shape, "CHW").c,
+                          "std", dx.shape);
+    BRAID_REAL_TYPE_SWITCH(dx.dtype, T, "_image_normalize", {
+      const T* g = a.out_grads[0].ptr<T>();
+      T* o = dx.ptr<T>();
+      for_each_plane(dx.shape, [&](int64_t ch, int64_t at, int64_t len) {
+        const T s = static_cast<T>(sd[static_cast<size_t>(ch)]);
+        for (int64_t i = at; i < at + len; ++i) assign(o[i], a.req[0], g[i] / s);
+      });
+    });
+  };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_image_ops(Registry& r) {
+  add_to_tensor(r);
+  add_normalize(r);
+  register_image_geometry_ops(r);
+  r.add_alias("_npx__image_to_tensor", "_image_to_tensor");
+  r.add_alias("_npx__image_normalize", "_image_normalize");
+}
+
+}  // namespace braid::op::detail
