@@ -2,6 +2,7 @@
 // _image_normalize ((x - mean[c]) / std[c] on CHW or NCHW), with MXNet's names and attributes.
 #include <vector>
 
+#include "../nn/nn_basic.h"
 #include "image_util.h"
 
 namespace braid::op::detail {
@@ -51,16 +52,16 @@ void add_to_tensor(Registry& r) {
     const int64_t plane = g.h * g.w;
     BRAID_TYPE_SWITCH(in.dtype, T, "_image_to_tensor", {
       const T* x = in.ptr<T>();
-      for (int64_t n = 0; n < g.n; ++n) {
-        const T* xn = x + n * plane * g.c;
-        float* on = out + n * plane * g.c;
-        for (int64_t ch = 0; ch < g.c; ++ch)
-          for (int64_t i = 0; i < plane; ++i) {
-            float v = static_cast<float>(xn[i * g.c + ch]) / 255.0f;
-            if (a.req[0] == OpReq::Add) on[ch * plane + i] += v;
-            else if (a.req[0] == OpReq::Write) on[ch * plane + i] = v;
-          }
-      }
+      for (int64_t n = 0; n < g.n; ++n)
+        for (int64_t ch = 0; ch < g.c; ++ch) {
+          const T* src = x + n * plane * g.c + ch;  // channel ch of image n, every g.c elements
+          float* dst = out + (n * g.c + ch) * plane;
+          if (g.c == 1)  // a contiguous run: vectorizes
+            write_each(dst, a.req[0], plane, [src](int64_t i) { return static_cast<float>(src[i]) / 255.0f; });
+          else
+            write_each(dst, a.req[0], plane,
+                       [src, c = g.c](int64_t i) { return static_cast<float>(src[i * c]) / 255.0f; });
+        }
     });
   };
   r.add(std::move(d));
@@ -123,7 +124,7 @@ void add_normalize(Registry& r) {
       T* y = a.outputs[0].ptr<T>();
       for_each_plane(in.shape, [&](int64_t ch, int64_t at, int64_t len) {
         const T m = static_cast<T>(mean[static_cast<size_t>(ch)]), s = static_cast<T>(sd[static_cast<size_t>(ch)]);
-        for (int64_t i = at; i < at + len; ++i) assign(y[i], a.req[0], (x[i] - m) / s);
+        write_each(y + at, a.req[0], len, [x = x + at, m, s](int64_t i) { return (x[i] - m) / s; });
       });
     });
   };
@@ -136,7 +137,7 @@ void add_normalize(Registry& r) {
       T* o = dx.ptr<T>();
       for_each_plane(dx.shape, [&](int64_t ch, int64_t at, int64_t len) {
         const T s = static_cast<T>(sd[static_cast<size_t>(ch)]);
-        for (int64_t i = at; i < at + len; ++i) assign(o[i], a.req[0], g[i] / s);
+        write_each(o + at, a.req[0], len, [g = g + at, s](int64_t i) { return g[i] / s; });
       });
     });
   };
