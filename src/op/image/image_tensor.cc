@@ -112,13 +112,17 @@ void add_normalize(Registry& r) {
     merge_shape(out[0], in[0], "_image_normalize", "output");
     return in[0].fully_known();
   };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux) {
+    infer_same_type("_image_normalize", in, out, aux);
+    BRAID_CHECK(in[0] == kDTypeUnknown || in[0] == DType::Float32 || in[0] == DType::Float64,
+                "operator _image_normalize: input is ", dtype_name(in[0]),
+                "; normalize float32 or float64 tensors (apply ToTensor or Cast first)");
+  };
   d.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     const TBlob& in = a.inputs[0];
     const auto& pr = param<NormalizeParam>(p);
     int64_t c = image_dims("_image_normalize", in.shape, "CHW").c;
     auto mean = per_channel(pr.mean, c, "mean", in.shape), sd = per_channel(pr.std, c, "std", in.shape);
-    BRAID_CHECK(is_floating(in.dtype), "operator _image_normalize: input is ", dtype_name(in.dtype),
-                "; normalize float tensors (apply ToTensor or Cast to float32 first)");
     BRAID_REAL_TYPE_SWITCH(in.dtype, T, "_image_normalize", {
       const T* x = in.ptr<T>();
       T* y = a.outputs[0].ptr<T>();

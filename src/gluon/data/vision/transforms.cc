@@ -68,6 +68,7 @@ ToTensor::ToTensor() : Transform(both_forms(op_fn("_image_to_tensor"))) {}
 Normalize::Normalize(std::vector<double> mean, std::vector<double> std)
     : Transform(both_forms(op_fn("_image_normalize", {{"mean", tuple_attr(mean)}, {"std", tuple_attr(std)}}))) {
   BRAID_CHECK(!mean.empty() && !std.empty(), "Normalize: mean and std need at least one value each");
+  for (double s : std) BRAID_CHECK(s != 0.0, "Normalize: std contains 0; every standard deviation must be nonzero");
 }
 
 Cast::Cast(DType dtype)
