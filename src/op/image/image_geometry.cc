@@ -48,14 +48,11 @@ void add_flips(Registry& r) {
   rd.name = "_image_random_flip_left_right";
   rd.doc = "Flips an image (or a whole batch) left to right with probability 0.5.";
   rd.parse = no_params(rd.name);
-  rd.list_arguments = args({"data"});
   rd.needs_rng = true;
-  rd.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
-    if (!in[0].known()) return false;
-    image_dims("_image_random_flip_left_right", in[0]);
-    merge_shape(out[0], in[0], "_image_random_flip_left_right", "output");
-    return in[0].fully_known();
-  };
+  set_image_shape(rd, [](const std::any&, const Shape& in) {
+    image_dims("_image_random_flip_left_right", in);
+    return in;
+  });
   rd.forward = [](const OpContext& ctx, const std::any&, const ForwardArgs& a) {
     const TBlob& in = a.inputs[0];
     InputView v = flip_view(in.shape);
@@ -162,13 +159,10 @@ void add_padded_crop(Registry& r) {
           "image (H, W, C) or batch (N, H, W, C), as if the image were padded with pad_value on "
           "every side: pixels of the window outside the image are pad_value.";
   d.parse = [](const AttrMap& a) { return std::any(parse_crop(a, "_image_padded_crop", true)); };
-  d.list_arguments = args({"data"});
-  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
-    if (!in[0].known()) return false;
-    image_dims("_image_padded_crop", in[0]);
-    merge_shape(out[0], crop_shape(param<CropParam>(p), in[0]), "_image_padded_crop", "output");
-    return in[0].fully_known();
-  };
+  set_image_shape(d, [](const std::any& p, const Shape& in) {
+    image_dims("_image_padded_crop", in);
+    return crop_shape(param<CropParam>(p), in);
+  });
   d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const CropParam& p = param<CropParam>(pa);
     const TBlob& in = a.inputs[0];

@@ -24,6 +24,16 @@ ImageDims image_dims(const std::string& op, const Shape& shape, const char* layo
   return d;
 }
 
+void set_image_shape(OpDef& d, std::function<Shape(const std::any&, const Shape&)> out_shape) {
+  d.list_arguments = args({"data"});
+  d.infer_shape = [op = d.name, out_shape](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
+                                           std::vector<Shape>&) {
+    if (!in[0].known()) return false;
+    merge_shape(out[0], out_shape(p, in[0]), op, "output");
+    return in[0].fully_known();
+  };
+}
+
 namespace {
 
 // ---- _image_to_tensor ----
@@ -34,14 +44,10 @@ void add_to_tensor(Registry& r) {
   d.doc = "Converts an image (H, W, C) or batch (N, H, W, C) with values in [0, 255] to a float32 "
           "tensor (C, H, W) or (N, C, H, W) with values in [0, 1] (each value divided by 255).";
   d.parse = no_params(d.name);
-  d.list_arguments = args({"data"});
-  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
-    if (!in[0].known()) return false;
-    ImageDims g = image_dims("_image_to_tensor", in[0]);
-    Shape s = g.batch ? Shape({g.n, g.c, g.h, g.w}) : Shape({g.c, g.h, g.w});
-    merge_shape(out[0], s, "_image_to_tensor", "output");
-    return in[0].fully_known();
-  };
+  set_image_shape(d, [](const std::any&, const Shape& in) {
+    ImageDims g = image_dims("_image_to_tensor", in);
+    return g.batch ? Shape({g.n, g.c, g.h, g.w}) : Shape({g.c, g.h, g.w});
+  });
   d.infer_type = [](const std::any&, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
     out[0] = DType::Float32;
   };
@@ -103,15 +109,12 @@ void add_normalize(Registry& r) {
       BRAID_CHECK(s != 0.0, "operator _image_normalize: std contains 0; every standard deviation must be nonzero");
     return std::any(p);
   };
-  d.list_arguments = args({"data"});
-  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
-    if (!in[0].known()) return false;
-    ImageDims g = image_dims("_image_normalize", in[0], "CHW");
-    per_channel(param<NormalizeParam>(p).mean, g.c, "mean", in[0]);
-    per_channel(param<NormalizeParam>(p).std, g.c, "std", in[0]);
-    merge_shape(out[0], in[0], "_image_normalize", "output");
-    return in[0].fully_known();
-  };
+  set_image_shape(d, [](const std::any& p, const Shape& in) {
+    ImageDims g = image_dims("_image_normalize", in, "CHW");
+    per_channel(param<NormalizeParam>(p).mean, g.c, "mean", in);
+    per_channel(param<NormalizeParam>(p).std, g.c, "std", in);
+    return in;
+  });
   d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux) {
     infer_same_type("_image_normalize", in, out, aux);
     BRAID_CHECK(in[0] == kDTypeUnknown || in[0] == DType::Float32 || in[0] == DType::Float64,

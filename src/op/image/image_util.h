@@ -20,4 +20,8 @@ struct ImageDims {
 /// NCHW batch (h, w, c filled accordingly); throws naming `op` for any other rank.
 ImageDims image_dims(const std::string& op, const Shape& shape, const char* layout = "HWC");
 
+/// Makes `d` a one-input image op ("data") whose output shape is out_shape(param, input shape),
+/// called once the input shape is known (it validates the input, e.g. through image_dims).
+void set_image_shape(OpDef& d, std::function<Shape(const std::any& param, const Shape& in)> out_shape);
+
 }  // namespace braid::op::detail
