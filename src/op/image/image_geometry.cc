@@ -42,6 +42,7 @@ void add_flips(Registry& r) {
         return in;
       },
       [](const std::any&, const Shape& in) { return flip_view(in); });
+  r.add_alias("_npx__image_flip_left_right", "_image_flip_left_right");
 
   // One coin per call (for a batch: all of its images or none), from the context's generator.
   OpDef rd;
@@ -64,6 +65,7 @@ void add_flips(Registry& r) {
                  v.shape, a.req[0], "_image_random_flip_left_right");
   };
   r.add(std::move(rd));
+  r.add_alias("_npx__image_random_flip_left_right", "_image_random_flip_left_right");
 }
 
 // ---- crops ----
@@ -195,8 +197,6 @@ void register_image_geometry_ops(Registry& r) {
   add_flips(r);
   add_crop(r);
   add_padded_crop(r);
-  r.add_alias("_npx__image_flip_left_right", "_image_flip_left_right");
-  r.add_alias("_npx__image_random_flip_left_right", "_image_random_flip_left_right");
 }
 
 }  // namespace braid::op::detail

@@ -71,6 +71,7 @@ void add_to_tensor(Registry& r) {
     });
   };
   r.add(std::move(d));
+  r.add_alias("_npx__image_to_tensor", "_image_to_tensor");
 }
 
 // ---- _image_normalize ----
@@ -149,6 +150,7 @@ void add_normalize(Registry& r) {
     });
   };
   r.add(std::move(d));
+  r.add_alias("_npx__image_normalize", "_image_normalize");
 }
 
 }  // namespace
@@ -157,8 +159,6 @@ void register_image_ops(Registry& r) {
   add_to_tensor(r);
   add_normalize(r);
   register_image_geometry_ops(r);
-  r.add_alias("_npx__image_to_tensor", "_image_to_tensor");
-  r.add_alias("_npx__image_normalize", "_image_normalize");
 }
 
 }  // namespace braid::op::detail
