@@ -19,7 +19,7 @@ Sample FirstTransformedDataset::get(int64_t i) const {
 }
 
 Batch FirstTransformedDataset::get_batch(const std::vector<int64_t>& indices) const {
-  if (per_batch_.empty()) return Dataset::get_batch(indices);
+  if (per_batch_.empty() && !per_sample_.empty()) return Dataset::get_batch(indices);
   Batch b;
   if (per_sample_.empty()) {
     b = source_->get_batch(indices);

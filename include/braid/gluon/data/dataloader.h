@@ -10,8 +10,9 @@
 /// batches ahead, at most `prefetch` beyond the one the consumer holds, and hand them over in
 /// order, computed; an exception raised while making batch k (or computing its arrays) is thrown
 /// by the iterator step that reaches batch k. Destroying the iterator mid-epoch stops and joins
-/// its threads. Batches are identical for any num_workers (random transforms included: see
-/// random.h).
+/// its threads. Batches are identical for any num_workers, random transforms included, as long
+/// as they draw from data::random_u64() (see random.h), as Braid's transforms do; nd::random_*
+/// operations draw in push order, which depends on the threads.
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -35,7 +36,7 @@ struct DataLoaderOptions {
   /// Custom batches; excludes batch_size, shuffle, sampler and last_batch.
   std::shared_ptr<BatchSampler> batch_sampler{};
   /// Joins samples into a batch; empty means default_batchify (which lets the dataset make the
-  /// whole batch at once: Dataset::get_batch).
+  /// whole batch at once: Dataset::get_batch). Called from the worker threads when there are any.
   BatchifyFn batchify_fn{};
   /// Worker threads making batches ahead; 0 makes them in the consumer's thread.
   int num_workers = 0;
