@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -29,13 +30,16 @@ uint32_t be32(const std::vector<uint8_t>& d, size_t at) {
   return (uint32_t{d[at]} << 24) | (uint32_t{d[at + 1]} << 16) | (uint32_t{d[at + 2]} << 8) | d[at + 3];
 }
 
-// Checks the magic (unsigned bytes, `ndim` dimensions) and returns the dimensions.
+// Checks the magic (unsigned bytes; `ndim` dimensions, or any rank when ndim < 0) and returns
+// the dimensions.
 std::vector<int64_t> header(const std::vector<uint8_t>& d, const std::string& path, int ndim) {
-  size_t need = 4 + 4 * static_cast<size_t>(ndim);
-  BRAID_CHECK(d.size() >= need, path, ": too short for an IDX header (", d.size(), " bytes)");
+  BRAID_CHECK(d.size() >= 4, path, ": too short for an IDX header (", d.size(), " bytes)");
   uint32_t magic = be32(d, 0);
+  if (ndim < 0) ndim = static_cast<int>(magic & 0xFFu);
   BRAID_CHECK(magic == 0x800u + static_cast<uint32_t>(ndim), path, ": IDX magic 0x", std::hex, magic,
               " is not unsigned-byte data of rank ", std::dec, ndim);
+  size_t need = 4 + 4 * static_cast<size_t>(ndim);
+  BRAID_CHECK(d.size() >= need, path, ": too short for an IDX header (", d.size(), " bytes)");
   std::vector<int64_t> dims;
   int64_t total = 1;
   for (int i = 0; i < ndim; ++i) {
@@ -66,6 +70,16 @@ NDArray load_idx_labels(const std::string& path) {
   auto d = read_all(path);
   auto dims = header(d, path, 1);
   return to_float(d, 8, Shape({dims[0]}), 1.0f);
+}
+
+NDArray load_idx(const std::string& path) {
+  auto d = read_all(path);
+  auto dims = header(d, path, -1);
+  NDArray out{Shape(dims), cpu(), DType::UInt8};
+  size_t offset = 4 + 4 * dims.size();
+  // A fresh array: no engine operation refers to it yet.
+  std::copy(d.begin() + static_cast<std::ptrdiff_t>(offset), d.end(), out.data<uint8_t>());
+  return out;
 }
 
 std::string fashion_mnist_dir() {

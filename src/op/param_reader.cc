@@ -52,31 +52,45 @@ std::string format_number(double v) {
   return buf;
 }
 
-std::vector<int64_t> parse_tuple(const std::string& s) {
+namespace {
+
+// The items of "(a, b)", "[a, b]", "a" or "()", each read by `item` (which throws on a bad one).
+template <class T, class F>
+std::vector<T> parse_items(const std::string& s, F item, const char* what) {
   std::string t = trim(s);
   if (!t.empty() && (t.front() == '(' || t.front() == '[')) {
     char close = t.front() == '(' ? ')' : ']';
     if (t.back() != close) throw Error(cat("'", s, "' is not a tuple like (3, 3)"));
     t = t.substr(1, t.size() - 2);
   }
-  std::vector<int64_t> dims;
+  std::vector<T> items;
   size_t pos = 0;
   while (pos <= t.size()) {
     size_t comma = t.find(',', pos);
-    std::string item = trim(t.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
-    if (!item.empty()) {
+    std::string one = trim(t.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (!one.empty()) {
       try {
-        dims.push_back(parse_int(item));
+        items.push_back(item(one));
       } catch (const Error&) {
-        throw Error(cat("'", s, "' is not a tuple of integers like (3, 3)"));
+        throw Error(cat("'", s, "' is not a tuple of ", what));
       }
-    } else if (comma != std::string::npos && !dims.empty() && trim(t.substr(comma + 1)).size()) {
+    } else if (comma != std::string::npos && !items.empty() && trim(t.substr(comma + 1)).size()) {
       throw Error(cat("'", s, "' has an empty element"));
     }
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  return dims;
+  return items;
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_tuple(const std::string& s) {
+  return parse_items<int64_t>(s, parse_int, "integers like (3, 3)");
+}
+
+std::vector<double> parse_float_tuple(const std::string& s) {
+  return parse_items<double>(s, parse_float, "numbers like (0.5, 0.25)");
 }
 
 template <>
@@ -107,6 +121,11 @@ template <>
 std::vector<int64_t> ParamReader::convert<std::vector<int64_t>>(const std::string& key,
                                                                  const std::string& v) const {
   try { return parse_tuple(v); } catch (const Error&) { fail_value(key, v, "a tuple like (3, 3)"); }
+}
+template <>
+std::vector<double> ParamReader::convert<std::vector<double>>(const std::string& key,
+                                                               const std::string& v) const {
+  try { return parse_float_tuple(v); } catch (const Error&) { fail_value(key, v, "a tuple of numbers like (0.5, 0.25)"); }
 }
 template <>
 Shape ParamReader::convert<Shape>(const std::string& key, const std::string& v) const {

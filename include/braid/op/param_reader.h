@@ -17,6 +17,8 @@ double parse_float(const std::string& s);
 bool parse_bool(const std::string& s);
 /// "(3, 3)", "(3,)", "()", "[1, 2]", "3" -> dims.
 std::vector<int64_t> parse_tuple(const std::string& s);
+/// "(0.5, 0.25)", "0.5", "[1, 2]" -> numbers.
+std::vector<double> parse_float_tuple(const std::string& s);
 /// A number as an attribute string, exactly (round-trips through parse_float).
 std::string format_number(double v);
 
@@ -77,6 +79,7 @@ BRAID_PARAM_CONVERT(float)
 BRAID_PARAM_CONVERT(bool)
 BRAID_PARAM_CONVERT(std::string)
 BRAID_PARAM_CONVERT(std::vector<int64_t>)
+BRAID_PARAM_CONVERT(std::vector<double>)
 BRAID_PARAM_CONVERT(Shape)
 #undef BRAID_PARAM_CONVERT
 
