@@ -16,9 +16,9 @@ $(BUILD_DIR)/build.ninja:
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Train a LeNet-style CNN on the real Fashion-MNIST and print loss and accuracy.
+# Train LeNet on the real Fashion-MNIST with Gluon (braid train): progress bar, test accuracy.
 demo: build
-	$(BUILD_DIR)/bin/fashion_mnist_lenet
+	$(BUILD_DIR)/bin/braid train --model lenet --epochs 10 --json-log $(BUILD_DIR)/demo-log.json
 
 # The whole suite, ThreadSanitizer run of the engine included.
 test: build

@@ -25,6 +25,9 @@ int main(int argc, char** argv) {
   plot->add_option("FILES", logs, "JSON logs written by braid train --json-log")->required();
   plot->add_option("-o,--output", plot_out, "the PNG to write")->capture_default_str();
 
+  braid::cli::TrainOptions train_opt;
+  auto* train = braid::cli::add_train_command(app, train_opt);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
     if (show->parsed()) return braid::cli::params_show(params_file, std::cout);
     if (list->parsed()) return braid::cli::ops_list(std::cout);
     if (plot->parsed()) return braid::cli::plot(logs, plot_out);
+    if (train->parsed()) return braid::cli::train(train_opt);
   } catch (const braid::Error& e) {
     std::cerr << "braid: error: " << e.what() << "\n";
     return 2;

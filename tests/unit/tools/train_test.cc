@@ -1,0 +1,55 @@
+// braid train on a slice of the real Fashion-MNIST: the JSON log, the saved parameters, errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "braid/io/params.h"
+#include "common/cli_runner.h"
+
+namespace braid::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Train, WritesTheJsonLogAndTheParameters) {
+  fs::path dir = fs::path(::testing::TempDir()) / "braid_train_test";
+  fs::create_directories(dir);
+  const auto log = dir / "log.json", prefix = dir / "mlp";
+  auto r = braid_cli("train --model mlp --epochs 2 --limit 1280 --test-limit 500 --batch-size 64 --json-log '" +
+                     log.string() + "' --save '" + prefix.string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(slurp(log));
+  std::vector<nlohmann::json> recs;
+  for (std::string line; std::getline(lines, line);) recs.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(recs.size(), 3u);
+  for (int e = 0; e < 2; ++e) {
+    EXPECT_EQ(recs[e]["epoch"], e + 1);
+    for (const char* k : {"train_loss", "train_acc", "test_acc", "samples_per_sec", "seconds"})
+      EXPECT_TRUE(recs[e][k].is_number()) << k;
+  }
+  EXPECT_EQ(recs[2]["final"], true);
+  EXPECT_LT(recs[1]["train_loss"].get<double>(), recs[0]["train_loss"].get<double>());
+  EXPECT_GT(recs[2]["test_acc"].get<double>(), 0.5);  // far above chance (0.1) after 40 steps
+  auto params = io::load(prefix.string() + ".params");
+  EXPECT_EQ(params.names, (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias", "2.weight", "2.bias"}));
+  EXPECT_EQ(params.arrays[0].shape(), Shape({256, 784}));
+  EXPECT_TRUE(fs::exists(prefix.string() + ".states"));
+  EXPECT_NE(r.out.find("test accuracy"), std::string::npos) << r.out;
+}
+
+TEST(Train, UnknownModelIsAClearError) {
+  auto r = braid_cli("train --model vgg99 --epochs 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("resnet-mini"), std::string::npos) << r.err;
+}
+
+TEST(Train, MissingDataNamesTheFolder) {
+  auto r = braid_cli("train --data-dir /nonexistent/fmnist --epochs 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/fmnist"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace braid::test

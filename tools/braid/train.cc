@@ -1,0 +1,156 @@
+// braid train: trains a small network on (Fashion-)MNIST with Gluon, with a progress bar, a JSON
+// log (one object per epoch, then {"final": true, ...}) and the trained parameters.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "braid/autograd/autograd.h"
+#include "braid/base/error.h"
+#include "braid/gluon/data/dataloader.h"
+#include "braid/gluon/data/vision/datasets.h"
+#include "braid/gluon/data/vision/transforms.h"
+#include "braid/gluon/loss.h"
+#include "braid/gluon/metric/classification.h"
+#include "braid/gluon/model_zoo/simple.h"
+#include "braid/gluon/trainer.h"
+#include "braid/io/file.h"
+#include "braid/io/idx.h"
+#include "braid/ndarray/elemwise.h"
+#include "braid/ndarray/random.h"
+#include "braid/ndarray/reduce.h"
+#include "braid/op/param_reader.h"
+#include "braid/util/progress_bar.h"
+#include "commands.h"
+
+namespace braid::cli {
+namespace {
+
+using namespace gluon;
+using Clock = std::chrono::steady_clock;
+
+data::DatasetPtr load_dataset(const TrainOptions& o, bool train) {
+  data::DatasetPtr ds;
+  if (o.dataset == "fashion-mnist") {
+    ds = std::make_shared<data::vision::FashionMNIST>(o.data_dir.empty() ? io::fashion_mnist_dir()
+                                                                           : o.data_dir, train);
+  } else if (o.dataset == "mnist") {
+    BRAID_CHECK(!o.data_dir.empty(), "--dataset mnist needs --data-dir (the folder of the MNIST idx files)");
+    ds = std::make_shared<data::vision::MNIST>(o.data_dir, train);
+  } else {
+    throw Error(cat("unknown dataset '", o.dataset, "'; valid: fashion-mnist, mnist"));
+  }
+  ds = ds->transform_first(data::vision::transforms::ToTensor());
+  const int64_t limit = train ? o.limit : o.test_limit;
+  return limit > 0 && limit < ds->size() ? ds->take(limit) : ds;
+}
+
+std::map<std::string, std::string> optimizer_params(const TrainOptions& o) {
+  std::map<std::string, std::string> p{{"learning_rate", op::format_number(o.lr)}, {"wd", op::format_number(o.wd)}};
+  if (o.optimizer == "sgd" || o.optimizer == "nag") p["momentum"] = op::format_number(o.momentum);
+  return p;
+}
+
+double evaluate(Block& net, data::DataLoader& loader, Context ctx) {
+  metric::Accuracy acc;
+  autograd::PauseScope predict;
+  for (const auto& batch : loader) acc.update({batch[1]}, {net(batch[0].as_in_context(ctx))});
+  return acc.get().value();
+}
+
+}  // namespace
+
+CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
+  auto* t = app.add_subcommand("train", "train a network on Fashion-MNIST (or MNIST) with Gluon");
+  t->add_option("--model", o.model, "mlp, lenet or resnet-mini")->capture_default_str();
+  t->add_option("--dataset", o.dataset, "fashion-mnist or mnist")->capture_default_str();
+  t->add_option("--data-dir", o.data_dir, "folder of the idx files (default: Debian's dataset-fashion-mnist)");
+  t->add_option("--epochs", o.epochs)->capture_default_str()->check(CLI::PositiveNumber);
+  t->add_option("--batch-size", o.batch_size)->capture_default_str()->check(CLI::PositiveNumber);
+  t->add_option("--lr", o.lr, "learning rate")->capture_default_str();
+  t->add_option("--optimizer", o.optimizer, "sgd, nag, adam, ... (optim::create)")->capture_default_str();
+  t->add_option("--momentum", o.momentum, "for sgd and nag")->capture_default_str();
+  t->add_option("--wd", o.wd, "weight decay")->capture_default_str();
+  t->add_option("--ctx", o.ctx, "context, e.g. cpu(0)")->capture_default_str();
+  t->add_option("--seed", o.seed)->capture_default_str();
+  t->add_option("--num-workers", o.num_workers, "data loader threads")->capture_default_str();
+  t->add_option("--limit", o.limit, "train on the first N images only (0: all)");
+  t->add_option("--test-limit", o.test_limit, "test on the first N images only (0: all)");
+  t->add_option("--json-log", o.json_log, "write one JSON object per epoch to this file");
+  t->add_option("--save", o.save, "write PREFIX.params (MXNet save_parameters format) and PREFIX.states");
+  return t;
+}
+
+int train(const TrainOptions& o) {
+  const Context ctx = Context::parse(o.ctx);
+  nd::seed(o.seed);
+  auto train_set = load_dataset(o, true), test_set = load_dataset(o, false);
+  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true,
+                                            .last_batch = data::LastBatch::Discard, .num_workers = o.num_workers});
+  data::DataLoader test_loader(test_set, {.batch_size = 1000, .num_workers = o.num_workers});
+  BRAID_CHECK(train_loader.size() > 0, "--batch-size ", o.batch_size, " is larger than the ", train_set->size(),
+              " training images");
+
+  BlockPtr net = model_zoo::get_simple_model(o.model);
+  net->initialize(std::make_shared<init::Xavier>(), {ctx});
+  Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o));
+  loss::SoftmaxCrossEntropyLoss loss_fn;
+
+  std::FILE* out = stdout;
+  std::fprintf(out, "%s on %s: %lld training and %lld test images, batch %lld, %s lr %g, %s\n", o.model.c_str(),
+               o.dataset.c_str(), static_cast<long long>(train_set->size()), static_cast<long long>(test_set->size()),
+               static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr, ctx.str().c_str());
+  std::fflush(out);  // before the progress bar on stderr
+  std::string log;
+  util::ProgressBar bar(o.epochs, train_loader.size(), stderr);
+  const auto start = Clock::now();
+  double test_acc = 0, last_loss = 0, total_samples = 0;
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    bar.start_epoch(epoch);
+    const auto epoch_start = Clock::now();
+    metric::Accuracy train_acc;
+    NDArray loss_sum;  // summed on the device; read when the bar is drawn
+    int64_t samples = 0, done = 0;
+    for (const auto& batch : train_loader) {
+      NDArray x = batch[0].as_in_context(ctx), y = batch[1].as_in_context(ctx);
+      NDArray pred, l;
+      {
+        autograd::RecordScope record;
+        pred = (*net)(x);
+        l = loss_fn(pred, y);
+      }
+      l.backward();
+      trainer.step(x.shape()[0]);
+      loss_sum = loss_sum.is_none() ? nd::sum(l) : loss_sum + nd::sum(l);
+      samples += x.shape()[0];
+      train_acc.update({y}, {pred});
+      if (++done % 10 == 0 || done == train_loader.size())
+        bar.update(done, samples, loss_sum.scalar<float>() / static_cast<double>(samples), train_acc.get().value());
+    }
+    const double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
+    last_loss = loss_sum.scalar<float>() / static_cast<double>(samples);
+    test_acc = evaluate(*net, test_loader, ctx);
+    total_samples += static_cast<double>(samples);
+    bar.finish_epoch(cat("test acc ", op::format_number(test_acc)));
+    nlohmann::json rec{{"epoch", epoch},           {"train_loss", last_loss}, {"train_acc", train_acc.get().value()},
+                       {"test_acc", test_acc},     {"samples_per_sec", static_cast<double>(samples) / secs},
+                       {"seconds", secs}};
+    log += rec.dump() + "\n";
+    if (!o.json_log.empty()) io::write_file_atomically(o.json_log, log);
+  }
+  const double total = std::chrono::duration<double>(Clock::now() - start).count();
+  nlohmann::json final_rec{{"final", true},   {"model", o.model},      {"epochs", o.epochs},
+                           {"test_acc", test_acc}, {"train_loss", last_loss}, {"seconds", total},
+                           {"samples_per_sec", total_samples / total}};
+  log += final_rec.dump() + "\n";
+  if (!o.json_log.empty()) io::write_file_atomically(o.json_log, log);
+  if (!o.save.empty()) {
+    net->save_parameters(o.save + ".params");
+    trainer.save_states(o.save + ".states");
+  }
+  std::fprintf(out, "test accuracy %.4f after %d epoch(s), %s\n", test_acc, o.epochs,
+               util::format_duration(total).c_str());
+  return 0;
+}
+
+}  // namespace braid::cli
