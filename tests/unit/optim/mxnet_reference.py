@@ -8,11 +8,11 @@ Each case: optimizer, params (MXNet spellings, as strings), idx2name, lr_mult / 
 name), optional factor_scheduler, weights (one list per parameter), grads (steps x parameters).
 Result per case: weights after every step (steps x parameters).
 """
-import json
 import math
-import sys
 
 import numpy as np
+
+from reference_driver import main, trajectory
 
 DEFAULT_LR = {"sgd": 0.01, "nag": 0.01, "adam": 0.001, "adamw": 0.001, "rmsprop": 0.001,
               "adagrad": 0.01, "adadelta": 0.01}
@@ -140,16 +140,14 @@ class Reference:
 def run(case):
     ref = Reference(case)
     weights = [np.array(w, dtype=np.float64) for w in case["weights"]]
-    trajectory = []
-    for step_grads in case["grads"]:
-        for i, g in enumerate(step_grads):
+
+    def step(grads):
+        for i, g in enumerate(grads):
             weights[i] = ref.update(i, weights[i], np.array(g, dtype=np.float64))
-        trajectory.append([w.tolist() for w in weights])
-    return trajectory
+        return [w.tolist() for w in weights]
+
+    return trajectory(case, step)
 
 
 if __name__ == "__main__":
-    with open(sys.argv[1]) as f:
-        cases = json.load(f)
-    with open(sys.argv[2], "w") as f:
-        json.dump({c["name"]: run(c) for c in cases}, f)
+    main(run)

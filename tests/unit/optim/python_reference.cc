@@ -23,7 +23,7 @@ nlohmann::json run_reference(const std::string& script, const nlohmann::json& ca
   fs::path dir = tmpl;
   std::ofstream(dir / "cases.json") << cases.dump();
   fs::path src = fs::path(BRAID_SOURCE_DIR) / "tests/unit/optim" / script;
-  std::string cmd = "/usr/bin/python3 " + src.string() + " " + (dir / "cases.json").string() + " " +
+  std::string cmd = "/usr/bin/python3 -B " + src.string() + " " + (dir / "cases.json").string() + " " +
                     (dir / "results.json").string() + " >" + (dir / "log.txt").string() + " 2>&1";
   int rc = std::system(cmd.c_str());
   std::stringstream log;
