@@ -113,55 +113,37 @@ void MultiFactorScheduler::save(json& j) const {
 }
 void MultiFactorScheduler::restore(const json& j) { cur_step_ind_ = j.at("cur_step_ind").get<size_t>(); }
 
-namespace {
-
-void check_max_update(const char* who, int max_update, const Warmup& w) {
+DecayScheduler::DecayScheduler(const char* who, int max_update, double base_lr, double final_lr, Warmup warmup)
+    : LRScheduler(base_lr, std::move(warmup)), max_update_(max_update), final_lr_(final_lr), base_lr_orig_(base_lr) {
   BRAID_CHECK(max_update >= 1, who, ": max_update is ", max_update, "; it must be at least 1");
-  BRAID_CHECK(max_update > w.steps, who, ": max_update ", max_update, " must exceed the ", w.steps,
+  BRAID_CHECK(max_update > warmup_.steps, who, ": max_update ", max_update, " must exceed the ", warmup_.steps,
               " warm-up steps (the decay runs between them)");
 }
 
-// The fraction of the decay done at num_update, in [0, 1] for warmup <= num_update <= max_update.
-double progress(int num_update, int warmup_steps, int max_update) {
-  return static_cast<double>(num_update - warmup_steps) / static_cast<double>(max_update - warmup_steps);
+double DecayScheduler::operator()(int num_update) {
+  if (num_update < warmup_.steps) return warmup_lr(num_update);
+  if (num_update <= max_update_) {
+    double p = static_cast<double>(num_update - warmup_.steps) / static_cast<double>(max_update_ - warmup_.steps);
+    base_lr_ = final_lr_ + (base_lr_orig_ - final_lr_) * decay(p);
+  }
+  return base_lr_;
 }
 
-}  // namespace
+void DecayScheduler::save(json& j) const { j.update({{"max_update", max_update_}, {"final_lr", final_lr_}}); }
 
 PolyScheduler::PolyScheduler(int max_update, double base_lr, double pwr, double final_lr, Warmup warmup)
-    : LRScheduler(base_lr, std::move(warmup)), max_update_(max_update), power_(pwr), final_lr_(final_lr),
-      base_lr_orig_(base_lr) {
-  check_max_update("PolyScheduler", max_update, warmup_);
-}
+    : DecayScheduler("PolyScheduler", max_update, base_lr, final_lr, std::move(warmup)), power_(pwr) {}
 
-double PolyScheduler::operator()(int num_update) {
-  if (num_update < warmup_.steps) return warmup_lr(num_update);
-  if (num_update <= max_update_)
-    base_lr_ = final_lr_ + (base_lr_orig_ - final_lr_) *
-                               std::pow(1.0 - progress(num_update, warmup_.steps, max_update_), power_);
-  return base_lr_;
-}
+double PolyScheduler::decay(double p) const { return std::pow(1.0 - p, power_); }
 
 void PolyScheduler::save(json& j) const {
-  j.update({{"max_update", max_update_}, {"pwr", power_}, {"final_lr", final_lr_}});
+  DecayScheduler::save(j);
+  j["pwr"] = power_;
 }
-void PolyScheduler::restore(const json&) {}
 
 CosineScheduler::CosineScheduler(int max_update, double base_lr, double final_lr, Warmup warmup)
-    : LRScheduler(base_lr, std::move(warmup)), max_update_(max_update), final_lr_(final_lr),
-      base_lr_orig_(base_lr) {
-  check_max_update("CosineScheduler", max_update, warmup_);
-}
+    : DecayScheduler("CosineScheduler", max_update, base_lr, final_lr, std::move(warmup)) {}
 
-double CosineScheduler::operator()(int num_update) {
-  if (num_update < warmup_.steps) return warmup_lr(num_update);
-  if (num_update <= max_update_)
-    base_lr_ = final_lr_ + (base_lr_orig_ - final_lr_) *
-                               (1 + std::cos(std::numbers::pi * progress(num_update, warmup_.steps, max_update_))) / 2;
-  return base_lr_;
-}
-
-void CosineScheduler::save(json& j) const { j.update({{"max_update", max_update_}, {"final_lr", final_lr_}}); }
-void CosineScheduler::restore(const json&) {}
+double CosineScheduler::decay(double p) const { return (1 + std::cos(std::numbers::pi * p)) / 2; }
 
 }  // namespace braid::optim

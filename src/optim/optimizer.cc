@@ -34,7 +34,7 @@ Optimizer::Optimizer(std::string name, double default_learning_rate)
 
 void Optimizer::declare(const std::string& key, Field field) { fields_[key] = field; }
 
-void Optimizer::set_param(const std::string& key, const std::string& value) {
+std::map<std::string, Optimizer::Field>::const_iterator Optimizer::find_field(const std::string& key) const {
   auto it = fields_.find(key);
   if (it == fields_.end()) {
     std::vector<std::string> known;
@@ -42,6 +42,11 @@ void Optimizer::set_param(const std::string& key, const std::string& value) {
     throw Error(cat("optimizer ", name_, ": unknown parameter '", key, "'", did_you_mean(key, known),
                     "; it accepts ", comma_list(known)));
   }
+  return it;
+}
+
+void Optimizer::set_param(const std::string& key, const std::string& value) {
+  auto it = find_field(key);
   try {
     std::visit(
         [&](auto* p) {
@@ -60,8 +65,7 @@ void Optimizer::set_param(const std::string& key, const std::string& value) {
 }
 
 std::string Optimizer::param(const std::string& key) const {
-  auto it = fields_.find(key);
-  BRAID_CHECK(it != fields_.end(), "optimizer ", name_, ": unknown parameter '", key, "'");
+  auto it = find_field(key);
   return std::visit(
       [](auto* p) -> std::string {
         using T = std::remove_pointer_t<decltype(p)>;
@@ -146,7 +150,7 @@ Optimizer::State& Optimizer::state_for(int index, const NDArray& weight) {
     if (mp) st.weight32 = weight.astype(DType::Float32);
     st.arrays = create_state(index, mp ? st.weight32 : weight);
     BRAID_CHECK(st.arrays.size() == state_names().size(), "optimizer ", name_, ": create_state gave ",
-                st.arrays.size(), " arrays for the ", state_names().size(), " state names");
+                st.arrays.size(), " arrays for the ", state_names().size(), " state names; return one array per name");
     return states_[index] = std::move(st);
   }
   State& st = it->second;

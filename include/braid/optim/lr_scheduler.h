@@ -91,39 +91,48 @@ class MultiFactorScheduler : public LRScheduler {
   size_t cur_step_ind_ = 0;  // steps passed
 };
 
-/// final_lr + (base_lr - final_lr) * (1 - (n - warmup)/(max_update - warmup))^pwr up to
-/// max_update, then the last value.
-class PolyScheduler : public LRScheduler {
+/// Poly and Cosine: after the warm-up, final_lr + (base_lr - final_lr) * decay(p) with
+/// p = (n - warmup) / (max_update - warmup) going from 0 to 1 at max_update; past max_update the
+/// last value stays. base_lr here is the one given at construction (MXNet's base_lr_orig).
+class DecayScheduler : public LRScheduler {
  public:
-  PolyScheduler(int max_update, double base_lr = 0.01, double pwr = 2, double final_lr = 0,
-                Warmup warmup = {});
   double operator()(int num_update) override;
-  std::string type() const override { return "poly"; }
 
  protected:
+  DecayScheduler(const char* who, int max_update, double base_lr, double final_lr, Warmup warmup);
+  /// decay(0) = 1 and decay(1) = 0.
+  virtual double decay(double p) const = 0;
   void save(nlohmann::json& j) const override;
-  void restore(const nlohmann::json& j) override;
-
- private:
-  int max_update_;
-  double power_, final_lr_, base_lr_orig_;
-};
-
-/// final_lr + (base_lr - final_lr) * (1 + cos(pi * (n - warmup)/(max_update - warmup)))/2 up to
-/// max_update, then the last value.
-class CosineScheduler : public LRScheduler {
- public:
-  CosineScheduler(int max_update, double base_lr = 0.01, double final_lr = 0, Warmup warmup = {});
-  double operator()(int num_update) override;
-  std::string type() const override { return "cosine"; }
-
- protected:
-  void save(nlohmann::json& j) const override;
-  void restore(const nlohmann::json& j) override;
+  void restore(const nlohmann::json&) override {}
 
  private:
   int max_update_;
   double final_lr_, base_lr_orig_;
+};
+
+/// decay(p) = (1 - p)^pwr.
+class PolyScheduler : public DecayScheduler {
+ public:
+  PolyScheduler(int max_update, double base_lr = 0.01, double pwr = 2, double final_lr = 0,
+                Warmup warmup = {});
+  std::string type() const override { return "poly"; }
+
+ protected:
+  double decay(double p) const override;
+  void save(nlohmann::json& j) const override;
+
+ private:
+  double power_;
+};
+
+/// decay(p) = (1 + cos(pi * p)) / 2.
+class CosineScheduler : public DecayScheduler {
+ public:
+  CosineScheduler(int max_update, double base_lr = 0.01, double final_lr = 0, Warmup warmup = {});
+  std::string type() const override { return "cosine"; }
+
+ protected:
+  double decay(double p) const override;
 };
 
 }  // namespace braid::optim

@@ -149,6 +149,8 @@ class Optimizer {
     std::vector<NDArray> arrays;
     NDArray weight32;
   };
+  /// The field of `key`; throws naming the valid keys.
+  std::map<std::string, Field>::const_iterator find_field(const std::string& key) const;
   State& state_for(int index, const NDArray& weight);
   int count_update(int index);
 

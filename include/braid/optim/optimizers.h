@@ -38,37 +38,44 @@ class NAG : public MomentumSGD {
   NAG();
 };
 
-/// "adam": learning_rate 0.001, beta1 0.9, beta2 0.999, epsilon 1e-8, lazy_update True. The
-/// bias correction is folded into the rate: lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t).
-/// Weight decay is L2 (added to the gradient). States "mean", "var".
-class Adam : public Optimizer {
+/// Adam and AdamW: states "mean" and "var"; beta1 0.9, beta2 0.999, epsilon 1e-8.
+class AdamBase : public Optimizer {
  public:
-  Adam();
   std::vector<std::string> state_names() const override { return {"mean", "var"}; }
 
  protected:
-  std::string fused_op(bool multi_precision) const override;
+  AdamBase(std::string name, std::string op, std::string mp_op);
+  std::string fused_op(bool multi_precision) const override { return multi_precision ? mp_op_ : op_; }
+  /// common_attrs(s) with beta1, beta2 and epsilon.
+  op::AttrMap moment_attrs(const UpdateStep& s) const;
+
+  double beta1_ = 0.9, beta2_ = 0.999, epsilon_ = 1e-8;
+
+ private:
+  std::string op_, mp_op_;
+};
+
+/// "adam": learning_rate 0.001, lazy_update True. The bias correction is folded into the rate:
+/// lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t). Weight decay is L2 (added to the gradient).
+class Adam : public AdamBase {
+ public:
+  Adam();
+
+ protected:
   op::AttrMap fused_attrs(const UpdateStep& s) const override;
 
  private:
-  double beta1_ = 0.9, beta2_ = 0.999, epsilon_ = 1e-8;
   bool lazy_update_ = true;
 };
 
 /// "adamw": decoupled weight decay, torch.optim.AdamW's update and defaults (learning_rate 0.001,
-/// wd 0.01, beta1 0.9, beta2 0.999, epsilon 1e-8) plus MXNet's rescale_grad and clip_gradient.
-/// States "mean", "var".
-class AdamW : public Optimizer {
+/// wd 0.01) plus MXNet's rescale_grad and clip_gradient.
+class AdamW : public AdamBase {
  public:
   AdamW();
-  std::vector<std::string> state_names() const override { return {"mean", "var"}; }
 
  protected:
-  std::string fused_op(bool multi_precision) const override;
   op::AttrMap fused_attrs(const UpdateStep& s) const override;
-
- private:
-  double beta1_ = 0.9, beta2_ = 0.999, epsilon_ = 1e-8;
 };
 
 /// "rmsprop": learning_rate 0.001, gamma1 0.9, gamma2 0.9, epsilon 1e-8, centered False,

@@ -33,17 +33,21 @@ inline W store_as(C x) {
   else return static_cast<W>(x);
 }
 
-/// The element loop: plain and branch-free inside, so that it vectorizes when W == C.
+/// The element loop: each element on its own (out may be w itself). Where W is float32/float64
+/// the loops vectorize (omp simd: GCC's -O2 cost model alone would not; optimizer_ops.cc is built
+/// with -fno-math-errno so that sqrt needs no branch).
 template <class Rule, class W, class C, size_t... I>
 void update_elements(const Hyper<C> h, int64_t n, const W* w, const W* g, W* out,
                      const std::array<C*, sizeof...(I)> s, C* master, std::index_sequence<I...>) {
   if (master != nullptr) {
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) {
       const C nw = Rule::step(h, master[i], load_as<C>(g[i]), s[I][i]...);
       master[i] = nw;
       out[i] = store_as<W>(nw);
     }
   } else {
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i)
       out[i] = store_as<W>(Rule::step(h, load_as<C>(w[i]), load_as<C>(g[i]), s[I][i]...));
   }

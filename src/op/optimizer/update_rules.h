@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "update_param.h"
 
@@ -17,10 +18,13 @@ struct Hyper {
   C lr, wd, rescale, clip, momentum, beta1, beta2, eps, gamma1, gamma2, clip_weights, rho;
   C bias1 = 1, bias2 = 1;  // 1/(1-beta1^t) and 1/sqrt(1-beta2^t) when t is given
 
+  /// MXNet clips whenever a bound is >= 0; a negative bound (off) becomes infinity.
+  static C bound(double b) { return b >= 0 ? C(b) : std::numeric_limits<C>::infinity(); }
+
   explicit Hyper(const UpdateParam& p)
-      : lr(C(p.lr)), wd(C(p.wd)), rescale(C(p.rescale_grad)), clip(C(p.clip_gradient)),
+      : lr(C(p.lr)), wd(C(p.wd)), rescale(C(p.rescale_grad)), clip(bound(p.clip_gradient)),
         momentum(C(p.momentum)), beta1(C(p.beta1)), beta2(C(p.beta2)), eps(C(p.epsilon)),
-        gamma1(C(p.gamma1)), gamma2(C(p.gamma2)), clip_weights(C(p.clip_weights)), rho(C(p.rho)) {
+        gamma1(C(p.gamma1)), gamma2(C(p.gamma2)), clip_weights(bound(p.clip_weights)), rho(C(p.rho)) {
     if (p.t > 0) {
       bias1 = C(1.0 / (1.0 - std::pow(p.beta1, static_cast<double>(p.t))));
       bias2 = C(1.0 / std::sqrt(1.0 - std::pow(p.beta2, static_cast<double>(p.t))));
@@ -28,10 +32,10 @@ struct Hyper {
   }
 };
 
-/// MXNet's clip: bounds >= 0 clip to [-bound, bound], negative bounds leave x alone.
+/// Clips x into [-bound, bound]; a bound of infinity leaves it alone, without a branch.
 template <class C>
 inline C clip_to(C x, C bound) {
-  return bound >= C(0) ? std::min(std::max(x, -bound), bound) : x;
+  return std::min(std::max(x, -bound), bound);
 }
 
 // w = (1 - lr*wd) * w - lr * clip(rescale*g)
