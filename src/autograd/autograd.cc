@@ -86,6 +86,10 @@ void set_fresh_grad(const NDArray& var, bool fresh) { variable_node(var, "set_fr
 namespace braid {
 
 void NDArray::attach_grad(GradReq req) {
+  if (req == GradReq::Null) {
+    autograd::detail::Access::entry(*this) = {};  // no longer a variable: no buffer to allocate
+    return;
+  }
   autograd::mark_variables({*this}, {nd::zeros(shape_, ctx(), dtype_)}, req);
 }
 

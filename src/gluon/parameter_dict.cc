@@ -122,14 +122,15 @@ void ParameterDict::load(const std::string& path, const std::vector<Context>& ct
 void load_into(const std::vector<std::pair<std::string, ParameterPtr>>& params,
                const std::vector<std::pair<std::string, NDArray>>& loaded, const std::string& file,
                const std::vector<Context>& ctx, bool allow_missing, bool ignore_extra, bool cast_dtype) {
-  std::set<std::string> in_file, wanted;
+  std::set<std::string> in_file;
   std::vector<std::string> file_names, param_names;
   for (const auto& [name, a] : loaded) {
     in_file.insert(name);
     file_names.push_back(name);
   }
+  std::map<std::string, ParameterPtr> wanted;
   for (const auto& [name, p] : params) {
-    wanted.insert(name);
+    wanted.emplace(name, p);
     param_names.push_back(name);
   }
   if (!allow_missing)
@@ -138,14 +139,14 @@ void load_into(const std::vector<std::pair<std::string, ParameterPtr>>& params,
                   "', which contains parameters: ", name_list(file_names),
                   ". Set allow_missing=true to ignore missing parameters");
   for (const auto& [name, a] : loaded) {
-    if (!wanted.count(name)) {
+    auto it = wanted.find(name);
+    if (it == wanted.end()) {
       BRAID_CHECK(ignore_extra, "Parameter '", name, "' loaded from file '", file,
                   "' is not present in the block, which contains parameters: ", name_list(param_names),
                   ". Set ignore_extra=true to ignore");
       continue;
     }
-    for (const auto& [pname, p] : params)
-      if (pname == name) p->load_init(a, ctx, cast_dtype);
+    it->second->load_init(a, ctx, cast_dtype);
   }
 }
 
