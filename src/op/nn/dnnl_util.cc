@@ -55,6 +55,26 @@ const dnnl::primitive_attr& user_scratchpad() {
   return *attr;
 }
 
+namespace {
+
+// oneDNN creates its global state (primitive cache, CPU feature tables, JIT buffers) lazily as
+// function-local statics, destroyed at exit in reverse order of creation. The engine drains its
+// pending operations in its own static destructor; if oneDNN's statics were created after the
+// engine (at the first kernel), they would be gone while that drain still runs kernels. Creating
+// them here, during static initialisation and so before the engine, makes them outlive it.
+[[maybe_unused]] const bool g_dnnl_globals_created = [] {
+  auto md = plain_md({1}, dnnl::memory::format_tag::a);
+  dnnl::eltwise_forward::primitive_desc pd(
+      {dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu, md, 0.0f}, dnnl_engine());
+  float value = 1.0f;
+  dnnl::memory mem(md, dnnl_engine(), &value);
+  dnnl::eltwise_forward(pd).execute(dnnl_stream(), {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
+  dnnl_stream().wait();
+  return dnnl::get_primitive_cache_capacity() >= 0;
+}();
+
+}  // namespace
+
 void execute(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory>& args) {
   const dnnl_memory_desc_t* md = dnnl_primitive_desc_query_md(prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
   if (md != nullptr && md->ndims > 0) {
