@@ -1,6 +1,5 @@
 #include "dnnl_util.h"
 
-#include <chrono>
 #include <cstdlib>
 
 #include "braid/base/error.h"
@@ -129,32 +128,6 @@ void DnnlExec::run(const std::vector<void*>& ptrs) const {
     execute(reorders_[i].second, rargs);
   }
   s.wait();
-}
-
-DnnlExec fastest(std::vector<DnnlExec> candidates, const char* op) {
-  BRAID_CHECK(!candidates.empty(), "operator ", op, ": oneDNN has no implementation for this geometry");
-  if (candidates.size() == 1) return std::move(candidates[0]);
-  std::vector<std::vector<float>> bufs;
-  std::vector<void*> ptrs;
-  for (const auto& a : candidates[0].args())
-    ptrs.push_back(bufs.emplace_back(a.user.get_size() / sizeof(float) + 1).data());
-  size_t best = 0;
-  double best_time = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    candidates[i].run(ptrs);  // warm-up: first touch of buffers and scratch
-    double t = 0;
-    for (int rep = 0; rep < 3; ++rep) {  // the minimum of a few runs resists noise from other load
-      auto t0 = std::chrono::steady_clock::now();
-      candidates[i].run(ptrs);
-      double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      t = rep == 0 ? dt : std::min(t, dt);
-    }
-    if (i == 0 || t < best_time) {
-      best = i;
-      best_time = t;
-    }
-  }
-  return std::move(candidates[best]);
 }
 
 }  // namespace braid::op::detail

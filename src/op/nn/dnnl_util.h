@@ -1,16 +1,19 @@
 #pragma once
 // Internal: the oneDNN CPU engine, a per-thread stream, a cache of primitives keyed by shapes and
 // attributes, execution of a primitive on the caller's plain (row-major) float32 buffers with
-// reorders to and from the formats it computes in, and timing of alternative formats.
+// reorders to and from the formats it computes in, and the choice among alternative formats.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "braid/base/error.h"
 
 namespace braid::op::detail {
 
@@ -50,18 +53,23 @@ class DnnlExec {
   std::vector<std::pair<bool, dnnl::reorder>> reorders_;  // (needed, user<->inner) per arg
 };
 
-/// Of `candidates`, the same computation (same user arguments) in different memory formats, the
-/// one that runs fastest on this machine and thread count, timed on zero-filled buffers.
-/// Throws naming `op` when there is none.
-DnnlExec fastest(std::vector<DnnlExec> candidates, const char* op);
-
-/// Appends make() to `candidates`, or nothing when oneDNN has no implementation for it.
-template <class F>
-void try_add(std::vector<DnnlExec>& candidates, F&& make) {
-  try {
-    candidates.push_back(make());
-  } catch (const dnnl::error&) {
-  }
+/// The first of `makers` (the same computation in different memory formats, in order of
+/// preference) that oneDNN implements on this machine. The choice depends only on the geometry, so
+/// runs are reproducible (timing the candidates picked differently from run to run, and worse).
+/// Throws naming `op` when oneDNN implements none.
+template <class... Makers>
+DnnlExec first_supported(const char* op, Makers&&... makers) {
+  std::optional<DnnlExec> chosen;
+  auto attempt = [&](auto& make) {
+    if (chosen) return;
+    try {
+      chosen.emplace(make());
+    } catch (const dnnl::error&) {  // no implementation for this format: try the next
+    }
+  };
+  (attempt(makers), ...);
+  BRAID_CHECK(chosen, "operator ", op, ": oneDNN has no implementation for this geometry");
+  return std::move(*chosen);
 }
 
 /// Values (primitives) built once per key of shapes and attributes and shared by every thread.

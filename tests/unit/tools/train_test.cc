@@ -13,6 +13,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::vector<nlohmann::json> read_log(const fs::path& log) {
+  std::istringstream lines(slurp(log));
+  std::vector<nlohmann::json> recs;
+  for (std::string line; std::getline(lines, line);) recs.push_back(nlohmann::json::parse(line));
+  return recs;
+}
+
 TEST(Train, WritesTheJsonLogAndTheParameters) {
   fs::path dir = fs::path(::testing::TempDir()) / "braid_train_test";
   fs::create_directories(dir);
@@ -20,9 +27,7 @@ TEST(Train, WritesTheJsonLogAndTheParameters) {
   auto r = braid_cli("train --model mlp --epochs 2 --limit 1280 --test-limit 500 --batch-size 64 --json-log '" +
                      log.string() + "' --save '" + prefix.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  std::istringstream lines(slurp(log));
-  std::vector<nlohmann::json> recs;
-  for (std::string line; std::getline(lines, line);) recs.push_back(nlohmann::json::parse(line));
+  auto recs = read_log(log);
   ASSERT_EQ(recs.size(), 3u);
   for (int e = 0; e < 2; ++e) {
     EXPECT_EQ(recs[e]["epoch"], e + 1);
@@ -37,6 +42,28 @@ TEST(Train, WritesTheJsonLogAndTheParameters) {
   EXPECT_EQ(params.arrays[0].shape(), Shape({256, 784}));
   EXPECT_TRUE(fs::exists(prefix.string() + ".states"));
   EXPECT_NE(r.out.find("test accuracy"), std::string::npos) << r.out;
+}
+
+// LeNet runs convolutions, pooling, dropout-free dense layers and the data loader's shuffle: with
+// one engine thread, everything that decides the arithmetic is a function of the seed.
+TEST(Train, SameSeedAndOneEngineThreadGiveIdenticalLosses) {
+  fs::path dir = fs::path(::testing::TempDir()) / "braid_train_seed_test";
+  fs::create_directories(dir);
+  auto losses = [&](int seed, const std::string& name) {
+    const auto log = dir / name;
+    auto r = braid_cli("train --model lenet --epochs 2 --limit 640 --test-limit 200 --num-workers 2 --seed " +
+                           std::to_string(seed) + " --json-log '" + log.string() + "'",
+                       "BRAID_CPU_WORKER_NTHREADS=1 ");
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::vector<double> out;
+    for (const auto& rec : read_log(log))
+      if (!rec.contains("final")) out.push_back(rec["train_loss"].get<double>());
+    return out;
+  };
+  const auto a = losses(7, "a.json"), b = losses(7, "b.json"), c = losses(8, "c.json");
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a, b);  // bit for bit
+  EXPECT_NE(a, c);  // and the seed does matter
 }
 
 TEST(Train, UnknownModelIsAClearError) {
