@@ -29,6 +29,7 @@ bench: build
 	$(BUILD_DIR)/bin/engine_bench
 	$(BUILD_DIR)/bin/ops_bench
 	/usr/bin/python3 bench/ops_vs_torch.py --braid $(BUILD_DIR)/bin/ops_bench
+	/usr/bin/python3 bench/train_vs_torch.py --braid $(BUILD_DIR)/bin/train_bench
 
 # Only the engine tests under ThreadSanitizer.
 tsan: build

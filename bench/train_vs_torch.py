@@ -92,9 +92,10 @@ def main():
           f"{'braid MB':>9} {'torch MB':>9}")
     for model in args.models.split(","):
         for batch in [int(b) for b in args.batch_sizes.split(",")]:
-            common = ["--warmup", str(args.warmup), "--batches", str(args.batches), "--threads", str(args.threads)]
-            braid_cmd = [args.braid, "--model", model, "--batch", str(batch)] + common
-            torch_cmd = [sys.executable, __file__, "--torch-worker", model, str(batch)] + common
+            common = ["--warmup", str(args.warmup), "--batches", str(args.batches)]
+            braid_cmd = [args.braid, "--model", model, "--batch", str(batch)] + common  # threads: OMP_NUM_THREADS
+            torch_cmd = [sys.executable, __file__, "--torch-worker", model, str(batch), "--threads",
+                         str(args.threads)] + common
             best = {"braid": None, "torch": None}
             for _ in range(args.rounds):
                 for side, cmd in (("braid", braid_cmd), ("torch", torch_cmd)):

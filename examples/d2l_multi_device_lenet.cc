@@ -3,7 +3,9 @@
 // attach_grad, the batch split across the devices, one backward per device, gradients summed with
 // a hand-written allreduce, and SGD by hand. Devices are cpu(0), cpu(1), ... here.
 //
-//   build/bin/d2l_multi_device_lenet [--devices 2] [--epochs 4] [--batch 256] [--lr 0.2]
+//   build/bin/d2l_multi_device_lenet [--devices 2] [--epochs 4] [--batch 256] [--lr 0.2] [--limit N]
+//   (--limit: train and test on the first N images only)
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -108,12 +110,14 @@ int main(int argc, char** argv) {
   int num_devices = 2, epochs = 4;
   int64_t batch = 256;
   double lr = 0.2;
+  int64_t limit = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
     if (k == "--devices") num_devices = std::atoi(argv[i + 1]);
     else if (k == "--epochs") epochs = std::atoi(argv[i + 1]);
     else if (k == "--batch") batch = std::atoll(argv[i + 1]);
     else if (k == "--lr") lr = std::atof(argv[i + 1]);
+    else if (k == "--limit") limit = std::atoll(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -125,6 +129,12 @@ int main(int argc, char** argv) {
     NDArray train_y = io::load_idx_labels(dir + "/train-labels-idx1-ubyte.gz");
     NDArray test_x = io::load_idx_images(dir + "/t10k-images-idx3-ubyte.gz");
     NDArray test_y = io::load_idx_labels(dir + "/t10k-labels-idx1-ubyte.gz");
+    if (limit > 0) {
+      train_x = train_x.slice(0, std::min(limit, train_x.shape()[0]));
+      train_y = train_y.slice(0, train_x.shape()[0]);
+      test_x = test_x.slice(0, std::min(limit, test_x.shape()[0]));
+      test_y = test_y.slice(0, test_x.shape()[0]);
+    }
     std::vector<Context> devices;
     for (int d = 0; d < num_devices; ++d) devices.push_back(cpu(d));
     std::printf("running on:");
@@ -138,9 +148,10 @@ int main(int argc, char** argv) {
     const int64_t n = train_x.shape()[0];
     for (int epoch = 0; epoch < epochs; ++epoch) {
       auto start = std::chrono::steady_clock::now();
-      for (int64_t b = 0; b + batch <= n; b += batch)
+      for (int64_t b = 0; b + batch <= n; b += batch) {
         train_batch(train_x.slice(b, b + batch), train_y.slice(b, b + batch), device_params, devices, lr);
-      nd::waitall();
+        nd::waitall();  // as the book: without it the loop would queue the whole epoch, holding its memory
+      }
       double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       double acc = evaluate_accuracy(test_x, test_y, device_params[0], batch);
       std::printf("epoch %d, test acc %.4f, time %.1f sec\n", epoch + 1, acc, secs);

@@ -1,5 +1,6 @@
 #pragma once
-// Runs the built `braid` CLI in a shell and captures its exit code and output (test helper).
+// Runs the built `braid` CLI or another built program in a shell and captures its exit code and
+// output (test helper).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -23,18 +24,24 @@ inline std::string slurp(const std::filesystem::path& path) {
   return ss.str();
 }
 
-/// `shell_prefix` runs before the binary in the same shell (e.g. a ulimit or cd).
-inline CliResult braid_cli(const std::string& args, const std::string& shell_prefix = "") {
+/// Runs build/bin/`binary` with `args` (shell syntax); `shell_prefix` runs before the binary in
+/// the same shell (e.g. a ulimit, a cd or VAR=value).
+inline CliResult run_binary(const std::string& binary, const std::string& args, const std::string& shell_prefix = "") {
   // Per test, since CTest runs tests in parallel processes.
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   auto dir = std::filesystem::path(::testing::TempDir()) /
              (std::string("braid_cli_output_") + info->test_suite_name() + "_" + info->name());
   std::filesystem::create_directories(dir);
   const auto out = dir / "stdout", err = dir / "stderr";
-  std::string cmd = shell_prefix + "exec '" BRAID_BINARY_DIR "/bin/braid' " + args + " >'" + out.string() + "' 2>'" +
-                    err.string() + "'";
+  std::string cmd = shell_prefix + "exec '" BRAID_BINARY_DIR "/bin/" + binary + "' " + args + " >'" + out.string() +
+                    "' 2>'" + err.string() + "'";
   int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+/// Runs the `braid` CLI.
+inline CliResult braid_cli(const std::string& args, const std::string& shell_prefix = "") {
+  return run_binary("braid", args, shell_prefix);
 }
 
 }  // namespace braid::test

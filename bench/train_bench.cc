@@ -1,0 +1,116 @@
+// Braid's side of bench/train_vs_torch.py: trains LeNet or the MLP of the model zoo on
+// Fashion-MNIST held in memory (shuffled once), with Gluon's loop (record, forward, loss,
+// backward, Trainer SGD lr 0.05 momentum 0.9), and prints one JSON line: samples per second over
+// the timed batches, the last loss and the peak resident memory of the process.
+//
+//   train_bench --model lenet|mlp --batch B [--warmup N] [--batches N]
+//
+// Kernel threads come from OMP_NUM_THREADS (read by the OpenMP runtime before main starts), so
+// the script sets it for both sides.
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "braid/autograd/autograd.h"
+#include "braid/base/error.h"
+#include "braid/gluon/init.h"
+#include "braid/gluon/loss.h"
+#include "braid/gluon/model_zoo/simple.h"
+#include "braid/gluon/trainer.h"
+#include "braid/io/idx.h"
+#include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/ndarray/random.h"
+#include "braid/ndarray/reduce.h"
+
+namespace {
+
+using namespace braid;
+
+// The training images (float32 in [0, 1]) in a random order (seed 0), the labels in the same
+// order. Converted from the file's bytes while shuffling, to hold one float copy only.
+std::pair<NDArray, NDArray> shuffled_training_set() {
+  const std::string dir = io::fashion_mnist_dir();
+  NDArray bytes = io::load_idx(dir + "/train-images-idx3-ubyte.gz");
+  NDArray labels = io::load_idx_labels(dir + "/train-labels-idx1-ubyte.gz");
+  const int64_t n = bytes.shape()[0], row = bytes.size() / n;
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937(0));
+  NDArray x = nd::empty(Shape({n, 1, bytes.shape()[1], bytes.shape()[2]})), y = nd::empty(labels.shape());
+  bytes.wait_to_read();
+  labels.wait_to_read();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t j = order[static_cast<size_t>(i)];
+    const uint8_t* from = bytes.data<uint8_t>() + j * row;
+    std::transform(from, from + row, x.data<float>() + i * row, [](uint8_t v) { return v / 255.0f; });
+    y.data<float>()[i] = labels.data<float>()[j];
+  }
+  return {x, y};
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
+}
+
+int run(const std::string& model, int64_t batch, int warmup, int batches) {
+  nd::seed(0);
+  auto [images, labels] = shuffled_training_set();
+  auto net = gluon::model_zoo::get_simple_model(model);
+  net->initialize(std::make_shared<init::Xavier>());
+  gluon::Trainer trainer(net->collect_params(), "sgd", {{"learning_rate", "0.05"}, {"momentum", "0.9"}});
+  gluon::loss::SoftmaxCrossEntropyLoss loss_fn;
+  const int64_t steps_per_epoch = images.shape()[0] / batch;
+  NDArray loss;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < warmup + batches; ++i) {
+    if (i == warmup) {
+      if (!loss.is_none()) loss.wait_to_read();
+      start = std::chrono::steady_clock::now();
+    }
+    const int64_t k = i % steps_per_epoch;
+    NDArray x = images.slice(k * batch, (k + 1) * batch), y = labels.slice(k * batch, (k + 1) * batch);
+    {
+      autograd::RecordScope record;
+      loss = loss_fn((*net)(x), y);
+    }
+    loss.backward();
+    trainer.step(batch);
+  }
+  const float mean_loss = nd::mean(loss).scalar<float>();  // waits for the last batch
+  nd::waitall();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  nlohmann::json out{{"samples_per_sec", static_cast<double>(batches * batch) / seconds},
+                     {"loss", mean_loss},
+                     {"peak_rss_mb", peak_rss_mb()}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("Braid's side of bench/train_vs_torch.py");
+  std::string model = "lenet";
+  int64_t batch = 64;
+  int warmup = 20, batches = 200;
+  app.add_option("--model", model, "lenet or mlp")->capture_default_str();
+  app.add_option("--batch", batch)->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--warmup", warmup)->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--batches", batches, "timed batches")->capture_default_str()->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(model, batch, warmup, batches);
+  } catch (const braid::Error& e) {
+    std::fprintf(stderr, "train_bench: %s\n", e.what());
+    return 2;
+  }
+}
