@@ -15,9 +15,9 @@ EngineType engine_type_from_name(const std::string& name) {
                   "ThreadedEnginePerDevice, ThreadedEngine"));
 }
 
-std::unique_ptr<Engine> create_engine(EngineType type, int cpu_workers) {
+std::unique_ptr<Engine> create_engine(EngineType type, int cpu_workers, int64_t max_pending) {
   if (type == EngineType::Naive) return std::make_unique<detail::NaiveEngine>();
-  return std::make_unique<detail::ThreadedEngine>(cpu_workers);
+  return std::make_unique<detail::ThreadedEngine>(cpu_workers, max_pending);
 }
 
 Engine& Engine::get() {

@@ -3,6 +3,11 @@
 #include "braid/base/env.h"
 
 namespace braid::engine::detail {
+namespace {
+
+thread_local bool t_engine_worker = false;  // pushes from inside operations are never throttled
+
+}  // namespace
 
 DeviceWorkers::DeviceWorkers(int num_threads, std::function<void(OprBlock*)> run)
     : run_(std::move(run)) {
@@ -29,6 +34,7 @@ void DeviceWorkers::enqueue(OprBlock* op) {
 }
 
 void DeviceWorkers::loop() {
+  t_engine_worker = true;
   for (;;) {
     OprBlock* op;
     {
@@ -44,12 +50,14 @@ void DeviceWorkers::loop() {
   }
 }
 
-ThreadedEngine::ThreadedEngine(int cpu_workers)
+ThreadedEngine::ThreadedEngine(int cpu_workers, int64_t max_pending)
     : cpu_workers_(cpu_workers > 0
                        ? cpu_workers
                        : static_cast<int>(env_int(
-                             {"BRAID_CPU_WORKER_NTHREADS", "MXNET_CPU_WORKER_NTHREADS"}, 1))) {
+                             {"BRAID_CPU_WORKER_NTHREADS", "MXNET_CPU_WORKER_NTHREADS"}, 1))),
+      max_pending_(max_pending >= 0 ? max_pending : env_int({"BRAID_ENGINE_MAX_PENDING"}, kDefaultMaxPending)) {
   if (cpu_workers_ < 1) cpu_workers_ = 1;
+  if (max_pending_ < 0) max_pending_ = 0;
 }
 
 ThreadedEngine::~ThreadedEngine() {
@@ -60,6 +68,7 @@ ThreadedEngine::~ThreadedEngine() {
 
 void ThreadedEngine::push(Fn fn, Context ctx, std::span<const VarHandle> reads,
                           std::span<const VarHandle> writes, int priority, const char* name) {
+  throttle();
   auto* op = new OprBlock();
   op->fn = std::move(fn);
   op->ctx = ctx;
@@ -78,6 +87,17 @@ void ThreadedEngine::delete_var(Fn on_delete, Context ctx, VarHandle var) {
   op->var_to_delete = var;
   op->name = "delete_var";
   schedule(op);
+}
+
+// A loop that never reads a result would otherwise queue its whole run, holding the memory of
+// every queued operation's outputs (gigabytes for an epoch of LeNet) before the first completes.
+// Waiting for half the queue to drain keeps the pushing thread ahead without waking it per op.
+void ThreadedEngine::throttle() {
+  if (max_pending_ == 0 || t_engine_worker || pending_.load(std::memory_order_relaxed) < max_pending_) return;
+  std::unique_lock<std::mutex> lock(idle_mu_);
+  throttled_.fetch_add(1);
+  idle_cv_.wait(lock, [this] { return pending_.load() <= max_pending_ / 2; });
+  throttled_.fetch_sub(1);
 }
 
 void ThreadedEngine::schedule(OprBlock* op) {
@@ -164,7 +184,9 @@ void ThreadedEngine::complete(OprBlock* op) {
   for (OprBlock* r : ready)
     if (r->wait.fetch_sub(1, std::memory_order_acq_rel) == 1) dispatch(r);
   delete op;
-  if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  // Sequentially consistent with throttle(): either the waiter sees the new count or this sees it.
+  const int64_t left = pending_.fetch_sub(1) - 1;
+  if (left == 0 || (left == max_pending_ / 2 && throttled_.load() > 0)) {
     std::lock_guard<std::mutex> lock(idle_mu_);
     idle_cv_.notify_all();
   }

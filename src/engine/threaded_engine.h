@@ -50,8 +50,9 @@ class DeviceWorkers {
 
 class ThreadedEngine final : public Engine {
  public:
-  /// `cpu_workers` threads per CPU context (0: BRAID_CPU_WORKER_NTHREADS, default 1).
-  explicit ThreadedEngine(int cpu_workers = 0);
+  /// `cpu_workers` threads per CPU context (0: BRAID_CPU_WORKER_NTHREADS, default 1);
+  /// `max_pending` as in create_engine.
+  explicit ThreadedEngine(int cpu_workers = 0, int64_t max_pending = -1);
   ~ThreadedEngine() override;
 
   VarHandle new_var() override { return new Var(); }
@@ -63,6 +64,7 @@ class ThreadedEngine final : public Engine {
   EngineType type() const override { return EngineType::ThreadedPerDevice; }
 
  private:
+  void throttle();
   void schedule(OprBlock* op);
   void dispatch(OprBlock* op);
   void run(OprBlock* op);
@@ -74,8 +76,10 @@ class ThreadedEngine final : public Engine {
   std::map<Context, std::unique_ptr<DeviceWorkers>> devices_;
   std::atomic<uint64_t> next_seq_{0};
   std::atomic<int64_t> pending_{0};
+  int64_t max_pending_;
+  std::atomic<int> throttled_{0};  // pushing threads waiting in throttle()
   std::mutex idle_mu_;
-  std::condition_variable idle_cv_;
+  std::condition_variable idle_cv_;  // pending_ reached 0, or max_pending_ / 2 with throttled_ > 0
   ErrorList errors_;
 };
 

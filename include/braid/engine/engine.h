@@ -4,6 +4,7 @@
 /// variable run in push order (readers of the same version concurrently). An exception thrown by an
 /// operation is kept on the variables it writes, skips the operations that read them, and is
 /// re-thrown by the next wait_for_var on them and by wait_for_all; the engine keeps running.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -53,7 +54,11 @@ class Engine {
 /// A new engine of the given type, independent of Engine::get() (for tests and benchmarks).
 /// `cpu_workers`: threads per CPU context of the threaded engine (0: BRAID_CPU_WORKER_NTHREADS or
 /// MXNET_CPU_WORKER_NTHREADS, default 1; kernels bring their own threads).
-std::unique_ptr<Engine> create_engine(EngineType type, int cpu_workers = 0);
+/// `max_pending`: how far the pushing threads may run ahead of the threaded engine: a push from
+/// outside the engine's workers that finds this many operations pending waits until half of them
+/// are done (-1: BRAID_ENGINE_MAX_PENDING, default kDefaultMaxPending; 0: unbounded).
+std::unique_ptr<Engine> create_engine(EngineType type, int cpu_workers = 0, int64_t max_pending = -1);
+inline constexpr int64_t kDefaultMaxPending = 128;
 /// Parses an engine name as accepted in BRAID_ENGINE_TYPE; throws naming the valid names.
 EngineType engine_type_from_name(const std::string& name);
 

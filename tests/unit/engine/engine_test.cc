@@ -2,6 +2,7 @@
 // test comparing the threaded engine with the naive one. Also built with ThreadSanitizer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <random>
@@ -152,6 +153,44 @@ std::vector<uint64_t> run_random_program(Engine& e, uint64_t seed, int num_vars,
   for (VarHandle v : vars) e.delete_var(nullptr, cpu(), v);
   e.wait_for_all();
   return values;
+}
+
+// The most operations ever pushed but not finished, seen by a thread that pushes 300 slow ones.
+int64_t max_run_ahead(int64_t max_pending) {
+  auto engine = create_engine(EngineType::ThreadedPerDevice, 1, max_pending);
+  VarHandle v = engine->new_var();
+  std::atomic<int64_t> done{0};
+  int64_t pushed = 0, most = 0;
+  for (int i = 0; i < 300; ++i) {
+    push(*engine, [&] {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      done.fetch_add(1);
+    }, {}, {v});
+    most = std::max(most, ++pushed - done.load());
+  }
+  engine->wait_for_all();
+  EXPECT_EQ(done.load(), 300);
+  engine->delete_var([] {}, cpu(), v);
+  return most;
+}
+
+TEST(ThreadedEngine, PushWaitsWhenTooFarAhead) {
+  EXPECT_LE(max_run_ahead(16), 16);
+  EXPECT_GT(max_run_ahead(0), 16);  // unbounded: the loop outruns 100 µs operations
+}
+
+TEST(ThreadedEngine, OperationsMayPushWhileThePusherIsThrottled) {
+  auto engine = create_engine(EngineType::ThreadedPerDevice, 1, 4);
+  VarHandle v = engine->new_var(), w = engine->new_var();
+  std::atomic<int> inner{0};
+  for (int i = 0; i < 50; ++i)
+    push(*engine, [&] {  // pushes from an engine worker are never held back, so this cannot deadlock
+      for (int k = 0; k < 8; ++k) push(*engine, [&] { inner.fetch_add(1); }, {}, {w});
+    }, {}, {v});
+  engine->wait_for_all();
+  EXPECT_EQ(inner.load(), 400);
+  engine->delete_var([] {}, cpu(), v);
+  engine->delete_var([] {}, cpu(), w);
 }
 
 TEST(EngineStress, ThreadedMatchesNaiveOnRandomPrograms) {
