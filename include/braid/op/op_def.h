@@ -82,6 +82,9 @@ struct OpDef {
   /// states, because mutates_aux writes only in training and aux states are a different list.
   /// The imperative path pushes them as engine writes; such ops have no gradient.
   std::vector<int> mutate_inputs;
+  /// The attribute giving the number of inputs of a variadic op ("num_args" for concat): a
+  /// symbolic call fills it in from the number of inputs given (MXNet's key_var_num_args).
+  std::string key_var_num_args;
 
   bool differentiable() const { return static_cast<bool>(backward) && !zero_gradient; }
 };

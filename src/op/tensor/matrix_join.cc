@@ -132,6 +132,7 @@ void add_concat(Registry& r) {
     return std::any(p);
   };
   d.list_arguments = [](const std::any& p) { return numbered_args(param<ConcatParam>(p).num_args); };
+  d.key_var_num_args = "num_args";
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_concat(param<ConcatParam>(p), in, out);
   };
@@ -192,6 +193,7 @@ void add_stack(Registry& r) {
     return std::any(p);
   };
   d.list_arguments = [](const std::any& p) { return numbered_args(param<StackParam>(p).num_args); };
+  d.key_var_num_args = "num_args";
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_stack(param<StackParam>(p), in, out);
   };
