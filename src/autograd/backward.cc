@@ -7,7 +7,7 @@
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
-#include "../ndarray/push_backward.h"
+#include "../ndarray/push_op.h"
 #include "node.h"
 
 namespace braid::autograd {

@@ -6,7 +6,7 @@
 #include "braid/base/error.h"
 #include "braid/op/registry.h"
 #include "../autograd/node.h"
-#include "push_backward.h"
+#include "push_op.h"
 #include "random_state.h"
 
 namespace braid::nd {
@@ -82,31 +82,7 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
 
   bool training = autograd::is_training();
   if (recording) autograd::detail::record_op(def, param, training, inputs, nargs, outputs, nvisible);
-  std::vector<engine::VarHandle> reads, writes;
-  std::vector<bool> written(inputs.size(), false);
-  for (size_t i = nargs; i < inputs.size(); ++i) written[i] = def.mutates_aux && training;
-  for (int i : def.mutate_inputs) written[static_cast<size_t>(i)] = true;
-  for (size_t i = 0; i < inputs.size(); ++i) (written[i] ? writes : reads).push_back(inputs[i].var());
-  for (const auto& o : outputs) writes.push_back(o.var());
-  std::mt19937_64* rng = nullptr;
-  if (def.needs_rng) {
-    detail::RandomState& rs = detail::random_state(ctx);
-    writes.push_back(rs.var);
-    rng = &rs.generator;
-  }
-
-  auto fn = [&def, param = std::move(param), args = std::vector<NDArray>(inputs.begin(), inputs.begin() + static_cast<long>(nargs)),
-             aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()),
-             outputs, ctx, training, rng] {
-    op::ForwardArgs fa;
-    for (const auto& a : args) fa.inputs.push_back(a.blob());
-    for (const auto& a : aux) fa.aux.push_back(a.blob());
-    for (const auto& o : outputs) fa.outputs.push_back(o.blob());
-    fa.req.assign(outputs.size(), op::OpReq::Write);
-    op::OpContext oc{training, ctx, rng};
-    def.forward(oc, param, fa);
-  };
-  engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
+  detail::push_forward(def, param, training, ctx, inputs, nargs, outputs);
   if (!all_outputs) outputs.resize(static_cast<size_t>(nvisible));
   return outputs;
 }
@@ -136,6 +112,34 @@ void invoke_backward(const std::string& op_name, const op::AttrMap& attrs,
 }
 
 namespace detail {
+
+void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,
+                  const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {
+  std::vector<engine::VarHandle> reads, writes;
+  std::vector<bool> written(inputs.size(), false);
+  for (size_t i = nargs; i < inputs.size(); ++i) written[i] = def.mutates_aux && training;
+  for (int i : def.mutate_inputs) written[static_cast<size_t>(i)] = true;
+  for (size_t i = 0; i < inputs.size(); ++i) (written[i] ? writes : reads).push_back(inputs[i].var());
+  for (const auto& o : outputs) writes.push_back(o.var());
+  std::mt19937_64* rng = nullptr;
+  if (def.needs_rng) {
+    RandomState& rs = random_state(ctx);
+    writes.push_back(rs.var);
+    rng = &rs.generator;
+  }
+  auto fn = [&def, param, args = std::vector<NDArray>(inputs.begin(), inputs.begin() + static_cast<long>(nargs)),
+             aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()), outputs, ctx,
+             training, rng] {
+    op::ForwardArgs fa;
+    for (const auto& a : args) fa.inputs.push_back(a.blob());
+    for (const auto& a : aux) fa.aux.push_back(a.blob());
+    for (const auto& o : outputs) fa.outputs.push_back(o.blob());
+    fa.req.assign(outputs.size(), op::OpReq::Write);
+    op::OpContext oc{training, ctx, rng};
+    def.forward(oc, param, fa);
+  };
+  engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
+}
 
 void push_backward(const op::OpDef& def, const std::any& param, bool training,
                    const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,

@@ -74,6 +74,11 @@ struct OpDef {
   /// backward writing zeros and need no gradient-check entry.
   bool zero_gradient = false;
   bool needs_rng = false;
+  /// One argument, one output of its shape, each output element computed from the input element
+  /// at the same index only, by kernels that tolerate the output (and in backward the input
+  /// gradient) sharing memory with the input (the output gradient): the executor may run it in
+  /// place and fuse chains of such ops into one pass over memory.
+  bool elementwise = false;
   /// Forward writes its aux states in training (BatchNorm's moving statistics).
   bool mutates_aux = false;
   /// Arguments (indices into list_arguments) that forward updates in place whatever the mode:

@@ -115,6 +115,7 @@ void register_nn_basic_activation_ops(Registry& r) {
   };
   d.forward = forward;
   d.backward = backward;
+  d.elementwise = true;
   r.add(std::move(d));
 }
 

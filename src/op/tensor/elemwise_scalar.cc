@@ -24,6 +24,7 @@ void add_scalar(Registry& r, const std::string& name) {
     return std::any(p);
   };
   d.list_arguments = args({"data"});
+  d.elementwise = true;
   d.infer_shape = [name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_same_shape(name, in, out);
   };

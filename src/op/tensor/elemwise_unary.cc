@@ -48,6 +48,7 @@ void add_unary(Registry& r, const std::string& name, const std::string& doc, F f
     });
   };
   d.zero_gradient = zero_gradient;
+  d.elementwise = true;
   r.add(std::move(d));
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Internal: pushing the backward of an operator whose attributes are already parsed, for
-// invoke_backward and autograd.
+// Internal: pushing the forward or backward of an operator whose attributes are already parsed,
+// for invoke, autograd and the symbolic executor.
 #include <any>
 #include <vector>
 
@@ -8,6 +8,12 @@
 #include "braid/op/op_def.h"
 
 namespace braid::nd::detail {
+
+/// Pushes the forward of `def` on `ctx`: `inputs` are the arguments (the first `nargs`) then the
+/// aux states; every output is written. Aux states are written in training when the op mutates
+/// them, and the op's mutate_inputs always; ops that need randomness draw from ctx's generator.
+void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,
+                  const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs);
 
 /// `out_grads` may hold None for outputs without a gradient (the kernel sees a null blob);
 /// `req[i]` says how to store the gradient of argument i (None in_grads are skipped).

@@ -1,0 +1,116 @@
+#pragma once
+/// Executor: a Symbol bound to arrays and compiled into a plan (MXNet's mx.executor.Executor).
+///
+///   Executor ex = Executor::simple_bind(net, cpu(), {{"data", Shape{64, 1, 28, 28}}});
+///   ex.arg_dict()["data"].assign(batch);
+///   ex.forward(/*is_train=*/true);
+///   ex.backward();                 // gradients into grad_dict()
+///   NDArray out = ex.outputs()[0];
+///
+/// Binding runs the graph passes once: shape and dtype inference, dead-node elimination (only
+/// nodes the outputs depend on are kept, and backward runs only where a wanted gradient depends
+/// on it), fusion of chains of
+/// element-wise ops into one kernel, and memory planning, which lets intermediate results and
+/// gradients share buffers whose lifetimes do not overlap and runs eligible ops in place.
+/// forward and backward then push the planned kernels to the engine and return at once.
+///
+/// Output arrays are rewritten by the next forward; copy them to keep them.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "braid/base/grad_req.h"
+#include "braid/ndarray/ndarray.h"
+#include "braid/symbol/symbol.h"
+
+namespace braid {
+
+namespace symbol::detail {
+struct Plan;
+struct RunState;
+}  // namespace symbol::detail
+
+/// What a plan allocates besides the bound arrays.
+struct PlanStats {
+  /// Bytes of intermediate results and gradients if each had its own buffer.
+  int64_t unplanned_bytes = 0;
+  /// Bytes of the buffers the plan allocates: its peak activation memory.
+  int64_t planned_bytes = 0;
+  int forward_kernels = 0;   // kernels one forward pushes (a fused chain counts once)
+  int backward_kernels = 0;  // kernels one backward pushes
+  int fused_ops = 0;         // element-wise ops folded into fused kernels
+  int inplace_ops = 0;       // kernels writing over their input's buffer (forward or backward)
+  int skipped_backward = 0;  // kernels whose gradient no wanted gradient depends on
+};
+
+struct ExecutorOptions {
+  bool plan_memory = true;  // false: every intermediate gets its own buffer
+  bool fuse = true;         // fuse chains of element-wise ops
+};
+
+class Executor {
+ public:
+  /// MXNet's Symbol.bind. `args` and `aux_states` in list_arguments / list_auxiliary_states
+  /// order; `args_grad` one per argument (None where no gradient is wanted) or empty;
+  /// `grad_req` one per argument, or one for all, or empty (Write where args_grad has an array).
+  /// Nodes with a `__ctx_group__` attribute run on group2ctx's context for it, with copies
+  /// between contexts inserted.
+  static Executor bind(const Symbol& symbol, Context ctx, const std::vector<NDArray>& args,
+                       const std::vector<NDArray>& args_grad = {}, const std::vector<GradReq>& grad_req = {},
+                       const std::vector<NDArray>& aux_states = {},
+                       const std::map<std::string, Context>& group2ctx = {}, const ExecutorOptions& options = {});
+  /// MXNet's Symbol.simple_bind: allocates every argument, gradient (per grad_req; arguments
+  /// named in `no_grad` get none) and aux state from the given input shapes (and dtypes,
+  /// float32 by default). Arguments start at zero.
+  static Executor simple_bind(const Symbol& symbol, Context ctx, const std::map<std::string, Shape>& shapes,
+                              GradReq grad_req = GradReq::Write, const std::map<std::string, DType>& types = {},
+                              const std::vector<std::string>& no_grad = {},
+                              const std::map<std::string, Context>& group2ctx = {},
+                              const ExecutorOptions& options = {});
+
+  Executor(Executor&&) noexcept;
+  Executor& operator=(Executor&&) noexcept;
+  ~Executor();
+
+  /// Runs the graph. `inputs` are copied into the named arguments first (MXNet's forward(**kw)).
+  void forward(bool is_train = false, const std::map<std::string, NDArray>& inputs = {});
+  /// Back-propagates the last training forward. `out_grads` one per output; missing ones (or
+  /// None) are ones. Loss outputs (SoftmaxOutput, LinearRegressionOutput, MakeLoss) ignore them.
+  void backward(const std::vector<NDArray>& out_grads = {});
+
+  const std::vector<NDArray>& outputs() const;
+  const std::vector<NDArray>& arg_arrays() const;
+  const std::vector<NDArray>& grad_arrays() const;  // None where no gradient
+  const std::vector<NDArray>& aux_arrays() const;
+  std::map<std::string, NDArray> arg_dict() const;
+  std::map<std::string, NDArray> grad_dict() const;  // arguments with a gradient
+  std::map<std::string, NDArray> aux_dict() const;
+  std::map<std::string, NDArray> output_dict() const;
+
+  /// A new executor for other input shapes sharing this one's arrays where their shapes stay
+  /// (parameters); arrays whose shape changes are reallocated. Growing an array beyond its
+  /// size needs allow_up_sizing; arguments other than those given must keep their shapes unless
+  /// partial_shaping.
+  Executor reshape(const std::map<std::string, Shape>& shapes, bool partial_shaping = false,
+                   bool allow_up_sizing = false) const;
+
+  const Symbol& symbol() const { return symbol_; }
+  const PlanStats& plan_stats() const;
+  /// The plan as text: one line per kernel with its buffers.
+  std::string debug_str() const;
+
+ private:
+  Executor() = default;
+
+  Symbol symbol_;
+  Context ctx_;
+  std::map<std::string, Context> group2ctx_;
+  ExecutorOptions options_;
+  std::vector<GradReq> grad_req_;
+  std::shared_ptr<const symbol::detail::Plan> plan_;
+  std::shared_ptr<symbol::detail::RunState> state_;
+  bool trained_ = false;  // the last forward was a training one
+};
+
+}  // namespace braid

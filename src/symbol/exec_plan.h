@@ -1,0 +1,96 @@
+#pragma once
+// Internal: what an Executor runs. A plan is built once per bind from the symbol and the shapes,
+// dtypes and contexts of the bound arrays; running it (run_state.h) needs only arrays.
+//
+// Every array the plan touches is a *value*: a bound argument, aux state or argument gradient,
+// or a planned buffer (intermediate results and their gradients) living in a *slot* that values
+// with disjoint lifetimes share.
+#include <any>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "braid/base/context.h"
+#include "braid/base/grad_req.h"
+#include "braid/base/shape.h"
+#include "braid/op/op_def.h"
+#include "braid/symbol/executor.h"
+#include "braid/symbol/node.h"
+
+namespace braid::symbol::detail {
+
+constexpr uint32_t kNoValue = UINT32_MAX;
+
+struct Value {
+  enum class Kind { Arg, Aux, ArgGrad, Planned };
+  Kind kind = Kind::Planned;
+  int index = -1;  // argument / aux index, or slot for Planned
+  Shape shape;
+  DType dtype = DType::Float32;
+  Context ctx;
+};
+
+/// One link of a fused chain of element-wise ops.
+struct FusedOp {
+  const op::OpDef* def;
+  std::any param;
+};
+
+/// One kernel of the forward pass and, when `backward`, its gradient.
+struct Step {
+  const op::OpDef* def = nullptr;  // null for a fused chain
+  std::any param;
+  std::vector<FusedOp> chain;  // a fused chain, applied in order
+  std::string name;
+  Context ctx;
+  std::vector<uint32_t> inputs;  // values: arguments, then aux states
+  size_t num_args = 0;
+  std::vector<uint32_t> outputs;  // values: every output, hidden ones too
+  size_t num_visible = 1;
+
+  bool backward = false;
+  std::vector<uint32_t> out_grads;  // per visible output: its gradient value
+  std::vector<uint32_t> in_grads;   // per argument: its gradient value, or kNoValue
+  std::vector<op::OpReq> in_grad_req;
+};
+
+struct Slot {
+  int64_t elements = 0;
+  DType dtype = DType::Float32;
+  Context ctx;
+};
+
+struct Plan {
+  std::vector<Value> values;
+  std::vector<Step> steps;  // forward order; backward runs those with `backward` in reverse
+  std::vector<Slot> slots;
+  std::vector<uint32_t> outputs;     // values of the symbol's outputs
+  std::vector<uint32_t> head_grads;  // per output: its gradient value, or kNoValue
+  std::vector<uint32_t> zero_grads;  // gradient values no kernel writes: zeros before backward
+  bool has_backward = false;
+  PlanStats stats;
+};
+
+/// Everything about the bound arrays the plan depends on.
+struct BindInfo {
+  std::vector<Shape> arg_shapes, aux_shapes;
+  std::vector<DType> arg_types, aux_types;
+  std::vector<Context> arg_ctx, aux_ctx;
+  std::vector<GradReq> grad_req;  // per argument
+  Context ctx;
+  std::map<std::string, Context> group2ctx;
+  ExecutorOptions options;
+};
+
+/// Builds the plan; throws braid::Error naming the node when shapes or dtypes cannot be
+/// completed or conflict.
+Plan make_plan(const std::vector<Entry>& outputs, const BindInfo& info);
+
+/// Assigns slots to the planned values of `plan` (memory_plan.cc).
+void plan_memory(Plan& plan, bool reuse);
+
+/// Folds chains of element-wise steps into fused steps (fuse.cc).
+void fuse_elementwise(Plan& plan);
+
+}  // namespace braid::symbol::detail

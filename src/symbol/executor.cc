@@ -1,0 +1,207 @@
+#include "braid/symbol/executor.h"
+
+#include <sstream>
+
+#include "braid/base/error.h"
+#include "braid/ndarray/creation.h"
+#include "exec_plan.h"
+#include "run_state.h"
+
+namespace braid {
+
+using symbol::detail::BindInfo;
+using symbol::detail::Plan;
+using symbol::detail::RunState;
+
+namespace {
+
+void check_count(const char* what, size_t got, const std::vector<std::string>& names) {
+  if (got == names.size()) return;
+  std::string all;
+  for (const auto& n : names) all += cat(all.empty() ? "" : ", ", n);
+  throw Error(cat("bind: ", got, " ", what, " given but the symbol has ", names.size(), " (", all, ")"));
+}
+
+}  // namespace
+
+Executor::Executor(Executor&&) noexcept = default;
+Executor& Executor::operator=(Executor&&) noexcept = default;
+Executor::~Executor() = default;
+
+Executor Executor::bind(const Symbol& symbol, Context ctx, const std::vector<NDArray>& args,
+                        const std::vector<NDArray>& args_grad, const std::vector<GradReq>& grad_req,
+                        const std::vector<NDArray>& aux_states, const std::map<std::string, Context>& group2ctx,
+                        const ExecutorOptions& options) {
+  auto arg_names = symbol.list_arguments(), aux_names = symbol.list_auxiliary_states();
+  check_count("arguments", args.size(), arg_names);
+  check_count("aux states", aux_states.size(), aux_names);
+  BRAID_CHECK(args_grad.empty() || args_grad.size() == args.size(), "bind: ", args_grad.size(),
+              " argument gradients for ", args.size(), " arguments (give one per argument, None where unwanted)");
+  BRAID_CHECK(grad_req.size() <= 1 || grad_req.size() == args.size(), "bind: ", grad_req.size(),
+              " grad_req values for ", args.size(), " arguments");
+  BindInfo info;
+  info.ctx = ctx;
+  info.group2ctx = group2ctx;
+  info.options = options;
+  std::vector<NDArray> grads(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    BRAID_CHECK(!args[i].is_none(), "bind: argument ", arg_names[i], " is None");
+    info.arg_shapes.push_back(args[i].shape());
+    info.arg_types.push_back(args[i].dtype());
+    info.arg_ctx.push_back(args[i].ctx());
+    GradReq req = grad_req.empty() ? (i < args_grad.size() && !args_grad[i].is_none() ? GradReq::Write : GradReq::Null)
+                                   : grad_req.size() == 1 ? grad_req[0] : grad_req[i];
+    if (req != GradReq::Null) {
+      BRAID_CHECK(i < args_grad.size() && !args_grad[i].is_none(), "bind: argument ", arg_names[i],
+                  " wants a gradient (grad_req ", grad_req_name(req), ") but has no args_grad array");
+      BRAID_CHECK(args_grad[i].shape() == args[i].shape(), "bind: the gradient array of ", arg_names[i],
+                  " has shape ", args_grad[i].shape(), " but the argument has ", args[i].shape());
+      grads[i] = args_grad[i];
+    }
+    info.grad_req.push_back(req);
+  }
+  for (size_t i = 0; i < aux_states.size(); ++i) {
+    BRAID_CHECK(!aux_states[i].is_none(), "bind: aux state ", aux_names[i], " is None");
+    info.aux_shapes.push_back(aux_states[i].shape());
+    info.aux_types.push_back(aux_states[i].dtype());
+    info.aux_ctx.push_back(aux_states[i].ctx());
+  }
+  Executor ex;
+  ex.symbol_ = symbol;
+  ex.ctx_ = ctx;
+  ex.group2ctx_ = group2ctx;
+  ex.options_ = options;
+  ex.grad_req_ = info.grad_req;
+  ex.plan_ = std::make_shared<const Plan>(symbol::detail::make_plan(symbol.outputs(), info));
+  ex.state_ = symbol::detail::make_state(*ex.plan_, args, aux_states, grads);
+  return ex;
+}
+
+Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map<std::string, Shape>& shapes,
+                               GradReq grad_req, const std::map<std::string, DType>& types,
+                               const std::vector<std::string>& no_grad,
+                               const std::map<std::string, Context>& group2ctx, const ExecutorOptions& options) {
+  auto s = symbol.infer_shape(shapes);
+  std::map<std::string, DType> known_types = types;
+  for (const auto& name : symbol.list_inputs())
+    if (!known_types.count(name)) known_types[name] = DType::Float32;
+  auto t = symbol.infer_type(known_types);
+  auto arg_names = symbol.list_arguments(), aux_names = symbol.list_auxiliary_states();
+  // A variable made in a ctx_group lives on that group's context.
+  auto attrs = symbol.attr_dict();
+  auto where = [&](const std::string& name) {
+    auto a = attrs.find(name);
+    if (a == attrs.end() || !a->second.count("__ctx_group__")) return ctx;
+    auto c = group2ctx.find(a->second.at("__ctx_group__"));
+    return c == group2ctx.end() ? ctx : c->second;
+  };
+  std::vector<NDArray> args, grads, aux;
+  std::vector<GradReq> reqs;
+  for (size_t i = 0; i < arg_names.size(); ++i) {
+    Context c = where(arg_names[i]);
+    args.push_back(nd::zeros(s.arg[i], c, t.arg[i]));
+    bool wanted = grad_req != GradReq::Null &&
+                  std::find(no_grad.begin(), no_grad.end(), arg_names[i]) == no_grad.end();
+    grads.push_back(wanted ? nd::zeros(s.arg[i], c, t.arg[i]) : NDArray());
+    reqs.push_back(wanted ? grad_req : GradReq::Null);
+  }
+  for (size_t i = 0; i < s.aux.size(); ++i) aux.push_back(nd::zeros(s.aux[i], where(aux_names[i]), t.aux[i]));
+  return bind(symbol, ctx, args, grads, reqs, aux, group2ctx, options);
+}
+
+void Executor::forward(bool is_train, const std::map<std::string, NDArray>& inputs) {
+  if (!inputs.empty()) {
+    auto names = symbol_.list_arguments();
+    for (const auto& [name, array] : inputs) {
+      auto it = std::find(names.begin(), names.end(), name);
+      BRAID_CHECK(it != names.end(), "forward: '", name, "' is not an argument of the symbol");
+      NDArray& dst = state_->args[static_cast<size_t>(it - names.begin())];
+      BRAID_CHECK(array.shape() == dst.shape(), "forward: ", name, " has shape ", array.shape(), " but was bound with ",
+                  dst.shape(), "; use reshape for new shapes");
+      array.copyto(dst);
+    }
+  }
+  symbol::detail::run_forward(*plan_, *state_, is_train);
+  trained_ = is_train;
+}
+
+void Executor::backward(const std::vector<NDArray>& out_grads) {
+  BRAID_CHECK(trained_, "backward: call forward(is_train=true) first");
+  symbol::detail::run_backward(*plan_, *state_, out_grads);
+}
+
+const std::vector<NDArray>& Executor::outputs() const { return state_->outputs; }
+const std::vector<NDArray>& Executor::arg_arrays() const { return state_->args; }
+const std::vector<NDArray>& Executor::grad_arrays() const { return state_->arg_grads; }
+const std::vector<NDArray>& Executor::aux_arrays() const { return state_->aux; }
+
+namespace {
+
+std::map<std::string, NDArray> by_name(const std::vector<std::string>& names, const std::vector<NDArray>& arrays) {
+  std::map<std::string, NDArray> out;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!arrays[i].is_none()) out[names[i]] = arrays[i];
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, NDArray> Executor::arg_dict() const { return by_name(symbol_.list_arguments(), state_->args); }
+std::map<std::string, NDArray> Executor::grad_dict() const {
+  return by_name(symbol_.list_arguments(), state_->arg_grads);
+}
+std::map<std::string, NDArray> Executor::aux_dict() const {
+  return by_name(symbol_.list_auxiliary_states(), state_->aux);
+}
+std::map<std::string, NDArray> Executor::output_dict() const { return by_name(symbol_.list_outputs(), state_->outputs); }
+
+const PlanStats& Executor::plan_stats() const { return plan_->stats; }
+
+Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool partial_shaping,
+                           bool allow_up_sizing) const {
+  auto arg_names = symbol_.list_arguments();
+  std::map<std::string, Shape> known = shapes;
+  auto s = symbol_.infer_shape(known);
+  auto remake = [&](const NDArray& old, const Shape& shape, const std::string& name) {
+    if (old.is_none() || old.shape() == shape) return old;
+    BRAID_CHECK(partial_shaping || shapes.count(name), "reshape: the shape of ", name, " would change from ",
+                old.shape(), " to ", shape, "; give its new shape or pass partial_shaping");
+    BRAID_CHECK(allow_up_sizing || shape.size() <= old.size(), "reshape: ", name, " would grow from ", old.shape(),
+                " to ", shape, "; pass allow_up_sizing to allocate more memory");
+    return NDArray(shape, old.ctx(), old.dtype());
+  };
+  std::vector<NDArray> args, grads, aux;
+  for (size_t i = 0; i < arg_names.size(); ++i) {
+    args.push_back(remake(state_->args[i], s.arg[i], arg_names[i]));
+    grads.push_back(remake(state_->arg_grads[i], s.arg[i], arg_names[i]));
+  }
+  auto aux_names = symbol_.list_auxiliary_states();
+  for (size_t i = 0; i < aux_names.size(); ++i) aux.push_back(remake(state_->aux[i], s.aux[i], aux_names[i]));
+  return bind(symbol_, ctx_, args, grads, grad_req_, aux, group2ctx_, options_);
+}
+
+std::string Executor::debug_str() const {
+  std::ostringstream os;
+  auto value = [&](uint32_t v) {
+    if (v == symbol::detail::kNoValue) return std::string("-");
+    const auto& val = plan_->values[v];
+    const char* kinds[] = {"arg", "aux", "grad", "slot"};
+    return cat(kinds[static_cast<int>(val.kind)], val.index, val.shape);
+  };
+  auto list = [&](const std::vector<uint32_t>& ids) {
+    std::string s;
+    for (uint32_t v : ids) s += (s.empty() ? "" : " ") + value(v);
+    return s;
+  };
+  for (const auto& s : plan_->steps)
+    os << "forward  " << s.name << " [" << (s.def ? s.def->name : "fused") << "] " << list(s.inputs) << " -> "
+       << list(s.outputs) << "\n";
+  for (auto it = plan_->steps.rbegin(); it != plan_->steps.rend(); ++it)
+    if (it->backward) os << "backward " << it->name << " " << list(it->out_grads) << " -> " << list(it->in_grads) << "\n";
+  const PlanStats& st = plan_->stats;
+  os << "buffers: " << plan_->slots.size() << ", " << st.planned_bytes << " bytes planned, " << st.unplanned_bytes
+     << " unplanned; " << st.inplace_ops << " in place, " << st.fused_ops << " ops fused\n";
+  return os.str();
+}
+
+}  // namespace braid

@@ -1,0 +1,151 @@
+#include "run_state.h"
+
+#include <algorithm>
+
+#include "braid/base/error.h"
+#include "braid/engine/engine.h"
+#include "../ndarray/push_op.h"
+
+namespace braid::symbol::detail {
+namespace {
+
+// Elements per block of a fused chain: its intermediates stay in the L1/L2 cache.
+constexpr int64_t kFusedBlock = 4096;
+
+op::TBlob block(const op::TBlob& b, int64_t begin, int64_t n) {
+  return op::TBlob{static_cast<char*>(b.dptr) + begin * static_cast<int64_t>(dtype_size(b.dtype)), Shape{n}, b.dtype};
+}
+
+/// Runs the chain on one block: acts[0] is the input, acts[k + 1] the output of op k.
+void chain_forward(const std::vector<FusedOp>& chain, const op::OpContext& oc, std::vector<op::TBlob>& acts) {
+  for (size_t k = 0; k < chain.size(); ++k) {
+    op::ForwardArgs fa{{acts[k]}, {acts[k + 1]}, {op::OpReq::Write}, {}};
+    chain[k].def->forward(oc, chain[k].param, fa);
+  }
+}
+
+/// Per block: the chain's activations, the last one into `y` (forward) or into scratch memory
+/// (backward, which then runs the ops' gradients back to front on that block).
+void push_fused(const Step& s, const RunState& st, bool backward) {
+  const NDArray x = st.values[s.inputs[0]];
+  const NDArray y = st.values[s.outputs[0]];
+  NDArray g, dx;
+  op::OpReq req = op::OpReq::Write;
+  std::vector<engine::VarHandle> reads = {x.var()}, writes;
+  if (backward) {
+    g = st.values[s.out_grads[0]];
+    dx = st.values[s.in_grads[0]];
+    req = s.in_grad_req[0];
+    reads.push_back(g.var());
+    writes.push_back(dx.var());
+  } else {
+    writes.push_back(y.var());
+  }
+  bool training = st.training;
+  auto fn = [&s, x, y, g, dx, req, backward, training] {
+    const op::TBlob xb = x.blob();
+    const DType t = xb.dtype;
+    const size_t n = s.chain.size();
+    const int64_t total = xb.size();
+    // Scratch: the n - 1 intermediate activations (all n in backward) and one gradient.
+    std::vector<std::vector<char>> scratch(n + 1, std::vector<char>(static_cast<size_t>(kFusedBlock) * dtype_size(t)));
+    op::OpContext oc{training, x.ctx(), nullptr};
+    for (int64_t begin = 0; begin < total; begin += kFusedBlock) {
+      const int64_t len = std::min(kFusedBlock, total - begin);
+      std::vector<op::TBlob> acts(n + 1);
+      acts[0] = block(xb, begin, len);
+      for (size_t k = 1; k <= n; ++k) acts[k] = op::TBlob{scratch[k - 1].data(), Shape{len}, t};
+      if (!backward) acts[n] = block(y.blob(), begin, len);
+      chain_forward(s.chain, oc, acts);
+      if (!backward) continue;
+      op::TBlob grad = op::TBlob{scratch[n].data(), Shape{len}, t};
+      std::copy_n(static_cast<const char*>(g.blob().dptr) + begin * static_cast<int64_t>(dtype_size(t)),
+                  len * static_cast<int64_t>(dtype_size(t)), static_cast<char*>(grad.dptr));
+      for (size_t k = n; k-- > 0;) {
+        // Element-wise gradients may write over the output gradient they read.
+        op::TBlob target = k == 0 ? block(dx.blob(), begin, len) : grad;
+        op::BackwardArgs ba{{grad}, {acts[k]}, {acts[k + 1]}, {}, {target}, {k == 0 ? req : op::OpReq::Write}};
+        s.chain[k].def->backward(oc, s.chain[k].param, ba);
+      }
+    }
+  };
+  engine::Engine::get().push(std::move(fn), s.ctx, reads, writes, 0, backward ? "fused backward" : "fused");
+}
+
+std::vector<NDArray> arrays(const RunState& st, const std::vector<uint32_t>& ids) {
+  std::vector<NDArray> out;
+  for (uint32_t v : ids) out.push_back(v == kNoValue ? NDArray() : st.values[v]);
+  return out;
+}
+
+}  // namespace
+
+std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args, std::vector<NDArray> aux,
+                                     std::vector<NDArray> arg_grads) {
+  auto st = std::make_shared<RunState>();
+  st->args = std::move(args);
+  st->aux = std::move(aux);
+  st->arg_grads = std::move(arg_grads);
+  for (const Slot& s : plan.slots) st->slots.emplace_back(Shape{s.elements}, s.ctx, s.dtype);
+  st->values.resize(plan.values.size());
+  for (size_t i = 0; i < plan.values.size(); ++i) {
+    const Value& v = plan.values[i];
+    if (v.index < 0) continue;
+    auto idx = static_cast<size_t>(v.index);
+    switch (v.kind) {
+      case Value::Kind::Arg: st->values[i] = st->args[idx]; break;
+      case Value::Kind::Aux: st->values[i] = st->aux[idx]; break;
+      case Value::Kind::ArgGrad: st->values[i] = st->arg_grads[idx]; break;
+      case Value::Kind::Planned:
+        st->values[i] = st->slots[idx].slice(0, v.shape.size()).reshape(
+            std::vector<int64_t>(v.shape.dims().begin(), v.shape.dims().end()));
+        break;
+    }
+  }
+  st->outputs = arrays(*st, plan.outputs);
+  return st;
+}
+
+void run_forward(const Plan& plan, RunState& st, bool is_train) {
+  st.training = is_train;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step& s = plan.steps[i];
+    if (s.def) {
+      nd::detail::push_forward(*s.def, s.param, is_train, s.ctx, arrays(st, s.inputs), s.num_args,
+                               arrays(st, s.outputs));
+    } else {
+      push_fused(s, st, false);
+    }
+  }
+}
+
+void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& head_grads) {
+  BRAID_CHECK(plan.has_backward, "backward: no argument of this executor wants a gradient; bind with "
+              "grad_req write or add for the arguments to differentiate");
+  BRAID_CHECK(head_grads.size() <= plan.outputs.size(), "backward: ", head_grads.size(),
+              " output gradients for ", plan.outputs.size(), " outputs");
+  for (uint32_t v : plan.zero_grads) st.values[v].fill(0);
+  for (size_t i = 0; i < plan.head_grads.size(); ++i) {
+    if (plan.head_grads[i] == kNoValue) continue;
+    NDArray& g = st.values[plan.head_grads[i]];
+    if (i < head_grads.size() && !head_grads[i].is_none()) {
+      BRAID_CHECK(head_grads[i].shape() == g.shape(), "backward: the gradient of output ", i, " has shape ",
+                  head_grads[i].shape(), " but the output has ", g.shape());
+      head_grads[i].copyto(g);
+    } else {
+      g.fill(1);
+    }
+  }
+  for (size_t i = plan.steps.size(); i-- > 0;) {
+    const Step& s = plan.steps[i];
+    if (!s.backward) continue;
+    if (s.def) {
+      nd::detail::push_backward(*s.def, s.param, st.training, arrays(st, s.out_grads), arrays(st, s.inputs),
+                                arrays(st, s.outputs), arrays(st, s.in_grads), s.in_grad_req);
+    } else {
+      push_fused(s, st, true);
+    }
+  }
+}
+
+}  // namespace braid::symbol::detail

@@ -1,0 +1,28 @@
+// Internal: the arrays one run of a plan uses, and pushing its forward and backward kernels.
+// A fresh state per call lets earlier results live on (hybridize without static_alloc); one
+// state reused gives static allocation.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "braid/ndarray/ndarray.h"
+#include "exec_plan.h"
+
+namespace braid::symbol::detail {
+
+struct RunState {
+  std::vector<NDArray> args, aux, arg_grads;  // bound arrays (arg_grads None where not wanted)
+  std::vector<NDArray> slots;
+  std::vector<NDArray> values;  // per plan value; None for values no kernel touches
+  std::vector<NDArray> outputs;
+  bool training = false;
+};
+
+/// Allocates the plan's slots and makes every value's array.
+std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args, std::vector<NDArray> aux,
+                                     std::vector<NDArray> arg_grads);
+void run_forward(const Plan& plan, RunState& state, bool is_train);
+/// `head_grads` per output (None or missing: ones).
+void run_backward(const Plan& plan, RunState& state, const std::vector<NDArray>& head_grads);
+
+}  // namespace braid::symbol::detail
