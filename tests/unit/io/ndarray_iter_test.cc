@@ -31,61 +31,54 @@ NDArrayIter ten_samples(int64_t batch_size, LastBatchHandle handle, bool shuffle
   return NDArrayIter(arange_rows(10, 2), nd::arange(0, 10), batch_size, shuffle, handle, seed);
 }
 
+struct Want {
+  std::vector<int64_t> index;
+  int pad = 0;
+};
+
+// Drains the rest of the epoch and checks every batch.
+void expect_epoch(NDArrayIter& it, const std::vector<Want>& want) {
+  auto batches = drain(it);
+  ASSERT_EQ(batches.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "batch " << k);
+    expect_batch(batches[k], want[k].index, want[k].pad);
+  }
+  EXPECT_FALSE(it.next()) << "the end of an epoch stays until reset()";
+}
+
 TEST(NDArrayIter, PadWrapsAroundToTheStart) {
   auto it = ten_samples(4, LastBatchHandle::Pad);
-  for (int epoch = 0; epoch < 2; ++epoch) {
-    auto batches = drain(it);
-    ASSERT_EQ(batches.size(), 3u);
-    expect_batch(batches[0], {0, 1, 2, 3}, 0);
-    expect_batch(batches[1], {4, 5, 6, 7}, 0);
-    expect_batch(batches[2], {8, 9, 0, 1}, 2);
-    EXPECT_FALSE(it.next()) << "the end of an epoch stays until reset()";
-    it.reset();
-  }
+  expect_epoch(it, {{{0, 1, 2, 3}}, {{4, 5, 6, 7}}, {{8, 9, 0, 1}, 2}});
+  it.reset();
+  expect_epoch(it, {{{0, 1, 2, 3}}, {{4, 5, 6, 7}}, {{8, 9, 0, 1}, 2}});
 }
 
 TEST(NDArrayIter, PadWithBatchLargerThanTheData) {
   NDArrayIter it(arange_rows(3, 2), nd::arange(0, 3), 7);
-  auto batches = drain(it);
-  ASSERT_EQ(batches.size(), 1u);
-  expect_batch(batches[0], {0, 1, 2, 0, 1, 2, 0}, 4);
+  expect_epoch(it, {{{0, 1, 2, 0, 1, 2, 0}, 4}});
 }
 
 TEST(NDArrayIter, ExactMultipleHasNoPad) {
   auto it = ten_samples(5, LastBatchHandle::Pad);
-  auto batches = drain(it);
-  ASSERT_EQ(batches.size(), 2u);
-  expect_batch(batches[1], {5, 6, 7, 8, 9}, 0);
+  expect_epoch(it, {{{0, 1, 2, 3, 4}}, {{5, 6, 7, 8, 9}}});
 }
 
 TEST(NDArrayIter, DiscardDropsTheIncompleteBatch) {
   auto it = ten_samples(4, LastBatchHandle::Discard);
-  for (int epoch = 0; epoch < 2; ++epoch) {
-    auto batches = drain(it);
-    ASSERT_EQ(batches.size(), 2u);
-    expect_batch(batches[0], {0, 1, 2, 3}, 0);
-    expect_batch(batches[1], {4, 5, 6, 7}, 0);
-    it.reset();
-  }
+  expect_epoch(it, {{{0, 1, 2, 3}}, {{4, 5, 6, 7}}});
+  it.reset();
+  expect_epoch(it, {{{0, 1, 2, 3}}, {{4, 5, 6, 7}}});
 }
 
 TEST(NDArrayIter, RollOverCarriesLeftoversIntoTheNextEpoch) {
   auto it = ten_samples(4, LastBatchHandle::RollOver);
-  auto e1 = drain(it);
-  ASSERT_EQ(e1.size(), 2u);
-  expect_batch(e1[0], {0, 1, 2, 3}, 0);
-  expect_batch(e1[1], {4, 5, 6, 7}, 0);
+  expect_epoch(it, {{{0, 1, 2, 3}}, {{4, 5, 6, 7}}});
   it.reset();
   // 8, 9 open epoch 2, whose 12 samples fill three batches exactly.
-  auto e2 = drain(it);
-  ASSERT_EQ(e2.size(), 3u);
-  expect_batch(e2[0], {8, 9, 0, 1}, 0);
-  expect_batch(e2[1], {2, 3, 4, 5}, 0);
-  expect_batch(e2[2], {6, 7, 8, 9}, 0);
+  expect_epoch(it, {{{8, 9, 0, 1}}, {{2, 3, 4, 5}}, {{6, 7, 8, 9}}});
   it.reset();
-  auto e3 = drain(it);
-  ASSERT_EQ(e3.size(), 2u);
-  expect_batch(e3[0], {0, 1, 2, 3}, 0);
+  expect_epoch(it, {{{0, 1, 2, 3}}, {{4, 5, 6, 7}}});
   it.reset();
   expect_batch(*it.next(), {8, 9, 0, 1}, 0);
 }
