@@ -73,6 +73,7 @@ class Pass {
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       if ((*it)->kind == NodeKind::Op) run_op(**it);
       if ((*it)->kind == NodeKind::View) run_view(**it);
+      if ((*it)->kind == NodeKind::Function) run_function(**it);
     }
   }
 
@@ -115,6 +116,22 @@ class Pass {
       if (n.parents[i]) add(n.parents[i], in_grads[i]);
   }
 
+  void run_function(Node& n) {
+    auto it = grads_.find(&n);
+    if (it == grads_.end()) return;
+    std::vector<NDArray> out_grads = it->second;
+    out_grads.resize(n.outputs.size());
+    for (size_t k = 0; k < out_grads.size(); ++k) {
+      const NDArray& o = n.outputs[k];
+      if (out_grads[k].is_none()) out_grads[k] = nd::zeros(o.shape(), o.ctx(), o.dtype());
+    }
+    std::vector<bool> wanted;
+    for (const auto& p : n.parents) wanted.push_back(static_cast<bool>(p));
+    std::vector<NDArray> in_grads = n.backward_fn(out_grads, wanted);
+    for (size_t i = 0; i < n.parents.size(); ++i)
+      if (n.parents[i] && i < in_grads.size() && !in_grads[i].is_none()) add(n.parents[i], in_grads[i]);
+  }
+
   void run_view(Node& n) {
     auto it = grads_.find(&n);
     if (it == grads_.end()) return;
@@ -140,6 +157,7 @@ void release(const std::vector<NodePtr>& order) {
     n->outputs.clear();
     n->parents.clear();
     n->param.reset();
+    n->backward_fn = nullptr;
   }
 }
 

@@ -4,6 +4,7 @@
 // arrays that can still back-propagate through it. Saved arrays are stripped of their slots,
 // which keeps the graph free of reference cycles.
 #include <any>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -29,7 +30,13 @@ enum class NodeKind {
   Variable,  // a leaf with attach_grad: its gradient goes into `grad` per `req`
   Op,        // a registered operator
   View,      // a reshape or slice of the parent: the same elements, or a contiguous range of them
+  Function,  // a compiled graph (hybridized block): its own backward function
 };
+
+/// The backward of a Function node: from the gradients of its visible outputs (zeros where no
+/// gradient arrived), the gradient of each input that `wanted` marks (None elsewhere).
+using BackwardFn = std::function<std::vector<NDArray>(const std::vector<NDArray>& out_grads,
+                                                      const std::vector<bool>& wanted)>;
 
 struct Node {
   NodeKind kind = NodeKind::Op;
@@ -48,7 +55,10 @@ struct Node {
   std::vector<NDArray> outputs;  // every output, hidden ones included
   int num_visible = 0;
 
-  // Op and View: where the gradient of each argument goes (empty Entry: no gradient wanted).
+  // Function
+  BackwardFn backward_fn;
+
+  // Op, View and Function: where the gradient of each argument goes (empty Entry: no gradient wanted).
   std::vector<Entry> parents;
 
   // View: element offset into the parent and the parent's shape, dtype and context.
@@ -72,6 +82,11 @@ struct Access {
 void record_op(const op::OpDef& def, const std::any& param, bool training,
                const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs,
                int num_visible);
+/// Records a Function node over `inputs` (their gradients come from `fn`) producing `outputs`,
+/// when recording and some input needs a gradient. Returns whether it recorded.
+bool record_function(const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs, BackwardFn fn);
+/// Whether `a` is a variable or computed from one in the recorded graph.
+bool needs_grad(const NDArray& a);
 /// Throws when writing into `out` while recording would corrupt the graph (an array already in
 /// it, or a variable).
 void check_writable(const NDArray& out, const char* op_name);

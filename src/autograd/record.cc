@@ -1,4 +1,5 @@
 // Recording: what the imperative path calls while autograd::is_recording().
+#include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
 #include "node.h"
 
@@ -41,6 +42,27 @@ void record_op(const op::OpDef& def, const std::any& param, bool training,
   node->num_visible = num_visible;
   node->parents = std::move(parents);
   for (size_t k = 0; k < outputs.size(); ++k) Access::entry(outputs[k]) = {node, static_cast<int>(k)};
+}
+
+bool needs_grad(const NDArray& a) { return static_cast<bool>(Access::entry(a)); }
+
+bool record_function(const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs, BackwardFn fn) {
+  if (!autograd::is_recording()) return false;
+  std::vector<Entry> parents;
+  bool any = false;
+  for (const auto& a : inputs) {
+    parents.push_back(Access::entry(a));
+    any = any || static_cast<bool>(parents.back());
+  }
+  if (!any) return false;
+  auto node = std::make_shared<Node>();
+  node->kind = NodeKind::Function;
+  for (const auto& o : outputs) node->outputs.push_back(Access::stripped(o));
+  node->num_visible = static_cast<int>(outputs.size());
+  node->parents = std::move(parents);
+  node->backward_fn = std::move(fn);
+  for (size_t k = 0; k < outputs.size(); ++k) Access::entry(outputs[k]) = {node, static_cast<int>(k)};
+  return true;
 }
 
 void check_writable(const NDArray& out, const char* op_name) {

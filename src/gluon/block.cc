@@ -114,7 +114,7 @@ void Block::hybridize(bool active, bool static_alloc, bool static_shape) {
 }
 
 NDArray Block::operator()(const NDArray& x) {
-  auto out = forward({x});
+  auto out = (*this)(std::vector<NDArray>{x});
   BRAID_CHECK(out.size() == 1, "block ", prefix_, " returned ", out.size(), " outputs; call it with a list");
   return out[0];
 }

@@ -1,13 +1,62 @@
+#include <algorithm>
+#include <cstdio>
+
 #include "braid/base/error.h"
 #include "braid/gluon/block.h"
+#include "braid/io/params.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/op/registry.h"
+#include "cached_graph.h"
+#include "graph_tracer.h"
+#include "../ndarray/tracer.h"
 
 namespace braid::gluon {
 
+HybridBlock::~HybridBlock() = default;
+
 void HybridBlock::hybridize(bool active, bool static_alloc, bool static_shape) {
   hybridized_ = active;
+  static_alloc_ = static_alloc;
+  cached_.reset();
   Block::hybridize(active, static_alloc, static_shape);
+}
+
+std::vector<NDArray> HybridBlock::operator()(const std::vector<NDArray>& inputs) {
+  if (auto* tracer = detail::GraphTracer::current()) {
+    // Inside an outer block's trace: name this block's nodes after it.
+    tracer->push_scope(prefix());
+    struct Pop {
+      detail::GraphTracer* t;
+      ~Pop() { t->pop_scope(); }
+    } pop{tracer};
+    return forward(inputs);
+  }
+  if (!hybridized_) return forward(inputs);
+  if (cached_) return (*cached_)(inputs);
+  ParameterDict params = collect_params();
+  detail::GraphTracer tracer(inputs, params, prefix());
+  std::vector<NDArray> out = forward(inputs);
+  Symbol graph = tracer.finish(out);
+  cached_ = std::make_shared<detail::CachedGraph>(graph, tracer.input_names(), params, static_alloc_);
+  return out;
+}
+
+Symbol HybridBlock::traced_symbol() const { return cached_ ? cached_->symbol() : Symbol(); }
+
+void HybridBlock::export_model(const std::string& path_prefix, int epoch) const {
+  BRAID_CHECK(cached_, "export: block ", prefix(), " has no graph yet; call hybridize() and run it once first");
+  const Symbol& graph = cached_->symbol();
+  auto args = graph.list_arguments(), aux = graph.list_auxiliary_states();
+  std::vector<std::pair<std::string, NDArray>> named;
+  for (const auto& [name, p] : collect_params()) {
+    bool is_arg = std::find(args.begin(), args.end(), name) != args.end();
+    bool is_aux = std::find(aux.begin(), aux.end(), name) != aux.end();
+    if (is_arg || is_aux) named.emplace_back((is_arg ? "arg:" : "aux:") + name, p->reduce());
+  }
+  graph.save(path_prefix + "-symbol.json");
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "-%04d.params", epoch);
+  io::save(path_prefix + suffix, named);
 }
 
 std::vector<NDArray> HybridBlock::call_op(const std::string& op_name, const std::vector<OpArg>& args,
@@ -24,7 +73,9 @@ std::vector<NDArray> HybridBlock::call_op(const std::string& op_name, const std:
   }
   BRAID_CHECK(ctx, "block ", prefix(), ": operator ", op_name, " needs at least one input array");
   if (deferred) {
-    // Complete the parameters' unknown dimensions from the data, like MXNet's deferred init.
+    // Complete the parameters' unknown dimensions from the data, like MXNet's deferred init;
+    // initializing them is no part of a traced graph.
+    nd::detail::TracerPause pause;
     const op::OpDef& def = op::Registry::get().find(op_name);
     std::any param = def.parse(attrs);
     size_t nargs = def.list_arguments(param).size();

@@ -7,6 +7,7 @@
 #include "braid/op/registry.h"
 #include "../autograd/node.h"
 #include "push_op.h"
+#include "tracer.h"
 #include "random_state.h"
 
 namespace braid::nd {
@@ -83,6 +84,7 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   bool training = autograd::is_training();
   if (recording) autograd::detail::record_op(def, param, training, inputs, nargs, outputs, nvisible);
   detail::push_forward(def, param, training, ctx, inputs, nargs, outputs);
+  if (detail::Tracer* t = detail::tracer()) t->record(def, op_name, attrs, inputs, outputs);
   if (!all_outputs) outputs.resize(static_cast<size_t>(nvisible));
   return outputs;
 }
@@ -112,6 +114,18 @@ void invoke_backward(const std::string& op_name, const op::AttrMap& attrs,
 }
 
 namespace detail {
+
+namespace {
+thread_local Tracer* t_tracer = nullptr;
+}  // namespace
+
+Tracer* tracer() { return t_tracer; }
+
+Tracer* set_tracer(Tracer* t) {
+  Tracer* prev = t_tracer;
+  t_tracer = t;
+  return prev;
+}
 
 void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,
                   const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {

@@ -83,27 +83,31 @@ std::vector<NDArray> arrays(const RunState& st, const std::vector<uint32_t>& ids
 std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args, std::vector<NDArray> aux,
                                      std::vector<NDArray> arg_grads) {
   auto st = std::make_shared<RunState>();
-  st->args = std::move(args);
-  st->aux = std::move(aux);
-  st->arg_grads = std::move(arg_grads);
   for (const Slot& s : plan.slots) st->slots.emplace_back(Shape{s.elements}, s.ctx, s.dtype);
   st->values.resize(plan.values.size());
   for (size_t i = 0; i < plan.values.size(); ++i) {
     const Value& v = plan.values[i];
-    if (v.index < 0) continue;
-    auto idx = static_cast<size_t>(v.index);
-    switch (v.kind) {
-      case Value::Kind::Arg: st->values[i] = st->args[idx]; break;
-      case Value::Kind::Aux: st->values[i] = st->aux[idx]; break;
-      case Value::Kind::ArgGrad: st->values[i] = st->arg_grads[idx]; break;
-      case Value::Kind::Planned:
-        st->values[i] = st->slots[idx].slice(0, v.shape.size()).reshape(
-            std::vector<int64_t>(v.shape.dims().begin(), v.shape.dims().end()));
-        break;
-    }
+    if (v.kind != Value::Kind::Planned || v.index < 0) continue;
+    st->values[i] = st->slots[static_cast<size_t>(v.index)].slice(0, v.shape.size()).reshape(
+        std::vector<int64_t>(v.shape.dims().begin(), v.shape.dims().end()));
   }
-  st->outputs = arrays(*st, plan.outputs);
+  bind_arrays(plan, *st, std::move(args), std::move(aux), std::move(arg_grads));
   return st;
+}
+
+void bind_arrays(const Plan& plan, RunState& st, std::vector<NDArray> args, std::vector<NDArray> aux,
+                 std::vector<NDArray> arg_grads) {
+  st.args = std::move(args);
+  st.aux = std::move(aux);
+  st.arg_grads = std::move(arg_grads);
+  for (size_t i = 0; i < plan.values.size(); ++i) {
+    const Value& v = plan.values[i];
+    auto idx = static_cast<size_t>(v.index);
+    if (v.kind == Value::Kind::Arg) st.values[i] = st.args[idx];
+    if (v.kind == Value::Kind::Aux) st.values[i] = st.aux[idx];
+    if (v.kind == Value::Kind::ArgGrad) st.values[i] = st.arg_grads[idx];
+  }
+  st.outputs = arrays(st, plan.outputs);
 }
 
 void run_forward(const Plan& plan, RunState& st, bool is_train) {

@@ -21,6 +21,9 @@ struct RunState {
 /// Allocates the plan's slots and makes every value's array.
 std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args, std::vector<NDArray> aux,
                                      std::vector<NDArray> arg_grads);
+/// Points the state at other bound arrays of the same shapes (a cached graph's new inputs).
+void bind_arrays(const Plan& plan, RunState& state, std::vector<NDArray> args, std::vector<NDArray> aux,
+                 std::vector<NDArray> arg_grads);
 void run_forward(const Plan& plan, RunState& state, bool is_train);
 /// `head_grads` per output (None or missing: ones).
 void run_backward(const Plan& plan, RunState& state, const std::vector<NDArray>& head_grads);

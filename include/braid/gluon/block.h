@@ -17,6 +17,7 @@
 
 #include "braid/gluon/parameter.h"
 #include "braid/op/op_def.h"
+#include "braid/symbol/symbol.h"
 
 namespace braid::gluon {
 
@@ -79,7 +80,9 @@ class Block {
   virtual void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false);
 
   virtual std::vector<NDArray> forward(const std::vector<NDArray>& inputs) = 0;
-  std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) { return forward(inputs); }
+  /// Calling a block (MXNet's __call__): forward, or for a hybridized block its compiled graph.
+  /// Containers call their children this way.
+  virtual std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) { return forward(inputs); }
   /// One input, one output.
   NDArray operator()(const NDArray& x);
 
@@ -111,11 +114,29 @@ class Block {
 /// A block whose forward uses only registered operators, so that it can be traced into a graph
 /// (hybridize). Layers call their operator through call_op, which also completes the shapes of
 /// deferred parameters from the operator's shape inference at the first forward.
+namespace detail {
+class CachedGraph;
+}
+
 class HybridBlock : public Block {
  public:
   using Block::Block;
+  ~HybridBlock() override;
+  /// Once active, the next call traces forward into a Symbol (running it imperatively once) and
+  /// later calls run that graph through a cached plan per input shape: memory planned, element-
+  /// wise chains fused, autograd seeing the whole graph as one node. Results equal the
+  /// imperative ones. static_alloc reuses one set of buffers per shape (outputs are then
+  /// overwritten by the next call); static_shape is accepted for MXNet compatibility (plans are
+  /// always per shape). Calling hybridize again drops the traced graph.
   void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false) override;
   bool hybridized() const { return hybridized_; }
+  std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) override;
+  using Block::operator();
+  /// The traced graph (empty before the first hybridized call).
+  Symbol traced_symbol() const;
+  /// MXNet's export: `<prefix>-symbol.json` and `<prefix>-<epoch:04d>.params` (arg:/aux: names),
+  /// both written atomically. Needs a hybridized block that ran at least once.
+  void export_model(const std::string& path_prefix, int epoch = 0) const;
 
  protected:
   /// An argument of an operator call: an array, or a parameter taken on the data's context.
@@ -125,6 +146,11 @@ class HybridBlock : public Block {
   std::vector<NDArray> call_op(const std::string& op, const std::vector<OpArg>& args,
                                const op::AttrMap& attrs = {}) const;
   NDArray call_op1(const std::string& op, const std::vector<OpArg>& args, const op::AttrMap& attrs = {}) const;
+
+  /// The compiled graph calls run through: traced at the first hybridized call, or given
+  /// (SymbolBlock).
+  std::shared_ptr<detail::CachedGraph> cached_;
+  bool static_alloc_ = false;
 
  private:
   bool hybridized_ = false;

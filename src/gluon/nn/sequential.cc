@@ -7,7 +7,7 @@ namespace {
 
 std::vector<NDArray> run_in_order(const std::vector<std::pair<std::string, BlockPtr>>& children,
                                   std::vector<NDArray> x) {
-  for (const auto& [name, child] : children) x = child->forward(x);
+  for (const auto& [name, child] : children) x = (*child)(x);
   return x;
 }
 

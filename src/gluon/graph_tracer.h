@@ -1,0 +1,54 @@
+#pragma once
+// Internal: turning one run of a block's forward into a Symbol (hybridize's trace). While a
+// GraphTracer lives on a thread, every operator the imperative path runs becomes a node whose
+// inputs are the nodes that produced its input arrays; the block's inputs are the variables
+// "data" (or "data0", "data1", ...) and its parameters variables named as the parameters, with
+// MXNet's __shape__/__dtype__/__lr_mult__/__wd_mult__ attributes. Nodes are named after the
+// block running them, as MXNet names them: "<prefix>fwd" for a block's first op, then
+// "<prefix><op><n>".
+#include <map>
+#include <string>
+#include <vector>
+
+#include "braid/gluon/parameter.h"
+#include "braid/symbol/symbol.h"
+#include "../ndarray/tracer.h"
+
+namespace braid::gluon::detail {
+
+class GraphTracer : public nd::detail::Tracer {
+ public:
+  GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix);
+  ~GraphTracer() override;
+  GraphTracer(const GraphTracer&) = delete;
+  GraphTracer& operator=(const GraphTracer&) = delete;
+
+  void record(const op::OpDef& def, const std::string& spelling, const op::AttrMap& attrs,
+              const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs) override;
+  /// Names nodes after `prefix` until the matching pop_scope (a child block's forward).
+  void push_scope(const std::string& prefix);
+  void pop_scope();
+  /// The graph computing `outputs`.
+  Symbol finish(const std::vector<NDArray>& outputs);
+  const std::vector<std::string>& input_names() const { return input_names_; }
+
+  /// The tracer of the calling thread, if it is a GraphTracer.
+  static GraphTracer* current();
+
+ private:
+  symbol::Entry lookup(const NDArray& a);
+  std::string next_name(const std::string& op);
+
+  struct Scope {
+    std::string prefix;
+    bool used_fwd = false;
+    std::map<std::string, int> counters;
+  };
+  std::vector<std::pair<NDArray, symbol::Entry>> known_;
+  std::vector<ParameterPtr> params_;
+  std::vector<std::string> input_names_;
+  std::vector<Scope> scopes_;
+  nd::detail::Tracer* prev_;
+};
+
+}  // namespace braid::gluon::detail
