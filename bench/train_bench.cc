@@ -3,7 +3,7 @@
 // backward, Trainer SGD lr 0.05 momentum 0.9), and prints one JSON line: samples per second over
 // the timed batches, the last loss and the peak resident memory of the process.
 //
-//   train_bench --model lenet|mlp --batch B [--warmup N] [--batches N]
+//   train_bench --model lenet|mlp --batch B [--warmup N] [--batches N] [--hybridize [--static-alloc]]
 //
 // Kernel threads come from OMP_NUM_THREADS (read by the OpenMP runtime before main starts), so
 // the script sets it for both sides.
@@ -61,11 +61,12 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
 }
 
-int run(const std::string& model, int64_t batch, int warmup, int batches) {
+int run(const std::string& model, int64_t batch, int warmup, int batches, bool hybridize, bool static_alloc) {
   nd::seed(0);
   auto [images, labels] = shuffled_training_set();
   auto net = gluon::model_zoo::get_simple_model(model);
   net->initialize(std::make_shared<init::Xavier>());
+  if (hybridize) net->hybridize(true, static_alloc);
   gluon::Trainer trainer(net->collect_params(), "sgd", {{"learning_rate", "0.05"}, {"momentum", "0.9"}});
   gluon::loss::SoftmaxCrossEntropyLoss loss_fn;
   const int64_t steps_per_epoch = images.shape()[0] / batch;
@@ -102,13 +103,16 @@ int main(int argc, char** argv) {
   std::string model = "lenet";
   int64_t batch = 64;
   int warmup = 20, batches = 200;
+  bool hybridize = false, static_alloc = false;
   app.add_option("--model", model, "lenet or mlp")->capture_default_str();
   app.add_option("--batch", batch)->capture_default_str()->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup)->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--batches", batches, "timed batches")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--hybridize", hybridize, "run the network as a compiled graph");
+  app.add_flag("--static-alloc", static_alloc, "with --hybridize: reuse one set of buffers");
   CLI11_PARSE(app, argc, argv);
   try {
-    return run(model, batch, warmup, batches);
+    return run(model, batch, warmup, batches, hybridize, static_alloc);
   } catch (const braid::Error& e) {
     std::fprintf(stderr, "train_bench: %s\n", e.what());
     return 2;

@@ -88,24 +88,25 @@ def main():
     if not args.braid:
         ap.error("--braid is required")
     print(f"threads: {args.threads}, timed batches: {args.batches} (after {args.warmup}), best of {args.rounds}")
-    print(f"{'model':6} {'batch':>5} {'braid samples/s':>16} {'torch samples/s':>16} {'ratio':>6} "
-          f"{'braid MB':>9} {'torch MB':>9}")
+    print(f"{'model':6} {'batch':>5} {'braid samples/s':>16} {'hybrid samples/s':>16} {'torch samples/s':>16} "
+          f"{'ratio':>6} {'hybrid/imp':>10} {'hybrid/torch':>12} {'braid MB':>9} {'hybrid MB':>9} {'torch MB':>9}")
     for model in args.models.split(","):
         for batch in [int(b) for b in args.batch_sizes.split(",")]:
             common = ["--warmup", str(args.warmup), "--batches", str(args.batches)]
             braid_cmd = [args.braid, "--model", model, "--batch", str(batch)] + common  # threads: OMP_NUM_THREADS
             torch_cmd = [sys.executable, __file__, "--torch-worker", model, str(batch), "--threads",
                          str(args.threads)] + common
-            best = {"braid": None, "torch": None}
+            best = {"braid": None, "hybrid": None, "torch": None}
             for _ in range(args.rounds):
-                for side, cmd in (("braid", braid_cmd), ("torch", torch_cmd)):
+                for side, cmd in (("braid", braid_cmd), ("hybrid", braid_cmd + ["--hybridize"]), ("torch", torch_cmd)):
                     r = run_side(cmd, args.threads)
                     if best[side] is None or r["samples_per_sec"] > best[side]["samples_per_sec"]:
                         best[side] = r
-            b, t = best["braid"], best["torch"]
-            print(f"{model:6} {batch:>5} {b['samples_per_sec']:>16.0f} {t['samples_per_sec']:>16.0f} "
-                  f"{b['samples_per_sec'] / t['samples_per_sec']:>6.2f} {b['peak_rss_mb']:>9.0f} "
-                  f"{t['peak_rss_mb']:>9.0f}", flush=True)
+            b, h, t = best["braid"], best["hybrid"], best["torch"]
+            print(f"{model:6} {batch:>5} {b['samples_per_sec']:>16.0f} {h['samples_per_sec']:>16.0f} "
+                  f"{t['samples_per_sec']:>16.0f} {b['samples_per_sec'] / t['samples_per_sec']:>6.2f} "
+                  f"{h['samples_per_sec'] / b['samples_per_sec']:>10.2f} {h['samples_per_sec'] / t['samples_per_sec']:>12.2f} "
+                  f"{b['peak_rss_mb']:>9.0f} {h['peak_rss_mb']:>9.0f} {t['peak_rss_mb']:>9.0f}", flush=True)
 
 
 if __name__ == "__main__":

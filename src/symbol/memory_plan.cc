@@ -2,7 +2,8 @@
 // the plan's timeline (forward steps, then the backward steps in reverse), a value takes a free
 // slot when it is first written and gives it back after its last read, so values whose lifetimes
 // do not overlap share memory. An element-wise step whose input dies at that step writes over
-// it (in place). The symbol's outputs keep slots of their own: the caller reads them.
+// it (in place). Forward results live until the backward steps that read them (per op's
+// backward_reads). The symbol's outputs keep slots of their own: the caller reads them.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -55,8 +56,16 @@ class Planner {
       for (uint32_t v : s.inputs) touch(v, i);
       if (!s.backward) continue;
       int tb = backward_time(static_cast<size_t>(i));
-      for (const auto* list : {&s.inputs, &s.outputs, &s.out_grads, &s.in_grads})
+      op::BackwardReads reads = s.def ? s.def->backward_reads(s.param) : op::BackwardReads{};
+      for (const auto* list : {&s.out_grads, &s.in_grads})
         for (uint32_t v : *list) touch(v, tb);
+      for (size_t k = 0; k < s.inputs.size(); ++k)
+        if (reads.inputs || k >= s.num_args) touch(s.inputs[k], tb);
+      if (reads.outputs) {
+        for (uint32_t v : s.outputs) touch(v, tb);
+      } else {
+        for (size_t k = s.num_visible; k < s.outputs.size(); ++k) touch(s.outputs[k], tb);  // hidden: kept
+      }
     }
     for (uint32_t v : plan_.head_grads) touch(v, n);
     for (uint32_t v : plan_.zero_grads) touch(v, n);

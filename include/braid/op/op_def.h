@@ -44,6 +44,14 @@ struct BackwardArgs {
   std::vector<OpReq> req;  // one per input gradient
 };
 
+/// What an op's backward reads besides the output gradients (MXNet's gradient dependencies):
+/// the executor keeps forward results alive until backward only where they are read. A kernel
+/// must not touch what it declares unread; aux states and the op's parameters are always there.
+struct BackwardReads {
+  bool inputs = true;
+  bool outputs = true;
+};
+
 struct OpDef {
   std::string name;
   std::string doc;
@@ -73,6 +81,7 @@ struct OpDef {
   /// True for ops whose gradient is zero almost everywhere (floor, sign, round): they get a
   /// backward writing zeros and need no gradient-check entry.
   bool zero_gradient = false;
+  std::function<BackwardReads(const std::any&)> backward_reads = [](const std::any&) { return BackwardReads{}; };
   bool needs_rng = false;
   /// One argument, one output of its shape, each output element computed from the input element
   /// at the same index only, by kernels that tolerate the output (and in backward the input

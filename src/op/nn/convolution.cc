@@ -73,6 +73,7 @@ void add_conv_op(Registry& r, const std::string& name, bool transposed, const st
   d.backward = [bwd](const OpContext&, const std::any& p, const BackwardArgs& a) {
     bwd(param<ConvParam>(p), a);
   };
+  d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };  // x and w, not y
   r.add(std::move(d));
 }
 

@@ -114,6 +114,7 @@ void add_fully_connected(Registry& r) {
   d.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "FullyConnected", { fc_backward<T>(param<FCParam>(p), a); });
   };
+  d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };  // x and w, not y
   r.add(std::move(d));
 }
 

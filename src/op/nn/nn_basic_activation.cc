@@ -8,11 +8,11 @@ namespace {
 
 // Each activation is y = f(x) with dy/dx = df(x, y); kDnnl marks those oneDNN computes in
 // float32 with algorithm kAlg.
-struct Relu {
+struct Relu {  // y > 0 exactly where x > 0: the gradient needs the output only
   static constexpr bool kDnnl = true;
-  static constexpr auto kAlg = dnnl::algorithm::eltwise_relu;
+  static constexpr auto kAlg = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
   template <class T> static T f(T x) { return x > T(0) ? x : T(0); }
-  template <class T> static T df(T x, T) { return x > T(0) ? T(1) : T(0); }
+  template <class T> static T df(T, T y) { return y > T(0) ? T(1) : T(0); }
 };
 struct Sigmoid {
   static constexpr bool kDnnl = true;
@@ -116,6 +116,8 @@ void register_nn_basic_activation_ops(Registry& r) {
   d.forward = forward;
   d.backward = backward;
   d.elementwise = true;
+  // relu, sigmoid and tanh differentiate from their output alone.
+  d.backward_reads = [](const std::any& p) { return BackwardReads{param<ActivationParam>(p).act > 2, true}; };
   r.add(std::move(d));
 }
 
