@@ -69,6 +69,7 @@ int run(const std::string& model, int64_t batch, int warmup, int batches, bool h
   if (hybridize) net->hybridize(true, static_alloc);
   gluon::Trainer trainer(net->collect_params(), "sgd", {{"learning_rate", "0.05"}, {"momentum", "0.9"}});
   gluon::loss::SoftmaxCrossEntropyLoss loss_fn;
+  if (hybridize) loss_fn.hybridize(true, static_alloc);  // as MXNet's examples do
   const int64_t steps_per_epoch = images.shape()[0] / batch;
   NDArray loss;
   auto start = std::chrono::steady_clock::now();

@@ -17,6 +17,7 @@ using symbol::detail::RunState;
 CachedGraph::CachedGraph(Symbol symbol, std::vector<std::string> input_names, const ParameterDict& params,
                          bool static_alloc)
     : symbol_(std::move(symbol)), static_alloc_(static_alloc) {
+  options_.bulk = ExecutorOptions::default_bulk();
   auto find_param = [&](const std::string& name) {
     BRAID_CHECK(params.contains(name), "the graph reads '", name,
                 "', which is neither one of its inputs nor a Parameter of the block");
@@ -45,6 +46,7 @@ std::vector<NDArray> CachedGraph::operator()(const std::vector<NDArray>& inputs)
 
   symbol::detail::BindInfo info;
   info.ctx = ctx;
+  info.options = options_;
   const bool recording = autograd::is_recording();
   std::string key = ctx.str();
   for (const auto& a : args) {
@@ -80,7 +82,9 @@ std::vector<NDArray> CachedGraph::operator()(const std::vector<NDArray>& inputs)
     auto backward = [plan, state, args, aux](const std::vector<NDArray>& out_grads, const std::vector<bool>& wanted) {
       std::vector<NDArray> grads(args.size());
       for (size_t i = 0; i < args.size(); ++i)
-        if (wanted[i]) grads[i] = nd::zeros(args[i].shape(), args[i].ctx(), args[i].dtype());
+        if (wanted[i])
+          grads[i] = plan->arg_grad_written[i] ? NDArray(args[i].shape(), args[i].ctx(), args[i].dtype())
+                                               : nd::zeros(args[i].shape(), args[i].ctx(), args[i].dtype());
       symbol::detail::bind_arrays(*plan, *state, args, aux, grads);
       symbol::detail::run_backward(*plan, *state, out_grads);
       return grads;

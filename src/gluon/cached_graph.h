@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "braid/gluon/parameter.h"
+#include "braid/symbol/executor.h"
 #include "braid/symbol/symbol.h"
 
 namespace braid::symbol::detail {
@@ -42,6 +43,7 @@ class CachedGraph {
   std::vector<int> arg_input_;  // per argument: index into the inputs, or -1 for a parameter
   std::vector<ParameterPtr> arg_params_, aux_params_;
   bool static_alloc_;
+  ExecutorOptions options_;
   std::map<std::string, Compiled> compiled_;
 };
 

@@ -127,23 +127,25 @@ Tracer* set_tracer(Tracer* t) {
   return prev;
 }
 
-void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,
-                  const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {
-  std::vector<engine::VarHandle> reads, writes;
+Kernel forward_kernel(const op::OpDef& def, const std::any& param, bool training, Context ctx,
+                      const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {
+  Kernel k;
+  k.ctx = ctx;
+  k.name = def.name.c_str();
   std::vector<bool> written(inputs.size(), false);
   for (size_t i = nargs; i < inputs.size(); ++i) written[i] = def.mutates_aux && training;
   for (int i : def.mutate_inputs) written[static_cast<size_t>(i)] = true;
-  for (size_t i = 0; i < inputs.size(); ++i) (written[i] ? writes : reads).push_back(inputs[i].var());
-  for (const auto& o : outputs) writes.push_back(o.var());
+  for (size_t i = 0; i < inputs.size(); ++i) (written[i] ? k.writes : k.reads).push_back(inputs[i].var());
+  for (const auto& o : outputs) k.writes.push_back(o.var());
   std::mt19937_64* rng = nullptr;
   if (def.needs_rng) {
     RandomState& rs = random_state(ctx);
-    writes.push_back(rs.var);
+    k.writes.push_back(rs.var);
     rng = &rs.generator;
   }
-  auto fn = [&def, param, args = std::vector<NDArray>(inputs.begin(), inputs.begin() + static_cast<long>(nargs)),
-             aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()), outputs, ctx,
-             training, rng] {
+  k.fn = [&def, param, args = std::vector<NDArray>(inputs.begin(), inputs.begin() + static_cast<long>(nargs)),
+          aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()), outputs, ctx,
+          training, rng] {
     op::ForwardArgs fa;
     for (const auto& a : args) fa.inputs.push_back(a.blob());
     for (const auto& a : aux) fa.aux.push_back(a.blob());
@@ -152,13 +154,13 @@ void push_forward(const op::OpDef& def, const std::any& param, bool training, Co
     op::OpContext oc{training, ctx, rng};
     def.forward(oc, param, fa);
   };
-  engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
+  return k;
 }
 
-void push_backward(const op::OpDef& def, const std::any& param, bool training,
-                   const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
-                   const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
-                   const std::vector<op::OpReq>& req) {
+Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool training,
+                       const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
+                       const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
+                       const std::vector<op::OpReq>& req) {
   BRAID_CHECK(def.backward, "operator ", def.name, " has no gradient");
   size_t nargs = def.list_arguments(param).size();
   size_t nout = static_cast<size_t>(def.num_outputs(param));
@@ -170,14 +172,16 @@ void push_backward(const op::OpDef& def, const std::any& param, bool training,
     BRAID_CHECK(in_grads[i].is_none() || in_grads[i].shape() == inputs[i].shape(), "backward of ",
                 def.name, ": gradient ", i, " has shape ", in_grads[i].shape(), " but the input has ",
                 inputs[i].shape());
-  std::vector<engine::VarHandle> reads, writes;
+  Kernel k;
+  k.name = def.name.c_str();
   for (const auto* list : {&out_grads, &inputs, &outputs})
     for (const auto& a : *list)
-      if (!a.is_none()) reads.push_back(a.var());
+      if (!a.is_none()) k.reads.push_back(a.var());
   for (size_t i = 0; i < nargs; ++i)
-    if (!in_grads[i].is_none() && req[i] != op::OpReq::Null) writes.push_back(in_grads[i].var());
+    if (!in_grads[i].is_none() && req[i] != op::OpReq::Null) k.writes.push_back(in_grads[i].var());
   Context ctx = inputs.empty() ? cpu() : inputs[0].ctx();
-  auto fn = [&def, param, out_grads, inputs, outputs, in_grads, req, nargs, ctx, training] {
+  k.ctx = ctx;
+  k.fn = [&def, param, out_grads, inputs, outputs, in_grads, req, nargs, ctx, training] {
     auto blob_or_null = [](const NDArray& a) { return a.is_none() ? op::TBlob{} : a.blob(); };
     op::BackwardArgs ba;
     for (const auto& g : out_grads) ba.out_grads.push_back(blob_or_null(g));
@@ -191,7 +195,23 @@ void push_backward(const op::OpDef& def, const std::any& param, bool training,
     op::OpContext oc{training, ctx, nullptr};
     def.backward(oc, param, ba);
   };
-  engine::Engine::get().push(std::move(fn), ctx, reads, writes, 0, def.name.c_str());
+  return k;
+}
+
+void push(Kernel kernel) {
+  engine::Engine::get().push(std::move(kernel.fn), kernel.ctx, kernel.reads, kernel.writes, 0, kernel.name);
+}
+
+void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,
+                  const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {
+  push(forward_kernel(def, param, training, ctx, inputs, nargs, outputs));
+}
+
+void push_backward(const op::OpDef& def, const std::any& param, bool training,
+                   const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
+                   const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
+                   const std::vector<op::OpReq>& req) {
+  push(backward_kernel(def, param, training, out_grads, inputs, outputs, in_grads, req));
 }
 
 }  // namespace detail

@@ -2,12 +2,31 @@
 // Internal: pushing the forward or backward of an operator whose attributes are already parsed,
 // for invoke, autograd and the symbolic executor.
 #include <any>
+#include <functional>
 #include <vector>
 
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
 
 namespace braid::nd::detail {
+
+/// One kernel call ready to be pushed: the function and the engine variables it reads and
+/// writes. Several can be run by one engine operation (the executor's bulk execution).
+struct Kernel {
+  std::function<void()> fn;
+  std::vector<engine::VarHandle> reads, writes;
+  Context ctx;
+  const char* name = "";
+};
+void push(Kernel kernel);
+
+/// The kernels push_forward and push_backward push.
+Kernel forward_kernel(const op::OpDef& def, const std::any& param, bool training, Context ctx,
+                      const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs);
+Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool training,
+                       const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
+                       const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
+                       const std::vector<op::OpReq>& req);
 
 /// Pushes the forward of `def` on `ctx`: `inputs` are the arguments (the first `nargs`) then the
 /// aux states; every output is written. Aux states are written in training when the op mutates

@@ -24,6 +24,8 @@ class PlanBuilder {
     make_backward();
     plan_memory(plan_, info_.options.plan_memory);
     plan_.stats.forward_kernels = static_cast<int>(plan_.steps.size());
+    plan_.bulk = info_.options.bulk;
+    for (const auto& s : plan_.steps) plan_.bulk = plan_.bulk && s.ctx == plan_.steps[0].ctx;
     for (const auto& s : plan_.steps) plan_.stats.backward_kernels += s.backward ? 1 : 0;
     return std::move(plan_);
   }
@@ -174,6 +176,7 @@ class PlanBuilder {
       for (uint32_t o : s.outputs) needs_grad_.insert(o);
     }
     std::map<uint32_t, int> writers;  // gradient value -> contributions so far
+    plan_.arg_grad_written.assign(info_.grad_req.size(), false);
     plan_.head_grads.assign(plan_.outputs.size(), kNoValue);
     for (size_t i = 0; i < plan_.outputs.size(); ++i) {
       uint32_t v = plan_.outputs[i];
@@ -204,6 +207,7 @@ class PlanBuilder {
                    (val.kind == Value::Kind::Arg && info_.grad_req[static_cast<size_t>(val.index)] == GradReq::Add);
         s.in_grads.push_back(g);
         s.in_grad_req.push_back(add ? op::OpReq::Add : op::OpReq::Write);
+        if (!add && val.kind == Value::Kind::Arg) plan_.arg_grad_written[static_cast<size_t>(val.index)] = true;
       }
     }
   }

@@ -69,6 +69,8 @@ struct Plan {
   std::vector<uint32_t> head_grads;  // per output: its gradient value, or kNoValue
   std::vector<uint32_t> zero_grads;  // gradient values no kernel writes: zeros before backward
   bool has_backward = false;
+  bool bulk = false;  // forward and backward each run as one engine operation
+  std::vector<bool> arg_grad_written;  // per argument: backward overwrites its gradient entirely
   PlanStats stats;
 };
 

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "exec_plan.h"
@@ -23,6 +24,10 @@ void check_count(const char* what, size_t got, const std::vector<std::string>& n
 }
 
 }  // namespace
+
+bool ExecutorOptions::default_bulk() {
+  return env_int({"BRAID_EXEC_BULK_EXEC", "MXNET_EXEC_BULK_EXEC_TRAIN"}, 1) != 0;
+}
 
 Executor::Executor(Executor&&) noexcept = default;
 Executor& Executor::operator=(Executor&&) noexcept = default;

@@ -26,23 +26,26 @@ void chain_forward(const std::vector<FusedOp>& chain, const op::OpContext& oc, s
 
 /// Per block: the chain's activations, the last one into `y` (forward) or into scratch memory
 /// (backward, which then runs the ops' gradients back to front on that block).
-void push_fused(const Step& s, const RunState& st, bool backward) {
+nd::detail::Kernel fused_kernel(const Step& s, const RunState& st, bool backward) {
   const NDArray x = st.values[s.inputs[0]];
   const NDArray y = st.values[s.outputs[0]];
   NDArray g, dx;
   op::OpReq req = op::OpReq::Write;
-  std::vector<engine::VarHandle> reads = {x.var()}, writes;
+  nd::detail::Kernel k;
+  k.ctx = s.ctx;
+  k.name = backward ? "fused backward" : "fused";
+  k.reads = {x.var()};
   if (backward) {
     g = st.values[s.out_grads[0]];
     dx = st.values[s.in_grads[0]];
     req = s.in_grad_req[0];
-    reads.push_back(g.var());
-    writes.push_back(dx.var());
+    k.reads.push_back(g.var());
+    k.writes.push_back(dx.var());
   } else {
-    writes.push_back(y.var());
+    k.writes.push_back(y.var());
   }
   bool training = st.training;
-  auto fn = [&s, x, y, g, dx, req, backward, training] {
+  k.fn = [&s, x, y, g, dx, req, backward, training] {
     const op::TBlob xb = x.blob();
     const DType t = xb.dtype;
     const size_t n = s.chain.size();
@@ -69,7 +72,28 @@ void push_fused(const Step& s, const RunState& st, bool backward) {
       }
     }
   };
-  engine::Engine::get().push(std::move(fn), s.ctx, reads, writes, 0, backward ? "fused backward" : "fused");
+  return k;
+}
+
+/// Pushes the kernels, as one engine operation when `bulk` (no scheduling between them).
+void push_all(std::vector<nd::detail::Kernel> kernels, bool bulk, const char* name) {
+  if (!bulk || kernels.size() < 2) {
+    for (auto& k : kernels) nd::detail::push(std::move(k));
+    return;
+  }
+  nd::detail::Kernel all;
+  all.ctx = kernels[0].ctx;
+  all.name = name;
+  std::vector<std::function<void()>> fns;
+  for (auto& k : kernels) {
+    all.reads.insert(all.reads.end(), k.reads.begin(), k.reads.end());
+    all.writes.insert(all.writes.end(), k.writes.begin(), k.writes.end());
+    fns.push_back(std::move(k.fn));
+  }
+  all.fn = [fns = std::move(fns)] {
+    for (const auto& f : fns) f();
+  };
+  nd::detail::push(std::move(all));
 }
 
 std::vector<NDArray> arrays(const RunState& st, const std::vector<uint32_t>& ids) {
@@ -112,15 +136,12 @@ void bind_arrays(const Plan& plan, RunState& st, std::vector<NDArray> args, std:
 
 void run_forward(const Plan& plan, RunState& st, bool is_train) {
   st.training = is_train;
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const Step& s = plan.steps[i];
-    if (s.def) {
-      nd::detail::push_forward(*s.def, s.param, is_train, s.ctx, arrays(st, s.inputs), s.num_args,
-                               arrays(st, s.outputs));
-    } else {
-      push_fused(s, st, false);
-    }
-  }
+  std::vector<nd::detail::Kernel> kernels;
+  for (const Step& s : plan.steps)
+    kernels.push_back(s.def ? nd::detail::forward_kernel(*s.def, s.param, is_train, s.ctx, arrays(st, s.inputs),
+                                                         s.num_args, arrays(st, s.outputs))
+                            : fused_kernel(s, st, false));
+  push_all(std::move(kernels), plan.bulk, "forward (bulk)");
 }
 
 void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& head_grads) {
@@ -140,16 +161,16 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
       g.fill(1);
     }
   }
+  std::vector<nd::detail::Kernel> kernels;
   for (size_t i = plan.steps.size(); i-- > 0;) {
     const Step& s = plan.steps[i];
     if (!s.backward) continue;
-    if (s.def) {
-      nd::detail::push_backward(*s.def, s.param, st.training, arrays(st, s.out_grads), arrays(st, s.inputs),
-                                arrays(st, s.outputs), arrays(st, s.in_grads), s.in_grad_req);
-    } else {
-      push_fused(s, st, true);
-    }
+    kernels.push_back(s.def ? nd::detail::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads),
+                                                          arrays(st, s.inputs), arrays(st, s.outputs),
+                                                          arrays(st, s.in_grads), s.in_grad_req)
+                            : fused_kernel(s, st, true));
   }
+  push_all(std::move(kernels), plan.bulk, "backward (bulk)");
 }
 
 }  // namespace braid::symbol::detail

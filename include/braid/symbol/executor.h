@@ -47,6 +47,11 @@ struct PlanStats {
 struct ExecutorOptions {
   bool plan_memory = true;  // false: every intermediate gets its own buffer
   bool fuse = true;         // fuse chains of element-wise ops
+  /// Run the forward and the backward each as one engine operation, the kernels back to back
+  /// without scheduling between them (MXNet's bulk execution); only when every node runs on one
+  /// context. Default: BRAID_EXEC_BULK_EXEC (or MXNET_EXEC_BULK_EXEC_TRAIN), on unless 0.
+  bool bulk = default_bulk();
+  static bool default_bulk();
 };
 
 class Executor {
