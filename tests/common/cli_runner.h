@@ -24,19 +24,23 @@ inline std::string slurp(const std::filesystem::path& path) {
   return ss.str();
 }
 
-/// Runs build/bin/`binary` with `args` (shell syntax); `shell_prefix` runs before the binary in
-/// the same shell (e.g. a ulimit, a cd or VAR=value).
-inline CliResult run_binary(const std::string& binary, const std::string& args, const std::string& shell_prefix = "") {
+/// Runs `command` (shell syntax) and captures its exit status and output.
+inline CliResult run_command(const std::string& command) {
   // Per test, since CTest runs tests in parallel processes.
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   auto dir = std::filesystem::path(::testing::TempDir()) /
              (std::string("braid_cli_output_") + info->test_suite_name() + "_" + info->name());
   std::filesystem::create_directories(dir);
   const auto out = dir / "stdout", err = dir / "stderr";
-  std::string cmd = shell_prefix + "exec '" BRAID_BINARY_DIR "/bin/" + binary + "' " + args + " >'" + out.string() +
-                    "' 2>'" + err.string() + "'";
+  std::string cmd = command + " >'" + out.string() + "' 2>'" + err.string() + "'";
   int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+/// Runs build/bin/`binary` with `args` (shell syntax); `shell_prefix` runs before the binary in
+/// the same shell (e.g. a ulimit, a cd or VAR=value).
+inline CliResult run_binary(const std::string& binary, const std::string& args, const std::string& shell_prefix = "") {
+  return run_command(shell_prefix + "exec '" BRAID_BINARY_DIR "/bin/" + binary + "' " + args);
 }
 
 /// Runs the `braid` CLI.

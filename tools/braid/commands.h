@@ -26,4 +26,18 @@ struct TrainOptions {
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o);
 int train(const TrainOptions& o);
 
+/// braid eval / braid predict: a symbol file and its parameters over idx images.
+struct ModelOptions {
+  std::string symbol, params, images, labels, output, data_name = "data";
+  double mean = 0, std = 1;
+  int64_t batch_size = 100;
+};
+CLI::App* add_model_commands(CLI::App& app, ModelOptions& o, CLI::App** predict);
+/// Prints `accuracy=0.xxxx`: argmax of output 0 against the labels.
+int eval(const ModelOptions& o, std::ostream& out);
+/// Writes output 0 for every image as a .npy file.
+int predict(const ModelOptions& o);
+/// The nodes of a symbol file as a table; `shapes` ("data=1,1,28,28") add inferred shapes.
+int symbol_show(const std::string& path, const std::vector<std::string>& shapes, std::ostream& out);
+
 }  // namespace braid::cli

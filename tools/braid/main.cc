@@ -25,6 +25,18 @@ int main(int argc, char** argv) {
   plot->add_option("FILES", logs, "JSON logs written by braid train --json-log")->required();
   plot->add_option("-o,--output", plot_out, "the PNG to write")->capture_default_str();
 
+  braid::cli::ModelOptions model_opt;
+  CLI::App* predict = nullptr;
+  auto* eval = braid::cli::add_model_commands(app, model_opt, &predict);
+
+  auto* symbol = app.add_subcommand("symbol", "inspect MXNet symbol files");
+  symbol->require_subcommand(1);
+  std::string symbol_file;
+  std::vector<std::string> symbol_shapes;
+  auto* symbol_show = symbol->add_subcommand("show", "the graph as a table: node, op, inputs (and shapes)");
+  symbol_show->add_option("FILE", symbol_file, "the *-symbol.json file")->required();
+  symbol_show->add_option("--shape", symbol_shapes, "an input shape, NAME=D0,D1,... (repeatable)");
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
@@ -39,6 +51,9 @@ int main(int argc, char** argv) {
     if (list->parsed()) return braid::cli::ops_list(std::cout);
     if (plot->parsed()) return braid::cli::plot(logs, plot_out);
     if (train->parsed()) return braid::cli::train(train_opt);
+    if (eval->parsed()) return braid::cli::eval(model_opt, std::cout);
+    if (predict->parsed()) return braid::cli::predict(model_opt);
+    if (symbol_show->parsed()) return braid::cli::symbol_show(symbol_file, symbol_shapes, std::cout);
   } catch (const braid::Error& e) {
     std::cerr << "braid: error: " << e.what() << "\n";
     return 2;
