@@ -2,7 +2,7 @@
 // the float64 path and is what the oneDNN float32 path is tested against.
 #include <algorithm>
 
-#include "blas.h"
+#include "../tensor/gemm.h"
 #include "conv_kernels.h"
 #include "req_util.h"
 

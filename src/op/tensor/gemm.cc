@@ -1,8 +1,8 @@
 #include "gemm.h"
 
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
-#include <algorithm>
 #include <climits>
 
 #include "braid/base/error.h"
@@ -10,41 +10,53 @@
 namespace braid::op::detail {
 namespace {
 
-void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const float* a,
-          blasint lda, const float* b, blasint ldb, float beta, float* c, blasint ldc) {
-  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  const dnnl_status_t status =
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  BRAID_CHECK(status == dnnl_success, "oneDNN sgemm of ", m, "x", k, " by ", k, "x", n, " failed (status ",
+              static_cast<int>(status), ")");
 }
 
-void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, const double* a,
-          blasint lda, const double* b, blasint ldb, double beta, double* c, blasint ldc) {
-  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+               const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  BRAID_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "matrix product of ", m, "x", k, " by ", k, "x", n,
+              " exceeds the 32-bit BLAS interface");
+  const auto t = [](bool x) { return x ? CblasTrans : CblasNoTrans; };
+  const auto i = [](int64_t x) { return static_cast<blasint>(x); };
+  cblas_dgemm(CblasRowMajor, t(ta), t(tb), i(m), i(n), i(k), alpha, a, i(lda), b, i(ldb), beta, c, i(ldc));
 }
 
 }  // namespace
 
 template <class T>
-void gemm_batched(const GemmDims& g, int64_t batch, const T* a, int64_t stride_a, const T* b,
-                  int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
-  if (g.m == 0 || g.n == 0 || batch == 0) return;
-  if (g.k == 0) {  // an empty sum; BLAS rejects the zero leading dimensions
-    for (int64_t i = 0; i < batch && !accumulate; ++i)
-      std::fill(c + i * stride_c, c + i * stride_c + g.m * g.n, T(0));
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum; BLAS rejects the zero leading dimensions
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
     return;
   }
-  BRAID_CHECK(g.m <= INT_MAX && g.n <= INT_MAX && g.k <= INT_MAX, "matrix product of ", g.m, "x",
-              g.k, " by ", g.k, "x", g.n, " exceeds the 32-bit BLAS interface");
-  const auto m = static_cast<blasint>(g.m), n = static_cast<blasint>(g.n), k = static_cast<blasint>(g.k);
-  const CBLAS_TRANSPOSE ta = g.trans_a ? CblasTrans : CblasNoTrans;
-  const CBLAS_TRANSPOSE tb = g.trans_b ? CblasTrans : CblasNoTrans;
-  const blasint lda = g.trans_a ? m : k, ldb = g.trans_b ? k : n;
-  for (int64_t i = 0; i < batch; ++i)
-    gemm(ta, tb, m, n, k, a + i * stride_a, lda, b + i * stride_b, ldb, accumulate ? T(1) : T(0),
-         c + i * stride_c, n);
+  blas_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-template void gemm_batched<float>(const GemmDims&, int64_t, const float*, int64_t, const float*,
-                                  int64_t, float*, int64_t, bool);
-template void gemm_batched<double>(const GemmDims&, int64_t, const double*, int64_t, const double*,
-                                   int64_t, double*, int64_t, bool);
+template <class T>
+void gemm_batched(const GemmDims& g, int64_t batch, const T* a, int64_t stride_a, const T* b,
+                  int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
+  const int64_t lda = g.trans_a ? g.m : g.k, ldb = g.trans_b ? g.k : g.n;
+  for (int64_t i = 0; i < batch; ++i)
+    gemm(g.trans_a, g.trans_b, g.m, g.n, g.k, T(1), a + i * stride_a, lda, b + i * stride_b, ldb,
+         accumulate ? T(1) : T(0), c + i * stride_c, g.n);
+}
+
+#define BRAID_INSTANTIATE_GEMM(T)                                                                           \
+  template void gemm<T>(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, T, \
+                        T*, int64_t);                                                                      \
+  template void gemm_batched<T>(const GemmDims&, int64_t, const T*, int64_t, const T*, int64_t, T*, int64_t, \
+                                bool);
+BRAID_INSTANTIATE_GEMM(float)
+BRAID_INSTANTIATE_GEMM(double)
+#undef BRAID_INSTANTIATE_GEMM
 
 }  // namespace braid::op::detail
