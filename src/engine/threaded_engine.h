@@ -62,6 +62,8 @@ class ThreadedEngine final : public Engine {
   void wait_for_var(VarHandle var) override;
   void wait_for_all() override;
   EngineType type() const override { return EngineType::ThreadedPerDevice; }
+  /// Blocks until no operation is pending; never throws (stored errors stay for wait_for_all).
+  void wait_idle();
 
  private:
   void throttle();
@@ -69,7 +71,6 @@ class ThreadedEngine final : public Engine {
   void dispatch(OprBlock* op);
   void run(OprBlock* op);
   void complete(OprBlock* op);
-  void wait_idle();
 
   int cpu_workers_;
   std::mutex devices_mu_;
