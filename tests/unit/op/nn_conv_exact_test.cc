@@ -109,6 +109,24 @@ TYPED_TEST(NnConvExact, Pooling2D) {
   EXPECT_EQ(s.in_grads[0], Values(16, 1.0));
 }
 
+TYPED_TEST(NnConvExact, MaxPoolingTiesGoToTheFirstMaximum) {
+  // 2 x 14 input, 2x2 windows at stride 2: seven outputs in a row (four at a time, then three).
+  // Window j holds {j, a, b, c} where one later element ties or beats the first.
+  Values x(28, 0.0);
+  for (int j = 0; j < 7; ++j) {
+    x[2 * j] = j;
+    x[2 * j + 1] = j % 2 ? j : j - 1;  // ties with the first element in odd windows
+    x[14 + 2 * j] = j == 3 ? 10 : j;   // ties in every window but 3, which beats the rest
+    x[14 + 2 * j + 1] = j == 3 ? 10 : j;
+  }
+  auto r = run_op<TypeParam>("Pooling", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, {Shape({1, 1, 2, 14})}, {x},
+                             {1, 2, 3, 4, 5, 6, 7});
+  EXPECT_EQ(r.outputs[0], (Values{0, 1, 2, 10, 4, 5, 6}));
+  Values grad(28, 0.0);
+  for (int j = 0; j < 7; ++j) grad[j == 3 ? 14 + 2 * j : 2 * j] = j + 1;
+  EXPECT_EQ(r.in_grads[0], grad);
+}
+
 TYPED_TEST(NnConvExact, PoolingPaddingAndConventions) {
   // 2x2 windows, stride 1, pad 1 over [[1, 2], [3, 4]]: corners see one value.
   const AttrMap pad{{"kernel", "(2, 2)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}};
