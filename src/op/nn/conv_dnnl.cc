@@ -1,6 +1,6 @@
 // The float32 convolution on oneDNN: forward, backward-data and backward-weights primitives,
-// cached per geometry, on the caller's plain NCHW / (G)OIHW buffers; each computes in whichever
-// memory format measured fastest (see primitive()).
+// cached per geometry, on the caller's plain NCHW / (G)OIHW or NHWC / (G)OHWI buffers; each
+// computes in whichever memory format measured fastest (see primitive()).
 #include "conv_kernels.h"
 #include "dnnl_util.h"
 #include "req_util.h"
@@ -24,13 +24,14 @@ struct Descs {
     memory::dims xd{g.n, g.c, g.ih, g.iw}, yd{g.n, g.f, g.oh, g.ow};
     memory::dims wd = g.g > 1 ? memory::dims{g.g, g.f / g.g, g.c / g.g, g.kh, g.kw}
                               : memory::dims{g.f, g.c, g.kh, g.kw};
-    x = plain_md(xd, tag::nchw);
-    y = plain_md(yd, tag::nchw);
-    w = plain_md(wd, g.g > 1 ? tag::goihw : tag::oihw);
+    const tag user = g.channels_last ? tag::nhwc : tag::nchw;
+    x = plain_md(xd, user);
+    y = plain_md(yd, user);
+    w = plain_md(wd, g.g > 1 ? (g.channels_last ? tag::gohwi : tag::goihw) : (g.channels_last ? tag::ohwi : tag::oihw));
     if (with_bias) b = plain_md({g.f}, tag::x);
     x_in = plain_md(xd, act);
     y_in = plain_md(yd, act);
-    w_in = act == tag::nchw ? w : plain_md(wd, tag::any);
+    w_in = act == tag::nchw && !g.channels_last ? w : plain_md(wd, tag::any);
     strides = {g.sh, g.sw};
     dilates = {g.dh - 1, g.dw - 1};
     pad_l = {g.ph, g.pw};
@@ -114,8 +115,13 @@ void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w,
 
 void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* dy, float* dw,
                                 OpReq req_w, float* db, OpReq req_b) {
+  // The bias gradient sums dy over all but the channel axis: (n, f, spatial), or (n * spatial, f, 1).
+  const auto plain_bias_grad = [&] {
+    if (g.channels_last) bias_grad(dy, g.n * g.oh * g.ow, g.f, 1, db, req_b);
+    else bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
+  };
   if (req_w == OpReq::Null) {
-    if (db) bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
+    if (db) plain_bias_grad();
     return;
   }
   // The primitive computes the bias gradient alongside when both are overwritten.
@@ -125,7 +131,7 @@ void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* 
     if (fused_bias) p->run({mut(x), mut(dy), out, db});
     else p->run({mut(x), mut(dy), out});
   });
-  if (db && !fused_bias) bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
+  if (db && !fused_bias) plain_bias_grad();
 }
 
 }  // namespace braid::op::detail

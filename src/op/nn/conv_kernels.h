@@ -8,10 +8,12 @@
 
 namespace braid::op::detail {
 
-/// Geometry of y = conv(x, w): x (n, c, ih, iw), w (f, c/g, kh, kw), y (n, f, oh, ow). Dilation
-/// is MXNet's (1 = dense). pad_r may differ from pad (transposed convolutions with adj).
+/// Geometry of y = conv(x, w): x (n, c, ih, iw), w (f, c/g, kh, kw), y (n, f, oh, ow); or, when
+/// channels_last (MXNet's layout NHWC), x (n, ih, iw, c), w (f, kh, kw, c/g), y (n, oh, ow, f).
+/// Dilation is MXNet's (1 = dense). pad_r may differ from pad (transposed convolutions with adj).
 struct ConvGeom {
   int64_t n = 0, c = 0, f = 0, g = 1;
+  bool channels_last = false;
   int64_t ih = 1, iw = 1, oh = 1, ow = 1;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, ph_r = 0, pw_r = 0;
 
@@ -19,7 +21,7 @@ struct ConvGeom {
   int64_t y_size() const { return n * f * oh * ow; }
   int64_t w_size() const { return f * (c / g) * kh * kw; }
   std::vector<int64_t> key() const {
-    return {n, c, f, g, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, ph_r, pw_r};
+    return {n, c, f, g, channels_last, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, ph_r, pw_r};
   }
 };
 
@@ -41,7 +43,15 @@ void add_bias(T* y, const T* bias, int64_t n, int64_t c, int64_t spatial);
 template <class T>
 void bias_grad(const T* dy, int64_t n, int64_t c, int64_t spatial, T* db, OpReq req);
 
-// The two implementations behind conv_*: the reference (any T) and oneDNN (float).
+/// dst (n, c, spatial) = src (n, spatial, c): NHWC to NCHW, or a channels-last weight to OIHW.
+template <class T>
+void to_channels_first(const T* src, T* dst, int64_t n, int64_t c, int64_t spatial);
+/// dst (n, spatial, c) (+)= src (n, c, spatial), as `req` says.
+template <class T>
+void to_channels_last(const T* src, T* dst, int64_t n, int64_t c, int64_t spatial, OpReq req);
+
+// The implementations behind conv_*: the reference (any T, channels first), the reference on
+// channels-last data through transposed copies, and oneDNN (float, either layout).
 template <class T>
 void ref_conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req);
 template <class T>
@@ -49,6 +59,13 @@ void ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, O
 template <class T>
 void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w,
                                T* db, OpReq req_b);
+template <class T>
+void channels_last_ref_conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req);
+template <class T>
+void channels_last_ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req);
+template <class T>
+void channels_last_ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w,
+                                             T* db, OpReq req_b);
 void dnnl_conv_forward(const ConvGeom& g, const float* x, const float* w, const float* bias,
                        float* y, OpReq req);
 void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w, float* dx,

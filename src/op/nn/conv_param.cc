@@ -78,9 +78,10 @@ ConvParam parse_conv_param(const AttrMap& attrs, const std::string& op, bool tra
   const std::string layout =
       r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"}, "None");
   const char* plain = nd == 1 ? "NCW" : "NCHW";
-  BRAID_CHECK(layout == "None" || layout == plain, "operator ", op, ": layout '", layout,
-              "' is not supported with a ", nd, "-D kernel; Braid computes in ", plain,
-              " (transpose the data and drop the layout attribute)");
+  p.channels_last = layout == "NHWC" && nd == 2 && !transposed;
+  BRAID_CHECK(layout == "None" || layout == plain || p.channels_last, "operator ", op, ": layout '", layout,
+              "' is not supported with a ", nd, "-D kernel; Braid computes ", op, " in ", plain,
+              transposed || nd == 1 ? "" : " or NHWC", " (transpose the data and drop the layout attribute)");
   r.finish();
   return p;
 }
@@ -100,7 +101,38 @@ std::pair<int64_t, int64_t> deconv_pad_adj(const ConvParam& p, int i, int64_t in
   return {(excess + 1) / 2, excess % 2};
 }
 
+namespace {
+
+// Moves axis `from` of a shape to position `to` (unknown shapes stay unknown).
+Shape move_axis(const Shape& s, int from, int to) {
+  if (!s.known()) return s;
+  std::vector<int64_t> d = s.dims();
+  const int64_t v = d[static_cast<size_t>(from)];
+  d.erase(d.begin() + from);
+  d.insert(d.begin() + to, v);
+  return Shape(d);
+}
+
+bool infer_channels_first(const ConvParam& p, std::vector<Shape>& in, std::vector<Shape>& out);
+
+}  // namespace
+
 bool infer_conv_shape(const ConvParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
+  if (!p.channels_last) return infer_channels_first(p, in, out);
+  // NHWC: the channel axis of data, weight and output moves last; infer on channels-first views.
+  for (size_t i = 0; i < 2; ++i)
+    if (in[i].known()) in[i] = move_axis(in[i], in[i].ndim() - 1, 1);
+  if (out[0].known()) out[0] = move_axis(out[0], out[0].ndim() - 1, 1);
+  const bool done = infer_channels_first(p, in, out);
+  for (size_t i = 0; i < 2; ++i)
+    if (in[i].known()) in[i] = move_axis(in[i], 1, in[i].ndim() - 1);
+  if (out[0].known()) out[0] = move_axis(out[0], 1, out[0].ndim() - 1);
+  return done;
+}
+
+namespace {
+
+bool infer_channels_first(const ConvParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
   Shape& data = in[0];
   if (!data.known()) return false;
   const int nd = p.spatial();
@@ -130,8 +162,12 @@ bool infer_conv_shape(const ConvParam& p, std::vector<Shape>& in, std::vector<Sh
   return all_known(in) && out[0].fully_known();
 }
 
-ConvGeom conv_geom(const ConvParam& p, const Shape& data) {
+}  // namespace
+
+ConvGeom conv_geom(const ConvParam& p, const Shape& shape) {
+  const Shape data = p.channels_last ? move_axis(shape, shape.ndim() - 1, 1) : shape;
   ConvGeom g;
+  g.channels_last = p.channels_last;
   const int nd = p.spatial();
   g.n = data[0];
   g.g = p.num_group;

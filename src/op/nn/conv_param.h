@@ -16,6 +16,7 @@ struct ConvParam {
   Shape adj, target_shape;  // Deconvolution only; target_shape all 0 when unset
   int64_t num_filter = 0, num_group = 1;
   bool no_bias = false;
+  bool channels_last = false;  // layout NHWC: data (N, H, W, C), weight (F, kh, kw, C/g)
 
   int spatial() const { return kernel.ndim(); }
   int64_t dilated_kernel(int i) const { return dilate[i] * (kernel[i] - 1) + 1; }

@@ -119,12 +119,14 @@ void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw
 template <class T>
 void conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req) {
   if constexpr (std::is_same_v<T, float>) dnnl_conv_forward(g, x, w, bias, y, req);
+  else if (g.channels_last) channels_last_ref_conv_forward(g, x, w, bias, y, req);
   else ref_conv_forward(g, x, w, bias, y, req);
 }
 
 template <class T>
 void conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req) {
   if constexpr (std::is_same_v<T, float>) dnnl_conv_backward_data(g, dy, w, dx, req);
+  else if (g.channels_last) channels_last_ref_conv_backward_data(g, dy, w, dx, req);
   else ref_conv_backward_data(g, dy, w, dx, req);
 }
 
@@ -132,6 +134,7 @@ template <class T>
 void conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db,
                            OpReq req_b) {
   if constexpr (std::is_same_v<T, float>) dnnl_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
+  else if (g.channels_last) channels_last_ref_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
   else ref_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
 }
 

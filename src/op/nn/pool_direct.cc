@@ -59,8 +59,21 @@ void for_each_plane(const PoolGeom& g, F&& body) {
   for (int64_t p = 0; p < planes; ++p) body(p);
 }
 
+// One (n, c) plane: its first input and output elements and the distance between neighbours
+// within it (1 in NCHW, c in NHWC).
+struct Plane {
+  int64_t x, y, step;
+};
+
+Plane plane(const PoolGeom& g, int64_t p) {
+  const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
+  if (!g.channels_last) return {p * in, p * out, 1};
+  const int64_t n = p / g.c, c = p % g.c;
+  return {n * in * g.c + c, n * out * g.c + c, g.c};
+}
+
 template <class T>
-void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* mask, OpReq req) {
+void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* mask, OpReq req, int64_t step) {
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const Span& r = win.rows[static_cast<size_t>(oy)];
     for (int64_t ox = 0; ox < g.ow; ++ox) {
@@ -68,22 +81,22 @@ void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* m
       const int64_t o = oy * g.ow + ox;
       if (g.type == PoolType::Max) {
         int64_t best = r.begin * g.iw + c.begin;
-        T v = x[best];
+        T v = x[best * step];
         for (int64_t h = r.begin; h < r.end; ++h)
           for (int64_t w = c.begin; w < c.end; ++w) {
             const int64_t i = h * g.iw + w;
-            const bool more = x[i] > v;  // the first maximum wins, as in MXNet
-            v = more ? x[i] : v;
+            const bool more = x[i * step] > v;  // the first maximum wins, as in MXNet
+            v = more ? x[i * step] : v;
             best = more ? i : best;
           }
-        mask[o] = encode_index<T>(best);
-        assign(y[o], req, v);
+        mask[o * step] = encode_index<T>(best);
+        assign(y[o * step], req, v);
         continue;
       }
       T sum = 0;
       for (int64_t h = r.begin; h < r.end; ++h)
-        for (int64_t w = c.begin; w < c.end; ++w) sum += x[h * g.iw + w];
-      assign(y[o], req, g.type == PoolType::Avg ? sum / static_cast<T>(win.size(g, r, c)) : sum);
+        for (int64_t w = c.begin; w < c.end; ++w) sum += x[(h * g.iw + w) * step];
+      assign(y[o * step], req, g.type == PoolType::Avg ? sum / static_cast<T>(win.size(g, r, c)) : sum);
     }
   }
 }
@@ -135,28 +148,65 @@ void max2x2_plane(const PoolGeom& g, const float* x, float* y, float* mask, OpRe
   }
 }
 
+// The same in NHWC: four channels at a time, each output pixel's window being four channel
+// vectors; rows of output pixels run in parallel.
+void max2x2_nhwc(const PoolGeom& g, const float* x, float* y, float* mask, OpReq req) {
+  const int64_t rows = g.n * g.oh, ch = g.c;
+#pragma omp parallel for schedule(static) if (g.x_size() > (1 << 15))
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t n = row / g.oh, oy = row % g.oh;
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      const int64_t taps[4] = {2 * oy * g.iw + 2 * ox, 2 * oy * g.iw + 2 * ox + 1, (2 * oy + 1) * g.iw + 2 * ox,
+                               (2 * oy + 1) * g.iw + 2 * ox + 1};
+      const float* in[4];
+      for (int k = 0; k < 4; ++k) in[k] = x + (n * g.ih * g.iw + taps[k]) * ch;
+      float* out = y + (row * g.ow + ox) * ch;
+      float* where = mask + (row * g.ow + ox) * ch;
+      int64_t c = 0;
+      for (; c + 4 <= ch; c += 4) {
+        __m128 v = _mm_loadu_ps(in[0] + c);
+        __m128 best = _mm_castsi128_ps(_mm_set1_epi32(static_cast<int32_t>(taps[0])));
+        for (int k = 1; k < 4; ++k) {
+          const __m128 candidate = _mm_loadu_ps(in[k] + c);
+          const __m128 more = _mm_cmpgt_ps(candidate, v);
+          v = _mm_blendv_ps(v, candidate, more);
+          best = _mm_blendv_ps(best, _mm_castsi128_ps(_mm_set1_epi32(static_cast<int32_t>(taps[k]))), more);
+        }
+        _mm_storeu_ps(where + c, best);
+        if (req == OpReq::Write) _mm_storeu_ps(out + c, v);
+        else if (req == OpReq::Add) _mm_storeu_ps(out + c, _mm_add_ps(_mm_loadu_ps(out + c), v));
+      }
+      for (; c < ch; ++c) {
+        int k = 0;
+        for (int j = 1; j < 4; ++j) k = in[j][c] > in[k][c] ? j : k;
+        where[c] = encode_index<float>(taps[k]);
+        assign(out[c], req, in[k][c]);
+      }
+    }
+  }
+}
+
 bool is_max2x2(const PoolGeom& g) {
   return g.type == PoolType::Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 &&
          g.pw == 0 && 2 * g.oh <= g.ih && 2 * g.ow <= g.iw;
 }
 
+// Adds the plane's gradient to dx (zeroed beforehand for OpReq::Write).
 template <class T>
-void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T* mask, T* dx,
-                    OpReq req) {
-  if (req == OpReq::Write) std::fill(dx, dx + g.ih * g.iw, T(0));
+void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T* mask, T* dx, int64_t step) {
   const int64_t out = g.oh * g.ow;
   if (g.type == PoolType::Max) {
-    for (int64_t o = 0; o < out; ++o) dx[decode_index(mask[o])] += dy[o];
+    for (int64_t o = 0; o < out; ++o) dx[decode_index(mask[o * step]) * step] += dy[o * step];
     return;
   }
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const Span& r = win.rows[static_cast<size_t>(oy)];
     for (int64_t ox = 0; ox < g.ow; ++ox) {
       const Span& c = win.cols[static_cast<size_t>(ox)];
-      const T d = dy[oy * g.ow + ox];
+      const T d = dy[(oy * g.ow + ox) * step];
       const T share = g.type == PoolType::Avg ? d / static_cast<T>(win.size(g, r, c)) : d;
       for (int64_t h = r.begin; h < r.end; ++h)
-        for (int64_t w = c.begin; w < c.end; ++w) dx[h * g.iw + w] += share;
+        for (int64_t w = c.begin; w < c.end; ++w) dx[(h * g.iw + w) * step] += share;
     }
   }
 }
@@ -165,28 +215,31 @@ void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T*
 
 template <class T>
 void direct_pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req) {
-  const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
   const bool max = g.type == PoolType::Max;
   if constexpr (std::is_same_v<T, float>) {
+    if (is_max2x2(g) && g.channels_last) return max2x2_nhwc(g, x, y, mask, req);
     if (is_max2x2(g)) {
+      const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
       for_each_plane(g, [&](int64_t p) { max2x2_plane(g, x + p * in, y + p * out, mask + p * out, req); });
       return;
     }
   }
   const Windows win(g);
   for_each_plane(g, [&](int64_t p) {
-    forward_plane(g, win, x + p * in, y + p * out, max ? mask + p * out : nullptr, req);
+    const Plane at = plane(g, p);
+    forward_plane(g, win, x + at.x, y + at.y, max ? mask + at.y : nullptr, req, at.step);
   });
 }
 
 template <class T>
 void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req) {
   if (req == OpReq::Null) return;
-  const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
+  if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
   const bool max = g.type == PoolType::Max;
   const Windows win(g);
   for_each_plane(g, [&](int64_t p) {
-    backward_plane(g, win, dy + p * out, max ? mask + p * out : nullptr, dx + p * in, req);
+    const Plane at = plane(g, p);
+    backward_plane(g, win, dy + at.y, max ? mask + at.y : nullptr, dx + at.x, at.step);
   });
 }
 

@@ -1,4 +1,4 @@
-// Float32 average and sum pooling on oneDNN, cached per geometry, on plain NCHW buffers. Sum
+// Float32 average and sum pooling on oneDNN, cached per geometry, on plain NCHW or NHWC buffers. Sum
 // pooling is the average including padding (a constant divisor in oneDNN) times the window size.
 #include "dnnl_util.h"
 #include "pool_kernels.h"
@@ -15,8 +15,9 @@ dnnl::algorithm algorithm(const PoolGeom& g) {
 }
 
 DnnlExec make(const PoolGeom& g, bool backward, memory::format_tag tag) {
-  auto x = plain_md({g.n, g.c, g.ih, g.iw}, memory::format_tag::nchw);
-  auto y = plain_md({g.n, g.c, g.oh, g.ow}, memory::format_tag::nchw);
+  const auto user = g.channels_last ? memory::format_tag::nhwc : memory::format_tag::nchw;
+  auto x = plain_md({g.n, g.c, g.ih, g.iw}, user);
+  auto y = plain_md({g.n, g.c, g.oh, g.ow}, user);
   auto x_in = plain_md({g.n, g.c, g.ih, g.iw}, tag);
   auto y_in = plain_md({g.n, g.c, g.oh, g.ow}, tag);
   const memory::dims strides{g.sh, g.sw}, kernel{g.kh, g.kw}, pad_l{g.ph, g.pw}, pad_r{g.ph_r, g.pw_r};
@@ -39,6 +40,7 @@ std::shared_ptr<const DnnlExec> primitive(const PoolGeom& g, bool backward) {
   key.push_back(backward);
   return DnnlCache<DnnlExec>::get().find(key, [&] {
     auto in = [&](memory::format_tag tag) { return [&, tag] { return make(g, backward, tag); }; };
+    if (g.channels_last) return first_supported("Pooling", in(memory::format_tag::nhwc));
     return first_supported("Pooling", in(memory::format_tag::nChw8c), in(memory::format_tag::nchw));
   });
 }

@@ -11,23 +11,27 @@ namespace braid::op::detail {
 
 enum class PoolType { Max, Avg, Sum };
 
-/// Geometry of y (n, c, oh, ow) = pool(x (n, c, ih, iw)). pad_r exceeds pad where the 'full'
-/// convention's last window reaches past the padded input.
+/// Geometry of y (n, c, oh, ow) = pool(x (n, c, ih, iw)), or of y (n, oh, ow, c) = pool(x (n, ih,
+/// iw, c)) when channels_last (layout NHWC). pad_r exceeds pad where the 'full' convention's last
+/// window reaches past the padded input.
 struct PoolGeom {
   PoolType type = PoolType::Max;
   bool include_pad = true;  // avg: divide by the window size clipped to the padded input
+  bool channels_last = false;
   int64_t n = 0, c = 0, ih = 1, iw = 1, oh = 1, ow = 1;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, ph_r = 0, pw_r = 0;
 
   int64_t x_size() const { return n * c * ih * iw; }
   int64_t y_size() const { return n * c * oh * ow; }
   std::vector<int64_t> key() const {
-    return {static_cast<int64_t>(type), include_pad, n, c, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, ph_r, pw_r};
+    return {static_cast<int64_t>(type), include_pad, channels_last, n, c, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw,
+            ph_r, pw_r};
   }
 };
 
 /// y = pool(x). Max pooling also fills `mask` (y's size and type) with where each maximum came
-/// from, for the backward; other types take a null mask.
+/// from (its offset within its (n, c) plane, h * iw + w), for the backward; other types take a
+/// null mask.
 template <class T>
 void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
 /// dx = gradient of the pooling given dy and the forward's mask.

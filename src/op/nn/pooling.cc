@@ -1,4 +1,4 @@
-// Pooling: max / avg / sum over 1-D (NCW) or 2-D (NCHW) windows, or the whole plane
+// Pooling: max / avg / sum over 1-D (NCW, NWC) or 2-D (NCHW, NHWC) windows, or the whole plane
 // (global_pool), with MXNet's 'valid' (floor) and 'full' (ceil) output sizes. Max pooling has a
 // hidden second output, the mask of where each maximum came from, read by the backward.
 #include <cmath>
@@ -14,6 +14,10 @@ struct PoolParam {
   Shape kernel, stride, pad;
   PoolType type = PoolType::Max;
   bool global = false, full = false, include_pad = true;
+  bool channels_last = false;  // layout NWC / NHWC
+
+  int spatial_axis(int i) const { return channels_last ? 1 + i : 2 + i; }
+  int channel_axis(int ndim) const { return channels_last ? ndim - 1 : 1; }
 };
 
 Shape per_axis(ParamReader& r, const PoolParam& p, const char* key, int64_t fallback, int64_t min) {
@@ -54,10 +58,12 @@ std::any parse_pool(const AttrMap& attrs) {
                 " must be smaller than kernel=", p.kernel, " (a window would see only padding)");
   const std::string layout =
       r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"}, "None");
-  BRAID_CHECK(layout == "None" || layout == "NCW" || layout == "NCHW", "operator Pooling: layout '",
-              layout, "' is not supported; Braid pools NCW / NCHW data (transpose it first)");
-  BRAID_CHECK(layout == "None" || nd == 0 || (layout == "NCW") == (nd == 1), "operator Pooling: layout '",
-              layout, "' does not match kernel=", p.kernel);
+  BRAID_CHECK(layout != "NCDHW" && layout != "NDHWC", "operator Pooling: layout '", layout,
+              "' is not supported; Braid pools 1-D (NCW, NWC) and 2-D (NCHW, NHWC) data");
+  const bool one_d = layout == "NCW" || layout == "NWC";
+  BRAID_CHECK(layout == "None" || nd == 0 || one_d == (nd == 1), "operator Pooling: layout '", layout,
+              "' does not match kernel=", p.kernel);
+  p.channels_last = layout == "NWC" || layout == "NHWC";
   r.finish();
   return p;
 }
@@ -78,13 +84,18 @@ bool infer_pool(const PoolParam& p, std::vector<Shape>& in, std::vector<Shape>& 
   const Shape& data = in[0];
   if (!data.known()) return false;
   const int nd = data.ndim() - 2;
-  BRAID_CHECK(nd == 1 || nd == 2, "operator Pooling: data has shape ", data,
-              " but must be (batch, channel, width) or (batch, channel, height, width)");
+  BRAID_CHECK(nd == 1 || nd == 2, "operator Pooling: data has shape ", data, " but must be ",
+              p.channels_last ? "(batch, width, channel) or (batch, height, width, channel)"
+                              : "(batch, channel, width) or (batch, channel, height, width)");
   BRAID_CHECK(p.global || p.kernel.ndim() == nd, "operator Pooling: kernel=", p.kernel,
               " does not match data of shape ", data);
-  std::vector<int64_t> o{data[0], data[1]};
-  for (int i = 0; i < nd; ++i)
-    o.push_back(p.global ? 1 : data[2 + i] == 0 ? 0 : out_size(p, i, data[2 + i]));
+  std::vector<int64_t> o{data[0]};
+  if (!p.channels_last) o.push_back(data[1]);
+  for (int i = 0; i < nd; ++i) {
+    const int64_t x = data[p.spatial_axis(i)];
+    o.push_back(p.global ? 1 : x == 0 ? 0 : out_size(p, i, x));
+  }
+  if (p.channels_last) o.push_back(data[data.ndim() - 1]);
   for (auto& s : out) merge_shape(s, Shape(o), "Pooling", "output");
   return data.fully_known() && out[0].fully_known();
 }
@@ -93,15 +104,16 @@ PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
   PoolGeom g;
   g.type = p.type;
   g.include_pad = p.include_pad;
+  g.channels_last = p.channels_last;
   g.n = data[0];
-  g.c = data[1];
+  g.c = data[p.channel_axis(data.ndim())];
   const int nd = data.ndim() - 2;
   int64_t PoolGeom::*fields[2][6] = {
       {&PoolGeom::ih, &PoolGeom::oh, &PoolGeom::kh, &PoolGeom::sh, &PoolGeom::ph, &PoolGeom::ph_r},
       {&PoolGeom::iw, &PoolGeom::ow, &PoolGeom::kw, &PoolGeom::sw, &PoolGeom::pw, &PoolGeom::pw_r}};
   for (int i = 0; i < nd; ++i) {
     auto* f = fields[2 - nd + i];  // 1-D pooling runs on the width axis with height 1
-    const int64_t x = data[2 + i];
+    const int64_t x = data[p.spatial_axis(i)];
     g.*f[0] = x;
     if (p.global) {  // one window over the whole axis
       g.*f[1] = 1;
@@ -124,7 +136,7 @@ PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
 void add_pooling(Registry& r) {
   OpDef d;
   d.name = "Pooling";
-  d.doc = "Max, average or sum pooling over NCW / NCHW data; output 1 + (in + 2*pad - kernel) / "
+  d.doc = "Max, average or sum pooling over NCW / NCHW (or layout NWC / NHWC) data; output 1 + (in + 2*pad - kernel) / "
           "stride, rounded down ('valid') or up ('full'); global_pool pools the whole plane.";
   d.parse = parse_pool;
   d.list_arguments = args({"data"});

@@ -40,8 +40,8 @@ TEST(NnConvErrors, Convolution) {
   expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "3"}, {"num_group", "2"}}, kImage,
                "num_filter=3 is not divisible");
   expect_error("Convolution", {{"kernel", "(9, 9)"}, {"num_filter", "2"}}, kImage, "exceeds the padded input");
-  expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}, {"layout", "NHWC"}}, kImage,
-               "layout 'NHWC' is not supported");
+  expect_error("Convolution", {{"kernel", "(3,)"}, {"num_filter", "2"}, {"layout", "NHWC"}}, {Shape({1, 2, 8})},
+               "layout 'NHWC' is not supported with a 1-D kernel");
   expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}, {"bogus", "1"}}, kImage,
                "unknown attribute 'bogus'");
   expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}},
@@ -76,7 +76,7 @@ TEST(NnConvErrors, Pooling) {
   expect_error("Pooling", {{"kernel", "(7, 7)"}}, x, "exceeds the input");
   expect_error("Pooling", {{"kernel", "(1, 1)"}, {"stride", "(4, 4)"}, {"pooling_convention", "full"}},
                {Shape({1, 1, 6, 6})}, "entirely in the padding");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}, {"layout", "NHWC"}}, x, "layout 'NHWC'");
+  expect_error("Pooling", {{"kernel", "(2, 2)"}, {"layout", "NDHWC"}}, x, "layout 'NDHWC'");
   expect_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6})},
                "(batch, channel, height, width)");
 }
