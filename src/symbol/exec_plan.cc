@@ -20,6 +20,7 @@ class PlanBuilder {
     infer();
     make_values();
     make_steps();
+    if (info_.options.channels_last) use_channels_last(plan_);
     if (info_.options.fuse) fuse_elementwise(plan_);
     make_backward();
     plan_memory(plan_, info_.options.plan_memory);
@@ -120,6 +121,7 @@ class PlanBuilder {
       Step s;
       s.def = n.op;
       s.param = n.param;
+      s.attrs = n.op_attrs();
       s.name = n.name;
       s.ctx = node_ctx(n);
       s.num_args = n.num_arguments();

@@ -41,6 +41,7 @@ struct FusedOp {
 struct Step {
   const op::OpDef* def = nullptr;  // null for a fused chain
   std::any param;
+  op::AttrMap attrs;  // what `param` was parsed from
   std::vector<FusedOp> chain;  // a fused chain, applied in order
   std::string name;
   Context ctx;
@@ -94,5 +95,10 @@ void plan_memory(Plan& plan, bool reuse);
 
 /// Folds chains of element-wise steps into fused steps (fuse.cc).
 void fuse_elementwise(Plan& plan);
+
+/// Moves float32 2-D Convolution and Pooling steps, and the element-wise steps fed by them, to
+/// channels-last data, inserting transposes at the borders (channels_last.cc). Runs before
+/// fusion and the backward pass, which see the transposes as ordinary steps.
+void use_channels_last(Plan& plan);
 
 }  // namespace braid::symbol::detail

@@ -29,6 +29,8 @@ bool ExecutorOptions::default_bulk() {
   return env_int({"BRAID_EXEC_BULK_EXEC", "MXNET_EXEC_BULK_EXEC_TRAIN"}, 1) != 0;
 }
 
+bool ExecutorOptions::default_channels_last() { return env_int({"BRAID_EXEC_CHANNELS_LAST"}, 1) != 0; }
+
 Executor::Executor(Executor&&) noexcept = default;
 Executor& Executor::operator=(Executor&&) noexcept = default;
 Executor::~Executor() = default;
@@ -205,7 +207,8 @@ std::string Executor::debug_str() const {
     if (it->backward) os << "backward " << it->name << " " << list(it->out_grads) << " -> " << list(it->in_grads) << "\n";
   const PlanStats& st = plan_->stats;
   os << "buffers: " << plan_->slots.size() << ", " << st.planned_bytes << " bytes planned, " << st.unplanned_bytes
-     << " unplanned; " << st.inplace_ops << " in place, " << st.fused_ops << " ops fused\n";
+     << " unplanned; " << st.inplace_ops << " in place, " << st.fused_ops << " ops fused, " << st.channels_last_ops
+     << " ops on NHWC\n";
   return os.str();
 }
 

@@ -42,6 +42,7 @@ struct PlanStats {
   int fused_ops = 0;         // element-wise ops folded into fused kernels
   int inplace_ops = 0;       // kernels writing over their input's buffer (forward or backward)
   int skipped_backward = 0;  // kernels whose gradient no wanted gradient depends on
+  int channels_last_ops = 0; // convolutions and poolings moved to NHWC data
 };
 
 struct ExecutorOptions {
@@ -52,6 +53,13 @@ struct ExecutorOptions {
   /// context. Default: BRAID_EXEC_BULK_EXEC (or MXNET_EXEC_BULK_EXEC_TRAIN), on unless 0.
   bool bulk = default_bulk();
   static bool default_bulk();
+  /// Run float32 2-D convolutions and poolings, and the element-wise ops between them, on
+  /// channels-last (NHWC) data, with transposes only where the graph enters and leaves such a
+  /// region: oneDNN's convolutions compute in NHWC, so this saves their reorders of every
+  /// activation. Results equal the NCHW graph's to rounding. Default: BRAID_EXEC_CHANNELS_LAST,
+  /// on unless 0.
+  bool channels_last = default_channels_last();
+  static bool default_channels_last();
 };
 
 class Executor {

@@ -236,6 +236,15 @@ void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, 
   if (req == OpReq::Null) return;
   if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
   const bool max = g.type == PoolType::Max;
+  if (max && g.channels_last) {  // image by image, along memory: dy and mask row by row
+    const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
+#pragma omp parallel for schedule(static) if (g.x_size() > (1 << 15))
+    for (int64_t n = 0; n < g.n; ++n)
+      for (int64_t o = n * out; o < (n + 1) * out; ++o)
+        for (int64_t c = 0; c < g.c; ++c)
+          dx[(n * in + decode_index(mask[o * g.c + c])) * g.c + c] += dy[o * g.c + c];
+    return;
+  }
   const Windows win(g);
   for_each_plane(g, [&](int64_t p) {
     const Plane at = plane(g, p);

@@ -2,6 +2,8 @@
 // memory planning and fusion; its graph passes observed through plan_stats.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
@@ -14,6 +16,12 @@ namespace braid {
 namespace {
 
 std::vector<float> values(const NDArray& a) { return a.to_vector<float>(); }
+
+void expect_close(const NDArray& got, const NDArray& want, double rtol, const std::string& what) {
+  std::vector<float> g = values(got), w = values(want);
+  ASSERT_EQ(g.size(), w.size()) << what;
+  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], w[i], 1e-6 + rtol * std::abs(w[i])) << what << " element " << i;
+}
 
 /// data -> FullyConnected(8) -> relu -> FullyConnected(3) -> SoftmaxOutput
 Symbol mlp() {
@@ -73,6 +81,40 @@ TEST(Executor, MatchesTheImperativePathAndAutograd) {
   EXPECT_EQ(values(grads["fc2_bias"]), values(b2.grad()));
 }
 
+TEST(Executor, ChannelsLastRegionsGiveTheChannelsFirstResults) {
+  // conv -> tanh -> max pool -> conv -> relu runs on NHWC; the data enters through a transpose,
+  // the weights are transposed to (F, kh, kw, C), and relu's output leaves through one for the FC.
+  sym::Prefix fresh("");
+  Symbol x = Symbol::Variable("data");
+  Symbol c1 = sym::make("Convolution", {x}, {{"kernel", "(3, 3)"}, {"num_filter", "4"}}, "c1");
+  Symbol a1 = sym::make("Activation", {c1}, {{"act_type", "tanh"}}, "a1");
+  Symbol p1 = sym::make("Pooling", {a1}, {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "max"}}, "p1");
+  Symbol c2 = sym::make("Convolution", {p1}, {{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"pad", "(1, 1)"}}, "c2");
+  Symbol a2 = sym::make("Activation", {c2}, {{"act_type", "relu"}}, "a2");
+  Symbol f = sym::make("FullyConnected", {a2}, {{"num_hidden", "10"}}, "fc");
+  Symbol net = Symbol::Group({sym::make("SoftmaxOutput", {f}, {}, "softmax"), p1});
+  auto args = random_args(net, {{"data", Shape{4, 3, 14, 14}}});
+  args["softmax_label"] = nd::array<float>({1, 3, 5, 7}, Shape{4});
+
+  Executor first = bind_with(net, args, {.channels_last = false});
+  Executor last = bind_with(net, args, {.channels_last = true});
+  for (Executor* ex : {&first, &last}) {
+    ex->forward(true);
+    ex->backward();
+  }
+  EXPECT_EQ(first.plan_stats().channels_last_ops, 0);
+  EXPECT_EQ(last.plan_stats().channels_last_ops, 3);
+  // Four transposes: data in, two weights, relu's output out; p1, also an output, leaves by one.
+  EXPECT_EQ(last.plan_stats().forward_kernels, first.plan_stats().forward_kernels + 5);
+  EXPECT_NE(last.debug_str().find("transpose to NHWC"), std::string::npos);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(last.outputs()[i].shape(), first.outputs()[i].shape());
+    expect_close(last.outputs()[i], first.outputs()[i], 1e-5, "output " + std::to_string(i));
+  }
+  for (const auto& [name, g] : first.grad_dict())
+    expect_close(last.grad_dict()[name], g, 1e-4, name);
+}
+
 TEST(Executor, PlanningReusesMemoryWithoutChangingResults) {
   sym::Prefix fresh("");
   Symbol x = Symbol::Variable("data");
@@ -86,8 +128,8 @@ TEST(Executor, PlanningReusesMemoryWithoutChangingResults) {
   auto args = random_args(net, {{"data", Shape{4, 1, 14, 14}}});
   args["softmax_label"] = nd::array<float>({1, 3, 5, 7}, Shape{4});
 
-  Executor plain = bind_with(net, args, {.plan_memory = false, .fuse = false});
-  Executor planned = bind_with(net, args, {});
+  Executor plain = bind_with(net, args, {.plan_memory = false, .fuse = false, .channels_last = false});
+  Executor planned = bind_with(net, args, {.channels_last = false});
   for (Executor* ex : {&plain, &planned}) {
     ex->forward(true);
     ex->backward();
@@ -105,7 +147,7 @@ TEST(Executor, PlanningReusesMemoryWithoutChangingResults) {
     std::vector<NDArray> a;
     for (const auto& n : net.list_arguments()) a.push_back(args[n]);
     return a;
-  }());
+  }(), {}, {}, {}, {}, {.channels_last = false});
   infer.forward(false);
   plain.forward(false);
   EXPECT_EQ(infer.plan_stats().inplace_ops, 2);
