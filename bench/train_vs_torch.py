@@ -98,7 +98,7 @@ def main():
                          str(args.threads)] + common
             best = {"braid": None, "hybrid": None, "torch": None}
             for _ in range(args.rounds):
-                for side, cmd in (("braid", braid_cmd), ("hybrid", braid_cmd + ["--hybridize"]), ("torch", torch_cmd)):
+                for side, cmd in (("braid", braid_cmd), ("hybrid", braid_cmd + ["--hybridize", "--static-alloc"]), ("torch", torch_cmd)):
                     r = run_side(cmd, args.threads)
                     if best[side] is None or r["samples_per_sec"] > best[side]["samples_per_sec"]:
                         best[side] = r
