@@ -101,6 +101,30 @@ void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* m
   }
 }
 
+// Stores the first maximum of four candidate vectors (the window's taps in order) to y as `req`
+// says, and its tap's offset to mask; the scalar form does the same for one output.
+void store_max_of_four(const __m128 (&candidates)[4], const __m128i (&offsets)[4], float* y, float* mask,
+                       OpReq req) {
+  __m128 v = candidates[0];
+  __m128 best = _mm_castsi128_ps(offsets[0]);
+  for (int k = 1; k < 4; ++k) {
+    const __m128 more = _mm_cmpgt_ps(candidates[k], v);
+    v = _mm_blendv_ps(v, candidates[k], more);
+    best = _mm_blendv_ps(best, _mm_castsi128_ps(offsets[k]), more);
+  }
+  _mm_storeu_ps(mask, best);
+  if (req == OpReq::Write) _mm_storeu_ps(y, v);
+  else if (req == OpReq::Add) _mm_storeu_ps(y, _mm_add_ps(_mm_loadu_ps(y), v));
+}
+
+void store_max_of_four(const float (&candidates)[4], const int32_t (&offsets)[4], float& y, float& mask,
+                       OpReq req) {
+  int k = 0;
+  for (int j = 1; j < 4; ++j) k = candidates[j] > candidates[k] ? j : k;
+  mask = encode_index<float>(offsets[k]);
+  assign(y, req, candidates[k]);
+}
+
 // Max pooling with 2x2 windows at stride 2, all inside the input (LeNet's, VGG's), four outputs
 // at a time on SSE4.1 (the compiler keeps the scalar loop's compares as branches, which random
 // data mispredicts). Same first-maximum rule as forward_plane.
@@ -125,25 +149,13 @@ void max2x2_plane(const PoolGeom& g, const float* x, float* y, float* mask, OpRe
       const __m128i second = _mm_add_epi32(lane, _mm_set1_epi32(row1 + static_cast<int32_t>(c)));
       const __m128i offsets[4] = {first, _mm_add_epi32(first, _mm_set1_epi32(1)), second,
                                   _mm_add_epi32(second, _mm_set1_epi32(1))};
-      __m128 v = candidates[0];
-      __m128 best = _mm_castsi128_ps(offsets[0]);
-      for (int k = 1; k < 4; ++k) {
-        const __m128 more = _mm_cmpgt_ps(candidates[k], v);
-        v = _mm_blendv_ps(v, candidates[k], more);
-        best = _mm_blendv_ps(best, _mm_castsi128_ps(offsets[k]), more);
-      }
-      _mm_storeu_ps(mrow + ox, best);
-      if (req == OpReq::Write) _mm_storeu_ps(yrow + ox, v);
-      else if (req == OpReq::Add) _mm_storeu_ps(yrow + ox, _mm_add_ps(_mm_loadu_ps(yrow + ox), v));
+      store_max_of_four(candidates, offsets, yrow + ox, mrow + ox, req);
     }
     for (; ox < g.ow; ++ox) {
       const int32_t c = static_cast<int32_t>(2 * ox);
       const float candidates[4] = {r0[c], r0[c + 1], r1[c], r1[c + 1]};
       const int32_t offsets[4] = {row0 + c, row0 + c + 1, row1 + c, row1 + c + 1};
-      int k = 0;
-      for (int j = 1; j < 4; ++j) k = candidates[j] > candidates[k] ? j : k;
-      mrow[ox] = encode_index<float>(offsets[k]);
-      assign(yrow[ox], req, candidates[k]);
+      store_max_of_four(candidates, offsets, yrow[ox], mrow[ox], req);
     }
   }
 }
@@ -156,31 +168,23 @@ void max2x2_nhwc(const PoolGeom& g, const float* x, float* y, float* mask, OpReq
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t n = row / g.oh, oy = row % g.oh;
     for (int64_t ox = 0; ox < g.ow; ++ox) {
-      const int64_t taps[4] = {2 * oy * g.iw + 2 * ox, 2 * oy * g.iw + 2 * ox + 1, (2 * oy + 1) * g.iw + 2 * ox,
-                               (2 * oy + 1) * g.iw + 2 * ox + 1};
+      const int32_t top = static_cast<int32_t>(2 * oy * g.iw + 2 * ox), bottom = top + static_cast<int32_t>(g.iw);
+      const int32_t taps[4] = {top, top + 1, bottom, bottom + 1};
+      const __m128i tap_vectors[4] = {_mm_set1_epi32(taps[0]), _mm_set1_epi32(taps[1]), _mm_set1_epi32(taps[2]),
+                                      _mm_set1_epi32(taps[3])};
       const float* in[4];
       for (int k = 0; k < 4; ++k) in[k] = x + (n * g.ih * g.iw + taps[k]) * ch;
       float* out = y + (row * g.ow + ox) * ch;
       float* where = mask + (row * g.ow + ox) * ch;
       int64_t c = 0;
       for (; c + 4 <= ch; c += 4) {
-        __m128 v = _mm_loadu_ps(in[0] + c);
-        __m128 best = _mm_castsi128_ps(_mm_set1_epi32(static_cast<int32_t>(taps[0])));
-        for (int k = 1; k < 4; ++k) {
-          const __m128 candidate = _mm_loadu_ps(in[k] + c);
-          const __m128 more = _mm_cmpgt_ps(candidate, v);
-          v = _mm_blendv_ps(v, candidate, more);
-          best = _mm_blendv_ps(best, _mm_castsi128_ps(_mm_set1_epi32(static_cast<int32_t>(taps[k]))), more);
-        }
-        _mm_storeu_ps(where + c, best);
-        if (req == OpReq::Write) _mm_storeu_ps(out + c, v);
-        else if (req == OpReq::Add) _mm_storeu_ps(out + c, _mm_add_ps(_mm_loadu_ps(out + c), v));
+        const __m128 candidates[4] = {_mm_loadu_ps(in[0] + c), _mm_loadu_ps(in[1] + c), _mm_loadu_ps(in[2] + c),
+                                      _mm_loadu_ps(in[3] + c)};
+        store_max_of_four(candidates, tap_vectors, out + c, where + c, req);
       }
       for (; c < ch; ++c) {
-        int k = 0;
-        for (int j = 1; j < 4; ++j) k = in[j][c] > in[k][c] ? j : k;
-        where[c] = encode_index<float>(taps[k]);
-        assign(out[c], req, in[k][c]);
+        const float candidates[4] = {in[0][c], in[1][c], in[2][c], in[3][c]};
+        store_max_of_four(candidates, taps, out[c], where[c], req);
       }
     }
   }
