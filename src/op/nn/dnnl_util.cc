@@ -1,5 +1,7 @@
 #include "dnnl_util.h"
 
+#include <omp.h>
+
 #include <cstdlib>
 
 #include "braid/base/error.h"
@@ -61,7 +63,13 @@ namespace {
 // pending operations in its own static destructor; if oneDNN's statics were created after the
 // engine (at the first kernel), they would be gone while that drain still runs kernels. Creating
 // them here, during static initialisation and so before the engine, makes them outlive it.
+// On one OpenMP thread: a team here would give the main thread a pool of OpenMP threads of its
+// own, and with more OpenMP threads than cores libgomp stops spinning between parallel regions:
+// every region of the engine's kernels would then wait for its threads to be woken (150 us per
+// region measured on a 2-core VM, a quarter of LeNet's training time).
 [[maybe_unused]] const bool g_dnnl_globals_created = [] {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
   auto md = plain_md({1}, dnnl::memory::format_tag::a);
   dnnl::eltwise_forward::primitive_desc pd(
       {dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu, md, 0.0f}, dnnl_engine());
@@ -69,6 +77,7 @@ namespace {
   dnnl::memory mem(md, dnnl_engine(), &value);
   dnnl::eltwise_forward(pd).execute(dnnl_stream(), {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
   dnnl_stream().wait();
+  omp_set_num_threads(threads);
   return dnnl::get_primitive_cache_capacity() >= 0;
 }();
 
