@@ -30,6 +30,11 @@ const std::vector<Case>& lenet_cases() {
        {Shape({64, 20, 12, 12}), Shape({50, 20, 5, 5}), Shape({50})}},
       {"pool2", "Pooling", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "max"}},
        {Shape({64, 50, 8, 8})}},
+      // The layout a hybridized LeNet pools in (its channels-last regions).
+      {"pool1_nhwc", "Pooling", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"layout", "NHWC"}},
+       {Shape({64, 24, 24, 20})}},
+      {"pool2_nhwc", "Pooling", {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"layout", "NHWC"}},
+       {Shape({64, 8, 8, 50})}},
       {"fc1", "FullyConnected", {{"num_hidden", "128"}}, {Shape({64, 800}), Shape({128, 800}), Shape({128})}},
       {"fc2", "FullyConnected", {{"num_hidden", "10"}}, {Shape({64, 128}), Shape({10, 128}), Shape({10})}},
   };

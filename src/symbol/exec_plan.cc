@@ -21,7 +21,10 @@ class PlanBuilder {
     make_values();
     make_steps();
     if (info_.options.channels_last) use_channels_last(plan_);
-    if (info_.options.fuse) fuse_elementwise(plan_);
+    if (info_.options.fuse) {
+      fuse_relu(plan_);
+      fuse_elementwise(plan_);
+    }
     make_backward();
     plan_memory(plan_, info_.options.plan_memory);
     plan_.stats.forward_kernels = static_cast<int>(plan_.steps.size());

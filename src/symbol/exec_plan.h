@@ -93,6 +93,10 @@ Plan make_plan(const std::vector<Entry>& outputs, const BindInfo& info);
 /// Assigns slots to the planned values of `plan` (memory_plan.cc).
 void plan_memory(Plan& plan, bool reuse);
 
+/// Folds relus into the convolutions before them, and their gradients into the max poolings
+/// after them (fuse_relu.cc). Runs before element-wise fusion.
+void fuse_relu(Plan& plan);
+
 /// Folds chains of element-wise steps into fused steps (fuse.cc).
 void fuse_elementwise(Plan& plan);
 

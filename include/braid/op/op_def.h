@@ -100,6 +100,16 @@ struct OpDef {
   /// symbolic call fills it in from the number of inputs given (MXNet's key_var_num_args).
   std::string key_var_num_args;
 
+  /// Executor fusion with a relu that reads output 0 (optional; Convolution): the param of an
+  /// op whose output 0 is relu(what it computed). Its backward then receives the gradient with
+  /// respect to the relu's output and applies relu's gradient itself, unless `grad_before_relu`:
+  /// its only reader already took relu's gradient (see fuse_input_relu_grad).
+  std::function<std::any(const std::any& param, bool grad_before_relu)> fuse_output_relu;
+  /// Executor fusion (optional; max Pooling): for an op whose input 0 is a relu's output read by
+  /// nothing else, the param whose backward also applies that relu's gradient, from the op's own
+  /// output 0; an empty std::any when this param cannot (average pooling).
+  std::function<std::any(const std::any& param)> fuse_input_relu_grad;
+
   bool differentiable() const { return static_cast<bool>(backward) && !zero_gradient; }
 };
 

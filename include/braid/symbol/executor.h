@@ -40,6 +40,7 @@ struct PlanStats {
   int forward_kernels = 0;   // kernels one forward pushes (a fused chain counts once)
   int backward_kernels = 0;  // kernels one backward pushes
   int fused_ops = 0;         // element-wise ops folded into fused kernels
+  int fused_relus = 0;       // relus folded into the convolutions before them
   int inplace_ops = 0;       // kernels writing over their input's buffer (forward or backward)
   int skipped_backward = 0;  // kernels whose gradient no wanted gradient depends on
   int channels_last_ops = 0; // convolutions and poolings moved to NHWC data
@@ -47,7 +48,7 @@ struct PlanStats {
 
 struct ExecutorOptions {
   bool plan_memory = true;  // false: every intermediate gets its own buffer
-  bool fuse = true;         // fuse chains of element-wise ops
+  bool fuse = true;         // fuse chains of element-wise ops, and relus into convolutions
   /// Run the forward and the backward each as one engine operation, the kernels back to back
   /// without scheduling between them (MXNet's bulk execution); only when every node runs on one
   /// context. Default: BRAID_EXEC_BULK_EXEC (or MXNET_EXEC_BULK_EXEC_TRAIN), on unless 0.

@@ -38,28 +38,36 @@ struct Descs {
     pad_r = {g.ph_r, g.pw_r};
   }
 
-  dnnl::convolution_forward::primitive_desc forward_pd() const {
+  // With `relu`, the primitive applies it to its output as a post-op.
+  dnnl::convolution_forward::primitive_desc forward_pd(bool relu = false) const {
     auto alg = dnnl::algorithm::convolution_direct;
     auto prop = dnnl::prop_kind::forward_training;
     auto d = b ? dnnl::convolution_forward::desc(prop, alg, x_in, w_in, b, y_in, strides, dilates,
                                                  pad_l, pad_r)
                : dnnl::convolution_forward::desc(prop, alg, x_in, w_in, y_in, strides, dilates,
                                                  pad_l, pad_r);
-    return {d, user_scratchpad(), dnnl_engine()};
+    if (!relu) return {d, user_scratchpad(), dnnl_engine()};
+    dnnl::primitive_attr attr;  // not a copy of user_scratchpad(): copies share one attribute
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+    return {d, attr, dnnl_engine()};
   }
 };
 
 DnnlExec make(const ConvGeom& g, Kind kind, bool with_bias, tag act) {
   Descs d(g, with_bias, act);
-  auto fwd = d.forward_pd();
   using A = DnnlExec::Arg;
   if (kind == kForward) {
+    auto fwd = d.forward_pd(g.relu);
     std::vector<A> args{{DNNL_ARG_SRC, d.x, fwd.src_desc(), false},
                         {DNNL_ARG_WEIGHTS, d.w, fwd.weights_desc(), false}};
     if (with_bias) args.push_back({DNNL_ARG_BIAS, d.b, fwd.bias_desc(), false});
     args.push_back({DNNL_ARG_DST, d.y, fwd.dst_desc(), true});
     return DnnlExec(dnnl::convolution_forward(fwd), std::move(args));
   }
+  auto fwd = d.forward_pd();
   auto alg = dnnl::algorithm::convolution_direct;
   if (kind == kBackwardData) {
     dnnl::convolution_backward_data::primitive_desc pd(

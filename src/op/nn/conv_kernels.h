@@ -16,16 +16,17 @@ struct ConvGeom {
   bool channels_last = false;
   int64_t ih = 1, iw = 1, oh = 1, ow = 1;
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, ph_r = 0, pw_r = 0;
+  bool relu = false;  // forward: y = relu(conv(x, w) + bias)
 
   int64_t x_size() const { return n * c * ih * iw; }
   int64_t y_size() const { return n * f * oh * ow; }
   int64_t w_size() const { return f * (c / g) * kh * kw; }
   std::vector<int64_t> key() const {
-    return {n, c, f, g, channels_last, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, ph_r, pw_r};
+    return {n, c, f, g, channels_last, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, ph_r, pw_r, relu};
   }
 };
 
-/// y = conv(x, w) + bias (bias may be null).
+/// y = conv(x, w) + bias (bias may be null), through a relu when g.relu.
 template <class T>
 void conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req);
 /// dx = conv_transpose(dy, w): the gradient of conv with respect to x.

@@ -17,6 +17,9 @@ struct ConvParam {
   int64_t num_filter = 0, num_group = 1;
   bool no_bias = false;
   bool channels_last = false;  // layout NHWC: data (N, H, W, C), weight (F, kh, kw, C/g)
+  // Set by the executor's relu fusion (OpDef::fuse_output_relu), never by an attribute.
+  bool fused_relu = false;        // the output is relu(convolution)
+  bool grad_before_relu = false;  // the output gradient received is already relu's input gradient
 
   int spatial() const { return kernel.ndim(); }
   int64_t dilated_kernel(int i) const { return dilate[i] * (kernel[i] - 1) + 1; }

@@ -118,8 +118,16 @@ void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw
 
 template <class T>
 void conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req) {
-  if constexpr (std::is_same_v<T, float>) dnnl_conv_forward(g, x, w, bias, y, req);
-  else if (g.channels_last) channels_last_ref_conv_forward(g, x, w, bias, y, req);
+  if constexpr (std::is_same_v<T, float>) {
+    dnnl_conv_forward(g, x, w, bias, y, req);  // the relu, if any, as a post-op
+  } else if (g.relu) {
+    ConvGeom plain = g;
+    plain.relu = false;
+    write_with_req(y, g.y_size(), req, [&](T* out) {
+      conv_forward(plain, x, w, bias, out, OpReq::Write);
+      for (int64_t i = 0; i < g.y_size(); ++i) out[i] = out[i] > T(0) ? out[i] : T(0);
+    });
+  } else if (g.channels_last) channels_last_ref_conv_forward(g, x, w, bias, y, req);
   else ref_conv_forward(g, x, w, bias, y, req);
 }
 

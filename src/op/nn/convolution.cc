@@ -1,10 +1,20 @@
 // Convolution and Deconvolution (1-D NCW, 2-D NCHW, grouped, dilated). Deconvolution runs the
 // same kernels with the roles of forward and backward-data exchanged.
+#include <vector>
+
 #include "conv_param.h"
 #include "nn_conv_ops.h"
 
 namespace braid::op::detail {
 namespace {
+
+// The gradient with respect to relu's input, from its output y and output gradient dy.
+template <class T>
+std::vector<T> relu_grad_from_output(const T* y, const T* dy, int64_t n) {
+  std::vector<T> dv(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) dv[static_cast<size_t>(i)] = y[i] > T(0) ? dy[i] : T(0);
+  return dv;
+}
 
 template <class T>
 const T* opt_ptr(const std::vector<TBlob>& v, size_t i) {
@@ -12,18 +22,26 @@ const T* opt_ptr(const std::vector<TBlob>& v, size_t i) {
 }
 
 void conv_forward_op(const ConvParam& p, const ForwardArgs& a) {
-  const ConvGeom g = conv_geom(p, a.inputs[0].shape);
+  ConvGeom g = conv_geom(p, a.inputs[0].shape);
+  g.relu = p.fused_relu;
   BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Convolution", {
     conv_forward<T>(g, a.inputs[0].ptr<T>(), a.inputs[1].ptr<T>(), opt_ptr<T>(a.inputs, 2),
                     a.outputs[0].ptr<T>(), a.req[0]);
   });
 }
 
+// With a fused relu the output gradient goes through relu's gradient first (from the output:
+// positive exactly where relu's input was), unless the output's reader did that already.
 void conv_backward_op(const ConvParam& p, const BackwardArgs& a) {
   const ConvGeom g = conv_geom(p, a.inputs[0].shape);
   const OpReq req_b = p.no_bias ? OpReq::Null : a.req[2];
   BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Convolution", {
     const T* dy = a.out_grads[0].ptr<T>();
+    std::vector<T> masked;
+    if (p.fused_relu && !p.grad_before_relu) {
+      masked = relu_grad_from_output(a.outputs[0].ptr<T>(), dy, g.y_size());
+      dy = masked.data();
+    }
     conv_backward_data<T>(g, dy, a.inputs[1].ptr<T>(), a.in_grads[0].ptr<T>(), a.req[0]);
     T* db = req_b == OpReq::Null ? nullptr : a.in_grads[2].ptr<T>();
     if (a.req[1] != OpReq::Null || db)
@@ -73,7 +91,18 @@ void add_conv_op(Registry& r, const std::string& name, bool transposed, const st
   d.backward = [bwd](const OpContext&, const std::any& p, const BackwardArgs& a) {
     bwd(param<ConvParam>(p), a);
   };
-  d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };  // x and w, not y
+  // x and w; y only to take a fused relu's gradient.
+  d.backward_reads = [](const std::any& p) {
+    const auto& cp = param<ConvParam>(p);
+    return BackwardReads{true, cp.fused_relu && !cp.grad_before_relu};
+  };
+  if (!transposed)
+    d.fuse_output_relu = [](const std::any& p, bool grad_before_relu) {
+      ConvParam cp = param<ConvParam>(p);
+      cp.fused_relu = true;
+      cp.grad_before_relu = grad_before_relu;
+      return std::any(cp);
+    };
   r.add(std::move(d));
 }
 

@@ -6,6 +6,7 @@
 #include <smmintrin.h>
 #include <vector>
 
+#include "braid/base/error.h"
 #include "pool_kernels.h"
 
 namespace braid::op::detail {
@@ -160,34 +161,45 @@ void max2x2_plane(const PoolGeom& g, const float* x, float* y, float* mask, OpRe
   }
 }
 
-// The same in NHWC: four channels at a time, each output pixel's window being four channel
-// vectors; rows of output pixels run in parallel.
-void max2x2_nhwc(const PoolGeom& g, const float* x, float* y, float* mask, OpReq req) {
-  const int64_t rows = g.n * g.oh, ch = g.c;
+// Runs body(image, taps, pixel) for every output pixel of a 2x2/2 max pooling in NHWC, rows of
+// pixels in parallel: image is the first input pixel of its image, taps the window's pixels
+// within the image (h * iw + w, in window order), pixel the output pixel's index in the batch.
+template <class F>
+void for_each_window_nhwc(const PoolGeom& g, F&& body) {
+  const int64_t rows = g.n * g.oh;
 #pragma omp parallel for schedule(static) if (g.x_size() > (1 << 15))
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t n = row / g.oh, oy = row % g.oh;
     for (int64_t ox = 0; ox < g.ow; ++ox) {
       const int32_t top = static_cast<int32_t>(2 * oy * g.iw + 2 * ox), bottom = top + static_cast<int32_t>(g.iw);
       const int32_t taps[4] = {top, top + 1, bottom, bottom + 1};
-      const __m128i tap_vectors[4] = {_mm_set1_epi32(taps[0]), _mm_set1_epi32(taps[1]), _mm_set1_epi32(taps[2]),
-                                      _mm_set1_epi32(taps[3])};
-      const float* in[4];
-      for (int k = 0; k < 4; ++k) in[k] = x + (n * g.ih * g.iw + taps[k]) * ch;
-      float* out = y + (row * g.ow + ox) * ch;
-      float* where = mask + (row * g.ow + ox) * ch;
-      int64_t c = 0;
-      for (; c + 4 <= ch; c += 4) {
-        const __m128 candidates[4] = {_mm_loadu_ps(in[0] + c), _mm_loadu_ps(in[1] + c), _mm_loadu_ps(in[2] + c),
-                                      _mm_loadu_ps(in[3] + c)};
-        store_max_of_four(candidates, tap_vectors, out + c, where + c, req);
-      }
-      for (; c < ch; ++c) {
-        const float candidates[4] = {in[0][c], in[1][c], in[2][c], in[3][c]};
-        store_max_of_four(candidates, taps, out[c], where[c], req);
-      }
+      body(n * g.ih * g.iw, taps, row * g.ow + ox);
     }
   }
+}
+
+// The same in NHWC: four channels at a time, each output pixel's window being four channel
+// vectors.
+void max2x2_nhwc(const PoolGeom& g, const float* x, float* y, float* mask, OpReq req) {
+  const int64_t ch = g.c;
+  for_each_window_nhwc(g, [&](int64_t image, const int32_t (&taps)[4], int64_t pixel) {
+    const __m128i tap_vectors[4] = {_mm_set1_epi32(taps[0]), _mm_set1_epi32(taps[1]), _mm_set1_epi32(taps[2]),
+                                    _mm_set1_epi32(taps[3])};
+    const float* in[4];
+    for (int k = 0; k < 4; ++k) in[k] = x + (image + taps[k]) * ch;
+    float* out = y + pixel * ch;
+    float* where = mask + pixel * ch;
+    int64_t c = 0;
+    for (; c + 4 <= ch; c += 4) {
+      const __m128 candidates[4] = {_mm_loadu_ps(in[0] + c), _mm_loadu_ps(in[1] + c), _mm_loadu_ps(in[2] + c),
+                                    _mm_loadu_ps(in[3] + c)};
+      store_max_of_four(candidates, tap_vectors, out + c, where + c, req);
+    }
+    for (; c < ch; ++c) {
+      const float candidates[4] = {in[0][c], in[1][c], in[2][c], in[3][c]};
+      store_max_of_four(candidates, taps, out[c], where[c], req);
+    }
+  });
 }
 
 bool is_max2x2(const PoolGeom& g) {
@@ -195,12 +207,19 @@ bool is_max2x2(const PoolGeom& g) {
          g.pw == 0 && 2 * g.oh <= g.ih && 2 * g.ow <= g.iw;
 }
 
+// dy[i], or nothing where a fused relu's output y[i] was not positive.
+template <class T>
+T gated(const T* dy, const T* relu_y, int64_t i) {
+  return !relu_y || relu_y[i] > T(0) ? dy[i] : T(0);
+}
+
 // Adds the plane's gradient to dx (zeroed beforehand for OpReq::Write).
 template <class T>
-void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T* mask, T* dx, int64_t step) {
+void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T* mask, const T* relu_y, T* dx,
+                    int64_t step) {
   const int64_t out = g.oh * g.ow;
   if (g.type == PoolType::Max) {
-    for (int64_t o = 0; o < out; ++o) dx[decode_index(mask[o * step]) * step] += dy[o * step];
+    for (int64_t o = 0; o < out; ++o) dx[decode_index(mask[o * step]) * step] += gated(dy, relu_y, o * step);
     return;
   }
   for (int64_t oy = 0; oy < g.oh; ++oy) {
@@ -212,6 +231,42 @@ void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T*
       for (int64_t h = r.begin; h < r.end; ++h)
         for (int64_t w = c.begin; w < c.end; ++w) dx[(h * g.iw + w) * step] += share;
     }
+  }
+}
+
+// The gradient of max2x2_nhwc in one pass over dx: every input element inside the windows gets
+// its window's gradient where the mask names it and zero elsewhere (no zero-fill, no scatter),
+// four channels at a time; a last odd row or column, outside every window, gets zero.
+void max2x2_nhwc_backward(const PoolGeom& g, const float* dy, const float* mask, const float* relu_y, float* dx,
+                          OpReq req) {
+  const int64_t ch = g.c;
+  const auto put = [req](float* at, __m128 v) {
+    _mm_storeu_ps(at, req == OpReq::Add ? _mm_add_ps(_mm_loadu_ps(at), v) : v);
+  };
+  for_each_window_nhwc(g, [&](int64_t image, const int32_t (&taps)[4], int64_t pixel) {
+    float* in[4];
+    for (int k = 0; k < 4; ++k) in[k] = dx + (image + taps[k]) * ch;
+    const int64_t o = pixel * ch;
+    int64_t c = 0;
+    for (; c + 4 <= ch; c += 4) {
+      __m128 d = _mm_loadu_ps(dy + o + c);
+      if (relu_y) d = _mm_and_ps(d, _mm_cmpgt_ps(_mm_loadu_ps(relu_y + o + c), _mm_setzero_ps()));
+      const __m128i where = _mm_castps_si128(_mm_loadu_ps(mask + o + c));
+      for (int k = 0; k < 4; ++k)
+        put(in[k] + c, _mm_and_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(where, _mm_set1_epi32(taps[k]))), d));
+    }
+    for (; c < ch; ++c) {
+      const float d = gated(dy, relu_y, o + c);
+      const int32_t where = decode_index(mask[o + c]);
+      for (int k = 0; k < 4; ++k) assign(in[k][c], req, where == taps[k] ? d : 0.0f);
+    }
+  });
+  if (req == OpReq::Add) return;
+  for (int64_t n = 0; n < g.n; ++n) {
+    float* image = dx + n * g.ih * g.iw * ch;
+    if (g.ih > 2 * g.oh) std::fill(image + (g.ih - 1) * g.iw * ch, image + g.ih * g.iw * ch, 0.0f);
+    if (g.iw > 2 * g.ow)
+      for (int64_t h = 0; h < 2 * g.oh; ++h) std::fill_n(image + (h * g.iw + g.iw - 1) * ch, ch, 0.0f);
   }
 }
 
@@ -236,23 +291,27 @@ void direct_pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req
 }
 
 template <class T>
-void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req) {
+void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T* relu_y, T* dx, OpReq req) {
   if (req == OpReq::Null) return;
-  if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
   const bool max = g.type == PoolType::Max;
+  BRAID_CHECK(max || !relu_y, "Pooling: only max pooling takes a fused relu's gradient");
+  if constexpr (std::is_same_v<T, float>)
+    if (is_max2x2(g) && g.channels_last) return max2x2_nhwc_backward(g, dy, mask, relu_y, dx, req);
+  if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
   if (max && g.channels_last) {  // image by image, along memory: dy and mask row by row
     const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
 #pragma omp parallel for schedule(static) if (g.x_size() > (1 << 15))
     for (int64_t n = 0; n < g.n; ++n)
       for (int64_t o = n * out; o < (n + 1) * out; ++o)
         for (int64_t c = 0; c < g.c; ++c)
-          dx[(n * in + decode_index(mask[o * g.c + c])) * g.c + c] += dy[o * g.c + c];
+          dx[(n * in + decode_index(mask[o * g.c + c])) * g.c + c] += gated(dy, relu_y, o * g.c + c);
     return;
   }
   const Windows win(g);
   for_each_plane(g, [&](int64_t p) {
     const Plane at = plane(g, p);
-    backward_plane(g, win, dy + at.y, max ? mask + at.y : nullptr, dx + at.x, at.step);
+    backward_plane(g, win, dy + at.y, max ? mask + at.y : nullptr, relu_y ? relu_y + at.y : nullptr, dx + at.x,
+                   at.step);
   });
 }
 
@@ -264,17 +323,17 @@ void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req) {
 }
 
 template <class T>
-void pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req) {
+void pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T* relu_y, T* dx, OpReq req) {
   if constexpr (std::is_same_v<T, float>)
-    if (dnnl_pool_supported(g)) return dnnl_pool_backward(g, dy, dx, req);
-  direct_pool_backward(g, dy, mask, dx, req);
+    if (dnnl_pool_supported(g) && !relu_y) return dnnl_pool_backward(g, dy, dx, req);
+  direct_pool_backward(g, dy, mask, relu_y, dx, req);
 }
 
-#define BRAID_INSTANTIATE_POOL(T)                                                     \
-  template void direct_pool_forward(const PoolGeom&, const T*, T*, T*, OpReq);        \
-  template void direct_pool_backward(const PoolGeom&, const T*, const T*, T*, OpReq); \
-  template void pool_forward(const PoolGeom&, const T*, T*, T*, OpReq);               \
-  template void pool_backward(const PoolGeom&, const T*, const T*, T*, OpReq);
+#define BRAID_INSTANTIATE_POOL(T)                                                               \
+  template void direct_pool_forward(const PoolGeom&, const T*, T*, T*, OpReq);                  \
+  template void direct_pool_backward(const PoolGeom&, const T*, const T*, const T*, T*, OpReq); \
+  template void pool_forward(const PoolGeom&, const T*, T*, T*, OpReq);                         \
+  template void pool_backward(const PoolGeom&, const T*, const T*, const T*, T*, OpReq);
 BRAID_INSTANTIATE_POOL(float)
 BRAID_INSTANTIATE_POOL(double)
 #undef BRAID_INSTANTIATE_POOL

@@ -34,15 +34,16 @@ struct PoolGeom {
 /// null mask.
 template <class T>
 void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
-/// dx = gradient of the pooling given dy and the forward's mask.
+/// dx = gradient of the pooling given dy and the forward's mask. With `relu_y` (max pooling only:
+/// y, when x was a relu's output), also the relu's gradient: outputs with y <= 0 pass nothing.
 template <class T>
-void pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req);
+void pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T* relu_y, T* dx, OpReq req);
 
 // The two implementations behind pool_*: direct loops (any T) and oneDNN (float, no max).
 template <class T>
 void direct_pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
 template <class T>
-void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, T* dx, OpReq req);
+void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T* relu_y, T* dx, OpReq req);
 /// Whether the oneDNN path takes this pooling: averages and sums, except averages including
 /// padding whose window reaches past the padded input (MXNet shrinks the divisor there).
 bool dnnl_pool_supported(const PoolGeom& g);

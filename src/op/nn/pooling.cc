@@ -15,6 +15,9 @@ struct PoolParam {
   PoolType type = PoolType::Max;
   bool global = false, full = false, include_pad = true;
   bool channels_last = false;  // layout NWC / NHWC
+  // Set by the executor's relu fusion (OpDef::fuse_input_relu_grad), never by an attribute: the
+  // input is a relu's output and the backward also takes the relu's gradient.
+  bool relu_grad = false;
 
   int spatial_axis(int i) const { return channels_last ? 1 + i : 2 + i; }
   int channel_axis(int ndim) const { return channels_last ? ndim - 1 : 1; }
@@ -155,8 +158,15 @@ void add_pooling(Registry& r) {
     const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {
       const T* mask = g.type == PoolType::Max ? a.outputs[1].ptr<T>() : nullptr;
-      pool_backward<T>(g, a.out_grads[0].ptr<T>(), mask, a.in_grads[0].ptr<T>(), a.req[0]);
+      const T* relu_y = param<PoolParam>(pa).relu_grad ? a.outputs[0].ptr<T>() : nullptr;
+      pool_backward<T>(g, a.out_grads[0].ptr<T>(), mask, relu_y, a.in_grads[0].ptr<T>(), a.req[0]);
     });
+  };
+  d.fuse_input_relu_grad = [](const std::any& pa) {
+    PoolParam p = param<PoolParam>(pa);
+    if (p.type != PoolType::Max) return std::any();
+    p.relu_grad = true;
+    return std::any(p);
   };
   r.add(std::move(d));
 }

@@ -66,10 +66,16 @@ void expect_same_as_channels_first(const Case& c) {
   auto got = run_op<T>(c.op, attrs, last_shapes, last, move_channels(dy, y_shape, true));
   EXPECT_EQ(got.out_shapes[0], channels_last_shape(y_shape));
   expect_near(move_channels(got.outputs[0], y_shape, false), ref.outputs[0], tol, tol, "output");
+  // With req Add the gradients land on what the buffers held (1.5 everywhere).
+  auto added = run_op<T>(c.op, attrs, last_shapes, last, move_channels(dy, y_shape, true), op::OpReq::Add, 1.5);
   for (size_t i = 0; i < c.shapes.size(); ++i) {
     const bool moves = i < 2 && c.shapes[i].ndim() > 2;
+    const std::string what = "gradient of input " + std::to_string(i);
     expect_near(moves ? move_channels(got.in_grads[i], c.shapes[i], false) : got.in_grads[i], ref.in_grads[i], tol,
-                tol, "gradient of input " + std::to_string(i));
+                tol, what);
+    Values plus = got.in_grads[i];
+    for (double& v : plus) v += 1.5;
+    expect_near(added.in_grads[i], plus, tol, tol, what + " (req Add)");
   }
 }
 
@@ -85,7 +91,7 @@ std::vector<Case> cases() {
       conv({{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"num_group", "2"}, {"pad", "(1, 1)"}},
            {Shape({2, 4, 6, 6}), Shape({6, 2, 3, 3}), Shape({6})}),
       pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, Shape({2, 8, 6, 10})),  // four channels at a time
-      pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, Shape({2, 5, 7, 6})),   // and the remainder
+      pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, Shape({2, 5, 7, 9})),   // remainder, odd row and column
       pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"pooling_convention", "full"}},
            Shape({2, 3, 9, 8})),
       pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"pool_type", "avg"}}, Shape({2, 3, 9, 8})),

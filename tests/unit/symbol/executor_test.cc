@@ -9,6 +9,7 @@
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
+#include "braid/ndarray/reduce.h"
 #include "braid/symbol/compose.h"
 #include "braid/symbol/executor.h"
 
@@ -46,7 +47,7 @@ Executor bind_with(const Symbol& s, const std::map<std::string, NDArray>& args, 
   std::vector<NDArray> a, g;
   for (const auto& name : s.list_arguments()) {
     a.push_back(args.at(name).copy());
-    g.push_back(nd::zeros(args.at(name).shape()));
+    g.push_back(nd::zeros(args.at(name).shape(), cpu(), args.at(name).dtype()));
   }
   return Executor::bind(s, cpu(), a, g, {req}, {}, {}, options);
 }
@@ -139,10 +140,11 @@ TEST(Executor, PlanningReusesMemoryWithoutChangingResults) {
   EXPECT_LT(planned.plan_stats().planned_bytes, plain.plan_stats().planned_bytes);
   EXPECT_EQ(plain.plan_stats().planned_bytes, plain.plan_stats().unplanned_bytes);
   EXPECT_GE(planned.plan_stats().inplace_ops, 1);  // an activation's gradient over its output gradient
-  EXPECT_EQ(planned.plan_stats().forward_kernels, 7);
-  EXPECT_EQ(planned.plan_stats().backward_kernels, 7);
+  EXPECT_EQ(planned.plan_stats().fused_relus, 1);  // a2 into c2
+  EXPECT_EQ(planned.plan_stats().forward_kernels, 6);
+  EXPECT_EQ(planned.plan_stats().backward_kernels, 6);
 
-  // Inference: activations run in place over the convolution outputs.
+  // Inference: the tanh runs in place over c1's output (the relu is part of c2).
   Executor infer = Executor::bind(net, cpu(), [&] {
     std::vector<NDArray> a;
     for (const auto& n : net.list_arguments()) a.push_back(args[n]);
@@ -150,9 +152,49 @@ TEST(Executor, PlanningReusesMemoryWithoutChangingResults) {
   }(), {}, {}, {}, {}, {.channels_last = false});
   infer.forward(false);
   plain.forward(false);
-  EXPECT_EQ(infer.plan_stats().inplace_ops, 2);
+  EXPECT_EQ(infer.plan_stats().inplace_ops, 1);
   EXPECT_EQ(infer.plan_stats().backward_kernels, 0);
   EXPECT_EQ(values(infer.outputs()[0]), values(plain.outputs()[0]));
+}
+
+// r1 folds into c1 and its gradient into the max pooling p1; r2 folds into c2, whose backward
+// takes its gradient (an average pooling reads it); r3 stays, as c3's output is also returned.
+// In float32 (oneDNN applies the relu as it stores the convolution) and float64, channels first
+// and last, outputs and gradients equal the unfused plan's exactly.
+TEST(Executor, FusesRelusIntoConvolutionsAndTheirGradientsIntoMaxPooling) {
+  sym::Prefix fresh("");
+  auto conv = [](const Symbol& in, const char* name) {
+    return sym::make("Convolution", {in}, {{"kernel", "(3, 3)"}, {"num_filter", "4"}}, name);
+  };
+  auto relu = [](const Symbol& in, const char* name) {
+    return sym::make("Activation", {in}, {{"act_type", "relu"}}, name);
+  };
+  Symbol x = Symbol::Variable("data");
+  Symbol p1 = sym::make("Pooling", {relu(conv(x, "c1"), "r1")},
+                        {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "max"}}, "p1");
+  Symbol p2 = sym::make("Pooling", {relu(conv(p1, "c2"), "r2")}, {{"kernel", "(2, 2)"}, {"pool_type", "avg"}}, "p2");
+  Symbol c3 = conv(p2, "c3");
+  Symbol net = Symbol::Group({sym::make("sum", {relu(c3, "r3") * c3}), c3});
+  for (DType dtype : {DType::Float32, DType::Float64})
+    for (bool channels_last : {false, true}) {
+      auto args = random_args(net, {{"data", Shape{2, 3, 16, 16}}});
+      for (auto& [name, a] : args) a = a.astype(dtype);
+      Executor fused = bind_with(net, args, {.channels_last = channels_last});
+      Executor unfused = bind_with(net, args, {.fuse = false, .channels_last = channels_last});
+      const std::string what = cat(dtype_name(dtype), channels_last ? " NHWC" : " NCHW");
+      EXPECT_EQ(fused.plan_stats().fused_relus, 2) << what;
+      EXPECT_EQ(fused.plan_stats().forward_kernels, unfused.plan_stats().forward_kernels - 2) << what;
+      for (Executor* ex : {&fused, &unfused}) {
+        ex->forward(true);
+        ex->backward();
+      }
+      auto doubles = [](const NDArray& a) { return a.astype(DType::Float64).to_vector<double>(); };
+      for (size_t i = 0; i < 2; ++i) EXPECT_EQ(doubles(fused.outputs()[i]), doubles(unfused.outputs()[i])) << what;
+      for (const auto& [name, g] : unfused.grad_dict()) {
+        EXPECT_EQ(doubles(fused.grad_dict()[name]), doubles(g)) << what << " " << name;
+        EXPECT_GT(doubles(nd::norm(g))[0], 0.0) << what << " " << name;  // gradients flow
+      }
+    }
 }
 
 TEST(Executor, FusesElementwiseChains) {
