@@ -28,6 +28,7 @@ void register_nn_basic_flatten_ops(Registry& r) {
       write_each(a.in_grads[0].ptr<T>(), a.req[0], a.in_grads[0].size(), [g](int64_t i) { return g[i]; });
     });
   };
+  d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
   r.add(std::move(d));
   r.add_alias("flatten", "Flatten");
 }

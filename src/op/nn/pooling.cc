@@ -162,6 +162,8 @@ void add_pooling(Registry& r) {
       pool_backward<T>(g, a.out_grads[0].ptr<T>(), mask, relu_y, a.in_grads[0].ptr<T>(), a.req[0]);
     });
   };
+  // Not the input (max pooling keeps its mask, a hidden output); the output for a fused relu.
+  d.backward_reads = [](const std::any& pa) { return BackwardReads{false, param<PoolParam>(pa).relu_grad}; };
   d.fuse_input_relu_grad = [](const std::any& pa) {
     PoolParam p = param<PoolParam>(pa);
     if (p.type != PoolType::Max) return std::any();

@@ -39,6 +39,7 @@ void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view) {
     return out[0].fully_known();
   };
   set_view_kernels(d, view);
+  d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };  // shapes only
   r.add(std::move(d));
 }
 
