@@ -24,6 +24,13 @@ std::string arg_list(const std::vector<std::string>& names) {
 void waitall() { engine::Engine::get().wait_for_all(); }
 
 namespace {
+thread_local int t_priority = 0;  // the innermost PriorityScope's
+}  // namespace
+
+PriorityScope::PriorityScope(int priority) : saved_(t_priority) { t_priority = priority; }
+PriorityScope::~PriorityScope() { t_priority = saved_; }
+
+namespace {
 
 std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>& inputs,
                          const op::AttrMap& attrs, const std::vector<NDArray>& out, bool all_outputs) {
@@ -199,7 +206,7 @@ Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool trainin
 }
 
 void push(Kernel kernel) {
-  engine::Engine::get().push(std::move(kernel.fn), kernel.ctx, kernel.reads, kernel.writes, 0, kernel.name);
+  engine::Engine::get().push(std::move(kernel.fn), kernel.ctx, kernel.reads, kernel.writes, t_priority, kernel.name);
 }
 
 void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,

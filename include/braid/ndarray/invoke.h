@@ -35,4 +35,19 @@ NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs,
 /// Blocks until every pushed operation is done; re-throws the first error (MXNet's nd.waitall).
 void waitall();
 
+/// The engine priority of every operation this thread pushes through NDArray calls while the
+/// scope lives (among ready operations on a device, higher runs first; default 0). KVStore
+/// pushes and pulls parameter i at -i, as MXNet does, so the first layers' communication, which
+/// the next forward needs first, goes first.
+class PriorityScope {
+ public:
+  explicit PriorityScope(int priority);
+  ~PriorityScope();
+  PriorityScope(const PriorityScope&) = delete;
+  PriorityScope& operator=(const PriorityScope&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace braid::nd
