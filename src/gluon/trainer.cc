@@ -1,6 +1,7 @@
 #include "braid/gluon/trainer.h"
 
 #include "braid/autograd/autograd.h"
+#include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/io/file.h"
 #include "braid/op/param_reader.h"
@@ -8,8 +9,9 @@
 namespace braid::gluon {
 
 Trainer::Trainer(const ParameterDict& params, const std::string& optimizer,
-                 const std::map<std::string, std::string>& optimizer_params, const std::string& kvstore)
-    : kvstore_(kvstore) {
+                 const std::map<std::string, std::string>& optimizer_params, KVStoreChoice kvstore,
+                 std::optional<bool> update_on_kvstore)
+    : kvstore_choice_(std::move(kvstore)), update_on_kvstore_choice_(update_on_kvstore) {
   auto opt_params = optimizer_params;
   if (auto it = opt_params.find("rescale_grad"); it != opt_params.end()) {
     scale_ = op::ParamReader({{"rescale_grad", it->second}}, "Trainer").get<double>("rescale_grad");
@@ -20,8 +22,11 @@ Trainer::Trainer(const ParameterDict& params, const std::string& optimizer,
   init_optimizer();
 }
 
-Trainer::Trainer(const ParameterDict& params, std::shared_ptr<optim::Optimizer> optimizer, const std::string& kvstore)
-    : optimizer_(std::move(optimizer)), kvstore_(kvstore) {
+Trainer::Trainer(const ParameterDict& params, std::shared_ptr<optim::Optimizer> optimizer, KVStoreChoice kvstore,
+                 std::optional<bool> update_on_kvstore)
+    : optimizer_(std::move(optimizer)),
+      kvstore_choice_(std::move(kvstore)),
+      update_on_kvstore_choice_(update_on_kvstore) {
   BRAID_CHECK(optimizer_, "Trainer: the optimizer is null");
   scale_ = optimizer_->rescale_grad();
   for (const auto& [name, p] : params) params_.push_back(p);
@@ -42,45 +47,113 @@ void Trainer::init_optimizer() {
   optimizer_->set_wd_mult({}, wd_mult);
 }
 
+// MXNet's Trainer._init_kvstore and model._create_kvstore, for dense parameters.
+void Trainer::init_kvstore() {
+  if (kv_initialized_) return;
+  for (size_t i = 0; i < params_.size(); ++i)
+    BRAID_CHECK(params_[i]->initialized(), "Trainer: Parameter '", params_[i]->name(), "' has not been initialized",
+                params_[i]->deferred() ? " (its initialization waits for the first forward: run the model once before step)"
+                                       : "");
+  const size_t contexts = params_.empty() ? 1 : params_[0]->list_ctx().size();
+  bool update_on_kvstore = env_int({"MXNET_UPDATE_ON_KVSTORE"}, 1) != 0;
+  const std::string& name = kvstore_choice_.name;
+  if (kvstore_choice_.store) {
+    kvstore_ = kvstore_choice_.store;
+  } else if (!name.empty() && name != "None" && (contexts > 1 || name.find("dist") != std::string::npos)) {
+    kvstore_ = kv::create(name);
+    int64_t largest = 0;
+    for (const auto& p : params_) largest = std::max(largest, p->shape().size());
+    if (name == "local" && largest > 16 * 1024 * 1024) update_on_kvstore = false;
+  }
+  if (update_on_kvstore_choice_) update_on_kvstore = *update_on_kvstore_choice_;
+  update_on_kvstore_ = kvstore_ && update_on_kvstore;
+  if (kvstore_) {
+    if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
+    for (size_t i = 0; i < params_.size(); ++i) {
+      auto data = params_[i]->list_data();
+      kvstore_->init(static_cast<int>(i), data[0]);
+      kvstore_->pull(static_cast<int>(i), data, -static_cast<int>(i));  // every copy starts equal
+    }
+  }
+  kv_initialized_ = true;
+}
+
+std::shared_ptr<kv::KVStore> Trainer::kvstore() {
+  init_kvstore();
+  return kvstore_;
+}
+
+bool Trainer::update_on_kvstore() {
+  init_kvstore();
+  return update_on_kvstore_;
+}
+
+bool Trainer::fresh(size_t i, bool ignore_stale_grad) const {
+  const auto& p = params_[i];
+  if (p->grad_req() == GradReq::Null) return false;
+  bool fresh = true;
+  for (const auto& d : p->list_data()) fresh = fresh && autograd::fresh_grad(d);
+  BRAID_CHECK(fresh || ignore_stale_grad, "gradient of Parameter '", p->name(), "' has not been updated by backward "
+              "since the last step; this could mean a bug in your model that made it use only a subset of its "
+              "parameters in this iteration. If that is intended, call step with ignore_stale_grad=true to skip the "
+              "parameters with stale gradients");
+  return fresh;
+}
+
 void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
-  allreduce_grads();
-  update(batch_size, ignore_stale_grad);
+  BRAID_CHECK(batch_size > 0, "Trainer: batch_size must be positive, got ", batch_size);
+  init_kvstore();
+  if (!update_on_kvstore_) {
+    allreduce_grads();
+    update(batch_size, ignore_stale_grad);
+    return;
+  }
+  autograd::PauseScope pause;
+  optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (!fresh(i, ignore_stale_grad)) continue;
+    const int key = static_cast<int>(i);
+    auto data = params_[i]->list_data();
+    kvstore_->push(key, params_[i]->list_grad(), -key);
+    kvstore_->pull(key, data, -key);
+    for (const auto& d : data) autograd::set_fresh_grad(d, false);
+  }
 }
 
 void Trainer::allreduce_grads() {
+  init_kvstore();
+  BRAID_CHECK(!update_on_kvstore_, "Trainer: allreduce_grads() is not supported when the kvstore updates the "
+              "parameters; create the Trainer with update_on_kvstore=false, or call step()");
   autograd::PauseScope pause;
-  for (const auto& p : params_) {
-    if (p->grad_req() == GradReq::Null || !p->initialized()) continue;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const auto& p = params_[i];
+    if (p->grad_req() == GradReq::Null) continue;
     auto grads = p->list_grad();
+    if (kvstore_) {
+      const int key = static_cast<int>(i);
+      kvstore_->push(key, grads, -key);
+      kvstore_->pull(key, grads, -key);
+      continue;
+    }
     if (grads.size() < 2) continue;
     NDArray sum = grads[0].copy();
-    for (size_t i = 1; i < grads.size(); ++i) sum += grads[i].as_in_context(sum.ctx());
+    for (size_t c = 1; c < grads.size(); ++c) sum += grads[c].as_in_context(sum.ctx());
     for (auto& g : grads) sum.copyto(g);
   }
 }
 
 void Trainer::update(int64_t batch_size, bool ignore_stale_grad) {
   BRAID_CHECK(batch_size > 0, "Trainer: batch_size must be positive, got ", batch_size);
+  init_kvstore();
+  BRAID_CHECK(!update_on_kvstore_, "Trainer: update() is not supported when the kvstore updates the parameters; "
+              "create the Trainer with update_on_kvstore=false, or call step()");
   autograd::PauseScope pause;
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
   for (size_t i = 0; i < params_.size(); ++i) {
-    const auto& p = params_[i];
-    if (p->grad_req() == GradReq::Null) continue;
-    BRAID_CHECK(p->initialized(), "Trainer: Parameter '", p->name(), "' has not been initialized",
-                p->deferred() ? " (its initialization waits for the first forward: run the model once before step)"
-                              : "");
-    auto data = p->list_data();
-    bool fresh = true;
-    for (const auto& d : data) fresh = fresh && autograd::fresh_grad(d);
-    if (!fresh) {
-      BRAID_CHECK(ignore_stale_grad, "gradient of Parameter '", p->name(), "' has not been updated by backward since "
-                  "the last step; this could mean a bug in your model that made it use only a subset of its "
-                  "parameters in this iteration. If that is intended, call step with ignore_stale_grad=true to "
-                  "skip the parameters with stale gradients");
-      continue;
-    }
+    if (!fresh(i, ignore_stale_grad)) continue;
+    auto data = params_[i]->list_data();
     // Every copy got the same (summed) gradient: update the first and copy it to the others.
-    optimizer_->update(static_cast<int>(i), data[0], p->list_grad()[0]);
+    optimizer_->update(static_cast<int>(i), data[0], params_[i]->list_grad()[0]);
     for (size_t c = 1; c < data.size(); ++c) data[0].copyto(data[c]);
     for (const auto& d : data) autograd::set_fresh_grad(d, false);
   }

@@ -7,36 +7,63 @@
 ///   trainer.step(batch_size);   // gradients scaled by 1 / batch_size, then one update each
 ///
 /// Parameters are numbered in the order of the dictionary (the optimizer's index); their names,
-/// lr_mult and wd_mult reach the optimizer. A parameter held on several contexts has its
-/// gradients summed over them (allreduce_grads) and each copy gets the same update. The kvstore
-/// argument is accepted for MXNet's signature; distributed stores come with the kvstore issues.
+/// lr_mult and wd_mult reach the optimizer.
+///
+/// Parameters held on several contexts (data parallelism) have their gradients summed over them
+/// and every copy gets the same update, through a KVStore when there is one — MXNet's rules, set
+/// up at the first step: `kvstore` names a type ("device", the default, or "local") or is a
+/// store; with one context and no distributed type no store is used (the sum is then a local
+/// one). `update_on_kvstore` (default: MXNET_UPDATE_ON_KVSTORE, on unless 0; off for "local"
+/// with a parameter over 16M elements, as MXNet) makes the store run the optimizer on push and
+/// the trainer pull the weights; otherwise the store only sums and each context updates its copy.
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "braid/gluon/parameter.h"
+#include "braid/kvstore/kvstore.h"
 #include "braid/optim/optimizer.h"
 
 namespace braid::gluon {
+
+/// The kvstore argument: a type name, a store, or none ("" or "None": no store).
+struct KVStoreChoice {
+  std::string name;
+  std::shared_ptr<kv::KVStore> store;
+  KVStoreChoice(const char* n) : name(n) {}
+  KVStoreChoice(std::string n) : name(std::move(n)) {}
+  KVStoreChoice(std::shared_ptr<kv::KVStore> s) : store(std::move(s)) {}
+};
 
 class Trainer {
  public:
   /// `optimizer` by name (optim::create) with `optimizer_params` in MXNet spelling; the
   /// "rescale_grad" given here is the scale that step() divides by the batch size.
   Trainer(const ParameterDict& params, const std::string& optimizer,
-          const std::map<std::string, std::string>& optimizer_params = {}, const std::string& kvstore = "device");
+          const std::map<std::string, std::string>& optimizer_params = {}, KVStoreChoice kvstore = "device",
+          std::optional<bool> update_on_kvstore = std::nullopt);
   /// With an optimizer object (its rescale_grad is the scale).
-  Trainer(const ParameterDict& params, std::shared_ptr<optim::Optimizer> optimizer,
-          const std::string& kvstore = "device");
+  Trainer(const ParameterDict& params, std::shared_ptr<optim::Optimizer> optimizer, KVStoreChoice kvstore = "device",
+          std::optional<bool> update_on_kvstore = std::nullopt);
 
-  /// allreduce_grads() then update(batch_size). With ignore_stale_grad, parameters whose gradient
-  /// no backward wrote since the last step are skipped instead of being an error.
+  /// allreduce_grads() then update(batch_size), or with update_on_kvstore a push of the gradients
+  /// (the store updates) and a pull of the weights. With ignore_stale_grad, parameters whose
+  /// gradient no backward wrote since the last step are skipped instead of being an error.
   void step(int64_t batch_size, bool ignore_stale_grad = false);
-  /// Sums each parameter's gradients over its contexts (into every context's buffer).
+  /// Sums each parameter's gradients over its contexts (into every context's buffer). Not with
+  /// update_on_kvstore (as MXNet): use step().
   void allreduce_grads();
-  /// Updates the parameters from their gradients scaled by scale / batch_size.
+  /// Updates the parameters from their gradients scaled by scale / batch_size. Not with
+  /// update_on_kvstore (as MXNet): use step().
   void update(int64_t batch_size, bool ignore_stale_grad = false);
+
+  /// The store in use (null without one) and whether it runs the optimizer; set up at the first
+  /// step (or by this call).
+  std::shared_ptr<kv::KVStore> kvstore();
+  bool update_on_kvstore();
 
   double learning_rate() { return optimizer_->learning_rate(); }
   void set_learning_rate(double lr) { optimizer_->set_learning_rate(lr); }
@@ -49,11 +76,19 @@ class Trainer {
 
  private:
   void init_optimizer();
+  void init_kvstore();
+  // Whether parameter i takes part in this step (false: skip it); throws for a stale gradient
+  // unless ignore_stale_grad.
+  bool fresh(size_t i, bool ignore_stale_grad) const;
 
   std::vector<ParameterPtr> params_;
   std::shared_ptr<optim::Optimizer> optimizer_;
   double scale_ = 1.0;
-  std::string kvstore_;
+  KVStoreChoice kvstore_choice_;
+  std::optional<bool> update_on_kvstore_choice_;
+  bool kv_initialized_ = false;
+  std::shared_ptr<kv::KVStore> kvstore_;
+  bool update_on_kvstore_ = false;
 };
 
 }  // namespace braid::gluon

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <filesystem>
 
 #include "braid/autograd/autograd.h"
@@ -75,24 +77,52 @@ TEST(Trainer, StaleGradientIsAnErrorUnlessIgnored) {
   EXPECT_EQ(unused->weight()->data().to_vector<float>(), (V{1, 1}));
 }
 
+// Every way to sum over contexts: through a "device" or "local" store (updating on the store or
+// on the contexts), a store object, or no store (a local sum).
 TEST(Trainer, ContextsGetTheSummedGradientAndStayEqual) {
-  auto d = unit_dense({cpu(0), cpu(1)});
-  Trainer trainer(d->collect_params(), "sgd", {{"learning_rate", "0.1"}});
-  NDArray x0 = nd::array({1, 2}, Shape({1, 2}), cpu(0)), x1 = nd::array({3, 4}, Shape({1, 2}), cpu(1));
-  NDArray l0, l1;
-  {
-    autograd::RecordScope rec;
-    l0 = nd::sum((*d)(x0));
-    l1 = nd::sum((*d)(x1));
+  struct Way {
+    KVStoreChoice kvstore;
+    std::optional<bool> update_on_kvstore;
+    std::string store_type;  // "" for none
+    bool updates_on_store;
+  };
+  const std::vector<Way> ways = {{"device", std::nullopt, "device", true}, {"device", false, "device", false},
+                                 {"local", std::nullopt, "local", true},   {"local", false, "local", false},
+                                 {kv::create("local"), true, "local", true}, {"None", std::nullopt, "", false}};
+  for (const auto& way : ways) {
+    auto d = unit_dense({cpu(0), cpu(1)});
+    Trainer trainer(d->collect_params(), "sgd", {{"learning_rate", "0.1"}}, way.kvstore, way.update_on_kvstore);
+    const std::string what = way.store_type + (way.updates_on_store ? " updating" : "");
+    ASSERT_EQ(trainer.kvstore() ? trainer.kvstore()->type() : "", way.store_type) << what;
+    EXPECT_EQ(trainer.update_on_kvstore(), way.updates_on_store) << what;
+    for (int step = 0; step < 2; ++step) {
+      NDArray x0 = nd::array({1, 2}, Shape({1, 2}), cpu(0)), x1 = nd::array({3, 4}, Shape({1, 2}), cpu(1));
+      NDArray l0, l1;
+      {
+        autograd::RecordScope rec;
+        l0 = nd::sum((*d)(x0));
+        l1 = nd::sum((*d)(x1));
+      }
+      l0.backward();
+      l1.backward();
+      trainer.step(2);
+    }
+    // Each step: w -= 0.1 * (x0 + x1) / 2 = (0.2, 0.3).
+    for (Context c : {cpu(0), cpu(1)}) {
+      auto w = d->weight()->data(c).to_vector<float>();
+      EXPECT_NEAR(w[0], 0.6f, 1e-6) << what << " " << c;
+      EXPECT_NEAR(w[1], 0.4f, 1e-6) << what << " " << c;
+    }
+    if (way.updates_on_store) {
+      EXPECT_THROW(trainer.allreduce_grads(), Error) << what;
+      EXPECT_THROW(trainer.update(2), Error) << what;
+    }
   }
-  l0.backward();
-  l1.backward();
-  trainer.step(2);
-  for (Context c : {cpu(0), cpu(1)}) {
-    auto w = d->weight()->data(c).to_vector<float>();
-    EXPECT_NEAR(w[0], 0.8f, 1e-6) << c;
-    EXPECT_NEAR(w[1], 0.7f, 1e-6) << c;
-  }
+  // One context: no store, whatever the name.
+  auto single = unit_dense();
+  Trainer trainer(single->collect_params(), "sgd", {{"learning_rate", "0.1"}}, "device");
+  EXPECT_EQ(trainer.kvstore(), nullptr);
+  EXPECT_FALSE(trainer.update_on_kvstore());
 }
 
 TEST(Trainer, SavedStatesResumeIdentically) {
