@@ -1,12 +1,15 @@
 #include "braid/module/module.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
+#include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/io/file.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
 
 namespace braid::mod {
 namespace {
@@ -27,10 +30,9 @@ Module::Module(Symbol symbol, std::vector<std::string> data_names, std::vector<s
                std::vector<Context> contexts, std::vector<std::string> fixed_param_names)
     : symbol_(std::move(symbol)),
       data_names_(std::move(data_names)),
-      fixed_param_names_(std::move(fixed_param_names)) {
-  BRAID_CHECK(contexts.size() == 1, "Module: ", contexts.size(),
-              " contexts given; data parallelism over several contexts is not built yet, use one");
-  ctx_ = contexts[0];
+      fixed_param_names_(std::move(fixed_param_names)),
+      contexts_(std::move(contexts)) {
+  BRAID_CHECK(!contexts_.empty(), "Module: give at least one context");
   auto args = symbol_.list_arguments();
   for (const auto& n : data_names_)
     BRAID_CHECK(contains(args, n), "Module: data name '", n, "' is not an argument of the symbol");
@@ -45,9 +47,30 @@ Module::Module(Symbol symbol, std::vector<std::string> data_names, std::vector<s
 
 bool Module::is_input(const std::string& name) const { return contains(data_names_, name) || contains(label_names_, name); }
 
+// MXNet's _split_input_slice with equal work loads: each context gets round(batch / n) samples,
+// the last the remainder.
+std::pair<int64_t, int64_t> Module::slice_of(int64_t batch, size_t k) const {
+  const auto n = static_cast<int64_t>(contexts_.size());
+  const int64_t each = static_cast<int64_t>(std::llround(static_cast<double>(batch) / static_cast<double>(n)));
+  const int64_t begin = std::min(batch, each * static_cast<int64_t>(k));
+  const int64_t end = k + 1 == contexts_.size() ? batch : std::min(batch, begin + each);
+  return {begin, end};
+}
+
+std::map<std::string, Shape> Module::slice_shapes(const std::map<std::string, Shape>& shapes, size_t k) const {
+  std::map<std::string, Shape> out;
+  for (const auto& [name, shape] : shapes) {
+    auto dims = shape.dims();
+    const auto [begin, end] = slice_of(shape[0], k);
+    dims[0] = end - begin;
+    out[name] = Shape(dims);
+  }
+  return out;
+}
+
 void Module::bind(const std::vector<io::DataDesc>& data_shapes, const std::vector<io::DataDesc>& label_shapes,
                   bool for_training, bool inputs_need_grad, bool force_rebind) {
-  BRAID_CHECK(!exec_ || force_rebind, "Module: already bound; pass force_rebind to bind again");
+  BRAID_CHECK(!binded() || force_rebind, "Module: already bound; pass force_rebind to bind again");
   std::map<std::string, Shape> shapes;
   for (const auto& d : data_shapes) {
     BRAID_CHECK(contains(data_names_, d.name), "Module::bind: '", d.name, "' is not one of the data names");
@@ -57,14 +80,18 @@ void Module::bind(const std::vector<io::DataDesc>& data_shapes, const std::vecto
     if (contains(label_names_, d.name)) shapes[d.name] = d.shape;
   BRAID_CHECK(!data_shapes.empty() && data_shapes[0].shape.ndim() >= 1, "Module::bind needs the data shapes");
   batch_size_ = data_shapes[0].shape[0];
+  BRAID_CHECK(batch_size_ >= static_cast<int64_t>(contexts_.size()), "Module::bind: a batch of ", batch_size_,
+              " cannot be split over ", contexts_.size(), " contexts");
   std::vector<std::string> no_grad = fixed_param_names_;
   for (const auto& n : label_names_) no_grad.push_back(n);
   if (!inputs_need_grad)
     for (const auto& n : data_names_) no_grad.push_back(n);
   // Keep parameter values across a rebind.
-  auto kept = exec_ ? get_params() : std::pair<ParamMap, ParamMap>{};
-  exec_ = std::make_unique<Executor>(Executor::simple_bind(symbol_, ctx_, shapes,
-                                                           for_training ? GradReq::Write : GradReq::Null, {}, no_grad));
+  auto kept = binded() ? get_params() : std::pair<ParamMap, ParamMap>{};
+  execs_.clear();
+  for (size_t k = 0; k < contexts_.size(); ++k)
+    execs_.push_back(std::make_unique<Executor>(Executor::simple_bind(
+        symbol_, contexts_[k], slice_shapes(shapes, k), for_training ? GradReq::Write : GradReq::Null, {}, no_grad)));
   for_training_ = for_training;
   inputs_need_grad_ = inputs_need_grad;
   if (params_initialized_) set_params(kept.first, kept.second);
@@ -76,7 +103,7 @@ void Module::bind(const std::vector<io::DataDesc>& data_shapes, const std::vecto
 
 void Module::init_params(const init::InitializerPtr& initializer, const ParamMap& arg_params,
                          const ParamMap& aux_params, bool allow_missing, bool force_init) {
-  BRAID_CHECK(exec_, "Module::init_params: call bind first");
+  BRAID_CHECK(binded(), "Module::init_params: call bind first");
   if (params_initialized_ && !force_init) return;
   auto fill = [&](const std::string& name, NDArray arr, const ParamMap& given) {
     if (auto it = given.find(name); it != given.end()) {
@@ -90,18 +117,32 @@ void Module::init_params(const init::InitializerPtr& initializer, const ParamMap
     BRAID_CHECK(initializer, "Module::init_params: no initializer for '", name, "'");
     (*initializer)(name, arr);
   };
-  auto args = exec_->arg_dict();
+  // The first context's copies are initialized, the others copy them.
+  auto args = execs_[0]->arg_dict();
+  auto aux = execs_[0]->aux_dict();
   for (const auto& n : param_names_) fill(n, args.at(n), arg_params);
-  for (const auto& [n, a] : exec_->aux_dict()) fill(n, a, aux_params);
+  for (const auto& [n, a] : aux) fill(n, a, aux_params);
+  for (size_t k = 1; k < execs_.size(); ++k) {
+    auto other_args = execs_[k]->arg_dict();
+    for (const auto& n : param_names_) args.at(n).copyto(other_args.at(n));
+    for (const auto& [n, a] : execs_[k]->aux_dict()) aux.at(n).copyto(a);
+  }
   params_initialized_ = true;
 }
 
+// Arguments from the first context (all copies are equal); auxiliary states (BatchNorm's moving
+// statistics, which each context updates from its own slice) averaged over the contexts, as MXNet.
 std::pair<ParamMap, ParamMap> Module::get_params() const {
-  BRAID_CHECK(exec_, "Module::get_params: call bind first");
+  BRAID_CHECK(binded(), "Module::get_params: call bind first");
   ParamMap arg, aux;
-  auto args = exec_->arg_dict();
+  auto args = execs_[0]->arg_dict();
   for (const auto& n : param_names_) arg[n] = args.at(n).copyto(cpu());
-  for (const auto& [n, a] : exec_->aux_dict()) aux[n] = a.copyto(cpu());
+  for (const auto& [n, a] : execs_[0]->aux_dict()) {
+    NDArray sum = a.copyto(cpu());
+    for (size_t k = 1; k < execs_.size(); ++k) sum += execs_[k]->aux_dict().at(n).as_in_context(cpu());
+    if (execs_.size() > 1) sum *= 1.0 / static_cast<double>(execs_.size());
+    aux[n] = sum;
+  }
   return {arg, aux};
 }
 
@@ -109,11 +150,27 @@ void Module::set_params(const ParamMap& arg_params, const ParamMap& aux_params, 
   init_params(nullptr, arg_params, aux_params, allow_missing, true);
 }
 
+// MXNet's model._create_kvstore: no store for one context unless distributed; "local" above 16M
+// elements updates on the contexts.
+void Module::init_kvstore(const std::string& kvstore) {
+  kvstore_.reset();
+  update_on_kvstore_ = false;
+  if (kvstore.empty() || kvstore == "None") return;
+  if (contexts_.size() == 1 && kvstore.find("dist") == std::string::npos) return;
+  kvstore_ = kv::create(kvstore);
+  bool update_on_kvstore = env_int({"MXNET_UPDATE_ON_KVSTORE"}, 1) != 0;
+  auto args = execs_[0]->arg_dict();
+  int64_t largest = 0;
+  for (const auto& n : param_names_) largest = std::max(largest, args.at(n).size());
+  if (kvstore == "local" && largest > 16 * 1024 * 1024) update_on_kvstore = false;
+  update_on_kvstore_ = update_on_kvstore;
+  if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
+  for (size_t i = 0; i < param_names_.size(); ++i) kvstore_->init(static_cast<int>(i), args.at(param_names_[i]));
+}
+
 void Module::init_optimizer(const std::string& kvstore, const std::string& optimizer,
                             const std::map<std::string, std::string>& optimizer_params, bool force_init) {
-  BRAID_CHECK(exec_ && params_initialized_, "Module::init_optimizer: call bind and init_params first");
-  BRAID_CHECK(kvstore.empty() || kvstore == "local" || kvstore == "device", "Module: kvstore '", kvstore,
-              "' is not available yet (KVStore comes with a later issue); use \"local\"");
+  BRAID_CHECK(binded() && params_initialized_, "Module::init_optimizer: call bind and init_params first");
   if (optimizer_ && !force_init) return;
   auto params = optimizer_params;
   if (!params.count("rescale_grad")) params["rescale_grad"] = std::to_string(1.0 / static_cast<double>(batch_size_));
@@ -132,44 +189,72 @@ void Module::init_optimizer(const std::string& kvstore, const std::string& optim
   optimizer_->set_lr_mult(lr_mult);
   optimizer_->set_wd_mult(wd_mult);
   if (!preloaded_states_.empty()) optimizer_->load_states(preloaded_states_);
-}
-
-std::map<std::string, Shape> Module::input_shapes(const io::DataBatch& batch) const {
-  std::map<std::string, Shape> shapes;
-  for (size_t i = 0; i < data_names_.size() && i < batch.data.size(); ++i) shapes[data_names_[i]] = batch.data[i].shape();
-  for (size_t i = 0; i < label_names_.size() && i < batch.label.size(); ++i)
-    shapes[label_names_[i]] = batch.label[i].shape();
-  return shapes;
+  init_kvstore(kvstore);
 }
 
 void Module::forward(const io::DataBatch& batch, std::optional<bool> is_train) {
-  BRAID_CHECK(exec_ && params_initialized_, "Module::forward: call bind and init_params first");
+  BRAID_CHECK(binded() && params_initialized_, "Module::forward: call bind and init_params first");
   BRAID_CHECK(batch.data.size() == data_names_.size(), "Module::forward: the batch has ", batch.data.size(),
               " data arrays but the module has ", data_names_.size(), " data names");
-  auto shapes = input_shapes(batch);
-  auto args = exec_->arg_dict();
-  bool same = true;
-  for (const auto& [n, s] : shapes) same = same && args.at(n).shape() == s;
-  if (!same) exec_ = std::make_unique<Executor>(exec_->reshape(shapes, true, true));
   std::map<std::string, NDArray> inputs;
   for (size_t i = 0; i < data_names_.size(); ++i) inputs[data_names_[i]] = batch.data[i];
   for (size_t i = 0; i < label_names_.size() && i < batch.label.size(); ++i) inputs[label_names_[i]] = batch.label[i];
-  exec_->forward(is_train.value_or(for_training_), inputs);
+  std::map<std::string, Shape> shapes;
+  for (const auto& [n, a] : inputs) shapes[n] = a.shape();
+  BRAID_CHECK(inputs.begin()->second.shape()[0] >= static_cast<int64_t>(contexts_.size()), "Module::forward: a batch of ",
+              inputs.begin()->second.shape()[0], " cannot be split over ", contexts_.size(), " contexts");
+  for (size_t k = 0; k < execs_.size(); ++k) {
+    auto want = slice_shapes(shapes, k);
+    auto args = execs_[k]->arg_dict();
+    bool same = true;
+    for (const auto& [n, s] : want) same = same && args.at(n).shape() == s;
+    if (!same) execs_[k] = std::make_unique<Executor>(execs_[k]->reshape(want, true, true));
+    std::map<std::string, NDArray> slices;
+    for (const auto& [n, a] : inputs) {
+      const auto [begin, end] = slice_of(a.shape()[0], k);
+      slices[n] = execs_.size() == 1 ? a : a.slice(begin, end);
+    }
+    execs_[k]->forward(is_train.value_or(for_training_), slices);
+  }
 }
 
 void Module::backward(const std::vector<NDArray>& out_grads) {
-  BRAID_CHECK(exec_ && for_training_, "Module::backward: bind with for_training first");
-  exec_->backward(out_grads);
+  BRAID_CHECK(binded() && for_training_, "Module::backward: bind with for_training first");
+  for (size_t k = 0; k < execs_.size(); ++k) {
+    std::vector<NDArray> slices;
+    for (const auto& g : out_grads) {
+      const auto [begin, end] = slice_of(g.shape()[0], k);
+      slices.push_back(g.is_none() || execs_.size() == 1 ? g : g.slice(begin, end));
+    }
+    execs_[k]->backward(slices);
+  }
 }
 
 void Module::update() {
   BRAID_CHECK(optimizer_, "Module::update: call init_optimizer first");
-  auto args = exec_->arg_dict();
-  auto grads = exec_->grad_dict();
+  std::vector<std::map<std::string, NDArray>> args, grads;
+  for (const auto& e : execs_) {
+    args.push_back(e->arg_dict());
+    grads.push_back(e->grad_dict());
+  }
   for (size_t i = 0; i < param_names_.size(); ++i) {
-    auto g = grads.find(param_names_[i]);
-    if (g == grads.end()) continue;  // fixed
-    optimizer_->update(static_cast<int>(i), args.at(param_names_[i]), g->second);
+    const std::string& name = param_names_[i];
+    if (!grads[0].count(name)) continue;  // fixed
+    std::vector<NDArray> weight, grad;
+    for (size_t k = 0; k < execs_.size(); ++k) {
+      weight.push_back(args[k].at(name));
+      grad.push_back(grads[k].at(name));
+    }
+    const int key = static_cast<int>(i);
+    if (kvstore_ && update_on_kvstore_) {
+      kvstore_->push(key, grad, -key);
+      kvstore_->pull(key, weight, -key);
+      continue;
+    }
+    if (kvstore_) kvstore_->pushpull(key, grad, grad, -key);
+    // Every copy has the summed gradient: update the first and copy it to the others.
+    optimizer_->update(key, weight[0], grad[0]);
+    for (size_t k = 1; k < weight.size(); ++k) weight[0].copyto(weight[k]);
   }
 }
 
@@ -177,16 +262,32 @@ void Module::update_metric(gluon::metric::EvalMetric& metric, const std::vector<
   metric.update(labels, get_outputs());
 }
 
+NDArray Module::merged(const std::vector<std::vector<NDArray>>& per_context, size_t i) const {
+  if (per_context.size() == 1) return per_context[0][i];
+  std::vector<NDArray> parts;
+  for (const auto& arrays : per_context) parts.push_back(arrays[i].as_in_context(contexts_[0]));
+  return nd::invoke1("concat", parts, {{"dim", "0"}, {"num_args", std::to_string(parts.size())}});
+}
+
 std::vector<NDArray> Module::get_outputs() const {
-  BRAID_CHECK(exec_, "Module::get_outputs: call bind and forward first");
-  return exec_->outputs();
+  BRAID_CHECK(binded(), "Module::get_outputs: call bind and forward first");
+  std::vector<std::vector<NDArray>> per_context;
+  for (const auto& e : execs_) per_context.push_back(e->outputs());
+  std::vector<NDArray> out;
+  for (size_t i = 0; i < per_context[0].size(); ++i) out.push_back(merged(per_context, i));
+  return out;
 }
 
 std::vector<NDArray> Module::get_input_grads() const {
-  BRAID_CHECK(exec_ && inputs_need_grad_, "Module::get_input_grads: bind with inputs_need_grad");
-  auto grads = exec_->grad_dict();
+  BRAID_CHECK(binded() && inputs_need_grad_, "Module::get_input_grads: bind with inputs_need_grad");
+  std::vector<std::vector<NDArray>> per_context;
+  for (const auto& e : execs_) {
+    auto grads = e->grad_dict();
+    per_context.emplace_back();
+    for (const auto& n : data_names_) per_context.back().push_back(grads.at(n));
+  }
   std::vector<NDArray> out;
-  for (const auto& n : data_names_) out.push_back(grads.at(n));
+  for (size_t i = 0; i < data_names_.size(); ++i) out.push_back(merged(per_context, i));
   return out;
 }
 

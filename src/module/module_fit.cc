@@ -60,7 +60,7 @@ void Module::fit(io::DataIter& train_data, const FitOptions& o) {
 }
 
 double Module::score(io::DataIter& eval_data, gluon::metric::EvalMetric& metric, int num_batch) {
-  BRAID_CHECK(exec_ && params_initialized_, "Module::score: call bind and init_params first");
+  BRAID_CHECK(binded() && params_initialized_, "Module::score: call bind and init_params first");
   metric.reset();
   eval_data.reset();
   for (int n = 0; num_batch == 0 || n < num_batch; ++n) {
@@ -74,7 +74,7 @@ double Module::score(io::DataIter& eval_data, gluon::metric::EvalMetric& metric,
 }
 
 std::vector<NDArray> Module::predict(io::DataIter& eval_data, int num_batch) {
-  BRAID_CHECK(exec_ && params_initialized_, "Module::predict: call bind and init_params first");
+  BRAID_CHECK(binded() && params_initialized_, "Module::predict: call bind and init_params first");
   eval_data.reset();
   std::vector<std::vector<NDArray>> parts;
   for (int n = 0; num_batch == 0 || n < num_batch; ++n) {

@@ -7,8 +7,13 @@
 ///   double acc = m.score(val_iter, *metric::create("acc"));
 ///   m.save_checkpoint("mnist", 10);   // mnist-symbol.json, mnist-0010.params
 ///
-/// One context for now: data parallelism over several contexts is not built yet (an error says
-/// so). Parameters are the arguments other than data and labels, plus the auxiliary states.
+/// With several contexts (data parallelism, MXNet's DataParallelExecutorGroup) each batch is
+/// split along its first axis into one slice per context (as even as possible, the last taking
+/// the remainder), each context runs an executor on its slice with its own copy of the
+/// parameters, and update() sums the gradients through the KVStore of init_optimizer — which
+/// also runs the optimizer when update_on_kvstore (MXNet's rules, as in gluon::Trainer). Outputs
+/// and input gradients are the slices' concatenated on the first context.
+/// Parameters are the arguments other than data and labels, plus the auxiliary states.
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +24,7 @@
 #include "braid/gluon/init.h"
 #include "braid/gluon/metric.h"
 #include "braid/io/data_iter.h"
+#include "braid/kvstore/kvstore.h"
 #include "braid/optim/optimizer.h"
 #include "braid/symbol/executor.h"
 
@@ -60,7 +66,8 @@ class Module {
          std::vector<std::string> fixed_param_names = {});
 
   const Symbol& symbol() const { return symbol_; }
-  bool binded() const { return exec_ != nullptr; }
+  bool binded() const { return !execs_.empty(); }
+  const std::vector<Context>& contexts() const { return contexts_; }
   bool params_initialized() const { return params_initialized_; }
 
   void bind(const std::vector<io::DataDesc>& data_shapes, const std::vector<io::DataDesc>& label_shapes = {},
@@ -72,8 +79,8 @@ class Module {
   /// Copies of the parameters on the CPU.
   std::pair<ParamMap, ParamMap> get_params() const;
   void set_params(const ParamMap& arg_params, const ParamMap& aux_params, bool allow_missing = false);
-  /// `kvstore`: "local", "device" or "" (KVStore proper is not built yet). rescale_grad defaults
-  /// to 1 / batch size, as in MXNet.
+  /// `kvstore`: "local", "device" or "" / "None" (none; with one context none is used anyway).
+  /// rescale_grad defaults to 1 / batch size, as in MXNet.
   void init_optimizer(const std::string& kvstore = "local", const std::string& optimizer = "sgd",
                       const std::map<std::string, std::string>& optimizer_params = {{"learning_rate", "0.01"}},
                       bool force_init = false);
@@ -81,8 +88,11 @@ class Module {
   /// Runs the batch (reshaping the executor when its shapes differ from the bound ones).
   void forward(const io::DataBatch& batch, std::optional<bool> is_train = std::nullopt);
   void backward(const std::vector<NDArray>& out_grads = {});
-  /// One optimizer step for every parameter with a gradient.
+  /// One optimizer step for every parameter with a gradient (gradients summed over contexts).
   void update();
+  /// The store init_optimizer set up (null: none) and whether it runs the optimizer.
+  std::shared_ptr<kv::KVStore> kvstore() const { return kvstore_; }
+  bool update_on_kvstore() const { return update_on_kvstore_; }
   void update_metric(gluon::metric::EvalMetric& metric, const std::vector<NDArray>& labels) const;
   std::vector<NDArray> get_outputs() const;
   /// Gradients of the data inputs (bind with inputs_need_grad).
@@ -105,16 +115,24 @@ class Module {
 
  private:
   bool is_input(const std::string& name) const;
-  std::map<std::string, Shape> input_shapes(const io::DataBatch& batch) const;
+  // The input shapes of context k's slice of a batch of `shapes`.
+  std::map<std::string, Shape> slice_shapes(const std::map<std::string, Shape>& shapes, size_t k) const;
+  // [begin, end) of context k's slice of a batch of `batch` samples.
+  std::pair<int64_t, int64_t> slice_of(int64_t batch, size_t k) const;
+  // Context 0's arrays of `arrays` from each executor, concatenated along the first axis.
+  NDArray merged(const std::vector<std::vector<NDArray>>& per_context, size_t i) const;
+  void init_kvstore(const std::string& kvstore);
 
   Symbol symbol_;
   std::vector<std::string> data_names_, label_names_, fixed_param_names_;
-  Context ctx_;
+  std::vector<Context> contexts_;
   std::vector<std::string> param_names_;  // arguments that are parameters, in argument order
-  std::unique_ptr<Executor> exec_;
+  std::vector<std::unique_ptr<Executor>> execs_;  // one per context
   bool for_training_ = false, inputs_need_grad_ = false, params_initialized_ = false;
   int64_t batch_size_ = 0;
-  std::unique_ptr<optim::Optimizer> optimizer_;
+  std::shared_ptr<optim::Optimizer> optimizer_;
+  std::shared_ptr<kv::KVStore> kvstore_;
+  bool update_on_kvstore_ = false;
   ParamMap preloaded_arg_, preloaded_aux_;
   std::string preloaded_states_;
 };

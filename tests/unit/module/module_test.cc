@@ -163,11 +163,54 @@ TEST(Module, ClearErrors) {
   Module m(mlp());
   EXPECT_THROW(m.forward(*it.next()), Error);  // before bind
   EXPECT_THROW(Module(mlp(), {"image"}), Error);
-  EXPECT_THROW(Module(mlp(), {"data"}, {"softmax_label"}, {cpu(0), cpu(1)}), Error);  // not built yet
+  EXPECT_THROW(Module(mlp(), {"data"}, {"softmax_label"}, {}), Error);  // no context
   m.bind(it.provide_data(), it.provide_label());
   EXPECT_THROW(m.bind(it.provide_data(), it.provide_label()), Error);  // bound twice
   m.init_params();
   EXPECT_THROW(m.init_optimizer("dist_sync"), Error);
+}
+
+// Data parallelism: a batch split over cpu(0) and cpu(1) (unevenly: 23 = 12 + 11) trains like the
+// whole batch on one context, through every store and update place; outputs come back merged.
+TEST(Module, TwoContextsTrainLikeOne) {
+  auto [x, y] = blobs();
+  auto train = [&](std::vector<Context> contexts, const std::string& kvstore, const char* update_on_kvstore,
+                   std::vector<NDArray>* outputs) {
+    setenv("MXNET_UPDATE_ON_KVSTORE", update_on_kvstore, 1);
+    io::NDArrayIter it(x, y, 23);
+    Module m(mlp(), {"data"}, {"softmax_label"}, contexts);
+    m.bind(it.provide_data(), it.provide_label());
+    nd::seed(11);
+    m.init_params(std::make_shared<init::Xavier>());
+    m.init_optimizer(kvstore, "sgd", {{"learning_rate", "0.5"}, {"momentum", "0.9"}});
+    EXPECT_EQ(m.kvstore() ? m.kvstore()->type() : "", contexts.size() > 1 ? kvstore : "");
+    EXPECT_EQ(m.update_on_kvstore(), contexts.size() > 1 && std::string(update_on_kvstore) == "1");
+    for (int step = 0; step < 4; ++step) {
+      auto batch = it.next();
+      m.forward(*batch);
+      m.backward();
+      m.update();
+      if (step == 3) *outputs = m.get_outputs();
+    }
+    unsetenv("MXNET_UPDATE_ON_KVSTORE");
+    return m.get_params().first;
+  };
+  std::vector<NDArray> want_out, got_out;
+  const ParamMap want = train({cpu(0)}, "device", "1", &want_out);
+  for (const std::string kvstore : {"device", "local"})
+    for (const char* on_store : {"1", "0"}) {
+      const ParamMap got = train({cpu(0), cpu(1)}, kvstore, on_store, &got_out);
+      const std::string what = kvstore + " update_on_kvstore=" + on_store;
+      for (const auto& [name, w] : want) {
+        auto a = values(got.at(name)), b = values(w);
+        ASSERT_EQ(a.size(), b.size());
+        for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-5) << what << " " << name << "[" << i << "]";
+      }
+      ASSERT_EQ(got_out[0].shape(), (Shape{23, 3}));
+      EXPECT_EQ(got_out[0].ctx(), cpu(0));
+      auto a = values(got_out[0]), b = values(want_out[0]);
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-5) << what << " output " << i;
+    }
 }
 
 TEST(Module, LoadsAnMxnet11Checkpoint) {
