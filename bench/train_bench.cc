@@ -4,6 +4,10 @@
 // the timed batches, the last loss and the peak resident memory of the process.
 //
 //   train_bench --model lenet|mlp --batch B [--warmup N] [--batches N] [--hybridize [--static-alloc]]
+//               [--contexts N [--kvstore device|local]]
+//
+// With --contexts N the batch is split over cpu(0) .. cpu(N-1) (split_and_load) and the Trainer
+// sums the gradients through the KVStore, as MXNet's multi-device examples do.
 //
 // Kernel threads come from OMP_NUM_THREADS (read by the OpenMP runtime before main starts), so
 // the script sets it for both sides.
@@ -23,6 +27,7 @@
 #include "braid/gluon/loss.h"
 #include "braid/gluon/model_zoo/simple.h"
 #include "braid/gluon/trainer.h"
+#include "braid/gluon/utils.h"
 #include "braid/io/idx.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
@@ -61,13 +66,25 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kilobytes on Linux
 }
 
-int run(const std::string& model, int64_t batch, int warmup, int batches, bool hybridize, bool static_alloc) {
+struct Options {
+  std::string model = "lenet";
+  int64_t batch = 64;
+  int warmup = 20, batches = 200;
+  bool hybridize = false, static_alloc = false;
+  int contexts = 1;
+  std::string kvstore = "device";
+};
+
+int run(const Options& o) {
+  const auto& [model, batch, warmup, batches, hybridize, static_alloc, contexts, kvstore] = o;
+  std::vector<Context> ctx;
+  for (int i = 0; i < contexts; ++i) ctx.push_back(cpu(i));
   nd::seed(0);
   auto [images, labels] = shuffled_training_set();
   auto net = gluon::model_zoo::get_simple_model(model);
-  net->initialize(std::make_shared<init::Xavier>());
+  net->initialize(std::make_shared<init::Xavier>(), ctx);
   if (hybridize) net->hybridize(true, static_alloc);
-  gluon::Trainer trainer(net->collect_params(), "sgd", {{"learning_rate", "0.05"}, {"momentum", "0.9"}});
+  gluon::Trainer trainer(net->collect_params(), "sgd", {{"learning_rate", "0.05"}, {"momentum", "0.9"}}, kvstore);
   gluon::loss::SoftmaxCrossEntropyLoss loss_fn;
   if (hybridize) loss_fn.hybridize(true, static_alloc);  // as MXNet's examples do
   const int64_t steps_per_epoch = images.shape()[0] / batch;
@@ -80,11 +97,22 @@ int run(const std::string& model, int64_t batch, int warmup, int batches, bool h
     }
     const int64_t k = i % steps_per_epoch;
     NDArray x = images.slice(k * batch, (k + 1) * batch), y = labels.slice(k * batch, (k + 1) * batch);
-    {
-      autograd::RecordScope record;
-      loss = loss_fn((*net)(x), y);
+    if (contexts == 1) {
+      {
+        autograd::RecordScope record;
+        loss = loss_fn((*net)(x), y);
+      }
+      loss.backward();
+    } else {
+      auto xs = gluon::utils::split_and_load(x, ctx, 0, false), ys = gluon::utils::split_and_load(y, ctx, 0, false);
+      std::vector<NDArray> losses;
+      {
+        autograd::RecordScope record;
+        for (size_t c = 0; c < ctx.size(); ++c) losses.push_back(loss_fn((*net)(xs[c]), ys[c]));
+      }
+      autograd::backward(losses);
+      loss = losses[0];
     }
-    loss.backward();
     trainer.step(batch);
   }
   const float mean_loss = nd::mean(loss).scalar<float>();  // waits for the last batch
@@ -101,19 +129,20 @@ int run(const std::string& model, int64_t batch, int warmup, int batches, bool h
 
 int main(int argc, char** argv) {
   CLI::App app("Braid's side of bench/train_vs_torch.py");
-  std::string model = "lenet";
-  int64_t batch = 64;
-  int warmup = 20, batches = 200;
-  bool hybridize = false, static_alloc = false;
-  app.add_option("--model", model, "lenet or mlp")->capture_default_str();
-  app.add_option("--batch", batch)->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--warmup", warmup)->capture_default_str()->check(CLI::NonNegativeNumber);
-  app.add_option("--batches", batches, "timed batches")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_flag("--hybridize", hybridize, "run the network as a compiled graph");
-  app.add_flag("--static-alloc", static_alloc, "with --hybridize: reuse one set of buffers");
+  Options o;
+  app.add_option("--model", o.model, "lenet or mlp")->capture_default_str();
+  app.add_option("--batch", o.batch)->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--warmup", o.warmup)->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--batches", o.batches, "timed batches")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--hybridize", o.hybridize, "run the network as a compiled graph");
+  app.add_flag("--static-alloc", o.static_alloc, "with --hybridize: reuse one set of buffers");
+  app.add_option("--contexts", o.contexts, "split each batch over cpu(0) .. cpu(N-1)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--kvstore", o.kvstore, "with --contexts: device or local")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
-    return run(model, batch, warmup, batches, hybridize, static_alloc);
+    return run(o);
   } catch (const braid::Error& e) {
     std::fprintf(stderr, "train_bench: %s\n", e.what());
     return 2;

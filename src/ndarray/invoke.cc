@@ -7,6 +7,7 @@
 #include "braid/op/registry.h"
 #include "../autograd/node.h"
 #include "push_op.h"
+#include "kernel_threads.h"
 #include "tracer.h"
 #include "random_state.h"
 
@@ -206,7 +207,12 @@ Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool trainin
 }
 
 void push(Kernel kernel) {
-  engine::Engine::get().push(std::move(kernel.fn), kernel.ctx, kernel.reads, kernel.writes, t_priority, kernel.name);
+  note_context(kernel.ctx);
+  auto fn = [fn = std::move(kernel.fn), ctx = kernel.ctx] {
+    use_kernel_threads(ctx);
+    fn();
+  };
+  engine::Engine::get().push(std::move(fn), kernel.ctx, kernel.reads, kernel.writes, t_priority, kernel.name);
 }
 
 void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,

@@ -35,6 +35,12 @@ NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs,
 /// Blocks until every pushed operation is done; re-throws the first error (MXNet's nd.waitall).
 void waitall();
 
+/// The OpenMP threads a kernel on `ctx` runs with. CPU contexts share the cores: each gets
+/// BRAID_CPU_KERNEL_NTHREADS if set, else the process's OpenMP threads (OMP_NUM_THREADS, or the
+/// cores) divided by the number of CPU contexts that have run kernels so far and by the engine's
+/// workers per context (BRAID_CPU_WORKER_NTHREADS), at least 1.
+int kernel_threads(Context ctx);
+
 /// The engine priority of every operation this thread pushes through NDArray calls while the
 /// scope lives (among ready operations on a device, higher runs first; default 0). KVStore
 /// pushes and pulls parameter i at -i, as MXNet does, so the first layers' communication, which
