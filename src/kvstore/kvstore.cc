@@ -67,14 +67,26 @@ void KVStore::push(const Key& key, const std::vector<NDArray>& values, int prior
   BRAID_CHECK(!values.empty(), "KVStore push: no value for key ", key_str(key));
   for (const auto& v : values) check_same_shape(key, e.stored, v, "push");
   nd::PriorityScope scope(priority);
-  NDArray summed = sum(e, values);
-  if (updater_) {
-    updater_(key, summed, e.stored);
-  } else if (optimizer_) {
-    optimizer_->update(e.index, e.stored, summed);
-  } else if (summed.var() != e.stored.var()) {
-    summed.copyto(e.stored);
+  if (!updater_ && !optimizer_) {  // the sum replaces the stored value: write it there
+    sum(e, values, e.stored);
+    return;
   }
+  sum(e, values, e.summed);
+  if (updater_) updater_(key, e.summed, e.stored);
+  else optimizer_->update(e.index, e.stored, e.summed);
+}
+
+NDArray KVStore::on_context(Entry& entry, const NDArray& v, Context ctx, const std::string& name) {
+  if (v.ctx() == ctx) return v;
+  NDArray& copy = buffer(entry, name, ctx);
+  v.copyto(copy);
+  return copy;
+}
+
+NDArray& KVStore::buffer(Entry& entry, const std::string& name, Context ctx) {
+  NDArray& b = entry.buffers[name];
+  if (b.is_none() || b.ctx() != ctx) b = nd::empty(entry.stored.shape(), ctx, entry.stored.dtype());
+  return b;
 }
 
 void KVStore::push(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values, int priority) {

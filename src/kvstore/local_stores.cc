@@ -8,10 +8,13 @@
 
 #include "braid/base/error.h"
 #include "braid/kvstore/kvstore.h"
+#include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
 
 namespace braid::kv {
 namespace {
+
+void add_into(const NDArray& a, const NDArray& b, NDArray& out) { nd::invoke("elemwise_add", {a, b}, {}, {out}); }
 
 class LocalStore : public KVStore {
  public:
@@ -20,12 +23,16 @@ class LocalStore : public KVStore {
  protected:
   Context home_of_new(const NDArray&) override { return cpu(0); }
 
-  NDArray sum(Entry& entry, const std::vector<NDArray>& values) override {
+  void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) override {
     const Context home = entry.stored.ctx();
-    if (values.size() == 1) return values[0].as_in_context(home);
-    NDArray acc = values[0].copyto(home);
-    for (size_t i = 1; i < values.size(); ++i) acc += values[i].as_in_context(home);
-    return acc;
+    if (out.is_none()) out = nd::empty(entry.stored.shape(), home, entry.stored.dtype());
+    auto at_home = [&](size_t i) { return on_context(entry, values[i], home, "recv" + std::to_string(i)); };
+    if (values.size() == 1) {
+      values[0].copyto(out);
+      return;
+    }
+    add_into(at_home(0), at_home(1), out);
+    for (size_t i = 2; i < values.size(); ++i) out += at_home(i);
   }
 };
 
@@ -36,16 +43,28 @@ class DeviceStore : public KVStore {
  protected:
   Context home_of_new(const NDArray& value) override { return value.ctx(); }
 
-  NDArray sum(Entry& entry, const std::vector<NDArray>& values) override {
+  // A tree: in round r (step 2^r) node i adds node i + step's partial sum, copied to node i's
+  // device; node 0, on the key's device, writes the last addition into `out`.
+  void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) override {
     if (!entry.placed) place(entry, values);
-    // The value on the key's device first, so that the tree's root is there.
+    const Context home = entry.stored.ctx();
+    if (out.is_none()) out = nd::empty(entry.stored.shape(), home, entry.stored.dtype());
     std::vector<NDArray> part = values;
-    auto home = std::find_if(part.begin(), part.end(), [&](const NDArray& v) { return v.ctx() == entry.stored.ctx(); });
-    if (home != part.end()) std::iter_swap(part.begin(), home);
+    auto first = std::find_if(part.begin(), part.end(), [&](const NDArray& v) { return v.ctx() == home; });
+    if (first != part.end()) std::iter_swap(part.begin(), first);
+    if (part.size() == 1) {
+      part[0].copyto(out);
+      return;
+    }
     for (size_t step = 1; step < part.size(); step *= 2)
-      for (size_t i = 0; i + step < part.size(); i += 2 * step)
-        part[i] = nd::invoke1("elemwise_add", {part[i], part[i + step].as_in_context(part[i].ctx())});
-    return part[0].as_in_context(entry.stored.ctx());
+      for (size_t i = 0; i + step < part.size(); i += 2 * step) {
+        const Context ctx = part[i].ctx();
+        NDArray remote = on_context(entry, part[i + step], ctx, "recv" + std::to_string(i + step));
+        NDArray& dst = i == 0 && 2 * step >= part.size() ? out : buffer(entry, "node" + std::to_string(i), ctx);
+        add_into(part[i], remote, dst);
+        part[i] = dst;
+      }
+    if (part[0].ctx() != home) part[0].copyto(out);  // no value was on the key's device
   }
 
  private:

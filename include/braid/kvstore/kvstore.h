@@ -86,9 +86,16 @@ class KVStore {
     NDArray stored;
     int index = 0;        // the optimizer's index for the key
     bool placed = false;  // the type has moved `stored` where it keeps it
+    NDArray summed;       // where push sums when an updater then reads the sum
+    std::map<std::string, NDArray> buffers;  // the type's, by name: kept so that pushes allocate nothing
   };
-  /// The sum of `values`, placed where this store keeps `entry` (which it may move there).
-  virtual NDArray sum(Entry& entry, const std::vector<NDArray>& values) = 0;
+  /// Writes the sum of `values` into `out` (on the context where this store keeps `entry`, which
+  /// it may move there first).
+  virtual void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) = 0;
+  /// entry.buffers[name] on `ctx`, with the key's shape and dtype, made on first use.
+  static NDArray& buffer(Entry& entry, const std::string& name, Context ctx);
+  /// `v` on `ctx`: itself, or its copy into entry.buffers[name] there.
+  static NDArray on_context(Entry& entry, const NDArray& v, Context ctx, const std::string& name);
   /// Where a newly initialised value is kept.
   virtual Context home_of_new(const NDArray& value) = 0;
 
