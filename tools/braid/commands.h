@@ -17,6 +17,7 @@ int plot(const std::vector<std::string>& logs, const std::string& output);
 /// braid train's options (see add_train_command for their meaning).
 struct TrainOptions {
   std::string model = "lenet", dataset = "fashion-mnist", data_dir, optimizer = "sgd", ctx = "cpu(0)";
+  std::string kvstore = "device";  // with several contexts
   int epochs = 10, num_workers = 1;
   int64_t batch_size = 64, limit = 0, test_limit = 0;
   double lr = 0.05, momentum = 0.9, wd = 0.0;

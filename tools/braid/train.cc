@@ -14,6 +14,7 @@
 #include "braid/gluon/metric/classification.h"
 #include "braid/gluon/model_zoo/simple.h"
 #include "braid/gluon/trainer.h"
+#include "braid/gluon/utils.h"
 #include "braid/io/file.h"
 #include "braid/io/idx.h"
 #include "braid/ndarray/elemwise.h"
@@ -51,6 +52,21 @@ std::map<std::string, std::string> optimizer_params(const TrainOptions& o) {
   return p;
 }
 
+// "cpu(0),cpu(1)" -> {cpu(0), cpu(1)}.
+std::vector<Context> parse_contexts(const std::string& list) {
+  std::vector<Context> out;
+  size_t begin = 0;
+  while (begin <= list.size()) {
+    const size_t comma = list.find(',', begin);
+    const std::string one = list.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    BRAID_CHECK(!one.empty(), "--ctx '", list, "': an empty context; give e.g. cpu(0),cpu(1)");
+    out.push_back(Context::parse(one));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return out;
+}
+
 double evaluate(Block& net, data::DataLoader& loader, Context ctx) {
   metric::Accuracy acc;
   autograd::PauseScope predict;
@@ -71,7 +87,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--optimizer", o.optimizer, "sgd, nag, adam, ... (optim::create)")->capture_default_str();
   t->add_option("--momentum", o.momentum, "for sgd and nag")->capture_default_str();
   t->add_option("--wd", o.wd, "weight decay")->capture_default_str();
-  t->add_option("--ctx", o.ctx, "context, e.g. cpu(0)")->capture_default_str();
+  t->add_option("--ctx", o.ctx, "context, or a list for data parallelism, e.g. cpu(0),cpu(1)")->capture_default_str();
+  t->add_option("--kvstore", o.kvstore, "with several contexts: device or local")->capture_default_str();
   t->add_option("--seed", o.seed)->capture_default_str();
   t->add_option("--num-workers", o.num_workers, "data loader threads")->capture_default_str();
   t->add_option("--limit", o.limit, "train on the first N images only (0: all)");
@@ -82,7 +99,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
 }
 
 int train(const TrainOptions& o) {
-  const Context ctx = Context::parse(o.ctx);
+  const std::vector<Context> contexts = parse_contexts(o.ctx);
+  const Context ctx = contexts[0];
   nd::seed(o.seed);
   auto train_set = load_dataset(o, true), test_set = load_dataset(o, false);
   data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true,
@@ -92,14 +110,15 @@ int train(const TrainOptions& o) {
               " training images");
 
   BlockPtr net = model_zoo::get_simple_model(o.model);
-  net->initialize(std::make_shared<init::Xavier>(), {ctx});
-  Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o));
+  net->initialize(std::make_shared<init::Xavier>(), contexts);
+  Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o), o.kvstore);
   loss::SoftmaxCrossEntropyLoss loss_fn;
 
   std::FILE* out = stdout;
   std::fprintf(out, "%s on %s: %lld training and %lld test images, batch %lld, %s lr %g, %s\n", o.model.c_str(),
                o.dataset.c_str(), static_cast<long long>(train_set->size()), static_cast<long long>(test_set->size()),
-               static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr, ctx.str().c_str());
+               static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr,
+               (contexts.size() == 1 ? ctx.str() : o.ctx + ", kvstore " + o.kvstore).c_str());
   std::fflush(out);  // before the progress bar on stderr
   std::string log;
   util::ProgressBar bar(o.epochs, train_loader.size(), stderr);
@@ -112,18 +131,25 @@ int train(const TrainOptions& o) {
     NDArray loss_sum;  // summed on the device; read when the bar is drawn
     int64_t samples = 0, done = 0;
     for (const auto& batch : train_loader) {
-      NDArray x = batch[0].as_in_context(ctx), y = batch[1].as_in_context(ctx);
-      NDArray pred, l;
+      // One slice of the batch per context (split_and_load); one context gets it whole.
+      auto xs = utils::split_and_load(batch[0], contexts, 0, false);
+      auto ys = utils::split_and_load(batch[1], contexts, 0, false);
+      std::vector<NDArray> preds, losses;
       {
         autograd::RecordScope record;
-        pred = (*net)(x);
-        l = loss_fn(pred, y);
+        for (size_t c = 0; c < contexts.size(); ++c) {
+          preds.push_back((*net)(xs[c]));
+          losses.push_back(loss_fn(preds.back(), ys[c]));
+        }
       }
-      l.backward();
-      trainer.step(x.shape()[0]);
-      loss_sum = loss_sum.is_none() ? nd::sum(l) : loss_sum + nd::sum(l);
-      samples += x.shape()[0];
-      train_acc.update({y}, {pred});
+      autograd::backward(losses);
+      trainer.step(batch[0].shape()[0]);
+      for (size_t c = 0; c < contexts.size(); ++c) {
+        NDArray s = nd::sum(losses[c]).as_in_context(ctx);
+        loss_sum = loss_sum.is_none() ? s : loss_sum + s;
+        train_acc.update({ys[c]}, {preds[c]});
+      }
+      samples += batch[0].shape()[0];
       if (++done % 10 == 0 || done == train_loader.size())
         bar.update(done, samples, loss_sum.scalar<float>() / static_cast<double>(samples), train_acc.get().value());
     }

@@ -66,6 +66,35 @@ TEST(Train, SameSeedAndOneEngineThreadGiveIdenticalLosses) {
   EXPECT_NE(a, c);  // and the seed does matter
 }
 
+// --ctx cpu(0),cpu(1): each batch split over two contexts, gradients summed by the KVStore; the
+// same seed trains like one context (sums in another order: rounding, which 20 steps of SGD with
+// momentum amplify to ~1e-4; tests/unit/gluon/data_parallel_test.cc checks 1e-5 after 3 steps).
+TEST(Train, TwoContextsTrainLikeOne) {
+  fs::path dir = fs::path(::testing::TempDir()) / "braid_train_ctx_test";
+  fs::create_directories(dir);
+  auto losses = [&](const std::string& ctx, const std::string& kvstore, const std::string& name) {
+    const auto log = dir / name;
+    auto r = braid_cli("train --model lenet --epochs 2 --limit 640 --test-limit 200 --seed 3 --ctx '" + ctx +
+                       "' --kvstore " + kvstore + " --json-log '" + log.string() + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    if (ctx.find(',') != std::string::npos) EXPECT_NE(r.out.find("kvstore " + kvstore), std::string::npos) << r.out;
+    std::vector<double> out;
+    for (const auto& rec : read_log(log))
+      if (!rec.contains("final")) out.push_back(rec["train_loss"].get<double>());
+    return out;
+  };
+  const auto one = losses("cpu(0)", "device", "one.json");
+  ASSERT_EQ(one.size(), 2u);
+  for (const std::string kvstore : {"device", "local"}) {
+    const auto two = losses("cpu(0),cpu(1)", kvstore, "two_" + kvstore + ".json");
+    ASSERT_EQ(two.size(), 2u);
+    for (size_t e = 0; e < 2; ++e) EXPECT_NEAR(two[e], one[e], 1e-3 * one[e]) << kvstore << " epoch " << e + 1;
+  }
+  auto bad = braid_cli("train --model mlp --epochs 1 --ctx 'cpu(0),'");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("an empty context"), std::string::npos) << bad.err;
+}
+
 TEST(Train, UnknownModelIsAClearError) {
   auto r = braid_cli("train --model vgg99 --epochs 1");
   EXPECT_EQ(r.code, 2);
