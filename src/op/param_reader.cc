@@ -1,6 +1,7 @@
 #include "braid/op/param_reader.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -42,6 +43,11 @@ bool parse_bool(const std::string& s) {
 
 std::string format_number(double v) {
   char buf[32];
+  // Whole numbers as integers ("640", not "6.4e+02"): integer attributes must parse back.
+  if (std::abs(v) < 1e15 && v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f", v == 0 ? 0.0 : v);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.17g", v);
   // Prefer the shortest spelling that reads back the same value.
   for (int prec = 1; prec < 17; ++prec) {

@@ -34,6 +34,19 @@ TEST(Examples, GluonLenetLearnsAndSavesItsParameters) {
   EXPECT_TRUE(std::filesystem::exists(dir / "net.params"));
 }
 
+// Two halves of an MLP on cpu(0) and cpu(1), unpipelined and with micro-batches: both learn.
+TEST(Examples, ModelParallelMlpTrainsBothWays) {
+  auto r = run_binary("model_parallel_mlp", "--batches 30 --batch 256 --micro-batches 4 --hidden 128");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::smatch m;
+  for (const char* what : {R"(unpipelined \(1 slice\): [0-9]+ samples/s, loss ([0-9.]+))",
+                           R"(pipelined \(4 micro-batches\): [0-9]+ samples/s, loss ([0-9.]+))"}) {
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(what))) << what << "\n" << r.out;
+    EXPECT_LT(std::stod(m[1]), 1.5) << r.out;  // from ln(10) = 2.3 at the start
+  }
+  EXPECT_NE(r.out.find("speed-up"), std::string::npos);
+}
+
 TEST(Examples, ScratchMlpLearns) {
   auto r = run_binary("scratch_mlp", "--epochs 2 --limit 8000");
   ASSERT_EQ(r.code, 0) << r.err;

@@ -4,6 +4,9 @@
 
 namespace braid::gluon::nn {
 
+/// Children run in order. Model parallelism: a child whose parameters all live on one context
+/// other than its input's (initialize it with that context) gets its input copied there, and
+/// gradients flow back across the copy.
 class Sequential : public Block {
  public:
   explicit Sequential(std::optional<std::string> prefix = std::nullopt) : Block("sequential", std::move(prefix)) {}
