@@ -18,6 +18,7 @@ int plot(const std::vector<std::string>& logs, const std::string& output);
 struct TrainOptions {
   std::string model = "lenet", dataset = "fashion-mnist", data_dir, optimizer = "sgd", ctx = "cpu(0)";
   std::string kvstore = "device";  // with several contexts
+  int model_parallel = 1, micro_batches = 4;  // stages on cpu(0) .. cpu(N-1), batch run in micro-batches
   int epochs = 10, num_workers = 1;
   int64_t batch_size = 64, limit = 0, test_limit = 0;
   double lr = 0.05, momentum = 0.9, wd = 0.0;

@@ -11,6 +11,7 @@
 #include "braid/gluon/data/vision/datasets.h"
 #include "braid/gluon/data/vision/transforms.h"
 #include "braid/gluon/loss.h"
+#include "braid/gluon/nn.h"
 #include "braid/gluon/metric/classification.h"
 #include "braid/gluon/model_zoo/simple.h"
 #include "braid/gluon/trainer.h"
@@ -67,6 +68,24 @@ std::vector<Context> parse_contexts(const std::string& list) {
   return out;
 }
 
+// The model's layers in `stages` contiguous groups of nearly equal length, group k on cpu(k): an
+// nn::Sequential moves each group's input to its context (model parallelism).
+BlockPtr split_into_stages(const BlockPtr& model, int stages) {
+  const auto& layers = model->children();
+  BRAID_CHECK(static_cast<size_t>(stages) <= layers.size(), "--model-parallel ", stages, ": the model has only ",
+              layers.size(), " layers to place");
+  auto net = std::make_shared<nn::Sequential>();
+  size_t next = 0;
+  for (int k = 0; k < stages; ++k) {
+    auto stage = std::make_shared<nn::Sequential>();
+    const size_t end = layers.size() * static_cast<size_t>(k + 1) / static_cast<size_t>(stages);
+    for (; next < end; ++next) stage->add(layers[next].second);
+    stage->initialize(std::make_shared<init::Xavier>(), {cpu(k)});
+    net->add(stage);
+  }
+  return net;
+}
+
 double evaluate(Block& net, data::DataLoader& loader, Context ctx) {
   metric::Accuracy acc;
   autograd::PauseScope predict;
@@ -89,6 +108,12 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--wd", o.wd, "weight decay")->capture_default_str();
   t->add_option("--ctx", o.ctx, "context, or a list for data parallelism, e.g. cpu(0),cpu(1)")->capture_default_str();
   t->add_option("--kvstore", o.kvstore, "with several contexts: device or local")->capture_default_str();
+  t->add_option("--model-parallel", o.model_parallel, "split the model's layers over cpu(0) .. cpu(N-1)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  t->add_option("--micro-batches", o.micro_batches, "with --model-parallel: slices of each batch, pipelined")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   t->add_option("--seed", o.seed)->capture_default_str();
   t->add_option("--num-workers", o.num_workers, "data loader threads")->capture_default_str();
   t->add_option("--limit", o.limit, "train on the first N images only (0: all)");
@@ -109,8 +134,11 @@ int train(const TrainOptions& o) {
   BRAID_CHECK(train_loader.size() > 0, "--batch-size ", o.batch_size, " is larger than the ", train_set->size(),
               " training images");
 
-  BlockPtr net = model_zoo::get_simple_model(o.model);
-  net->initialize(std::make_shared<init::Xavier>(), contexts);
+  const bool model_parallel = o.model_parallel > 1;
+  BRAID_CHECK(!model_parallel || contexts.size() == 1, "--model-parallel and a --ctx list cannot be combined");
+  BlockPtr model = model_zoo::get_simple_model(o.model), net = model;
+  if (model_parallel) net = split_into_stages(model, o.model_parallel);
+  else net->initialize(std::make_shared<init::Xavier>(), contexts);
   Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o), o.kvstore);
   loss::SoftmaxCrossEntropyLoss loss_fn;
 
@@ -118,7 +146,11 @@ int train(const TrainOptions& o) {
   std::fprintf(out, "%s on %s: %lld training and %lld test images, batch %lld, %s lr %g, %s\n", o.model.c_str(),
                o.dataset.c_str(), static_cast<long long>(train_set->size()), static_cast<long long>(test_set->size()),
                static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr,
-               (contexts.size() == 1 ? ctx.str() : o.ctx + ", kvstore " + o.kvstore).c_str());
+               (model_parallel ? cat("model parallel over ", o.model_parallel, " contexts, ", o.micro_batches,
+                                     " micro-batches")
+                : contexts.size() == 1 ? ctx.str()
+                                       : o.ctx + ", kvstore " + o.kvstore)
+                   .c_str());
   std::fflush(out);  // before the progress bar on stderr
   std::string log;
   util::ProgressBar bar(o.epochs, train_loader.size(), stderr);
@@ -131,20 +163,25 @@ int train(const TrainOptions& o) {
     NDArray loss_sum;  // summed on the device; read when the bar is drawn
     int64_t samples = 0, done = 0;
     for (const auto& batch : train_loader) {
-      // One slice of the batch per context (split_and_load); one context gets it whole.
-      auto xs = utils::split_and_load(batch[0], contexts, 0, false);
-      auto ys = utils::split_and_load(batch[1], contexts, 0, false);
+      // One slice of the batch per context (split_and_load; one context gets it whole), or with
+      // model parallelism micro-batches that the engine pipelines over the stages.
+      const int micro = std::min<int64_t>(o.micro_batches, batch[0].shape()[0]);
+      auto xs = model_parallel ? utils::split_data(batch[0], micro, 0, false)
+                               : utils::split_and_load(batch[0], contexts, 0, false);
+      auto ys = model_parallel ? utils::split_data(batch[1], micro, 0, false)
+                               : utils::split_and_load(batch[1], contexts, 0, false);
       std::vector<NDArray> preds, losses;
       {
         autograd::RecordScope record;
-        for (size_t c = 0; c < contexts.size(); ++c) {
+        for (size_t c = 0; c < xs.size(); ++c) {
           preds.push_back((*net)(xs[c]));
+          ys[c] = ys[c].as_in_context(preds.back().ctx());  // the last stage's context
           losses.push_back(loss_fn(preds.back(), ys[c]));
         }
       }
       autograd::backward(losses);
       trainer.step(batch[0].shape()[0]);
-      for (size_t c = 0; c < contexts.size(); ++c) {
+      for (size_t c = 0; c < xs.size(); ++c) {
         NDArray s = nd::sum(losses[c]).as_in_context(ctx);
         loss_sum = loss_sum.is_none() ? s : loss_sum + s;
         train_acc.update({ys[c]}, {preds[c]});
@@ -171,7 +208,7 @@ int train(const TrainOptions& o) {
   log += final_rec.dump() + "\n";
   if (!o.json_log.empty()) io::write_file_atomically(o.json_log, log);
   if (!o.save.empty()) {
-    net->save_parameters(o.save + ".params");
+    model->save_parameters(o.save + ".params");
     trainer.save_states(o.save + ".states");
   }
   std::fprintf(out, "test accuracy %.4f after %d epoch(s), %s\n", test_acc, o.epochs,

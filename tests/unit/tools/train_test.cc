@@ -95,6 +95,32 @@ TEST(Train, TwoContextsTrainLikeOne) {
   EXPECT_NE(bad.err.find("an empty context"), std::string::npos) << bad.err;
 }
 
+// --model-parallel 2: LeNet's layers split over cpu(0) and cpu(1), each batch in micro-batches;
+// trains like one context and saves the parameters under the usual names.
+TEST(Train, ModelParallelTrainsLikeOneContext) {
+  fs::path dir = fs::path(::testing::TempDir()) / "braid_train_mp_test";
+  fs::create_directories(dir);
+  auto run = [&](const std::string& extra, const std::string& name) {
+    const auto log = dir / (name + ".json");
+    auto r = braid_cli("train --model lenet --epochs 2 --limit 640 --test-limit 200 --seed 3 " + extra + " --json-log '" +
+                       log.string() + "' --save '" + (dir / name).string() + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::vector<double> out;
+    for (const auto& rec : read_log(log))
+      if (!rec.contains("final")) out.push_back(rec["train_loss"].get<double>());
+    return std::make_pair(out, r.out);
+  };
+  const auto [one, out1] = run("", "one");
+  const auto [split, out2] = run("--model-parallel 2 --micro-batches 4", "split");
+  EXPECT_NE(out2.find("model parallel over 2 contexts, 4 micro-batches"), std::string::npos) << out2;
+  ASSERT_EQ(split.size(), one.size());
+  for (size_t e = 0; e < one.size(); ++e) EXPECT_NEAR(split[e], one[e], 1e-3 * one[e]) << "epoch " << e + 1;
+  EXPECT_EQ(io::load((dir / "split.params").string()).names, io::load((dir / "one.params").string()).names);
+  auto bad = braid_cli("train --model mlp --epochs 1 --model-parallel 9");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("layers to place"), std::string::npos) << bad.err;
+}
+
 TEST(Train, UnknownModelIsAClearError) {
   auto r = braid_cli("train --model vgg99 --epochs 1");
   EXPECT_EQ(r.code, 2);
