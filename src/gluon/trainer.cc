@@ -72,7 +72,7 @@ void Trainer::init_kvstore() {
     for (size_t i = 0; i < params_.size(); ++i) {
       auto data = params_[i]->list_data();
       kvstore_->init(static_cast<int>(i), data[0]);
-      kvstore_->pull(static_cast<int>(i), data, -static_cast<int>(i));  // every copy starts equal
+      kvstore_->pull(static_cast<int>(i), data);  // every copy starts equal
     }
   }
   kv_initialized_ = true;
@@ -114,8 +114,8 @@ void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
     if (!fresh(i, ignore_stale_grad)) continue;
     const int key = static_cast<int>(i);
     auto data = params_[i]->list_data();
-    kvstore_->push(key, params_[i]->list_grad(), -key);
-    kvstore_->pull(key, data, -key);
+    kvstore_->push(key, params_[i]->list_grad());
+    kvstore_->pull(key, data);
     for (const auto& d : data) autograd::set_fresh_grad(d, false);
   }
 }
@@ -131,8 +131,8 @@ void Trainer::allreduce_grads() {
     auto grads = p->list_grad();
     if (kvstore_) {
       const int key = static_cast<int>(i);
-      kvstore_->push(key, grads, -key);
-      kvstore_->pull(key, grads, -key);
+      kvstore_->push(key, grads);
+      kvstore_->pull(key, grads);
       continue;
     }
     if (grads.size() < 2) continue;

@@ -247,11 +247,11 @@ void Module::update() {
     }
     const int key = static_cast<int>(i);
     if (kvstore_ && update_on_kvstore_) {
-      kvstore_->push(key, grad, -key);
-      kvstore_->pull(key, weight, -key);
+      kvstore_->push(key, grad);
+      kvstore_->pull(key, weight);
       continue;
     }
-    if (kvstore_) kvstore_->pushpull(key, grad, grad, -key);
+    if (kvstore_) kvstore_->pushpull(key, grad, grad);
     // Every copy has the summed gradient: update the first and copy it to the others.
     optimizer_->update(key, weight[0], grad[0]);
     for (size_t k = 1; k < weight.size(); ++k) weight[0].copyto(weight[k]);

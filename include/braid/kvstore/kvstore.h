@@ -11,7 +11,7 @@
 /// Semantics are MXNet's: pushing a list sums it; with an updater (or optimizer) the sum updates
 /// the stored value, without one it replaces it; pull copies the stored value to every output.
 /// Every operation is asynchronous: the sums, updates and copies are engine operations ordered by
-/// the arrays they touch, pushed at the priority given (MXNet gives parameter i priority -i).
+/// the arrays they touch, pushed at the priority given.
 ///
 /// Types: "local" sums on the CPU (cpu(0)), where it also keeps the values and runs the
 /// updater; "device" sums on the devices holding the values, in a tree over them, and keeps each

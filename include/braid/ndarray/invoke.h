@@ -42,9 +42,9 @@ void waitall();
 int kernel_threads(Context ctx);
 
 /// The engine priority of every operation this thread pushes through NDArray calls while the
-/// scope lives (among ready operations on a device, higher runs first; default 0). KVStore
-/// pushes and pulls parameter i at -i, as MXNet does, so the first layers' communication, which
-/// the next forward needs first, goes first.
+/// scope lives (among ready operations on a device, higher runs first; default 0). MXNet's
+/// KVStore users push parameter i at -i; see docs/kvstore.md for why Braid's Trainer and Module
+/// do not.
 class PriorityScope {
  public:
   explicit PriorityScope(int priority);
