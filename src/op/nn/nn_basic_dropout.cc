@@ -56,7 +56,7 @@ void draw_mask(std::mt19937_64& rng, const DropoutParam& p, const Shape& shape, 
   DropDecisions decisions(rng, p.p);
   auto draw = [&] { return decisions.drop() ? T(0) : scale; };
   if (p.axes.empty()) {
-    for (int64_t i = 0; i < shape.size(); ++i) mask[i] = draw();
+    for (int64_t i = 0, end = shape.size(); i < end; ++i) mask[i] = draw();
     return;
   }
   const int nd = shape.ndim();
@@ -72,7 +72,7 @@ void draw_mask(std::mt19937_64& rng, const DropoutParam& p, const Shape& shape, 
     step *= reduced[static_cast<size_t>(d)];
   }
   int64_t r = 0;
-  for (int64_t i = 0; i < shape.size(); ++i) {
+  for (int64_t i = 0, end = shape.size(); i < end; ++i) {
     mask[i] = shared[static_cast<size_t>(r)];
     for (int d = nd - 1; d >= 0; --d) {  // advance the coordinate odometer
       const auto ud = static_cast<size_t>(d);

@@ -111,7 +111,7 @@ void add_where(Registry& r) {
         const T* x = a.inputs[1].ptr<T>();
         const T* y = a.inputs[2].ptr<T>();
         T* o = a.outputs[0].ptr<T>();
-        for (int64_t i = 0; i < a.outputs[0].size(); ++i) assign(o[i], a.req[0], c[i] != C(0) ? x[i] : y[i]);
+        for (int64_t i = 0, end = a.outputs[0].size(); i < end; ++i) assign(o[i], a.req[0], c[i] != C(0) ? x[i] : y[i]);
       });
     });
   };
@@ -120,7 +120,7 @@ void add_where(Registry& r) {
       const C* c = a.inputs[0].ptr<C>();
       BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, "where", {
         const T* g = a.out_grads[0].ptr<T>();
-        for (int64_t i = 0; i < a.out_grads[0].size(); ++i) {
+        for (int64_t i = 0, end = a.out_grads[0].size(); i < end; ++i) {
           if (a.req[0] != OpReq::Null) assign(a.in_grads[0].ptr<C>()[i], a.req[0], C(0));
           if (a.req[1] != OpReq::Null) assign(a.in_grads[1].ptr<T>()[i], a.req[1], c[i] != C(0) ? g[i] : T(0));
           if (a.req[2] != OpReq::Null) assign(a.in_grads[2].ptr<T>()[i], a.req[2], c[i] != C(0) ? T(0) : g[i]);

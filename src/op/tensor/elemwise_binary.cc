@@ -32,7 +32,7 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
       T* z = o.ptr<T>();
       const OpReq req = a.req[0];
       if (l.shape == rb.shape) {
-        for (int64_t i = 0; i < o.size(); ++i) assign(z[i], req, Fn::f(x[i], y[i]));
+        for (int64_t i = 0, end = o.size(); i < end; ++i) assign(z[i], req, Fn::f(x[i], y[i]));
       } else {
         BroadcastWalker(o.shape, l.shape, rb.shape).for_each([&](int64_t k, int64_t i, int64_t j) {
           assign(z[k], req, Fn::f(x[i], y[j]));

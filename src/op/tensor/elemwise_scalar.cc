@@ -33,7 +33,7 @@ void add_scalar(Registry& r, const std::string& name) {
       const T s = static_cast<T>(param<ScalarParam>(pa).scalar);
       const T* x = a.inputs[0].ptr<T>();
       T* z = a.outputs[0].ptr<T>();
-      for (int64_t i = 0; i < a.inputs[0].size(); ++i)
+      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
         assign(z[i], a.req[0], reversed ? Fn::f(s, x[i]) : Fn::f(x[i], s));
     });
   };
@@ -46,7 +46,7 @@ void add_scalar(Registry& r, const std::string& name) {
         const T* z = a.outputs[0].ptr<T>();
         const T* g = a.out_grads[0].ptr<T>();
         T* dx = a.in_grads[0].ptr<T>();
-        for (int64_t i = 0; i < a.inputs[0].size(); ++i)
+        for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
           assign(dx[i], a.req[0], static_cast<T>(g[i] * (reversed ? Fn::dr(s, x[i], z[i]) : Fn::dl(x[i], s, z[i]))));
       });
     };

@@ -88,7 +88,7 @@ void add_clip(Registry& r) {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
       const T lo = static_cast<T>(p.a_min), hi = static_cast<T>(p.a_max);
-      for (int64_t i = 0; i < a.inputs[0].size(); ++i)
+      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
         assign(y[i], a.req[0], x[i] < lo ? lo : (x[i] > hi ? hi : x[i]));
     });
   };
@@ -99,7 +99,7 @@ void add_clip(Registry& r) {
       const T* x = a.inputs[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();
       T* dx = a.in_grads[0].ptr<T>();
-      for (int64_t i = 0; i < a.inputs[0].size(); ++i) {
+      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i) {
         bool inside = x[i] >= static_cast<T>(p.a_min) && x[i] <= static_cast<T>(p.a_max);
         assign(dx[i], a.req[0], inside ? g[i] : T(0));
       }

@@ -42,7 +42,7 @@ void fill_value(const TBlob& out, double v) {
   BRAID_TYPE_SWITCH(out.dtype, T, "fill", {
     T* o = out.ptr<T>();
     const T x = static_cast<T>(v);
-    for (int64_t i = 0; i < out.size(); ++i) o[i] = x;
+    for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = x;
   });
 }
 
@@ -117,7 +117,7 @@ void register_init_ops(Registry& r) {
     const auto& p = param<ArangeParam>(pa);
     BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_arange", {
       T* o = a.outputs[0].ptr<T>();
-      for (int64_t i = 0; i < a.outputs[0].size(); ++i)
+      for (int64_t i = 0, end = a.outputs[0].size(); i < end; ++i)
         o[i] = static_cast<T>(p.start + static_cast<double>(i / p.repeat) * p.step);
     });
   };
@@ -151,7 +151,7 @@ void register_init_ops(Registry& r) {
     BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "_copyto backward", {
       const T* g = a.out_grads[0].ptr<T>();
       T* d = a.in_grads[0].ptr<T>();
-      for (int64_t i = 0; i < a.in_grads[0].size(); ++i) d[i] += g[i];
+      for (int64_t i = 0, end = a.in_grads[0].size(); i < end; ++i) d[i] += g[i];
     });
   };
   r.add(std::move(copy));

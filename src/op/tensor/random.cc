@@ -54,7 +54,7 @@ void register_random_ops(Registry& r) {
                 BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_uniform", {
                   std::uniform_real_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
                   T* o = out.ptr<T>();
-                  for (int64_t i = 0; i < out.size(); ++i) o[i] = dist(g);
+                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = dist(g);
                 });
               });
   add_sampler(r, "_random_normal", "loc", "scale", 0.0, 1.0, DType::Float32,
@@ -63,7 +63,7 @@ void register_random_ops(Registry& r) {
                 BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_normal", {
                   std::normal_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
                   T* o = out.ptr<T>();
-                  for (int64_t i = 0; i < out.size(); ++i) o[i] = dist(g);
+                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = dist(g);
                 });
               });
   add_sampler(r, "_random_randint", "low", "high", 0.0, 0.0, DType::Int32,
@@ -72,7 +72,7 @@ void register_random_ops(Registry& r) {
                 std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(p.a), static_cast<int64_t>(p.b) - 1);
                 BRAID_TYPE_SWITCH(out.dtype, T, "_random_randint", {
                   T* o = out.ptr<T>();
-                  for (int64_t i = 0; i < out.size(); ++i) o[i] = static_cast<T>(dist(g));
+                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = static_cast<T>(dist(g));
                 });
               });
   r.add_alias("random_uniform", "_random_uniform");
