@@ -50,11 +50,7 @@ void Trainer::init_optimizer() {
 // MXNet's Trainer._init_kvstore and model._create_kvstore, for dense parameters.
 void Trainer::init_kvstore() {
   if (kv_initialized_) return;
-  for (size_t i = 0; i < params_.size(); ++i)
-    BRAID_CHECK(params_[i]->initialized(), "Trainer: Parameter '", params_[i]->name(), "' has not been initialized",
-                params_[i]->deferred() ? " (its initialization waits for the first forward: run the model once before step)"
-                                       : "");
-  const size_t contexts = params_.empty() ? 1 : params_[0]->list_ctx().size();
+  const size_t contexts = params_.empty() || !params_[0]->initialized() ? 1 : params_[0]->list_ctx().size();
   bool update_on_kvstore = env_int({"MXNET_UPDATE_ON_KVSTORE"}, 1) != 0;
   const std::string& name = kvstore_choice_.name;
   if (kvstore_choice_.store) {
@@ -69,6 +65,7 @@ void Trainer::init_kvstore() {
   update_on_kvstore_ = kvstore_ && update_on_kvstore;
   if (kvstore_) {
     if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
+    for (size_t i = 0; i < params_.size(); ++i) check_initialized(i);
     for (size_t i = 0; i < params_.size(); ++i) {
       auto data = params_[i]->list_data();
       kvstore_->init(static_cast<int>(i), data[0]);
@@ -88,9 +85,16 @@ bool Trainer::update_on_kvstore() {
   return update_on_kvstore_;
 }
 
+void Trainer::check_initialized(size_t i) const {
+  const auto& p = params_[i];
+  BRAID_CHECK(p->initialized(), "Trainer: Parameter '", p->name(), "' has not been initialized",
+              p->deferred() ? " (its initialization waits for the first forward: run the model once before step)" : "");
+}
+
 bool Trainer::fresh(size_t i, bool ignore_stale_grad) const {
   const auto& p = params_[i];
   if (p->grad_req() == GradReq::Null) return false;
+  check_initialized(i);
   bool fresh = true;
   for (const auto& d : p->list_data()) fresh = fresh && autograd::fresh_grad(d);
   BRAID_CHECK(fresh || ignore_stale_grad, "gradient of Parameter '", p->name(), "' has not been updated by backward "

@@ -80,6 +80,7 @@ class Trainer {
   // Whether parameter i takes part in this step (false: skip it); throws for a stale gradient
   // unless ignore_stale_grad.
   bool fresh(size_t i, bool ignore_stale_grad) const;
+  void check_initialized(size_t i) const;
 
   std::vector<ParameterPtr> params_;
   std::shared_ptr<optim::Optimizer> optimizer_;
