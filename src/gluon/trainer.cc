@@ -1,7 +1,6 @@
 #include "braid/gluon/trainer.h"
 
 #include "braid/autograd/autograd.h"
-#include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/io/file.h"
 #include "braid/op/param_reader.h"
@@ -50,19 +49,15 @@ void Trainer::init_optimizer() {
 // MXNet's Trainer._init_kvstore and model._create_kvstore, for dense parameters.
 void Trainer::init_kvstore() {
   if (kv_initialized_) return;
-  const size_t contexts = params_.empty() || !params_[0]->initialized() ? 1 : params_[0]->list_ctx().size();
-  bool update_on_kvstore = env_int({"MXNET_UPDATE_ON_KVSTORE"}, 1) != 0;
-  const std::string& name = kvstore_choice_.name;
-  if (kvstore_choice_.store) {
-    kvstore_ = kvstore_choice_.store;
-  } else if (!name.empty() && name != "None" && (contexts > 1 || name.find("dist") != std::string::npos)) {
-    kvstore_ = kv::create(name);
+  kv::TrainingStore chosen{kvstore_choice_.store, kv::update_on_kvstore_by_default()};
+  if (!chosen.store) {
+    const size_t contexts = params_.empty() || !params_[0]->initialized() ? 1 : params_[0]->list_ctx().size();
     int64_t largest = 0;
     for (const auto& p : params_) largest = std::max(largest, p->shape().size());
-    if (name == "local" && largest > 16 * 1024 * 1024) update_on_kvstore = false;
+    chosen = kv::create_for_training(kvstore_choice_.name, contexts, largest);
   }
-  if (update_on_kvstore_choice_) update_on_kvstore = *update_on_kvstore_choice_;
-  update_on_kvstore_ = kvstore_ && update_on_kvstore;
+  kvstore_ = chosen.store;
+  update_on_kvstore_ = kvstore_ && update_on_kvstore_choice_.value_or(chosen.update_on_kvstore);
   if (kvstore_) {
     if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
     for (size_t i = 0; i < params_.size(); ++i) check_initialized(i);
@@ -139,10 +134,7 @@ void Trainer::allreduce_grads() {
       kvstore_->pull(key, grads);
       continue;
     }
-    if (grads.size() < 2) continue;
-    NDArray sum = grads[0].copy();
-    for (size_t c = 1; c < grads.size(); ++c) sum += grads[c].as_in_context(sum.ctx());
-    for (auto& g : grads) sum.copyto(g);
+    kv::sum_in_every_context(grads);
   }
 }
 

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 
+#include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/io/file.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
+#include "../ndarray/push_op.h"
 
 namespace braid::kv {
 namespace {
@@ -19,6 +21,41 @@ constexpr const char* kOptimizerEntry = "__optimizer__";  // save_optimizer_stat
 void check_same_shape(const Key& key, const NDArray& stored, const NDArray& value, const char* what) {
   BRAID_CHECK(value.shape() == stored.shape(), "KVStore ", what, ": key ", key_str(key), " holds shape ", stored.shape(),
               " but got an array of shape ", value.shape());
+}
+
+// CPU contexts share memory: `out` = the sum of `values` in one pass that reads each where it
+// is, as one engine operation on out's context, instead of copying the values over first (which
+// more than doubles the bytes moved). Float32 and float64 only; false when it does not apply.
+bool sum_in_place_on_cpus(const std::vector<NDArray>& values, NDArray& out) {
+  const DType t = out.dtype();
+  if (t != DType::Float32 && t != DType::Float64) return false;
+  for (const auto& v : values)
+    if (!v.ctx().is_cpu_family() || v.dtype() != t) return false;
+  if (!out.ctx().is_cpu_family()) return false;
+  nd::detail::Kernel k;
+  k.ctx = out.ctx();
+  k.name = "kvstore sum";
+  for (const auto& v : values) k.reads.push_back(v.var());
+  k.writes.push_back(out.var());
+  k.fn = [values, out] {
+    const int64_t n = out.size();
+    auto run = [&](auto zero) {
+      using T = decltype(zero);
+      std::vector<const T*> in;
+      for (const auto& v : values) in.push_back(static_cast<const T*>(v.blob().dptr));
+      T* o = static_cast<T*>(out.blob().dptr);
+#pragma omp parallel for schedule(static) if (n > (1 << 16))
+      for (int64_t i = 0; i < n; ++i) {
+        T acc = in[0][i];
+        for (size_t k = 1; k < in.size(); ++k) acc += in[k][i];
+        o[i] = acc;
+      }
+    };
+    if (out.dtype() == DType::Float32) run(0.0f);
+    else run(0.0);
+  };
+  nd::detail::push(std::move(k));
+  return true;
 }
 
 }  // namespace
@@ -74,6 +111,13 @@ void KVStore::push(const Key& key, const std::vector<NDArray>& values, int prior
   sum(e, values, e.summed);
   if (updater_) updater_(key, e.summed, e.stored);
   else optimizer_->update(e.index, e.stored, e.summed);
+}
+
+void KVStore::sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) {
+  place(entry, values);
+  if (out.is_none()) out = nd::empty(entry.stored.shape(), entry.stored.ctx(), entry.stored.dtype());
+  if (values.size() == 1) values[0].copyto(out);
+  else if (!sum_in_place_on_cpus(values, out)) sum_across_devices(entry, values, out);
 }
 
 NDArray KVStore::on_context(Entry& entry, const NDArray& v, Context ctx, const std::string& name) {
@@ -168,6 +212,23 @@ void KVStore::load_optimizer_states(const std::string& path) {
     image.arrays.erase(image.arrays.begin() + static_cast<std::ptrdiff_t>(i));
   }
   optimizer_->load_states(io::save_to_bytes(image));
+}
+
+bool update_on_kvstore_by_default() { return env_int({"MXNET_UPDATE_ON_KVSTORE"}, 1) != 0; }
+
+TrainingStore create_for_training(const std::string& type, size_t contexts, int64_t largest) {
+  if (type.empty() || type == "None") return {};
+  if (contexts <= 1 && type.find("dist") == std::string::npos) return {};
+  TrainingStore t{create(type), update_on_kvstore_by_default()};
+  if (type == "local" && largest > 16 * 1024 * 1024) t.update_on_kvstore = false;
+  return t;
+}
+
+void sum_in_every_context(const std::vector<NDArray>& per_context) {
+  if (per_context.size() < 2) return;
+  NDArray sum = per_context[0].copy();
+  for (size_t c = 1; c < per_context.size(); ++c) sum += per_context[c].as_in_context(sum.ctx());
+  for (const auto& a : per_context) sum.copyto(a);
 }
 
 }  // namespace braid::kv

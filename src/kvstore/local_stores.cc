@@ -3,55 +3,18 @@
 // values, pairwise in a tree (log2(n) rounds, each a copy between two devices and an addition on
 // the receiving one), and keeps each key on one of the devices of its first push, the one
 // holding the fewest bytes so far (MXNet's CommDevice spreads its merge buffers the same way).
-// On CPU contexts, which share memory, both read the values in place in one pass.
+// On CPU contexts, which share memory, both read the values in place in one pass (kvstore.cc).
 #include <algorithm>
 #include <map>
 
 #include "braid/base/error.h"
 #include "braid/kvstore/kvstore.h"
-#include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
-#include "../ndarray/push_op.h"
 
 namespace braid::kv {
 namespace {
 
 void add_into(const NDArray& a, const NDArray& b, NDArray& out) { nd::invoke("elemwise_add", {a, b}, {}, {out}); }
-
-// CPU contexts share memory: `out` = the sum of `values` in one pass that reads each where it
-// is, as one engine operation on out's context, instead of copying the values over first (which
-// more than doubles the bytes moved). Float32 and float64 only; false when it does not apply.
-bool sum_in_place_on_cpus(const std::vector<NDArray>& values, NDArray& out) {
-  const DType t = out.dtype();
-  if (t != DType::Float32 && t != DType::Float64) return false;
-  for (const auto& v : values)
-    if (!v.ctx().is_cpu_family() || v.dtype() != t) return false;
-  if (!out.ctx().is_cpu_family()) return false;
-  nd::detail::Kernel k;
-  k.ctx = out.ctx();
-  k.name = "kvstore sum";
-  for (const auto& v : values) k.reads.push_back(v.var());
-  k.writes.push_back(out.var());
-  k.fn = [values, out] {
-    const int64_t n = out.size();
-    auto run = [&](auto zero) {
-      using T = decltype(zero);
-      std::vector<const T*> in;
-      for (const auto& v : values) in.push_back(static_cast<const T*>(v.blob().dptr));
-      T* o = static_cast<T*>(out.blob().dptr);
-#pragma omp parallel for schedule(static) if (n > (1 << 16))
-      for (int64_t i = 0; i < n; ++i) {
-        T acc = in[0][i];
-        for (size_t k = 1; k < in.size(); ++k) acc += in[k][i];
-        o[i] = acc;
-      }
-    };
-    if (out.dtype() == DType::Float32) run(0.0f);
-    else run(0.0);
-  };
-  nd::detail::push(std::move(k));
-  return true;
-}
 
 class LocalStore : public KVStore {
  public:
@@ -60,15 +23,9 @@ class LocalStore : public KVStore {
  protected:
   Context home_of_new(const NDArray&) override { return cpu(0); }
 
-  void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) override {
+  void sum_across_devices(Entry& entry, const std::vector<NDArray>& values, NDArray& out) override {
     const Context home = entry.stored.ctx();
-    if (out.is_none()) out = nd::empty(entry.stored.shape(), home, entry.stored.dtype());
     auto at_home = [&](size_t i) { return on_context(entry, values[i], home, "recv" + std::to_string(i)); };
-    if (values.size() == 1) {
-      values[0].copyto(out);
-      return;
-    }
-    if (sum_in_place_on_cpus(values, out)) return;
     add_into(at_home(0), at_home(1), out);
     for (size_t i = 2; i < values.size(); ++i) out += at_home(i);
   }
@@ -83,18 +40,11 @@ class DeviceStore : public KVStore {
 
   // A tree: in round r (step 2^r) node i adds node i + step's partial sum, copied to node i's
   // device; node 0, on the key's device, writes the last addition into `out`.
-  void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) override {
-    if (!entry.placed) place(entry, values);
+  void sum_across_devices(Entry& entry, const std::vector<NDArray>& values, NDArray& out) override {
     const Context home = entry.stored.ctx();
-    if (out.is_none()) out = nd::empty(entry.stored.shape(), home, entry.stored.dtype());
     std::vector<NDArray> part = values;
     auto first = std::find_if(part.begin(), part.end(), [&](const NDArray& v) { return v.ctx() == home; });
     if (first != part.end()) std::iter_swap(part.begin(), first);
-    if (part.size() == 1) {
-      part[0].copyto(out);
-      return;
-    }
-    if (sum_in_place_on_cpus(part, out)) return;  // the tree is for devices with memories of their own
     for (size_t step = 1; step < part.size(); step *= 2)
       for (size_t i = 0; i + step < part.size(); i += 2 * step) {
         const Context ctx = part[i].ctx();
@@ -106,8 +56,8 @@ class DeviceStore : public KVStore {
     if (part[0].ctx() != home) part[0].copyto(out);  // no value was on the key's device
   }
 
- private:
-  void place(Entry& entry, const std::vector<NDArray>& values) {
+  void place(Entry& entry, const std::vector<NDArray>& values) override {
+    if (entry.placed) return;
     Context best = values[0].ctx();
     for (const auto& v : values)
       if (bytes_[v.ctx()] < bytes_[best]) best = v.ctx();
@@ -116,6 +66,7 @@ class DeviceStore : public KVStore {
     entry.placed = true;
   }
 
+ private:
   std::map<Context, int64_t> bytes_;  // bytes of the values kept on each device
 };
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/io/file.h"
 #include "braid/io/params.h"
@@ -137,9 +136,11 @@ std::pair<ParamMap, ParamMap> Module::get_params() const {
   ParamMap arg, aux;
   auto args = execs_[0]->arg_dict();
   for (const auto& n : param_names_) arg[n] = args.at(n).copyto(cpu());
-  for (const auto& [n, a] : execs_[0]->aux_dict()) {
+  std::vector<std::map<std::string, NDArray>> aux_per_context;
+  for (const auto& e : execs_) aux_per_context.push_back(e->aux_dict());
+  for (const auto& [n, a] : aux_per_context[0]) {
     NDArray sum = a.copyto(cpu());
-    for (size_t k = 1; k < execs_.size(); ++k) sum += execs_[k]->aux_dict().at(n).as_in_context(cpu());
+    for (size_t k = 1; k < execs_.size(); ++k) sum += aux_per_context[k].at(n).as_in_context(cpu());
     if (execs_.size() > 1) sum *= 1.0 / static_cast<double>(execs_.size());
     aux[n] = sum;
   }
@@ -153,17 +154,13 @@ void Module::set_params(const ParamMap& arg_params, const ParamMap& aux_params, 
 // MXNet's model._create_kvstore: no store for one context unless distributed; "local" above 16M
 // elements updates on the contexts.
 void Module::init_kvstore(const std::string& kvstore) {
-  kvstore_.reset();
-  update_on_kvstore_ = false;
-  if (kvstore.empty() || kvstore == "None") return;
-  if (contexts_.size() == 1 && kvstore.find("dist") == std::string::npos) return;
-  kvstore_ = kv::create(kvstore);
-  bool update_on_kvstore = env_int({"MXNET_UPDATE_ON_KVSTORE"}, 1) != 0;
   auto args = execs_[0]->arg_dict();
   int64_t largest = 0;
   for (const auto& n : param_names_) largest = std::max(largest, args.at(n).size());
-  if (kvstore == "local" && largest > 16 * 1024 * 1024) update_on_kvstore = false;
-  update_on_kvstore_ = update_on_kvstore;
+  const kv::TrainingStore chosen = kv::create_for_training(kvstore, contexts_.size(), largest);
+  kvstore_ = chosen.store;
+  update_on_kvstore_ = chosen.update_on_kvstore;
+  if (!kvstore_) return;
   if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
   for (size_t i = 0; i < param_names_.size(); ++i) kvstore_->init(static_cast<int>(i), args.at(param_names_[i]));
 }
@@ -252,6 +249,7 @@ void Module::update() {
       continue;
     }
     if (kvstore_) kvstore_->pushpull(key, grad, grad);
+    else kv::sum_in_every_context(grad);
     // Every copy has the summed gradient: update the first and copy it to the others.
     optimizer_->update(key, weight[0], grad[0]);
     for (size_t k = 1; k < weight.size(); ++k) weight[0].copyto(weight[k]);

@@ -89,9 +89,11 @@ class KVStore {
     NDArray summed;       // where push sums when an updater then reads the sum
     std::map<std::string, NDArray> buffers;  // the type's, by name: kept so that pushes allocate nothing
   };
-  /// Writes the sum of `values` into `out` (on the context where this store keeps `entry`, which
-  /// it may move there first).
-  virtual void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) = 0;
+  /// Moves entry.stored where this store keeps it, at each push (default: it stays).
+  virtual void place(Entry& entry, const std::vector<NDArray>& values) {}
+  /// Writes the sum of `values` (two or more, not all in one memory) into `out`, which lives where
+  /// the store keeps the key.
+  virtual void sum_across_devices(Entry& entry, const std::vector<NDArray>& values, NDArray& out) = 0;
   /// entry.buffers[name] on `ctx`, with the key's shape and dtype, made on first use.
   static NDArray& buffer(Entry& entry, const std::string& name, Context ctx);
   /// `v` on `ctx`: itself, or its copy into entry.buffers[name] there.
@@ -101,6 +103,8 @@ class KVStore {
 
  private:
   Entry& entry(const Key& key, const char* what);
+  // `out` (made on first use, where the key is kept) = the sum of `values`.
+  void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out);
   void check_kind(const Key& key);
 
   std::string type_;
@@ -114,5 +118,21 @@ class KVStore {
 /// A store of type "local" or "device" (MXNet's names; "nccl" is "device"'s GPU form, not built
 /// on CPUs). Throws naming the valid types.
 std::shared_ptr<KVStore> create(const std::string& type = "local");
+
+/// The store a trainer of dense parameters uses, and whether it runs the optimizer (MXNet's
+/// model._create_kvstore, shared by gluon::Trainer and mod::Module).
+struct TrainingStore {
+  std::shared_ptr<KVStore> store;  // null: none
+  bool update_on_kvstore = false;
+};
+/// For parameters on `contexts` contexts, the largest of `largest` elements: no store for "" or
+/// "None", nor for one context unless the type is distributed; update_on_kvstore by default
+/// (update_on_kvstore_by_default), off for "local" with a parameter over 16M elements.
+TrainingStore create_for_training(const std::string& type, size_t contexts, int64_t largest);
+/// MXNET_UPDATE_ON_KVSTORE: on unless 0.
+bool update_on_kvstore_by_default();
+
+/// Without a store: every array of `per_context` (one per context) becomes their sum.
+void sum_in_every_context(const std::vector<NDArray>& per_context);
 
 }  // namespace braid::kv

@@ -213,6 +213,29 @@ TEST(Module, TwoContextsTrainLikeOne) {
     }
 }
 
+// kvstore None on two contexts: no store, the gradients are still summed over the contexts.
+TEST(Module, TwoContextsWithoutAStoreSumTheGradients) {
+  auto [x, y] = blobs();
+  auto train = [&](std::vector<Context> contexts) {
+    io::NDArrayIter it(x, y, 20);
+    Module m(mlp(), {"data"}, {"softmax_label"}, contexts);
+    m.bind(it.provide_data(), it.provide_label());
+    nd::seed(11);
+    m.init_params(std::make_shared<init::Xavier>());
+    m.init_optimizer("None", "sgd", {{"learning_rate", "0.5"}});
+    EXPECT_EQ(m.kvstore(), nullptr);
+    for (int step = 0; step < 3; ++step) {
+      m.forward(*it.next());
+      m.backward();
+      m.update();
+    }
+    return values(m.get_params().first.at("fc1_weight"));
+  };
+  const auto one = train({cpu(0)}), two = train({cpu(0), cpu(1)});
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) ASSERT_NEAR(two[i], one[i], 1e-5) << i;
+}
+
 TEST(Module, LoadsAnMxnet11Checkpoint) {
   const std::string prefix = std::string(BRAID_FIXTURES_DIR) + "/sagemaker-linreg-model";
   Module m = Module::load(prefix, 0, false, {"data"}, {"lin_reg_label"});
