@@ -11,7 +11,7 @@
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
-#include "../ndarray/push_op.h"
+#include "cpu_reduce.h"
 
 namespace braid::kv {
 namespace {
@@ -23,39 +23,11 @@ void check_same_shape(const Key& key, const NDArray& stored, const NDArray& valu
               " but got an array of shape ", value.shape());
 }
 
-// CPU contexts share memory: `out` = the sum of `values` in one pass that reads each where it
-// is, as one engine operation on out's context, instead of copying the values over first (which
-// more than doubles the bytes moved). Float32 and float64 only; false when it does not apply.
-bool sum_in_place_on_cpus(const std::vector<NDArray>& values, NDArray& out) {
-  const DType t = out.dtype();
-  if (t != DType::Float32 && t != DType::Float64) return false;
-  for (const auto& v : values)
-    if (!v.ctx().is_cpu_family() || v.dtype() != t) return false;
-  if (!out.ctx().is_cpu_family()) return false;
-  nd::detail::Kernel k;
-  k.ctx = out.ctx();
-  k.name = "kvstore sum";
-  for (const auto& v : values) k.reads.push_back(v.var());
-  k.writes.push_back(out.var());
-  k.fn = [values, out] {
-    const int64_t n = out.size();
-    auto run = [&](auto zero) {
-      using T = decltype(zero);
-      std::vector<const T*> in;
-      for (const auto& v : values) in.push_back(static_cast<const T*>(v.blob().dptr));
-      T* o = static_cast<T*>(out.blob().dptr);
-#pragma omp parallel for schedule(static) if (n > (1 << 16))
-      for (int64_t i = 0; i < n; ++i) {
-        T acc = in[0][i];
-        for (size_t k = 1; k < in.size(); ++k) acc += in[k][i];
-        o[i] = acc;
-      }
-    };
-    if (out.dtype() == DType::Float32) run(0.0f);
-    else run(0.0);
-  };
-  nd::detail::push(std::move(k));
-  return true;
+// `out` = `from`; between CPU contexts on the receiving one's worker, so that copies to several
+// contexts run at once.
+void transfer(const NDArray& from, const NDArray& out) {
+  if (detail::on_cpus({from, out}, out.dtype())) detail::copy_on_destination(from, out);
+  else from.copyto(out);
 }
 
 }  // namespace
@@ -102,12 +74,19 @@ void KVStore::init(const std::vector<Key>& keys, const std::vector<NDArray>& val
 void KVStore::push(const Key& key, const std::vector<NDArray>& values, int priority) {
   Entry& e = entry(key, "push");
   BRAID_CHECK(!values.empty(), "KVStore push: no value for key ", key_str(key));
-  for (const auto& v : values) check_same_shape(key, e.stored, v, "push");
+  for (const auto& v : values) {
+    check_same_shape(key, e.stored, v, "push");
+    BRAID_CHECK(v.dtype() == e.stored.dtype(), "KVStore push: key ", key_str(key), " holds ",
+                dtype_name(e.stored.dtype()), " but got a ", dtype_name(v.dtype()), " array; convert it with astype");
+  }
   nd::PriorityScope scope(priority);
   if (!updater_ && !optimizer_) {  // the sum replaces the stored value: write it there
+    if (values.size() > 1 && sum_into_shards(e, values)) return;
     sum(e, values, e.stored);
+    e.in_shards = false;
     return;
   }
+  gather(e);  // the update reads and writes the whole value
   sum(e, values, e.summed);
   if (updater_) updater_(key, e.summed, e.stored);
   else optimizer_->update(e.index, e.stored, e.summed);
@@ -116,8 +95,27 @@ void KVStore::push(const Key& key, const std::vector<NDArray>& values, int prior
 void KVStore::sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) {
   place(entry, values);
   if (out.is_none()) out = nd::empty(entry.stored.shape(), entry.stored.ctx(), entry.stored.dtype());
-  if (values.size() == 1) values[0].copyto(out);
-  else if (!sum_in_place_on_cpus(values, out)) sum_across_devices(entry, values, out);
+  if (values.size() == 1) transfer(values[0], out);
+  else if (detail::on_cpus(values, out.dtype()) && detail::on_cpus({out}, out.dtype())) detail::sum_into(values, out);
+  else sum_across_devices(entry, values, out);
+}
+
+bool KVStore::sum_into_shards(Entry& entry, const std::vector<NDArray>& values) {
+  place(entry, values);
+  const DType t = entry.stored.dtype();
+  if (!detail::on_cpus(values, t) || !detail::on_cpus({entry.stored}, t) || !detail::Shards::worth_it(values))
+    return false;
+  if (!entry.shards) entry.shards = std::make_shared<detail::Shards>();
+  entry.shards->fit(values);
+  detail::reduce_scatter(values, *entry.shards);
+  entry.in_shards = true;
+  return true;
+}
+
+void KVStore::gather(Entry& entry) {
+  if (!entry.in_shards) return;
+  detail::all_gather(*entry.shards, entry.stored);
+  entry.in_shards = false;
 }
 
 NDArray KVStore::on_context(Entry& entry, const NDArray& v, Context ctx, const std::string& name) {
@@ -139,11 +137,16 @@ void KVStore::push(const std::vector<Key>& keys, const std::vector<std::vector<N
 }
 
 void KVStore::pull(const Key& key, const std::vector<NDArray>& outs, int priority) {
-  const Entry& e = entry(key, "pull");
+  Entry& e = entry(key, "pull");
   nd::PriorityScope scope(priority);
+  for (const auto& out : outs) check_same_shape(key, e.stored, out, "pull");
   for (const auto& out : outs) {
-    check_same_shape(key, e.stored, out, "pull");
-    e.stored.copyto(out);
+    if (e.in_shards && detail::on_cpus({out}, e.stored.dtype())) {
+      detail::all_gather(*e.shards, out);
+    } else {
+      gather(e);
+      transfer(e.stored, out);
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 // values, pairwise in a tree (log2(n) rounds, each a copy between two devices and an addition on
 // the receiving one), and keeps each key on one of the devices of its first push, the one
 // holding the fewest bytes so far (MXNet's CommDevice spreads its merge buffers the same way).
-// On CPU contexts, which share memory, both read the values in place in one pass (kvstore.cc).
+// On CPU contexts, which share memory, both read the values in place instead (cpu_reduce.h).
 #include <algorithm>
 #include <map>
 

@@ -28,6 +28,9 @@
 #include "braid/optim/optimizer.h"
 
 namespace braid::kv {
+namespace detail {
+struct Shards;
+}
 
 /// MXNet takes int or string keys; one store holds one kind.
 using Key = std::variant<int, std::string>;
@@ -88,6 +91,10 @@ class KVStore {
     bool placed = false;  // the type has moved `stored` where it keeps it
     NDArray summed;       // where push sums when an updater then reads the sum
     std::map<std::string, NDArray> buffers;  // the type's, by name: kept so that pushes allocate nothing
+    // On CPU contexts a push without updater sums into one part per context at once; the value
+    // then lives in the parts until something needs it whole (gather).
+    std::shared_ptr<detail::Shards> shards;
+    bool in_shards = false;
   };
   /// Moves entry.stored where this store keeps it, at each push (default: it stays).
   virtual void place(Entry& entry, const std::vector<NDArray>& values) {}
@@ -105,6 +112,11 @@ class KVStore {
   Entry& entry(const Key& key, const char* what);
   // `out` (made on first use, where the key is kept) = the sum of `values`.
   void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out);
+  // The stored value = the sum of `values`, split into shards over their CPU contexts; false
+  // (and nothing done) where that does not apply.
+  bool sum_into_shards(Entry& entry, const std::vector<NDArray>& values);
+  // Makes entry.stored hold the value again if it lives in shards.
+  static void gather(Entry& entry);
   void check_kind(const Key& key);
 
   std::string type_;

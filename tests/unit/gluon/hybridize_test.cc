@@ -79,9 +79,10 @@ TEST(Hybridize, SameResultsAndGradientsAsImperative) {
     ya.backward();
     yb.backward();
     EXPECT_EQ(ya.scalar<float>(), yb.scalar<float>()) << call;
-    for (size_t i = 0; i < pa.size(); ++i)
-      if (pa[i].second->grad_req() != GradReq::Null)
-        EXPECT_EQ(values(pa[i].second->grad()), values(pb[i].second->grad())) << pa[i].first << " call " << call;
+    for (size_t i = 0; i < pa.size(); ++i) {
+      if (pa[i].second->grad_req() == GradReq::Null) continue;
+      EXPECT_EQ(values(pa[i].second->grad()), values(pb[i].second->grad())) << pa[i].first << " call " << call;
+    }
   }
   // Inference mode, and BatchNorm's running statistics updated alike in training.
   EXPECT_EQ(values((*a)(x)), values((*b)(x)));

@@ -89,6 +89,8 @@ TEST_P(KVStoreTypes, StringKeysBroadcastAndErrors) {
   expect_error([&] { kv->init(4, out0); }, "use one kind of key per store");
   expect_error([&] { kv->push("fc_weight", {on(cpu(0), {1, 2, 3})}); }, "holds shape (2,) but got an array of shape (3,)");
   expect_error([&] { kv->pull("fc_weight", {on(cpu(0), {1})}); }, "holds shape (2,)");
+  expect_error([&] { kv->push("fc_weight", {nd::zeros(Shape{2}, cpu(0), DType::Float64)}); },
+               "holds float32 but got a float64 array");
   expect_error([&] { kv->set_gradient_compression({{"type", "2bit"}, {"threshold", "0.5"}}); }, "does not compress");
   expect_error([&] { kv->set_gradient_compression({{"type", "1bit"}}); }, "unknown type '1bit'");
   expect_error([&] { kv->save_optimizer_states("/tmp/never"); }, "no optimizer is set");
@@ -126,6 +128,59 @@ TEST_P(KVStoreTypes, OptimizerStatesSaveAndLoadContinueTheSameRun) {
   whole->pull(0, {want});
   EXPECT_EQ(values(got), values(want));
   std::filesystem::remove_all(dir);
+}
+
+// Large values on several CPU contexts are summed in one part per context at once, and pulled
+// from the parts: every element must be the sum in the pushed order, whatever part it falls in,
+// with values and outputs at unaligned offsets, in float32 and float64; an updater set later
+// sees the value the parts hold.
+template <typename T>
+std::vector<T> pattern(int64_t n, int seed) {
+  std::vector<T> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<T>(((i * 7919 + seed * 104729) % 2003) - 1001) / T(7);
+  return v;
+}
+
+template <typename T>
+void check_large_sums(const std::string& type) {
+  const int64_t n = (int64_t{1} << 18) + 37;  // over the size from which sums split, not a multiple of a vector
+  const Shape shape{n};
+  auto a = pattern<T>(n, 1), b = pattern<T>(n, 2), c = pattern<T>(n, 3);
+  auto kv = create(type);
+  const DType t = DTypeOf<T>::value;
+  kv->init(7, nd::zeros(shape, cpu(0), t));
+  NDArray b_unaligned = nd::zeros(Shape{n + 1}, cpu(1), t).slice(1, n + 1);
+  nd::array<T>(b, shape, cpu(0), t).copyto(b_unaligned);
+  const std::vector<NDArray> pushed = {nd::array<T>(a, shape, cpu(0), t), b_unaligned, nd::array<T>(c, shape, cpu(2), t)};
+  kv->push(7, pushed);
+  NDArray out_padded = nd::zeros(Shape{n + 3}, cpu(2), t);
+  std::vector<NDArray> outs = {nd::zeros(shape, cpu(1), t), out_padded.slice(3, n + 3)};
+  kv->pull(7, outs);
+  std::vector<T> want(static_cast<size_t>(n));
+  for (size_t i = 0; i < want.size(); ++i) want[i] = (a[i] + b[i]) + c[i];
+  for (const auto& out : outs) EXPECT_EQ(out.to_vector<T>(), want);
+
+  kv->set_updater([](const Key&, const NDArray& summed, NDArray& stored) { stored += summed; });
+  kv->push(7, pushed);
+  kv->pull(7, {outs[0]});
+  for (size_t i = 0; i < want.size(); ++i) want[i] += (a[i] + b[i]) + c[i];
+  EXPECT_EQ(outs[0].to_vector<T>(), want);
+}
+
+TEST_P(KVStoreTypes, LargeValuesOnSeveralContextsSumInPartsPerContext) {
+  check_large_sums<float>(GetParam());
+  check_large_sums<double>(GetParam());
+}
+
+TEST_P(KVStoreTypes, LargePushPullIntoThePushedArraysThemselves) {
+  const int64_t n = int64_t{1} << 19;
+  auto kv = create(GetParam());
+  kv->init(0, nd::zeros(Shape{n}));
+  auto a = pattern<float>(n, 4), b = pattern<float>(n, 5);
+  std::vector<NDArray> grads = {nd::array<float>(a, Shape{n}, cpu(0)), nd::array<float>(b, Shape{n}, cpu(1))};
+  for (int round = 0; round < 2; ++round) kv->pushpull(0, grads, grads);  // the second sums the first's results
+  for (const auto& g : grads)
+    for (int64_t i = 0; i < n; i += 4099) EXPECT_EQ(g.to_vector<float>()[static_cast<size_t>(i)], 2 * (a[i] + b[i]));
 }
 
 INSTANTIATE_TEST_SUITE_P(OneMachine, KVStoreTypes, ::testing::Values("local", "device"));
