@@ -9,6 +9,8 @@ class NaiveEngine final : public Engine {
   VarHandle new_var() override { return new Var(); }
   void push(Fn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
             int priority, const char* name) override;
+  void push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+                  int priority, const char* name) override;
   void delete_var(Fn on_delete, Context ctx, VarHandle var) override;
   void wait_for_var(VarHandle var) override;
   void wait_for_all() override { errors_.rethrow_and_clear(); }

@@ -78,6 +78,18 @@ void ThreadedEngine::push(Fn fn, Context ctx, std::span<const VarHandle> reads,
   schedule(op);
 }
 
+void ThreadedEngine::push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads,
+                                std::span<const VarHandle> writes, int priority, const char* name) {
+  throttle();
+  auto* op = new OprBlock();
+  op->async_fn = std::move(fn);
+  op->ctx = ctx;
+  op->priority = priority;
+  op->name = name;
+  normalize_deps(reads, writes, op->reads, op->writes);
+  schedule(op);
+}
+
 void ThreadedEngine::delete_var(Fn on_delete, Context ctx, VarHandle var) {
   auto* op = new OprBlock();
   op->fn = std::move(on_delete);
@@ -142,8 +154,33 @@ void ThreadedEngine::dispatch(OprBlock* op) {
 }
 
 void ThreadedEngine::run(OprBlock* op) {
+  if (op->async_fn) {
+    start_async(op);
+    return;
+  }
   execute(op->fn, op->reads, op->writes, op->always_run, errors_);
   complete(op);
+}
+
+// The operation completes (its variables are released) when its function calls `done`.
+void ThreadedEngine::start_async(OprBlock* op) {
+  if (ErrorRef inherited = inherited_error(op->reads)) {
+    mark_writes(op->writes, inherited);
+    complete(op);
+    return;
+  }
+  auto called = std::make_shared<std::atomic<bool>>(false);
+  Done done = [this, op, called](std::exception_ptr e) {
+    if (called->exchange(true)) return;  // a second call is ignored
+    mark_writes(op->writes, e ? errors_.add(std::move(e)) : nullptr);
+    complete(op);
+  };
+  AsyncFn fn = std::move(op->async_fn);  // `done` may delete op before fn returns
+  try {
+    fn(done);
+  } catch (...) {
+    done(std::current_exception());
+  }
 }
 
 namespace {

@@ -14,6 +14,7 @@ namespace braid::engine::detail {
 
 struct OprBlock {
   Fn fn;
+  AsyncFn async_fn;  // instead of fn, for push_async
   Context ctx;
   std::vector<Var*> reads, writes;
   int priority = 0;
@@ -58,6 +59,8 @@ class ThreadedEngine final : public Engine {
   VarHandle new_var() override { return new Var(); }
   void push(Fn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
             int priority, const char* name) override;
+  void push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+                  int priority, const char* name) override;
   void delete_var(Fn on_delete, Context ctx, VarHandle var) override;
   void wait_for_var(VarHandle var) override;
   void wait_for_all() override;
@@ -70,6 +73,7 @@ class ThreadedEngine final : public Engine {
   void schedule(OprBlock* op);
   void dispatch(OprBlock* op);
   void run(OprBlock* op);
+  void start_async(OprBlock* op);
   void complete(OprBlock* op);
 
   int cpu_workers_;

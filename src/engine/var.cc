@@ -36,19 +36,25 @@ void ErrorList::rethrow_and_clear() {
   if (first) std::rethrow_exception(first);
 }
 
+ErrorRef inherited_error(const std::vector<Var*>& reads) {
+  for (Var* v : reads) {
+    std::lock_guard<std::mutex> lock(v->mu);
+    if (v->live_error()) return v->error;
+  }
+  return nullptr;
+}
+
+void mark_writes(const std::vector<Var*>& writes, const ErrorRef& error) {
+  for (Var* v : writes) {
+    std::lock_guard<std::mutex> lock(v->mu);
+    v->error = error;
+  }
+}
+
 void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var*>& writes,
              bool always_run, ErrorList& errors) {
-  ErrorRef error;
-  if (!always_run) {
-    for (Var* v : reads) {
-      std::lock_guard<std::mutex> lock(v->mu);
-      if (v->live_error()) {
-        error = v->error;
-        break;
-      }
-    }
-  }
-  if (!error || always_run) {
+  ErrorRef error = always_run ? nullptr : inherited_error(reads);
+  if (!error) {
     try {
       if (fn) fn();
     } catch (...) {
@@ -56,10 +62,7 @@ void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var
     }
   }
   if (always_run) return;  // waits and deletions leave the variables' state alone
-  for (Var* v : writes) {
-    std::lock_guard<std::mutex> lock(v->mu);
-    v->error = error;
-  }
+  mark_writes(writes, error);
 }
 
 }  // namespace braid::engine::detail

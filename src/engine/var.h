@@ -49,6 +49,12 @@ class ErrorList {
   std::vector<ErrorRef> errors_;
 };
 
+/// The live error of the first of `reads` that carries one (the operation is then skipped and
+/// passes it on), or null.
+ErrorRef inherited_error(const std::vector<Var*>& reads);
+/// Stores an operation's outcome on what it wrote: `error`, or null for a good value.
+void mark_writes(const std::vector<Var*>& writes, const ErrorRef& error);
+
 /// Runs `fn` unless one of `reads` carries an error (then `fn` is skipped and that error
 /// propagates); stores the outcome on `writes`. `always_run` is for waits and deletions.
 void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var*>& writes,

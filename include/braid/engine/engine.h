@@ -5,6 +5,7 @@
 /// operation is kept on the variables it writes, skips the operations that read them, and is
 /// re-thrown by the next wait_for_var on them and by wait_for_all; the engine keeps running.
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <span>
@@ -21,6 +22,12 @@ using VarHandle = Var*;
 
 /// Work run by the engine. It may throw; the exception is stored as described above.
 using Fn = std::function<void()>;
+/// Ends an asynchronous operation: called once, from any thread, with nullptr or its error.
+using Done = std::function<void(std::exception_ptr error)>;
+/// Work that starts on the engine and finishes later (a network request answered by another
+/// thread): it returns once started and calls `done` when finished. If it throws before calling
+/// `done`, the exception is the operation's error; calls of `done` after the first are ignored.
+using AsyncFn = std::function<void(Done done)>;
 
 enum class EngineType { Naive, ThreadedPerDevice };
 
@@ -35,6 +42,11 @@ class Engine {
   virtual void push(Fn fn, Context ctx, std::span<const VarHandle> reads,
                     std::span<const VarHandle> writes, int priority = 0,
                     const char* name = "") = 0;
+  /// As push, but the operation lasts until `fn` calls its `done`: the variables stay held until
+  /// then, while the worker that started it goes on with other work (MXNet's PushAsync, used by
+  /// communication). The naive engine waits for `done` before returning.
+  virtual void push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads,
+                          std::span<const VarHandle> writes, int priority = 0, const char* name = "") = 0;
   /// Runs `on_delete` (e.g. freeing memory) after every pending use of `var`, then frees `var`.
   virtual void delete_var(Fn on_delete, Context ctx, VarHandle var) = 0;
   /// Blocks until every operation pushed so far that writes `var` is done; re-throws (once) an

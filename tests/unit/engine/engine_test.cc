@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -219,6 +220,51 @@ TEST(EngineSelection, NamesAndErrors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("NaiveEngine"), std::string::npos);
   }
+}
+
+// An asynchronous operation holds its variables until another thread calls done: what reads its
+// output waits for that; its error reaches the readers like a kernel's; one whose input failed is
+// skipped without starting.
+TEST_P(EngineTest, AsyncOperationsFinishWhenDoneIsCalled) {
+  Engine& e = *engine_;
+  VarHandle out = e.new_var(), failed = e.new_var(), after = e.new_var(), last = e.new_var();
+  int value = 0, seen = -1;
+  std::mutex mu;
+  std::vector<std::thread> finishers;  // started by operations that may run at once
+  e.push_async([&](Done done) {
+    std::lock_guard<std::mutex> lock(mu);
+    finishers.emplace_back([&value, done] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      value = 42;
+      done(nullptr);
+      done(nullptr);  // ignored
+    });
+  }, cpu(), {}, std::vector<VarHandle>{out}, 0, "test async");
+  push(e, [&] { seen = value; }, {out}, {after});
+  e.wait_for_var(after);
+  EXPECT_EQ(seen, 42);
+
+  e.push_async([&](Done done) {
+    std::lock_guard<std::mutex> lock(mu);
+    finishers.emplace_back([done] { done(std::make_exception_ptr(Error("peer went away"))); });
+  }, cpu(), {}, std::vector<VarHandle>{failed}, 0, "test async");
+  bool started = false, reader_ran = false;
+  e.push_async([&](Done done) { started = true; done(nullptr); }, cpu(), std::vector<VarHandle>{failed},
+               std::vector<VarHandle>{after}, 0, "test async");
+  push(e, [&] { reader_ran = true; }, {after}, {last});
+  try {
+    e.wait_for_var(last);
+    FAIL() << "the error of the async operation should reach what reads its output";
+  } catch (const Error& err) {
+    EXPECT_STREQ(err.what(), "peer went away");
+  }
+  EXPECT_FALSE(started);
+  EXPECT_FALSE(reader_ran);
+  e.push_async([](Done) { throw Error("could not start"); }, cpu(), {}, std::vector<VarHandle>{out}, 0, "test async");
+  EXPECT_THROW(e.wait_for_var(out), Error);
+  e.wait_for_all();
+  for (auto& t : finishers) t.join();
+  for (VarHandle v : {out, failed, after, last}) e.delete_var(nullptr, cpu(), v);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineTest,
