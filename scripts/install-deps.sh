@@ -7,7 +7,7 @@ packages=(
   g++ cmake ninja-build make pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev
-  libzmq3-dev cppzmq-dev
+  libzmq3-dev cppzmq-dev libssl-dev
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev libcpp-httplib-dev libcli11-dev zlib1g-dev
   dataset-fashion-mnist

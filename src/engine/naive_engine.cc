@@ -1,6 +1,8 @@
 #include "naive_engine.h"
 
 #include <condition_variable>
+#include <memory>
+#include <mutex>
 
 namespace braid::engine::detail {
 
@@ -17,25 +19,29 @@ void NaiveEngine::push_async(AsyncFn fn, Context, std::span<const VarHandle> rea
   normalize_deps(reads, writes, r, w);
   ErrorRef error = inherited_error(r);
   if (!error) {
-    std::mutex mu;
-    std::condition_variable cv;
-    bool finished = false;
-    std::exception_ptr outcome;
-    auto done = [&](std::exception_ptr e) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (finished) return;  // a second call is ignored
-      outcome = std::move(e);
-      finished = true;
-      cv.notify_all();
+    struct State {  // shared: `done` may be called again after this returns
+      std::mutex mu;
+      std::condition_variable cv;
+      bool finished = false;
+      std::exception_ptr outcome;
+    };
+    auto state = std::make_shared<State>();
+    Done done = [state](std::exception_ptr e) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (state->finished) return;  // a second call is ignored
+      state->outcome = std::move(e);
+      state->finished = true;
+      state->cv.notify_all();
     };
     try {
       fn(done);
     } catch (...) {
       done(std::current_exception());
     }
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return finished; });
-    if (outcome) error = errors_.add(outcome);
+    std::unique_lock<std::mutex> lock(state->mu);
+    state->cv.wait(lock, [&] { return state->finished; });
+    // Moved out, so that the last holder of `done`, maybe another thread, has no share of it.
+    if (state->outcome) error = errors_.add(std::move(state->outcome));
   }
   mark_writes(w, error);
 }

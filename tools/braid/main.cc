@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "braid/base/error.h"
+#include "braid/kvstore/ps.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
@@ -37,6 +38,10 @@ int main(int argc, char** argv) {
   symbol_show->add_option("FILE", symbol_file, "the *-symbol.json file")->required();
   symbol_show->add_option("--shape", symbol_shapes, "an input shape, NAME=D0,D1,... (repeatable)");
 
+  auto* server = app.add_subcommand(
+      "server", "run this process's parameter-server role (DMLC_ROLE=scheduler or server, with the DMLC_* "
+                "variables that braid launch sets) until the job ends");
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
@@ -53,6 +58,7 @@ int main(int argc, char** argv) {
     if (train->parsed()) return braid::cli::train(train_opt);
     if (eval->parsed()) return braid::cli::eval(model_opt, std::cout);
     if (predict->parsed()) return braid::cli::predict(model_opt);
+    if (server->parsed()) return braid::kv::run_server();
     if (symbol_show->parsed()) return braid::cli::symbol_show(symbol_file, symbol_shapes, std::cout);
   } catch (const braid::Error& e) {
     std::cerr << "braid: error: " << e.what() << "\n";

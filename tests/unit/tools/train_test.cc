@@ -77,7 +77,9 @@ TEST(Train, TwoContextsTrainLikeOne) {
     auto r = braid_cli("train --model lenet --epochs 2 --limit 640 --test-limit 200 --seed 3 --ctx '" + ctx +
                        "' --kvstore " + kvstore + " --json-log '" + log.string() + "'");
     EXPECT_EQ(r.code, 0) << r.err;
-    if (ctx.find(',') != std::string::npos) EXPECT_NE(r.out.find("kvstore " + kvstore), std::string::npos) << r.out;
+    if (ctx.find(',') != std::string::npos) {
+      EXPECT_NE(r.out.find("kvstore " + kvstore), std::string::npos) << r.out;
+    }
     std::vector<double> out;
     for (const auto& rec : read_log(log))
       if (!rec.contains("final")) out.push_back(rec["train_loss"].get<double>());

@@ -1,0 +1,83 @@
+#pragma once
+// Internal: what parameter-server nodes send each other. A message is one ZeroMQ multipart
+// message: a fixed binary header followed by a text body (control: node tables, optimizer
+// settings, errors), then optionally the payload (array bytes, sent without a copy).
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace braid::kv::ps {
+
+enum class Command : uint16_t {
+  // Control: nodes and the scheduler.
+  kRegister = 1,   // node -> scheduler: "role host port rank_hint nonce"
+  kChallenge,      // scheduler -> node: "nonce proof" (with a secret)
+  kProof,          // node -> scheduler: "proof"
+  kRefused,        // scheduler -> node: why
+  kNodes,          // scheduler -> every node: the node table, once all have registered
+  kBarrier,        // worker -> scheduler; flags: the group
+  kBarrierDone,    // scheduler -> the group
+  kHeartbeat,      // both ways
+  kFinished,       // worker -> scheduler: its work is done
+  kExit,           // scheduler -> every node: the job is over
+  kAbort,          // scheduler -> every node: the job failed, body says why
+  // Data: workers and servers.
+  kInit = 32,      // the key's first value (from worker 0)
+  kPush,           // values to add
+  kPull,           // asks for the value
+  kReply,          // answers a request (with the value for a pull)
+  kServerCommand,  // a setting for the servers (key: which), body: its value
+  kLast
+};
+const char* command_name(Command c);
+
+/// The fixed part, sent as raw little-endian bytes (x86 only).
+struct Header {
+  uint32_t magic = kMagic;
+  uint16_t version = kVersion;
+  uint16_t command = 0;
+  int32_t sender = -1;     // node id; -1 before registration
+  int32_t recipient = -1;
+  uint64_t request = 0;    // the requester's id for the exchange, echoed by the reply
+  int64_t key = 0;
+  int64_t offset = 0;      // first element of the key's value in this message
+  int64_t total = 0;       // elements in the key's whole value
+  int32_t dtype = 0;
+  int32_t flags = 0;
+  uint32_t body_bytes = 0;
+  uint32_t reserved = 0;
+  uint64_t payload_bytes = 0;
+
+  static constexpr uint32_t kMagic = 0x50445242;  // "BRDP"
+  static constexpr uint16_t kVersion = 1;
+};
+static_assert(sizeof(Header) == 72, "the header's wire size");
+
+/// Bytes shared with whatever keeps them alive (an array being sent, a received ZeroMQ frame).
+struct Payload {
+  const void* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const void> owner;
+};
+
+struct Message {
+  Header head;
+  std::string body;
+  Payload payload;
+
+  Command command() const { return static_cast<Command>(head.command); }
+  /// A one-line description for logs (PS_VERBOSE=2 and rejections).
+  std::string describe() const;
+};
+
+/// Limits on what a node accepts: a bigger or malformed message is rejected, never trusted.
+inline constexpr size_t kMaxBodyBytes = 16u << 20;
+inline constexpr uint64_t kMaxPayloadBytes = uint64_t{16} << 30;
+
+/// The header and body as the first frame's bytes.
+std::string encode_first_frame(const Message& m);
+/// Parses a received first frame (and the size of the payload frame, 0 if none) into `m`
+/// (payload left to the caller); throws braid::Error saying what is wrong.
+void decode_first_frame(const void* data, size_t size, size_t payload_size, Message& m);
+
+}  // namespace braid::kv::ps

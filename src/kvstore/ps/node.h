@@ -1,0 +1,78 @@
+#pragma once
+// Internal: a server or worker node of a parameter-server job: registration with the scheduler,
+// the node table, barriers, heartbeats, and the end of the job. Data messages (init, push,
+// pull, replies) go to the handler of the server or worker built on it.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config.h"
+#include "nodes.h"
+#include "van.h"
+
+namespace braid::kv::ps {
+
+class Node {
+ public:
+  /// Listens on config.host (a free port) and starts receiving.
+  explicit Node(Config config);
+  ~Node();
+
+  /// Registers with the scheduler and waits for the node table; throws if refused, aborted, or
+  /// no answer comes within BRAID_PS_CONNECT_TIMEOUT seconds (default 120).
+  void start(std::function<void(Message&&)> data_handler);
+
+  const Config& config() const { return config_; }
+  int id() const { return me_.id; }
+  int rank() const { return me_.rank; }
+  Role role() const { return config_.role; }
+  /// The servers' ids by rank, and every node.
+  const std::vector<int>& servers() const { return servers_; }
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+
+  /// Sends `m` to node `peer`, as this node.
+  void send(int peer, Message& m);
+  /// Blocks until every node of `group` (kWorkerGroup, kServerGroup) arrives; throws on abort.
+  void barrier(int group);
+  /// Worker: tells the scheduler its work is done, then waits for the end of the job.
+  void finish();
+  /// Blocks until the scheduler ends the job; throws with the reason if the job failed.
+  void wait_for_exit();
+  /// Runs `on_abort(reason)` when the job fails (to fail the requests in flight).
+  void on_abort(std::function<void(const std::string&)> on_abort);
+  /// Throws the job's failure, if it failed.
+  void check_alive();
+  void log(const std::string& text) const { van_.log(text); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void handle(Message&& m);
+  void heartbeats();
+  void abort(const std::string& why);
+  Message control(Command c) const;
+
+  Config config_;
+  Van van_;
+  NodeInfo me_;
+  std::vector<NodeInfo> nodes_;
+  std::vector<int> servers_;
+  std::function<void(Message&&)> data_handler_;
+  std::vector<std::function<void(const std::string&)>> abort_handlers_;
+
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  bool registered_ = false, challenged_ = false, exited_ = false, stopping_ = false;
+  std::string failure_;  // why the job failed; empty while it runs
+  std::string nonce_;
+  std::map<uint64_t, bool> barriers_;  // request -> done
+  uint64_t next_request_ = 1;
+  Clock::time_point scheduler_seen_;
+  std::thread heartbeat_thread_, watchdog_;
+};
+
+}  // namespace braid::kv::ps

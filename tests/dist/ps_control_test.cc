@@ -1,0 +1,160 @@
+// The parameter server's control plane with real processes: a scheduler and servers started as
+// `braid server`, workers as nodes inside this test. Registration and ranks, barriers, the end
+// of the job, the secret handshake, and a dead node bringing the job down with its name.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <sstream>
+
+#include "braid/base/error.h"
+#include "common/processes.h"
+#include "kvstore/ps/node.h"
+#include "kvstore/ps/scheduler.h"
+
+namespace braid::kv::ps {
+namespace {
+
+using test::Process;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Job {
+  int port = test::free_port();
+  int servers, workers;
+  std::map<std::string, std::string> extra;
+  std::string dir;
+
+  Job(int s, int w, std::map<std::string, std::string> more = {}) : servers(s), workers(w), extra(std::move(more)) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir = (std::filesystem::path(::testing::TempDir()) / (std::string("braid_ps_") + info->name())).string();
+    std::filesystem::create_directories(dir);
+  }
+  std::map<std::string, std::string> env(const std::string& role) const {
+    std::map<std::string, std::string> e = {{"DMLC_ROLE", role}, {"DMLC_PS_ROOT_URI", "127.0.0.1"},
+                                            {"DMLC_PS_ROOT_PORT", std::to_string(port)},
+                                            {"DMLC_NUM_SERVER", std::to_string(servers)},
+                                            {"DMLC_NUM_WORKER", std::to_string(workers)},
+                                            {"DMLC_NODE_HOST", "127.0.0.1"}};
+    for (const auto& [k, v] : extra) e[k] = v;
+    return e;
+  }
+  std::unique_ptr<Process> start(const std::string& role, int index) const {
+    return std::make_unique<Process>(std::vector<std::string>{BRAID_BINARY_DIR "/bin/braid", "server"}, env(role),
+                                     dir + "/" + role + std::to_string(index) + ".log");
+  }
+  Config worker_config(const std::string& secret = "") const {
+    Config c;
+    c.role = Role::Worker;
+    c.root_uri = "127.0.0.1";
+    c.root_port = port;
+    c.num_servers = servers;
+    c.num_workers = workers;
+    c.host = "127.0.0.1";
+    auto get = [&](const char* k, double d) { return extra.count(k) ? std::stod(extra.at(k)) : d; };
+    c.heartbeat_interval_s = get("PS_HEARTBEAT_INTERVAL", 1);
+    c.heartbeat_timeout_s = get("PS_HEARTBEAT_TIMEOUT", 10);
+    c.secret = secret;
+    return c;
+  }
+};
+
+TEST(PsControl, NodesRegisterGetRanksBarrierAndTheJobEnds) {
+  Job job(2, 3);
+  auto scheduler = job.start("scheduler", 0);
+  auto s0 = job.start("server", 0), s1 = job.start("server", 1);
+  std::vector<std::future<std::pair<int, size_t>>> workers;
+  for (int w = 0; w < 3; ++w)
+    workers.push_back(std::async(std::launch::async, [&job] {
+      Node node(job.worker_config());
+      node.start(nullptr);
+      node.barrier(kWorkerGroup);
+      node.barrier(kWorkerGroup);
+      const auto result = std::make_pair(node.rank(), node.servers().size());
+      node.finish();
+      return result;
+    }));
+  std::set<int> ranks;
+  for (auto& w : workers) {
+    ASSERT_EQ(w.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+    auto [rank, servers] = w.get();
+    ranks.insert(rank);
+    EXPECT_EQ(servers, 2u);
+  }
+  EXPECT_EQ(ranks, (std::set<int>{0, 1, 2}));
+  EXPECT_EQ(scheduler->wait(20), 0) << read(scheduler->log_path());
+  EXPECT_EQ(s0->wait(20), 0) << read(s0->log_path());
+  EXPECT_EQ(s1->wait(20), 0) << read(s1->log_path());
+  EXPECT_NE(read(scheduler->log_path()).find("every worker finished"), std::string::npos);
+}
+
+TEST(PsControl, ANodeWithoutTheSecretIsRefusedAndLogged) {
+  Job job(1, 1, {{"BRAID_PS_SECRET", "s3cret"}});
+  auto scheduler = job.start("scheduler", 0);
+  auto server = job.start("server", 0);
+  {
+    Node stranger(job.worker_config(""));
+    try {
+      stranger.start(nullptr);
+      FAIL() << "a node without the secret joined";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("does not know the job's secret"), std::string::npos) << e.what();
+    }
+  }
+  {
+    Node liar(job.worker_config("guess"));
+    EXPECT_THROW(liar.start(nullptr), Error);
+  }
+  Node worker(job.worker_config("s3cret"));
+  worker.start(nullptr);
+  EXPECT_EQ(worker.rank(), 0);
+  worker.finish();
+  EXPECT_EQ(scheduler->wait(20), 0);
+  EXPECT_EQ(server->wait(20), 0);
+  const std::string log = read(scheduler->log_path());
+  EXPECT_NE(log.find("refused a worker at 127.0.0.1"), std::string::npos) << log;
+}
+
+TEST(PsControl, AKilledServerStopsTheJobWithItsNameWithinTheTimeout) {
+  Job job(1, 1, {{"PS_HEARTBEAT_INTERVAL", "0.2"}, {"PS_HEARTBEAT_TIMEOUT", "2"}});
+  auto scheduler = job.start("scheduler", 0);
+  auto server = job.start("server", 0);
+  Node worker(job.worker_config());
+  worker.start(nullptr);
+  server->kill_now();
+  const auto killed = std::chrono::steady_clock::now();
+  try {
+    worker.wait_for_exit();
+    FAIL() << "the job went on without its server";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("server 0 (127.0.0.1:"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count(), 2 + 5);
+  EXPECT_EQ(scheduler->wait(10), 1);
+}
+
+TEST(PsControl, ADeadSchedulerIsNoticedByItsNodes) {
+  Job job(1, 1, {{"PS_HEARTBEAT_INTERVAL", "0.2"}, {"PS_HEARTBEAT_TIMEOUT", "2"}});
+  auto scheduler = job.start("scheduler", 0);
+  auto server = job.start("server", 0);
+  Node worker(job.worker_config());
+  worker.start(nullptr);
+  scheduler->kill_now();
+  try {
+    worker.barrier(kWorkerGroup);
+    FAIL() << "a barrier without a scheduler returned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the scheduler at 127.0.0.1"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(server->wait(10), 1) << read(server->log_path());
+}
+
+}  // namespace
+}  // namespace braid::kv::ps
