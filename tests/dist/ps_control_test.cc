@@ -8,6 +8,7 @@
 #include <future>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "braid/base/error.h"
 #include "common/processes.h"
@@ -126,33 +127,39 @@ TEST(PsControl, AKilledServerStopsTheJobWithItsNameWithinTheTimeout) {
   Job job(1, 1, {{"PS_HEARTBEAT_INTERVAL", "0.2"}, {"PS_HEARTBEAT_TIMEOUT", "2"}});
   auto scheduler = job.start("scheduler", 0);
   auto server = job.start("server", 0);
-  Node worker(job.worker_config());
-  worker.start(nullptr);
+  // The worker node goes away right after its failure (else its watchdog ends this process).
+  auto worker = std::make_unique<Node>(job.worker_config());
+  worker->start(nullptr);
   server->kill_now();
   const auto killed = std::chrono::steady_clock::now();
   try {
-    worker.wait_for_exit();
+    worker->wait_for_exit();
     FAIL() << "the job went on without its server";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("server 0 (127.0.0.1:"), std::string::npos) << e.what();
   }
+  worker.reset();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count(), 2 + 5);
   EXPECT_EQ(scheduler->wait(10), 1);
 }
 
 TEST(PsControl, ADeadSchedulerIsNoticedByItsNodes) {
-  Job job(1, 1, {{"PS_HEARTBEAT_INTERVAL", "0.2"}, {"PS_HEARTBEAT_TIMEOUT", "2"}});
+  Job job(1, 1, {{"PS_HEARTBEAT_INTERVAL", "0.2"}, {"PS_HEARTBEAT_TIMEOUT", "2"}, {"PS_VERBOSE", "1"}});
   auto scheduler = job.start("scheduler", 0);
   auto server = job.start("server", 0);
-  Node worker(job.worker_config());
-  worker.start(nullptr);
+  auto worker = std::make_unique<Node>(job.worker_config());
+  worker->start(nullptr);
+  // Killed once the server too has the node table (it then connects to worker 0, node 9).
+  for (int i = 0; i < 400 && read(server->log_path()).find("connected to node 9") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
   scheduler->kill_now();
   try {
-    worker.barrier(kWorkerGroup);
+    worker->barrier(kWorkerGroup);
     FAIL() << "a barrier without a scheduler returned";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("the scheduler at 127.0.0.1"), std::string::npos) << e.what();
   }
+  worker.reset();
   EXPECT_EQ(server->wait(10), 1) << read(server->log_path());
 }
 
