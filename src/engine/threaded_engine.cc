@@ -66,27 +66,28 @@ ThreadedEngine::~ThreadedEngine() {
   devices_.clear();
 }
 
-void ThreadedEngine::push(Fn fn, Context ctx, std::span<const VarHandle> reads,
-                          std::span<const VarHandle> writes, int priority, const char* name) {
+OprBlock* ThreadedEngine::new_op(Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+                                 int priority, const char* name) {
   throttle();
   auto* op = new OprBlock();
-  op->fn = std::move(fn);
   op->ctx = ctx;
   op->priority = priority;
   op->name = name;
   normalize_deps(reads, writes, op->reads, op->writes);
+  return op;
+}
+
+void ThreadedEngine::push(Fn fn, Context ctx, std::span<const VarHandle> reads,
+                          std::span<const VarHandle> writes, int priority, const char* name) {
+  OprBlock* op = new_op(ctx, reads, writes, priority, name);
+  op->fn = std::move(fn);
   schedule(op);
 }
 
 void ThreadedEngine::push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads,
                                 std::span<const VarHandle> writes, int priority, const char* name) {
-  throttle();
-  auto* op = new OprBlock();
+  OprBlock* op = new_op(ctx, reads, writes, priority, name);
   op->async_fn = std::move(fn);
-  op->ctx = ctx;
-  op->priority = priority;
-  op->name = name;
-  normalize_deps(reads, writes, op->reads, op->writes);
   schedule(op);
 }
 

@@ -70,6 +70,9 @@ class ThreadedEngine final : public Engine {
 
  private:
   void throttle();
+  // A pushed operation's block (after throttle), without its function yet.
+  OprBlock* new_op(Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes, int priority,
+                   const char* name);
   void schedule(OprBlock* op);
   void dispatch(OprBlock* op);
   void run(OprBlock* op);

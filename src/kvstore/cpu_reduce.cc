@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "../ndarray/push_op.h"
 
@@ -61,10 +60,10 @@ void add_range(const std::vector<NDArray>& values, int64_t begin, const NDArray&
   else add_range(values, begin, static_cast<double*>(out.blob().dptr), out.size());
 }
 
-void copy_bytes(char* to, const char* from, size_t bytes, bool parallel) {
+void copy_bytes(char* to, const char* from, size_t bytes) {
   constexpr size_t kBlock = size_t{1} << 20;
   const auto blocks = static_cast<int64_t>((bytes + kBlock - 1) / kBlock);
-#pragma omp parallel for schedule(static) if (parallel && blocks > 1)
+#pragma omp parallel for schedule(static) if (blocks > 1)
   for (int64_t b = 0; b < blocks; ++b) {
     const size_t at = static_cast<size_t>(b) * kBlock;
     std::memcpy(to + at, from + at, std::min(kBlock, bytes - at));
@@ -138,7 +137,7 @@ void all_gather(const Shards& shards, const NDArray& out) {
     const size_t item = dtype_size(out.dtype());
     for (size_t i = 0; i < parts.size(); ++i)
       copy_bytes(bytes_of(out) + static_cast<size_t>(begin[i]) * item, bytes_of(parts[i]),
-                 static_cast<size_t>(parts[i].size()) * item, true);
+                 static_cast<size_t>(parts[i].size()) * item);
   };
   nd::detail::push(std::move(k));
 }
@@ -147,7 +146,7 @@ void copy_on_destination(const NDArray& from, const NDArray& out) {
   nd::detail::Kernel k = kernel_on(out, "kvstore copy");
   k.reads.push_back(from.var());
   k.fn = [from, out] {
-    copy_bytes(bytes_of(out), bytes_of(from), static_cast<size_t>(out.size()) * dtype_size(out.dtype()), true);
+    copy_bytes(bytes_of(out), bytes_of(from), static_cast<size_t>(out.size()) * dtype_size(out.dtype()));
   };
   nd::detail::push(std::move(k));
 }

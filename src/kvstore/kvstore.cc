@@ -1,6 +1,6 @@
 // KVStore's semantics, common to every type: keys, init, push (sum, then the updater or a
 // replacement), pull, the optimizer and its states. Where the sum runs and where values live is
-// the type's (local_store.cc, device_store.cc).
+// the type's (local_stores.cc); between CPU contexts, cpu_reduce.h.
 #include "braid/kvstore/kvstore.h"
 
 #include <algorithm>
@@ -80,6 +80,7 @@ void KVStore::push(const Key& key, const std::vector<NDArray>& values, int prior
                 dtype_name(e.stored.dtype()), " but got a ", dtype_name(v.dtype()), " array; convert it with astype");
   }
   nd::PriorityScope scope(priority);
+  place(e, values);
   if (!updater_ && !optimizer_) {  // the sum replaces the stored value: write it there
     if (values.size() > 1 && sum_into_shards(e, values)) return;
     sum(e, values, e.stored);
@@ -93,7 +94,6 @@ void KVStore::push(const Key& key, const std::vector<NDArray>& values, int prior
 }
 
 void KVStore::sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) {
-  place(entry, values);
   if (out.is_none()) out = nd::empty(entry.stored.shape(), entry.stored.ctx(), entry.stored.dtype());
   if (values.size() == 1) transfer(values[0], out);
   else if (detail::on_cpus(values, out.dtype()) && detail::on_cpus({out}, out.dtype())) detail::sum_into(values, out);
@@ -101,7 +101,6 @@ void KVStore::sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out
 }
 
 bool KVStore::sum_into_shards(Entry& entry, const std::vector<NDArray>& values) {
-  place(entry, values);
   const DType t = entry.stored.dtype();
   if (!detail::on_cpus(values, t) || !detail::on_cpus({entry.stored}, t) || !detail::Shards::worth_it(values))
     return false;

@@ -110,7 +110,7 @@ class KVStore {
 
  private:
   Entry& entry(const Key& key, const char* what);
-  // `out` (made on first use, where the key is kept) = the sum of `values`.
+  // `out` (made on first use, where the key is kept, after place) = the sum of `values`.
   void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out);
   // The stored value = the sum of `values`, split into shards over their CPU contexts; false
   // (and nothing done) where that does not apply.

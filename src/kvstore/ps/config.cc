@@ -51,15 +51,20 @@ const char* role_name(Role role) {
   return "?";
 }
 
+std::optional<Role> role_from_name(const std::string& name) {
+  for (Role r : {Role::Scheduler, Role::Server, Role::Worker})
+    if (name == role_name(r)) return r;
+  return std::nullopt;
+}
+
 bool Config::in_job() { return env_str({"DMLC_ROLE"}).has_value(); }
 
 Config Config::from_env() {
   Config c;
   const std::string role = required("DMLC_ROLE", "this process's role: scheduler, server or worker");
-  if (role == "scheduler") c.role = Role::Scheduler;
-  else if (role == "server") c.role = Role::Server;
-  else if (role == "worker") c.role = Role::Worker;
-  else throw Error(cat("parameter server: DMLC_ROLE='", role, "' is not a role; valid: scheduler, server, worker"));
+  const std::optional<Role> parsed = role_from_name(role);
+  BRAID_CHECK(parsed, "parameter server: DMLC_ROLE='", role, "' is not a role; valid: scheduler, server, worker");
+  c.role = *parsed;
   c.root_uri = required("DMLC_PS_ROOT_URI", "the scheduler's IP address");
   c.root_port = positive_int("DMLC_PS_ROOT_PORT", "the scheduler's port", 1);
   BRAID_CHECK(c.root_port < 65536, "parameter server: DMLC_PS_ROOT_PORT=", c.root_port, " is not a TCP port");

@@ -3,12 +3,15 @@
 // tools/launch.py and `braid launch` set): DMLC_ROLE, DMLC_PS_ROOT_URI, DMLC_PS_ROOT_PORT,
 // DMLC_NUM_SERVER, DMLC_NUM_WORKER, DMLC_INTERFACE, DMLC_NODE_HOST, PS_VERBOSE,
 // PS_HEARTBEAT_INTERVAL, PS_HEARTBEAT_TIMEOUT, and Braid's BRAID_PS_SECRET.
+#include <optional>
 #include <string>
 
 namespace braid::kv::ps {
 
 enum class Role { Scheduler, Server, Worker };
 const char* role_name(Role role);
+/// The role named `name` ("scheduler", "server", "worker"), or none.
+std::optional<Role> role_from_name(const std::string& name);
 
 struct Config {
   Role role = Role::Worker;

@@ -100,13 +100,13 @@ void Node::handle(Message&& m) {
         abort("the scheduler did not ask for the job's secret: it was started without BRAID_PS_SECRET");
         return;
       }
-      nodes_ = decode_nodes(m.body);
-      for (const auto& n : nodes_) {
+      const std::vector<NodeInfo> nodes = decode_nodes(m.body);
+      for (const auto& n : nodes) {
         if (n.id == m.head.recipient) me_ = n;
         if (n.role == Role::Server) servers_.push_back(n.id);
       }
       std::sort(servers_.begin(), servers_.end());
-      for (const auto& n : nodes_)
+      for (const auto& n : nodes)
         if (n.role != config_.role) van_.connect(n.id, n.host, n.port, me_.id);
       van_.set_log_prefix(cat(role_name(me_.role), " ", me_.rank));
       registered_ = true;
@@ -151,16 +151,6 @@ void Node::wait_for_exit() {
   if (!failure_.empty()) throw Error(failure_);
 }
 
-void Node::on_abort(std::function<void(const std::string&)> on_abort) {
-  std::lock_guard<std::mutex> lock(mu_);
-  abort_handlers_.push_back(std::move(on_abort));
-}
-
-void Node::check_alive() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!failure_.empty()) throw Error(failure_);
-}
-
 void Node::heartbeats() {
   const auto interval = std::chrono::duration<double>(config_.heartbeat_interval_s);
   std::unique_lock<std::mutex> lock(mu_);
@@ -177,15 +167,13 @@ void Node::heartbeats() {
   }
 }
 
-// The job failed: every waiter throws `why`, the requests in flight fail, and if the process is
-// still running kAbortGraceS later (stuck outside Braid), it exits rather than hang.
+// The job failed: every waiter throws `why`, and if the process is still running kAbortGraceS
+// later (stuck outside Braid), it exits rather than hang.
 void Node::abort(const std::string& why) {
-  std::vector<std::function<void(const std::string&)>> handlers;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!failure_.empty()) return;
     failure_ = "parameter server: " + why;
-    handlers = abort_handlers_;
     watchdog_ = std::thread([this] {
       std::unique_lock<std::mutex> lock(mu_);
       if (changed_.wait_for(lock, std::chrono::duration<double>(kAbortGraceS), [this] { return stopping_; })) return;
@@ -195,7 +183,6 @@ void Node::abort(const std::string& why) {
   }
   changed_.notify_all();
   van_.log("error: " + why);
-  for (auto& h : handlers) h(failure_);
 }
 
 }  // namespace braid::kv::ps

@@ -31,9 +31,8 @@ class Node {
   int id() const { return me_.id; }
   int rank() const { return me_.rank; }
   Role role() const { return config_.role; }
-  /// The servers' ids by rank, and every node.
+  /// The servers' ids by rank.
   const std::vector<int>& servers() const { return servers_; }
-  const std::vector<NodeInfo>& nodes() const { return nodes_; }
 
   /// Sends `m` to node `peer`, as this node.
   void send(int peer, Message& m);
@@ -43,10 +42,6 @@ class Node {
   void finish();
   /// Blocks until the scheduler ends the job; throws with the reason if the job failed.
   void wait_for_exit();
-  /// Runs `on_abort(reason)` when the job fails (to fail the requests in flight).
-  void on_abort(std::function<void(const std::string&)> on_abort);
-  /// Throws the job's failure, if it failed.
-  void check_alive();
   void log(const std::string& text) const { van_.log(text); }
 
  private:
@@ -59,10 +54,8 @@ class Node {
   Config config_;
   Van van_;
   NodeInfo me_;
-  std::vector<NodeInfo> nodes_;
   std::vector<int> servers_;
   std::function<void(Message&&)> data_handler_;
-  std::vector<std::function<void(const std::string&)>> abort_handlers_;
 
   mutable std::mutex mu_;
   std::condition_variable changed_;

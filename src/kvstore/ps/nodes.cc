@@ -22,13 +22,6 @@ std::string hex(const unsigned char* bytes, size_t n) {
   return s;
 }
 
-Role parse_role(const std::string& name) {
-  if (name == "scheduler") return Role::Scheduler;
-  if (name == "server") return Role::Server;
-  if (name == "worker") return Role::Worker;
-  throw Error(cat("parameter server: unknown role '", name, "' in the node table"));
-}
-
 }  // namespace
 
 int node_id(Role role, int rank) {
@@ -56,7 +49,9 @@ std::vector<NodeInfo> decode_nodes(const std::string& text) {
     std::string role;
     BRAID_CHECK(in >> n.id >> role >> n.rank >> n.host >> n.port, "parameter server: malformed node table line '",
                 line, "'");
-    n.role = parse_role(role);
+    const std::optional<Role> parsed = role_from_name(role);
+    BRAID_CHECK(parsed, "parameter server: unknown role '", role, "' in the node table");
+    n.role = *parsed;
     nodes.push_back(n);
   }
   return nodes;

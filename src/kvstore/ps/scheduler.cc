@@ -51,11 +51,13 @@ void Scheduler::on_register(const Message& m) {
   std::istringstream in(m.body);
   std::string role, nonce;
   Pending p;
-  if (!(in >> role >> p.node.host >> p.node.port >> p.rank_hint >> nonce) || (role != "server" && role != "worker")) {
+  const bool parsed = static_cast<bool>(in >> role >> p.node.host >> p.node.port >> p.rank_hint >> nonce);
+  const std::optional<Role> r = role_from_name(role);
+  if (!parsed || !r || *r == Role::Scheduler) {
     van_.log(cat("rejected a malformed registration '", m.body, "'"));
     return;
   }
-  p.node.role = role == "server" ? Role::Server : Role::Worker;
+  p.node.role = *r;
   const int ticket = next_ticket_--;
   van_.connect(ticket, p.node.host, p.node.port, kSchedulerId);
   if (table_sent_) {

@@ -71,11 +71,6 @@ void Van::connect(int peer, const std::string& host, int port, int my_id) {
   peers_.emplace(peer, std::move(p));
 }
 
-bool Van::connected(int peer) const {
-  std::lock_guard<std::mutex> lock(peers_mu_);
-  return peers_.count(peer) > 0;
-}
-
 void Van::send(int peer, const Message& m) {
   Peer* p;
   {
@@ -122,9 +117,9 @@ void Van::receive_loop() {
 
 // One multipart message: the sender's routing id (added by ROUTER), the header frame, and the
 // payload frame if any. Malformed ones are logged and dropped.
-bool Van::receive_one() {
+void Van::receive_one() {
   zmq::message_t identity;
-  if (!receiver_.recv(identity, zmq::recv_flags::none)) return false;  // timed out
+  if (!receiver_.recv(identity, zmq::recv_flags::none)) return;  // timed out
   std::vector<zmq::message_t> frames;
   bool more = identity.more();
   while (more && frames.size() < 3) {
@@ -141,14 +136,14 @@ bool Van::receive_one() {
   }
   if (frames.empty() || frames.size() > 2) {
     log(cat("rejected a message from '", from, "': ", frames.empty() ? "no frames" : "too many frames"));
-    return true;
+    return;
   }
   Message m;
   try {
     decode_first_frame(frames[0].data(), frames[0].size(), frames.size() == 2 ? frames[1].size() : 0, m);
   } catch (const Error& e) {
     log(cat("rejected a message from '", from, "': ", e.what()));
-    return true;
+    return;
   }
   if (frames.size() == 2) {
     auto data = std::make_shared<zmq::message_t>(std::move(frames[1]));
@@ -156,7 +151,6 @@ bool Van::receive_one() {
   }
   if (verbose_ >= 2) log("recv " + m.describe());
   handler_(std::move(m));
-  return true;
 }
 
 }  // namespace braid::kv::ps

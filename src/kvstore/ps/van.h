@@ -36,14 +36,12 @@ class Van {
   /// Opens (once) the way to `peer`, a node id or any other key, listening at host:port;
   /// `my_id` names this node to it.
   void connect(int peer, const std::string& host, int port, int my_id);
-  bool connected(int peer) const;
   /// Sends `m` to `peer` (connected before); thread-safe.
   void send(int peer, const Message& m);
 
   void set_log_prefix(std::string prefix);
   /// "[prefix] text" on stderr, one write.
   void log(const std::string& text) const;
-  int verbose() const { return verbose_; }
 
  private:
   struct Peer {
@@ -52,7 +50,7 @@ class Van {
     std::string address;
   };
   void receive_loop();
-  bool receive_one();
+  void receive_one();
 
   zmq::context_t context_;
   zmq::socket_t receiver_;
