@@ -8,7 +8,7 @@
 #include <map>
 
 #include "braid/base/error.h"
-#include "braid/kvstore/kvstore.h"
+#include "one_machine_store.h"
 #include "braid/ndarray/invoke.h"
 
 namespace braid::kv {
@@ -16,9 +16,9 @@ namespace {
 
 void add_into(const NDArray& a, const NDArray& b, NDArray& out) { nd::invoke("elemwise_add", {a, b}, {}, {out}); }
 
-class LocalStore : public KVStore {
+class LocalStore : public OneMachineStore {
  public:
-  LocalStore() : KVStore("local") {}
+  LocalStore() : OneMachineStore("local") {}
 
  protected:
   Context home_of_new(const NDArray&) override { return cpu(0); }
@@ -31,9 +31,9 @@ class LocalStore : public KVStore {
   }
 };
 
-class DeviceStore : public KVStore {
+class DeviceStore : public OneMachineStore {
  public:
-  DeviceStore() : KVStore("device") {}
+  DeviceStore() : OneMachineStore("device") {}
 
  protected:
   Context home_of_new(const NDArray& value) override { return value.ctx(); }

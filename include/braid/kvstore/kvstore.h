@@ -16,7 +16,9 @@
 /// Types: "local" sums on the CPU (cpu(0)), where it also keeps the values and runs the
 /// updater; "device" sums on the devices holding the values, in a tree over them, and keeps each
 /// key's value on one of them (keys spread so that each device holds a similar share of the
-/// bytes). Distributed types come with the parameter server and allreduce issues.
+/// bytes). "dist_sync", "dist_async", "dist_sync_device", "dist_async_device" ("dist" = sync) are
+/// the parameter server's (docs/distributed.md): a process started by `braid launch` as a worker
+/// gets its rank and the servers from the DMLC_* environment.
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,9 +30,6 @@
 #include "braid/optim/optimizer.h"
 
 namespace braid::kv {
-namespace detail {
-struct Shards;
-}
 
 /// MXNet takes int or string keys; one store holds one kind.
 using Key = std::variant<int, std::string>;
@@ -43,7 +42,7 @@ class KVStore {
  public:
   virtual ~KVStore() = default;
 
-  /// "local", "device".
+  /// "local", "device", "dist_sync", ...
   const std::string& type() const { return type_; }
   /// This worker's rank and the number of workers (0 and 1 on one machine).
   virtual int rank() const { return 0; }
@@ -55,13 +54,15 @@ class KVStore {
   virtual bool is_capable(const std::string& capability) const { return capability == "optimizer"; }
 
   /// Stores a copy of `value` under `key`; a key is initialised once.
-  void init(const Key& key, const NDArray& value);
+  virtual void init(const Key& key, const NDArray& value) = 0;
   void init(const std::vector<Key>& keys, const std::vector<NDArray>& values);
+  /// Whether `key` has been initialised.
+  virtual bool is_initialized(const Key& key) const = 0;
   /// Sums `values` (one per device, all of the key's shape) and applies the sum.
-  void push(const Key& key, const std::vector<NDArray>& values, int priority = 0);
+  virtual void push(const Key& key, const std::vector<NDArray>& values, int priority = 0) = 0;
   void push(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values, int priority = 0);
   /// Copies the stored value into every output.
-  void pull(const Key& key, const std::vector<NDArray>& outs, int priority = 0);
+  virtual void pull(const Key& key, const std::vector<NDArray>& outs, int priority = 0) = 0;
   void pull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& outs, int priority = 0);
   /// push then pull; `outs` may be the pushed arrays themselves.
   void pushpull(const Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
@@ -71,11 +72,11 @@ class KVStore {
 
   /// Runs `optimizer` on every push: the stored value is the weight, the sum its gradient, the
   /// key its index (a string key: the order in which it was initialised).
-  void set_optimizer(std::shared_ptr<optim::Optimizer> optimizer);
+  virtual void set_optimizer(std::shared_ptr<optim::Optimizer> optimizer);
   std::shared_ptr<optim::Optimizer> optimizer() const { return optimizer_; }
-  void set_updater(Updater updater);
+  virtual void set_updater(Updater updater);
   /// MXNet's {"type": "2bit", "threshold": "0.5"}; validated here. One machine's stores do not
-  /// compress (as MXNet's "local"); the parameter server uses it.
+  /// compress (as MXNet's "local"); the parameter server's do.
   virtual void set_gradient_compression(const std::map<std::string, std::string>& params);
   /// The optimizer's states (and, with dump_optimizer, the optimizer itself), written
   /// atomically; needs set_optimizer.
@@ -85,50 +86,27 @@ class KVStore {
  protected:
   explicit KVStore(std::string type) : type_(std::move(type)) {}
 
-  struct Entry {
-    NDArray stored;
-    int index = 0;        // the optimizer's index for the key
-    bool placed = false;  // the type has moved `stored` where it keeps it
-    NDArray summed;       // where push sums when an updater then reads the sum
-    std::map<std::string, NDArray> buffers;  // the type's, by name: kept so that pushes allocate nothing
-    // On CPU contexts a push without updater sums into one part per context at once; the value
-    // then lives in the parts until something needs it whole (gather).
-    std::shared_ptr<detail::Shards> shards;
-    bool in_shards = false;
-  };
-  /// Moves entry.stored where this store keeps it, at each push (default: it stays).
-  virtual void place(Entry& entry, const std::vector<NDArray>& values) {}
-  /// Writes the sum of `values` (two or more, not all in one memory) into `out`, which lives where
-  /// the store keeps the key.
-  virtual void sum_across_devices(Entry& entry, const std::vector<NDArray>& values, NDArray& out) = 0;
-  /// entry.buffers[name] on `ctx`, with the key's shape and dtype, made on first use.
-  static NDArray& buffer(Entry& entry, const std::string& name, Context ctx);
-  /// `v` on `ctx`: itself, or its copy into entry.buffers[name] there.
-  static NDArray on_context(Entry& entry, const NDArray& v, Context ctx, const std::string& name);
-  /// Where a newly initialised value is kept.
-  virtual Context home_of_new(const NDArray& value) = 0;
+  /// For a new key: checks that the store holds one kind of key and returns the optimizer's
+  /// index of the key (an int key: itself; a string key: the order of first init).
+  int index_of_new_key(const Key& key);
+  /// The optimizer states as a .params image (names of Optimizer::save_states), for saving.
+  virtual std::string optimizer_states() const;
+  /// Replaces the optimizer states with those of an Optimizer::save_states image.
+  virtual void set_optimizer_states(const std::string& image);
+  const Updater& updater() const { return updater_; }
 
  private:
-  Entry& entry(const Key& key, const char* what);
-  // `out` (made on first use, where the key is kept, after place) = the sum of `values`.
-  void sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out);
-  // The stored value = the sum of `values`, split into shards over their CPU contexts; false
-  // (and nothing done) where that does not apply.
-  bool sum_into_shards(Entry& entry, const std::vector<NDArray>& values);
-  // Makes entry.stored hold the value again if it lives in shards.
-  static void gather(Entry& entry);
-  void check_kind(const Key& key);
-
   std::string type_;
-  std::map<Key, Entry> entries_;
+  bool has_keys_ = false, has_int_keys_ = false;
   int string_keys_ = 0;
-  bool has_int_keys_ = false;
   std::shared_ptr<optim::Optimizer> optimizer_;
   Updater updater_;
 };
 
-/// A store of type "local" or "device" (MXNet's names; "nccl" is "device"'s GPU form, not built
-/// on CPUs). Throws naming the valid types.
+/// A store of the given type (MXNet's names; "nccl" is "device"'s GPU form, not built on CPUs).
+/// Throws naming the valid types. A dist_* type registers this process with the job's scheduler;
+/// in a process whose DMLC_ROLE is server or scheduler it runs that role and exits the process
+/// when the job ends, as MXNet does.
 std::shared_ptr<KVStore> create(const std::string& type = "local");
 
 /// The store a trainer of dense parameters uses, and whether it runs the optimizer (MXNet's
