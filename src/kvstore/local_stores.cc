@@ -5,11 +5,14 @@
 // holding the fewest bytes so far (MXNet's CommDevice spreads its merge buffers the same way).
 // On CPU contexts, which share memory, both read the values in place instead (cpu_reduce.h).
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "braid/base/error.h"
-#include "one_machine_store.h"
+#include "braid/kvstore/ps.h"
 #include "braid/ndarray/invoke.h"
+#include "one_machine_store.h"
+#include "ps/dist_store.h"
 
 namespace braid::kv {
 namespace {
@@ -75,9 +78,13 @@ class DeviceStore : public OneMachineStore {
 std::shared_ptr<KVStore> create(const std::string& type) {
   if (type == "local") return std::make_shared<LocalStore>();
   if (type == "device") return std::make_shared<DeviceStore>();
-  const bool later = type.rfind("dist", 0) == 0 || type == "horovod";
-  throw Error(cat("kvstore: unknown type '", type, "'; valid: local, device",
-                  later ? " (the distributed types come with the parameter server and allreduce work)" : ""));
+  if (ps::is_dist_type(type)) {
+    if (is_server_process()) std::exit(run_server());  // MXNet's server processes never return either
+    return ps::create_dist_store(type);
+  }
+  throw Error(cat("kvstore: unknown type '", type, "'; valid: local, device, dist_sync, dist_async, ",
+                  "dist_sync_device, dist_async_device, dist",
+                  type == "horovod" ? " (horovod comes with the allreduce work)" : ""));
 }
 
 }  // namespace braid::kv

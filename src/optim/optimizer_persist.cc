@@ -15,8 +15,8 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kFormat = "braid.optimizer/1";
-constexpr const char* kCounts = "__update_counts__";
-constexpr const char* kNumUpdate = "__num_update__";
+constexpr const char* kCounts = Optimizer::kUpdateCountsEntry;
+constexpr const char* kNumUpdate = Optimizer::kNumUpdateEntry;
 constexpr const char* kMaster = "weight32";
 
 // Maps with int keys travel as [[key, value], ...] (JSON object keys are strings).

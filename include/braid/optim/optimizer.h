@@ -105,8 +105,10 @@ class Optimizer {
   /// so user-registered optimizers work too).
   static std::unique_ptr<Optimizer> deserialize(const std::string& json);
   /// Every index's state arrays as a .params image (names "<index>_<state>", "<index>_weight32")
-  /// plus the update counts ("__update_counts__": rows (index, count); "__num_update__").
+  /// plus the update counts (kUpdateCountsEntry: rows (index, count); kNumUpdateEntry).
   std::string save_states() const;
+  static constexpr const char* kUpdateCountsEntry = "__update_counts__";
+  static constexpr const char* kNumUpdateEntry = "__num_update__";
   /// Replaces the states and counts with those of save_states(); throws naming the array when
   /// the image does not fit this optimizer's state_names().
   void load_states(const std::string& bytes);

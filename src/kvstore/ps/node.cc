@@ -40,8 +40,10 @@ Message Node::control(Command c) const {
   return m;
 }
 
-void Node::start(std::function<void(Message&&)> data_handler) {
+void Node::start(std::function<void(Message&&)> data_handler,
+                 std::function<void(const std::string&)> on_failure) {
   data_handler_ = std::move(data_handler);
+  on_failure_ = std::move(on_failure);
   van_.connect(kSchedulerId, config_.root_uri, config_.root_port, -1);
   nonce_ = random_nonce();
   const long long hint = env_int({"BRAID_PS_RANK"}, -1);
@@ -63,6 +65,10 @@ void Node::start(std::function<void(Message&&)> data_handler) {
 }
 
 void Node::send(int peer, Message& m) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!failure_.empty()) throw Error(failure_);
+  }
   m.head.sender = me_.id;
   m.head.recipient = peer;
   van_.send(peer, m);
@@ -110,7 +116,11 @@ void Node::handle(Message&& m) {
         if (n.role != config_.role) van_.connect(n.id, n.host, n.port, me_.id);
       van_.set_log_prefix(cat(role_name(me_.role), " ", me_.rank));
       registered_ = true;
-      break;
+      std::vector<Message> early = std::move(early_);
+      lock.unlock();
+      changed_.notify_all();
+      for (auto& d : early) deliver(std::move(d));
+      return;
     }
     case Command::kBarrierDone: barriers_[m.head.request] = true; break;
     case Command::kHeartbeat: return;
@@ -120,11 +130,20 @@ void Node::handle(Message&& m) {
       abort(m.body);
       return;
     default:
+      if (!registered_) {
+        early_.push_back(std::move(m));
+        return;
+      }
       lock.unlock();
-      if (data_handler_) data_handler_(std::move(m));
+      deliver(std::move(m));
       return;
   }
   changed_.notify_all();
+}
+
+void Node::deliver(Message&& m) {
+  if (data_handler_) data_handler_(std::move(m));
+  else van_.log("no handler for data; dropped " + m.describe());
 }
 
 void Node::barrier(int group) {
@@ -143,6 +162,13 @@ void Node::barrier(int group) {
 void Node::finish() {
   van_.send(kSchedulerId, control(Command::kFinished));
   wait_for_exit();
+}
+
+void Node::fail(const std::string& why) {
+  Message m = control(Command::kAbort);
+  m.body = why;
+  van_.send(kSchedulerId, m);
+  abort(cat(role_name(config_.role), " ", me_.rank, " failed: ", why));
 }
 
 void Node::wait_for_exit() {
@@ -183,6 +209,7 @@ void Node::abort(const std::string& why) {
   }
   changed_.notify_all();
   van_.log("error: " + why);
+  if (on_failure_) on_failure_("parameter server: " + why);
 }
 
 }  // namespace braid::kv::ps

@@ -24,8 +24,11 @@ class Node {
   ~Node();
 
   /// Registers with the scheduler and waits for the node table; throws if refused, aborted, or
-  /// no answer comes within BRAID_PS_CONNECT_TIMEOUT seconds (default 120).
-  void start(std::function<void(Message&&)> data_handler);
+  /// no answer comes within BRAID_PS_CONNECT_TIMEOUT seconds (default 120). `data_handler` gets
+  /// the data messages (from the receive thread, once the node table is known); `on_failure`,
+  /// if given, is called once with the reason when the job fails.
+  void start(std::function<void(Message&&)> data_handler,
+             std::function<void(const std::string&)> on_failure = nullptr);
 
   const Config& config() const { return config_; }
   int id() const { return me_.id; }
@@ -34,12 +37,15 @@ class Node {
   /// The servers' ids by rank.
   const std::vector<int>& servers() const { return servers_; }
 
-  /// Sends `m` to node `peer`, as this node.
+  /// Sends `m` to node `peer`, as this node; throws once the job has failed.
   void send(int peer, Message& m);
   /// Blocks until every node of `group` (kWorkerGroup, kServerGroup) arrives; throws on abort.
   void barrier(int group);
   /// Worker: tells the scheduler its work is done, then waits for the end of the job.
   void finish();
+  /// Tells the scheduler that this node failed, which stops the whole job with `why`, and stops
+  /// waiting for it here.
+  void fail(const std::string& why);
   /// Blocks until the scheduler ends the job; throws with the reason if the job failed.
   void wait_for_exit();
   void log(const std::string& text) const { van_.log(text); }
@@ -47,6 +53,7 @@ class Node {
  private:
   using Clock = std::chrono::steady_clock;
   void handle(Message&& m);
+  void deliver(Message&& m);
   void heartbeats();
   void abort(const std::string& why);
   Message control(Command c) const;
@@ -56,6 +63,8 @@ class Node {
   NodeInfo me_;
   std::vector<int> servers_;
   std::function<void(Message&&)> data_handler_;
+  std::function<void(const std::string&)> on_failure_;
+  std::vector<Message> early_;  // data that came before the node table (and its connections)
 
   mutable std::mutex mu_;
   std::condition_variable changed_;

@@ -1,5 +1,6 @@
 #include "scheduler.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "braid/base/error.h"
@@ -43,6 +44,12 @@ void Scheduler::handle(Message&& m) {
         changed_.notify_all();
       }
       break;
+    case Command::kAbort: {  // a node failed and says why
+      auto n = std::find_if(nodes_.begin(), nodes_.end(), [&](const NodeInfo& i) { return i.id == m.head.sender; });
+      if (n == nodes_.end()) van_.log("ignored " + m.describe() + " from an unknown node");
+      else abort(cat(describe(*n), " failed: ", m.body));
+      break;
+    }
     default: van_.log("ignored " + m.describe()); break;
   }
 }

@@ -1,19 +1,272 @@
 #include "server.h"
 
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
 #include "braid/base/error.h"
+#include "braid/ndarray/creation.h"
+#include "braid/optim/optimizer.h"
+#include "key_value.h"
 #include "node.h"
+#include "two_bit.h"
 
 namespace braid::kv::ps {
+namespace {
+
+// This server's slice of one key.
+struct Value {
+  DType dtype = DType::Float32;
+  int64_t begin = 0, size = 0, total = 0;
+  NDArray stored;  // the value, flat
+  NDArray merged;  // the sum of the pushes so far (sync), or the push being applied (async)
+  int pushes = 0;  // in this round
+  std::vector<Header> waiting;  // the pushes of this round, answered when it completes
+  // `stored` while a pull reply may still be sending its bytes: it is then replaced, not
+  // overwritten, by the next update.
+  std::shared_ptr<const NDArray> lent;
+};
+
+struct Load {
+  int64_t requests = 0, pushes = 0, pulls = 0, bytes_in = 0, bytes_out = 0;
+};
+
+class KeyValueServer {
+ public:
+  explicit KeyValueServer(Node& node) : node_(node) {}
+
+  void handle(Message&& m) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++load_.requests;
+    load_.bytes_in += static_cast<int64_t>(m.payload.size);
+    try {
+      switch (m.command()) {
+        case Command::kInit: init(m); break;
+        case Command::kPush: push(m); break;
+        case Command::kPull: pull(m); break;
+        case Command::kServerCommand: command(m); break;
+        default: throw Error(cat("a server does not handle ", command_name(m.command()), " messages"));
+      }
+    } catch (const std::exception& e) {
+      fail(m.head, e.what());
+    }
+  }
+
+  /// One line: what this server held and served.
+  std::string load_summary() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t bytes = 0;
+    for (const auto& [key, v] : values_) bytes += v.size * static_cast<int64_t>(dtype_size(v.dtype));
+    return cat("load: ", values_.size(), " keys, ", bytes, " bytes stored; ", load_.requests, " requests (",
+               load_.pushes, " pushes, ", load_.pulls, " pulls); ", load_.bytes_in, " bytes in, ", load_.bytes_out,
+               " bytes out");
+  }
+
+ private:
+  static Message reply_to(const Header& request) {
+    Message r;
+    r.head.command = static_cast<uint16_t>(Command::kReply);
+    r.head.request = request.request;
+    r.head.key = request.key;
+    r.head.offset = request.offset;
+    r.head.total = request.total;
+    r.head.dtype = request.dtype;
+    return r;
+  }
+  void answer(const Header& request) {
+    Message r = reply_to(request);
+    node_.send(request.sender, r);
+  }
+  void fail(const Header& request, const std::string& why) {
+    Message r = reply_to(request);
+    node_.log(cat("error: ", r.describe(), " to node ", request.sender, ": ", why));
+    r.head.flags = kFlagError;
+    r.body = why;
+    node_.send(request.sender, r);
+  }
+
+  Value& value_of(const Message& m) {
+    auto it = values_.find(m.head.key);
+    BRAID_CHECK(it != values_.end(), "key ", m.head.key, " has not been initialised on this server (worker 0 ",
+                "initialises every key before the workers push or pull it)");
+    Value& v = it->second;
+    BRAID_CHECK(m.head.offset == v.begin && m.head.total == v.total, "key ", m.head.key, ": this server holds elements [",
+                v.begin, ", ", v.begin + v.size, ") of ", v.total, ", not the slice at ", m.head.offset, " of ",
+                m.head.total, " (do all workers use the same MXNET_KVSTORE_BIGARRAY_BOUND?)");
+    BRAID_CHECK(m.head.dtype == static_cast<int32_t>(v.dtype), "key ", m.head.key, " holds ", dtype_name(v.dtype),
+                " values but the message carries dtype code ", m.head.dtype);
+    return v;
+  }
+
+  // The bytes of an uncompressed value of `v`'s slice.
+  static void check_bytes(const Message& m, const Value& v) {
+    const auto expected = static_cast<size_t>(v.size) * dtype_size(v.dtype);
+    BRAID_CHECK(m.payload.size == expected, "key ", m.head.key, ": expected ", expected, " bytes (", v.size, " ",
+                dtype_name(v.dtype), " values) but got ", m.payload.size);
+  }
+
+  void init(const Message& m) {
+    const DType dtype = dtype_from_code(m.head.dtype);
+    const size_t width = dtype_size(dtype);
+    BRAID_CHECK(m.payload.size % width == 0 && m.head.offset >= 0 && m.head.total > 0,
+                "a malformed init of key ", m.head.key);
+    const auto size = static_cast<int64_t>(m.payload.size / width);
+    BRAID_CHECK(m.head.offset + size <= m.head.total, "init of key ", m.head.key, ": slice past the value's end");
+    if (values_.count(m.head.key)) {  // a repeated init (MXNet's semantics: the first one stays)
+      answer(m.head);
+      return;
+    }
+    Value v;
+    v.dtype = dtype;
+    v.begin = m.head.offset;
+    v.size = size;
+    v.total = m.head.total;
+    v.stored = nd::empty(Shape{size}, cpu(), dtype);
+    std::memcpy(v.stored.raw_data(), m.payload.data, m.payload.size);
+    if (node_.config().verbose >= 1)
+      node_.log(cat("key ", m.head.key, ": elements [", v.begin, ", ", v.begin + size, ") of ", v.total, ", ",
+                    dtype_name(dtype)));
+    values_.emplace(m.head.key, std::move(v));
+    answer(m.head);
+  }
+
+  void push(const Message& m) {
+    Value& v = value_of(m);
+    ++load_.pushes;
+    if (!m.body.empty()) set_optimizer_params(m.body);
+    if (v.merged.is_none()) v.merged = nd::empty(Shape{v.size}, cpu(), v.dtype);
+    const bool first = !sync_ || v.pushes == 0;
+    if (m.head.flags & kFlag2Bit) {
+      BRAID_CHECK(v.dtype == DType::Float32, "2-bit compression needs float32 values; key ", m.head.key, " holds ",
+                  dtype_name(v.dtype));
+      BRAID_CHECK(threshold_ > 0, "a 2-bit push before the threshold (set_gradient_compression)");
+      BRAID_CHECK(m.payload.size == static_cast<size_t>(two_bit::code_bytes(v.size)), "key ", m.head.key,
+                  ": expected the 2-bit codes of ", v.size, " values but got ", m.payload.size, " bytes");
+      if (first) v.merged.fill(0).wait_to_read();
+      two_bit::add_decoded(static_cast<const uint8_t*>(m.payload.data), v.size, threshold_,
+                           v.merged.data<float>());
+    } else {
+      check_bytes(m, v);
+      if (first) std::memcpy(v.merged.raw_data(), m.payload.data, m.payload.size);
+      else add_elements(v.dtype, v.merged.raw_data(), m.payload.data, v.size);
+    }
+    v.waiting.push_back(m.head);
+    if (sync_ && ++v.pushes < node_.config().num_workers) return;
+    std::vector<Header> round;
+    round.swap(v.waiting);
+    v.pushes = 0;
+    std::string error;
+    try {
+      apply(m.head.key, v);
+    } catch (const std::exception& e) {
+      error = e.what();  // every push of the round gets it
+    }
+    for (const Header& h : round) error.empty() ? answer(h) : fail(h, error);
+  }
+
+  // The round's sum updates the value (optimizer) or becomes it.
+  void apply(int64_t key, Value& v) {
+    const bool sending = v.lent && v.lent.use_count() > 1;
+    v.lent.reset();
+    if (!optimizer_) {
+      if (sending) v.stored = nd::empty(Shape{v.size}, cpu(), v.dtype);
+      std::swap(v.stored, v.merged);
+      return;
+    }
+    if (sending) v.stored = v.stored.copy();
+    optimizer_->update(static_cast<int>(key), v.stored, v.merged);
+    v.stored.wait_to_read();
+  }
+
+  void pull(const Message& m) {
+    Value& v = value_of(m);
+    ++load_.pulls;
+    if (!v.lent) v.lent = std::make_shared<const NDArray>(v.stored);
+    Message r = reply_to(m.head);
+    r.payload = {v.stored.raw_data(), static_cast<size_t>(v.size) * dtype_size(v.dtype), v.lent};
+    load_.bytes_out += static_cast<int64_t>(r.payload.size);
+    node_.send(m.head.sender, r);
+  }
+
+  void command(const Message& m) {
+    Message r = reply_to(m.head);
+    switch (static_cast<ServerCommand>(m.head.key)) {
+      case ServerCommand::kSyncMode: set_mode(m); break;
+      case ServerCommand::kOptimizer: set_optimizer(m.body); break;
+      case ServerCommand::kCompression:
+        threshold_ = std::stof(m.body);
+        BRAID_CHECK(threshold_ > 0, "the 2-bit threshold must be positive, got ", m.body);
+        break;
+      case ServerCommand::kGetStates: {
+        BRAID_CHECK(optimizer_, "no optimizer runs on the servers (set_optimizer with update_on_kvstore)");
+        auto image = std::make_shared<const std::string>(optimizer_->save_states());
+        r.payload = {image->data(), image->size(), image};
+        break;
+      }
+      case ServerCommand::kSetStates:
+        BRAID_CHECK(optimizer_, "optimizer states came before the optimizer");
+        optimizer_->load_states(std::string(static_cast<const char*>(m.payload.data), m.payload.size));
+        break;
+      default: throw Error(cat("unknown server command ", m.head.key));
+    }
+    node_.send(m.head.sender, r);
+  }
+
+  void set_mode(const Message& m) {
+    BRAID_CHECK(m.body == "sync" || m.body == "async", "unknown mode '", m.body, "'");
+    const bool sync = m.body == "sync";
+    if (!mode_set_) {
+      sync_ = sync;
+      mode_set_ = true;
+      return;
+    }
+    BRAID_CHECK(sync == sync_, "this job's workers run in ", sync_ ? "sync" : "async", " mode but worker node ",
+                m.head.sender, " asked for ", m.body, "; start every worker with the same kvstore type");
+  }
+
+  void set_optimizer_params(const std::string& lines) {
+    BRAID_CHECK(optimizer_, "optimizer settings came before the optimizer");
+    std::istringstream in(lines);
+    for (std::string line; std::getline(in, line);) {
+      const auto eq = line.find('=');
+      BRAID_CHECK(eq != std::string::npos, "a malformed optimizer setting '", line, "'");
+      optimizer_->set_param(line.substr(0, eq), line.substr(eq + 1));
+    }
+  }
+
+  void set_optimizer(const std::string& json) {
+    if (json == optimizer_json_) return;  // every worker sends it
+    if (optimizer_) node_.log("a worker sent a different optimizer; it replaces the one before, states included");
+    optimizer_ = optim::Optimizer::deserialize(json);
+    optimizer_json_ = json;
+  }
+
+  Node& node_;
+  mutable std::mutex mu_;
+  std::map<int64_t, Value> values_;
+  bool sync_ = false, mode_set_ = false;
+  float threshold_ = 0;  // of 2-bit pushes
+  std::unique_ptr<optim::Optimizer> optimizer_;
+  std::string optimizer_json_;
+  Load load_;
+};
+
+}  // namespace
 
 int run_server_node(const Config& config) {
   Node node(config);
-  node.start([&node](Message&& m) { node.log("no key-value service yet; dropped " + m.describe()); });
+  KeyValueServer server(node);
+  node.start([&server](Message&& m) { server.handle(std::move(m)); });
+  int status = 0;
   try {
     node.wait_for_exit();
   } catch (const Error&) {
-    return 1;  // logged by the node
+    status = 1;  // logged by the node
   }
-  return 0;
+  node.log(server.load_summary());
+  return status;
 }
 
 }  // namespace braid::kv::ps

@@ -186,8 +186,13 @@ TEST_P(KVStoreTypes, LargePushPullIntoThePushedArraysThemselves) {
 INSTANTIATE_TEST_SUITE_P(OneMachine, KVStoreTypes, ::testing::Values("local", "device"));
 
 TEST(KVStoreCreate, UnknownTypesAreClearErrors) {
-  expect_error([] { create("dist_sync"); }, "valid: local, device");
-  expect_error([] { create("lokal"); }, "unknown type 'lokal'");
+  expect_error([] { create("lokal"); }, "unknown type 'lokal'; valid: local, device, dist_sync");
+  expect_error([] { create("horovod"); }, "horovod comes with the allreduce work");
+}
+
+TEST(KVStoreCreate, DistributedTypesOutsideAJobSayWhatToSet) {
+  ASSERT_EQ(std::getenv("DMLC_ROLE"), nullptr);
+  expect_error([] { create("dist_sync"); }, "DMLC_ROLE is not set");
 }
 
 }  // namespace

@@ -1,0 +1,393 @@
+#include "dist_store.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "braid/base/error.h"
+#include "braid/engine/engine.h"
+#include "braid/io/params.h"
+#include "braid/ndarray/creation.h"
+#include "braid/op/param_reader.h"
+#include "key_value.h"
+#include "two_bit.h"
+#include "worker.h"
+
+namespace braid::kv::ps {
+namespace {
+
+const std::set<std::string> kSyncTypes = {"dist", "dist_sync", "dist_sync_device", "dist_device_sync"};
+const std::set<std::string> kAsyncTypes = {"dist_async", "dist_async_device", "dist_device_async"};
+
+struct KeyState {
+  int index = 0;
+  Shape shape;
+  DType dtype = DType::Float32;
+  std::vector<Slice> slices;
+  std::vector<int> servers;         // slices[i].server
+  engine::VarHandle var = nullptr;  // orders the key's exchanges; guards `residual`
+  NDArray merged;                   // on the CPU: a push's local sum, or a pull's landing place
+  std::vector<float> residual;      // 2-bit: what the codes have not carried yet
+  std::exception_ptr push_error;    // why the last push failed, raised by the next pull
+};
+
+size_t width(const KeyState& ks) { return dtype_size(ks.dtype); }
+
+// The bytes of `a` from element `begin` on, kept alive by a handle on its storage.
+Payload payload_of(const NDArray& a, const KeyState& ks, const Slice& s) {
+  auto owner = std::make_shared<NDArray>(a);
+  return {static_cast<const char*>(a.raw_data()) + s.begin * width(ks), static_cast<size_t>(s.size()) * width(ks),
+          owner};
+}
+
+Message data_message(Command command, const KeyState& ks, const Slice& s) {
+  Message m;
+  m.head.command = static_cast<uint16_t>(command);
+  m.head.key = ks.index;
+  m.head.offset = s.begin;
+  m.head.total = ks.shape.size();
+  m.head.dtype = static_cast<int32_t>(ks.dtype);
+  return m;
+}
+
+Message server_command(ServerCommand which, std::string body) {
+  Message m;
+  m.head.command = static_cast<uint16_t>(Command::kServerCommand);
+  m.head.key = static_cast<int64_t>(which);
+  m.body = std::move(body);
+  return m;
+}
+
+std::string lines_of(const std::map<std::string, std::string>& params) {
+  std::string out;
+  for (const auto& [name, value] : params) out += name + "=" + value + "\n";
+  return out;
+}
+
+class DistStore : public KVStore {
+ public:
+  explicit DistStore(const std::string& type)
+      : KVStore(type),
+        worker_(Config::from_env()),
+        local_(create(type.find("device") != std::string::npos ? "device" : "local")),
+        params_sent_(static_cast<size_t>(worker_.num_servers())) {
+    worker_.call_all(server_command(ServerCommand::kSyncMode, kSyncTypes.count(type) ? "sync" : "async"));
+  }
+
+  ~DistStore() override {
+    // Destroyed by an exception: the other workers would wait for this one forever.
+    if (std::uncaught_exceptions() > 0) worker_.fail("it stopped with an error (see its output)");
+    for (auto& [key, ks] : keys_) {
+      try {
+        engine::Engine::get().wait_for_var(ks.var);
+      } catch (const std::exception&) {
+        // the failure was raised to whoever waited on the key's arrays
+      }
+      engine::Engine::get().delete_var([] {}, cpu(), ks.var);
+    }
+  }
+
+  int rank() const override { return worker_.rank(); }
+  int num_workers() const override { return worker_.num_workers(); }
+  void barrier() override { worker_.barrier(); }
+  bool is_capable(const std::string& capability) const override { return capability == "optimizer"; }
+
+  void init(const Key& key, const NDArray& value) override {
+    BRAID_CHECK(!value.is_none(), "KVStore init: the value of key ", key_str(key), " is None");
+    BRAID_CHECK(!keys_.count(key), "KVStore init: key ", key_str(key), " is already initialized");
+    KeyState ks;
+    ks.index = index_of_new_key(key);
+    ks.shape = value.shape();
+    ks.dtype = value.dtype();
+    ks.slices = slices_of(ks.index, value.size(), worker_.num_servers(), bound_);
+    for (const Slice& s : ks.slices) ks.servers.push_back(s.server);
+    if (rank() == 0) {
+      NDArray flat = value.as_in_context(cpu());
+      flat.wait_to_read();
+      std::vector<Message> parts;
+      for (const Slice& s : ks.slices) {
+        parts.push_back(data_message(Command::kInit, ks, s));
+        parts.back().payload = payload_of(flat, ks, s);
+      }
+      worker_.call(ks.servers, std::move(parts));
+    }
+    ks.var = engine::Engine::get().new_var();
+    index_to_key_[ks.index] = key;
+    keys_.emplace(key, std::move(ks));
+    worker_.barrier();  // every worker pulls the value worker 0 sent
+  }
+
+  bool is_initialized(const Key& key) const override { return keys_.count(key) > 0; }
+
+  void push(const Key& key, const std::vector<NDArray>& values, int priority) override {
+    KeyState& ks = state(key, "push");
+    check_arrays(ks, key, values, "push");
+    NDArray sum = local_sum(ks, values, priority);
+    std::shared_ptr<const std::string> params;
+    if (optimizer()) params = std::make_shared<const std::string>(lines_of(optimizer()->params()));
+    const float threshold = ks.dtype == DType::Float32 ? threshold_ : 0;
+    if (threshold > 0 && ks.residual.empty()) ks.residual.assign(static_cast<size_t>(ks.shape.size()), 0.f);
+    KeyState* k = &ks;  // std::map keeps it in place
+    const engine::VarHandle reads[] = {sum.var()}, writes[] = {ks.var};
+    engine::Engine::get().push_async(
+        [this, k, sum, params, threshold](engine::Done done) {
+          std::vector<Message> parts;
+          for (const Slice& s : k->slices) {
+            Message m = data_message(Command::kPush, *k, s);
+            if (params && note_params_sent(s.server, *params)) m.body = *params;
+            if (threshold > 0) {
+              auto codes = std::make_shared<std::string>(static_cast<size_t>(two_bit::code_bytes(s.size())), '\0');
+              two_bit::quantize(sum.data<float>() + s.begin, k->residual.data() + s.begin, s.size(), threshold,
+                                reinterpret_cast<uint8_t*>(codes->data()));
+              m.head.flags = kFlag2Bit;
+              m.payload = {codes->data(), codes->size(), codes};
+            } else {
+              m.payload = payload_of(sum, *k, s);
+            }
+            parts.push_back(std::move(m));
+          }
+          worker_.request(k->servers, std::move(parts), [k, done](std::exception_ptr error, std::vector<Message>&) {
+            k->push_error = error;
+            done(error);
+          });
+        },
+        cpu(), reads, writes, priority, "kvstore push");
+  }
+
+  void pull(const Key& key, const std::vector<NDArray>& outs, int priority) override {
+    KeyState& ks = state(key, "pull");
+    check_arrays(ks, key, outs, "pull");
+    NDArray target = outs[0].ctx().is_cpu_family() ? outs[0] : merged(ks);
+    KeyState* k = &ks;
+    const engine::VarHandle writes[] = {ks.var, target.var()};
+    engine::Engine::get().push_async(
+        [this, k, target](engine::Done done) {
+          if (k->push_error) {  // the pulled arrays carry the error rather than a stale value
+            done(std::exchange(k->push_error, nullptr));
+            return;
+          }
+          std::vector<Message> parts;
+          for (const Slice& s : k->slices) parts.push_back(data_message(Command::kPull, *k, s));
+          worker_.request(k->servers, std::move(parts),
+                          [k, target, done](std::exception_ptr error, std::vector<Message>& replies) {
+                            if (!error) error = copy_replies(*k, replies, target);
+                            done(error);
+                          });
+        },
+        cpu(), {}, writes, priority, "kvstore pull");
+    for (const NDArray& out : outs)
+      if (!out.same_as(target)) target.copyto(out);
+  }
+
+  void set_optimizer(std::shared_ptr<optim::Optimizer> optimizer) override {
+    KVStore::set_optimizer(optimizer);
+    worker_.call_all(server_command(ServerCommand::kOptimizer, optimizer->serialize()));
+    std::lock_guard<std::mutex> lock(params_mu_);
+    std::fill(params_sent_.begin(), params_sent_.end(), lines_of(optimizer->params()));
+  }
+
+  void set_updater(Updater) override {
+    throw Error(cat("KVStore ", type(), ": the servers cannot run a C++ updater function of this process; give ",
+                    "them an optimizer with set_optimizer, or update on the workers (update_on_kvstore=false)"));
+  }
+
+  void set_gradient_compression(const std::map<std::string, std::string>& params) override {
+    auto type = params.find("type");
+    BRAID_CHECK(type != params.end() && (type->second == "2bit" || type->second == "none"),
+                "KVStore set_gradient_compression: give the type, 2bit or none, e.g. {type: 2bit, threshold: 0.5}");
+    for (const auto& [name, value] : params)
+      BRAID_CHECK(name == "type" || name == "threshold", "KVStore set_gradient_compression: unknown parameter '",
+                  name, "'; valid: type, threshold");
+    float threshold = 0;
+    if (type->second == "2bit") {
+      auto given = params.find("threshold");
+      threshold = given == params.end() ? 0.5f : static_cast<float>(op::parse_float(given->second));
+      BRAID_CHECK(threshold > 0, "KVStore set_gradient_compression: the threshold must be positive, got ",
+                  given->second);
+      worker_.call_all(server_command(ServerCommand::kCompression, std::to_string(threshold)));
+    }
+    threshold_ = threshold;
+  }
+
+ protected:
+  // The servers' states, each key's slices put back together in the key's shape.
+  std::string optimizer_states() const override {
+    wait_for_keys();
+    std::map<std::string, std::vector<std::pair<int64_t, NDArray>>> parts;  // name -> (begin, slice)
+    std::map<int64_t, int64_t> counts;
+    int64_t num_update = 0;
+    const std::vector<Message> replies = worker_.call_all(server_command(ServerCommand::kGetStates, ""));
+    for (size_t server = 0; server < replies.size(); ++server) {
+      const Payload& p = replies[server].payload;
+      io::NamedArrays image = io::load_from_bytes(std::string_view(static_cast<const char*>(p.data), p.size),
+                                                  cat("the optimizer states of server ", server));
+      for (size_t i = 0; i < image.names.size(); ++i) {
+        const std::string& name = image.names[i];
+        if (name == optim::Optimizer::kNumUpdateEntry) {
+          num_update = std::max(num_update, image.arrays[i].scalar<int64_t>());
+        } else if (name == optim::Optimizer::kUpdateCountsEntry) {
+          const std::vector<int64_t> rows = image.arrays[i].to_vector<int64_t>();
+          for (size_t r = 0; r + 1 < rows.size(); r += 2) counts[rows[r]] = std::max(counts[rows[r]], rows[r + 1]);
+        } else {
+          parts[name].emplace_back(slice_of(key_of_state(name), static_cast<int>(server)).begin, image.arrays[i]);
+        }
+      }
+    }
+    std::vector<std::pair<std::string, NDArray>> named;
+    for (auto& [name, slices] : parts) named.emplace_back(name, joined(key_of_state(name), slices));
+    std::vector<int64_t> rows;
+    for (const auto& [index, n] : counts) rows.insert(rows.end(), {index, n});
+    if (!rows.empty())
+      named.emplace_back(optim::Optimizer::kUpdateCountsEntry,
+                         nd::array(rows, Shape({static_cast<int64_t>(rows.size() / 2), 2}), cpu(), DType::Int64));
+    named.emplace_back(optim::Optimizer::kNumUpdateEntry,
+                       nd::array(std::vector<int64_t>{num_update}, Shape({1}), cpu(), DType::Int64));
+    return io::save_to_bytes(named);
+  }
+
+  // Each server gets its slices of the states, and every update count.
+  void set_optimizer_states(const std::string& bytes) override {
+    wait_for_keys();
+    io::NamedArrays image = io::load_from_bytes(bytes, "optimizer states");
+    std::vector<std::vector<std::pair<std::string, NDArray>>> per_server(static_cast<size_t>(worker_.num_servers()));
+    for (size_t i = 0; i < image.names.size(); ++i) {
+      const std::string& name = image.names[i];
+      if (name == optim::Optimizer::kNumUpdateEntry || name == optim::Optimizer::kUpdateCountsEntry) {
+        for (auto& server : per_server) server.emplace_back(name, image.arrays[i]);
+        continue;
+      }
+      const KeyState& ks = key_of_state(name);
+      BRAID_CHECK(image.arrays[i].size() == ks.shape.size(), "optimizer state '", name, "' has ",
+                  image.arrays[i].size(), " elements but its key holds ", ks.shape.size());
+      const NDArray flat = image.arrays[i].reshape({-1});
+      for (const Slice& s : ks.slices)
+        per_server[static_cast<size_t>(s.server)].emplace_back(name, flat.slice(s.begin, s.end).copy());
+    }
+    std::vector<int> servers;
+    std::vector<Message> requests;
+    for (size_t s = 0; s < per_server.size(); ++s) {
+      auto states = std::make_shared<std::string>(io::save_to_bytes(per_server[s]));
+      Message m = server_command(ServerCommand::kSetStates, "");
+      m.payload = {states->data(), states->size(), states};
+      servers.push_back(static_cast<int>(s));
+      requests.push_back(std::move(m));
+    }
+    worker_.call(servers, std::move(requests));
+  }
+
+ private:
+  KeyState& state(const Key& key, const char* what) {
+    auto it = keys_.find(key);
+    BRAID_CHECK(it != keys_.end(), "KVStore ", what, ": key ", key_str(key), " has not been initialized (call init ",
+                "first)");
+    return it->second;
+  }
+
+  static void check_arrays(const KeyState& ks, const Key& key, const std::vector<NDArray>& arrays, const char* what) {
+    BRAID_CHECK(!arrays.empty(), "KVStore ", what, ": no arrays for key ", key_str(key));
+    for (const NDArray& a : arrays) {
+      BRAID_CHECK(!a.is_none() && a.shape() == ks.shape && a.dtype() == ks.dtype, "KVStore ", what, ": key ",
+                  key_str(key), " holds ", dtype_name(ks.dtype), " ", ks.shape.str(), " but an array is ",
+                  a.is_none() ? std::string("None") : cat(dtype_name(a.dtype()), " ", a.shape().str()));
+    }
+  }
+
+  NDArray& merged(KeyState& ks) {
+    if (ks.merged.is_none()) ks.merged = nd::empty(ks.shape, cpu(), ks.dtype);
+    return ks.merged;
+  }
+
+  // The sum of a push's values, on the CPU: one CPU value itself, else summed by the local store
+  // of the type ("device" for *_device: on the devices), then copied.
+  NDArray local_sum(KeyState& ks, const std::vector<NDArray>& values, int priority) {
+    if (values.size() == 1 && values[0].ctx().is_cpu_family()) return values[0];
+    NDArray& out = merged(ks);
+    if (values.size() == 1) return values[0].copyto(out);
+    if (!local_->is_initialized(ks.index)) local_->init(ks.index, values[0]);
+    local_->push(ks.index, values, priority);
+    local_->pull(ks.index, {out}, priority);
+    return out;
+  }
+
+  // Whether `params` differ from what server `server` last got (and notes they are sent now).
+  bool note_params_sent(int server, const std::string& params) {
+    std::lock_guard<std::mutex> lock(params_mu_);
+    std::string& sent = params_sent_[static_cast<size_t>(server)];
+    if (sent == params) return false;
+    sent = params;
+    return true;
+  }
+
+  static std::exception_ptr copy_replies(const KeyState& ks, std::vector<Message>& replies, const NDArray& target) {
+    for (size_t i = 0; i < replies.size(); ++i) {
+      const Slice& s = ks.slices[i];
+      const size_t bytes = static_cast<size_t>(s.size()) * width(ks);
+      if (replies[i].payload.size != bytes)
+        return std::make_exception_ptr(Error(cat("KVStore pull: server ", s.server, " answered ",
+                                                 replies[i].payload.size, " bytes for key ", ks.index, ", expected ",
+                                                 bytes)));
+      std::memcpy(static_cast<char*>(target.raw_data()) + s.begin * width(ks), replies[i].payload.data, bytes);
+    }
+    return nullptr;
+  }
+
+  void wait_for_keys() const {
+    for (const auto& [key, ks] : keys_) engine::Engine::get().wait_for_var(ks.var);
+  }
+
+  // The key whose index starts the state's name "<index>_<state>".
+  const KeyState& key_of_state(const std::string& name) const {
+    const size_t sep = name.find('_');
+    auto key = sep == std::string::npos ? index_to_key_.end()
+                                        : index_to_key_.find(static_cast<int>(op::parse_int(name.substr(0, sep))));
+    BRAID_CHECK(key != index_to_key_.end(), "optimizer state '", name, "' does not belong to a key of this store");
+    return keys_.at(key->second);
+  }
+
+  static const Slice& slice_of(const KeyState& ks, int server) {
+    for (const Slice& s : ks.slices)
+      if (s.server == server) return s;
+    throw Error(cat("server ", server, " sent optimizer states of key ", ks.index, ", which it does not hold"));
+  }
+
+  // A key's state from its slices (begin, array), in the key's shape.
+  static NDArray joined(const KeyState& ks, std::vector<std::pair<int64_t, NDArray>>& slices) {
+    std::sort(slices.begin(), slices.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const DType dtype = slices[0].second.dtype();
+    NDArray out = nd::empty(ks.shape, cpu(), dtype);
+    int64_t at = 0;
+    for (auto& [begin, part] : slices) {
+      BRAID_CHECK(begin == at && part.dtype() == dtype, "the servers' optimizer states of key ", ks.index,
+                  " do not fit together");
+      part.wait_to_read();
+      std::memcpy(out.data<char>() + at * dtype_size(dtype), part.raw_data(),
+                  static_cast<size_t>(part.size()) * dtype_size(dtype));
+      at += part.size();
+    }
+    BRAID_CHECK(at == ks.shape.size(), "the servers' optimizer states of key ", ks.index, " lack slices");
+    return out;
+  }
+
+  mutable Worker worker_;
+  std::shared_ptr<KVStore> local_;  // sums a push's values on this machine
+  const int64_t bound_ = bigarray_bound();
+  std::map<Key, KeyState> keys_;
+  std::map<int, Key> index_to_key_;
+  float threshold_ = 0;  // 2-bit compression; 0: off
+  std::mutex params_mu_;
+  std::vector<std::string> params_sent_;  // per server: the optimizer's hyper-parameters it has
+};
+
+}  // namespace
+
+bool is_dist_type(const std::string& type) { return kSyncTypes.count(type) || kAsyncTypes.count(type); }
+
+std::shared_ptr<KVStore> create_dist_store(const std::string& type) {
+  BRAID_CHECK(is_dist_type(type), "not a parameter-server kvstore type: '", type, "'");
+  return std::make_shared<DistStore>(type);
+}
+
+}  // namespace braid::kv::ps

@@ -1,0 +1,22 @@
+#pragma once
+// Internal: the parameter server's KVStore types on a worker (MXNet's KVStoreDist). Worker 0
+// sends each key's first value to the servers holding its slices (key_value.h), then every
+// worker waits at a barrier. A push sums the worker's values here (on the CPU, or on the devices
+// for the *_device types), then sends the sum's slices, 2-bit coded when compression is on;
+// it completes when the servers answer, in sync mode once every worker has pushed the round.
+// A pull copies the servers' slices back. Both are engine operations on the key's variable, so
+// that a key's pushes and pulls keep their order while different keys overlap.
+#include <memory>
+#include <string>
+
+#include "braid/kvstore/kvstore.h"
+
+namespace braid::kv::ps {
+
+/// Whether `type` names a parameter-server store (dist, dist_sync, dist_async, dist_sync_device,
+/// dist_async_device, and MXNet's spellings dist_device_sync, dist_device_async).
+bool is_dist_type(const std::string& type);
+/// A worker's store of `type`, registered with the job of the DMLC_* environment.
+std::shared_ptr<KVStore> create_dist_store(const std::string& type);
+
+}  // namespace braid::kv::ps

@@ -1,0 +1,44 @@
+#pragma once
+// Internal: the key-value protocol between workers and servers, on top of message.h. A key's
+// value travels flat, in its dtype's bytes; each server holds one slice of it: a small value
+// whole on server (key * 9973) % S, a value of at least MXNET_KVSTORE_BIGARRAY_BOUND elements
+// split evenly over all servers (as MXNet's KVStoreDist).
+#include <cstdint>
+#include <vector>
+
+#include "braid/base/dtype.h"
+
+namespace braid::kv::ps {
+
+/// Header.flags of data messages.
+inline constexpr int32_t kFlagError = 1;   // a reply whose body says what went wrong
+inline constexpr int32_t kFlag2Bit = 2;    // a push of 2-bit codes (two_bit.h), at the job's threshold
+// A push's body: "name=value" lines, the optimizer's hyper-parameters when they changed since
+// this worker's last push to the server (rescale_grad at a short batch, learning_rate, ...).
+
+/// Header.key of a kServerCommand: what the body (or payload) sets.
+enum class ServerCommand : int64_t {
+  kSyncMode = 1,         // body "sync" or "async": the job's mode, sent by every worker at start
+  kOptimizer = 2,        // body: Optimizer::serialize(); the servers update the values from now on
+  kCompression = 3,      // body: the 2-bit threshold
+  kGetStates = 4,        // reply payload: the optimizer's save_states() for the slices of this server
+  kSetStates = 5,        // payload: a save_states() image of this server's slices
+};
+
+/// One server's part of a key's value: elements [begin, end) of the flat value.
+struct Slice {
+  int server = 0;  // rank
+  int64_t begin = 0, end = 0;
+  int64_t size() const { return end - begin; }
+};
+
+/// MXNET_KVSTORE_BIGARRAY_BOUND (default 1,000,000).
+int64_t bigarray_bound();
+/// Where the `size` elements of key `key` live on `num_servers` servers.
+std::vector<Slice> slices_of(int64_t key, int64_t size, int num_servers, int64_t bound);
+
+/// dst[i] += src[i] for `n` elements of `dtype` (float16 summed through float); throws for a
+/// dtype without addition (bool).
+void add_elements(DType dtype, void* dst, const void* src, int64_t n);
+
+}  // namespace braid::kv::ps
