@@ -16,9 +16,12 @@ $(BUILD_DIR)/build.ninja:
 build: deps $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Train LeNet on the real Fashion-MNIST with Gluon (braid train): progress bar, test accuracy.
+# The main job: a local parameter-server job (1 scheduler, 1 server, 2 workers) training LeNet on
+# the real Fashion-MNIST with dist_sync for 2 epochs; each worker shows its progress and the
+# final test accuracy.
 demo: build
-	$(BUILD_DIR)/bin/braid train --model lenet --epochs 10 --json-log $(BUILD_DIR)/demo-log.json
+	$(BUILD_DIR)/bin/braid launch -n 2 -s 1 -- $(BUILD_DIR)/bin/braid train --model lenet --kvstore dist_sync \
+		--epochs 2 --json-log $(BUILD_DIR)/demo-log.json
 
 # The whole suite, ThreadSanitizer run of the engine included.
 test: build

@@ -156,9 +156,14 @@ void Trainer::update(int64_t batch_size, bool ignore_stale_grad) {
 }
 
 void Trainer::save_states(const std::string& path) const {
-  io::write_file_atomically(path, optimizer_->save_states());
+  if (update_on_kvstore_ && kvstore_) kvstore_->save_optimizer_states(path);  // the store runs the updates
+  else io::write_file_atomically(path, optimizer_->save_states());
 }
 
-void Trainer::load_states(const std::string& path) { optimizer_->load_states(io::read_file(path)); }
+void Trainer::load_states(const std::string& path) {
+  init_kvstore();
+  if (update_on_kvstore_ && kvstore_) kvstore_->load_optimizer_states(path);
+  else optimizer_->load_states(io::read_file(path));
+}
 
 }  // namespace braid::gluon

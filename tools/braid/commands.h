@@ -24,9 +24,24 @@ struct TrainOptions {
   double lr = 0.05, momentum = 0.9, wd = 0.0;
   uint64_t seed = 42;
   std::string json_log, save;
+  int64_t checkpoint_every = 0;  // batches; 0: no checkpoints
+  std::string checkpoint = "braid-checkpoint";  // prefix of the checkpoint files
+  bool resume = false;
 };
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o);
 int train(const TrainOptions& o);
+
+/// braid launch's options (see add_launch_command).
+struct LaunchOptions {
+  int workers = 1, servers = -1;  // servers < 0: as many as workers
+  std::string launcher = "local", hostfile, sync_dst_dir;
+  std::vector<std::string> env, command;
+  bool dry_run = false;
+};
+CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o);
+/// Runs the job; `command` is the workers' command line. Returns 0
+/// when every process succeeded, else the first failure's status (130 after Ctrl-C).
+int launch(LaunchOptions o, std::vector<std::string> command);
 
 /// braid eval / braid predict: a symbol file and its parameters over idx images.
 struct ModelOptions {

@@ -42,9 +42,21 @@ int main(int argc, char** argv) {
       "server", "run this process's parameter-server role (DMLC_ROLE=scheduler or server, with the DMLC_* "
                 "variables that braid launch sets) until the job ends");
 
+  braid::cli::LaunchOptions launch_opt;
+  auto* launch = braid::cli::add_launch_command(app, launch_opt);
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
+  // braid launch OPTIONS -- COMMAND...: COMMAND is the workers', not options for braid.
+  std::vector<std::string> workers_command;
+  if (argc > 1 && std::string(argv[1]) == "launch")
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]) == "--") {
+        workers_command.assign(argv + i + 1, argv + argc);
+        argc = i;
+        break;
+      }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,6 +71,11 @@ int main(int argc, char** argv) {
     if (eval->parsed()) return braid::cli::eval(model_opt, std::cout);
     if (predict->parsed()) return braid::cli::predict(model_opt);
     if (server->parsed()) return braid::kv::run_server();
+    if (launch->parsed()) {
+      std::vector<std::string> command = launch->remaining();
+      command.insert(command.end(), workers_command.begin(), workers_command.end());
+      return braid::cli::launch(launch_opt, command);
+    }
     if (symbol_show->parsed()) return braid::cli::symbol_show(symbol_file, symbol_shapes, std::cout);
   } catch (const braid::Error& e) {
     std::cerr << "braid: error: " << e.what() << "\n";

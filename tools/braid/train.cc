@@ -18,11 +18,13 @@
 #include "braid/gluon/utils.h"
 #include "braid/io/file.h"
 #include "braid/io/idx.h"
+#include "braid/kvstore/kvstore.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/random.h"
 #include "braid/ndarray/reduce.h"
 #include "braid/op/param_reader.h"
 #include "braid/util/progress_bar.h"
+#include "checkpoints.h"
 #include "commands.h"
 
 namespace braid::cli {
@@ -107,7 +109,9 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--momentum", o.momentum, "for sgd and nag")->capture_default_str();
   t->add_option("--wd", o.wd, "weight decay")->capture_default_str();
   t->add_option("--ctx", o.ctx, "context, or a list for data parallelism, e.g. cpu(0),cpu(1)")->capture_default_str();
-  t->add_option("--kvstore", o.kvstore, "with several contexts: device or local")->capture_default_str();
+  t->add_option("--kvstore", o.kvstore, "with several contexts: device or local; under braid launch: dist_sync, "
+                 "dist_async, dist_sync_device, dist_async_device (each worker trains on its shard of the data)")
+      ->capture_default_str();
   t->add_option("--model-parallel", o.model_parallel, "split the model's layers over cpu(0) .. cpu(N-1)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -120,6 +124,10 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--test-limit", o.test_limit, "test on the first N images only (0: all)");
   t->add_option("--json-log", o.json_log, "write one JSON object per epoch to this file");
   t->add_option("--save", o.save, "write PREFIX.params (MXNet save_parameters format) and PREFIX.states");
+  t->add_option("--checkpoint-every", o.checkpoint_every, "write a checkpoint (weights, optimizer states, position) "
+                "every N batches")->check(CLI::NonNegativeNumber);
+  t->add_option("--checkpoint", o.checkpoint, "prefix of the checkpoint files")->capture_default_str();
+  t->add_flag("--resume", o.resume, "start from the checkpoint at --checkpoint when there is one");
   return t;
 }
 
@@ -127,7 +135,15 @@ int train(const TrainOptions& o) {
   const std::vector<Context> contexts = parse_contexts(o.ctx);
   const Context ctx = contexts[0];
   nd::seed(o.seed);
+  // A parameter-server worker (under braid launch) trains on its own shard of the data, all
+  // shards of one size so that every worker runs the same number of batches (a worker with one
+  // batch more would wait for the others' pushes forever, MXNet issue 7888).
+  std::shared_ptr<kv::KVStore> dist_store;
+  if (o.kvstore.rfind("dist", 0) == 0) dist_store = kv::create(o.kvstore);
+  const int rank = dist_store ? dist_store->rank() : 0, workers = dist_store ? dist_store->num_workers() : 1;
+  const bool sync_rounds = dist_store && o.kvstore.find("async") == std::string::npos;
   auto train_set = load_dataset(o, true), test_set = load_dataset(o, false);
+  if (workers > 1) train_set = train_set->shard(workers, rank)->take(train_set->size() / workers);
   data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true,
                                             .last_batch = data::LastBatch::Discard, .num_workers = o.num_workers});
   data::DataLoader test_loader(test_set, {.batch_size = 1000, .num_workers = o.num_workers});
@@ -139,7 +155,10 @@ int train(const TrainOptions& o) {
   BlockPtr model = model_zoo::get_simple_model(o.model), net = model;
   if (model_parallel) net = split_into_stages(model, o.model_parallel);
   else net->initialize(std::make_shared<init::Xavier>(), contexts);
-  Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o), o.kvstore);
+  Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o),
+                  dist_store ? KVStoreChoice(dist_store) : KVStoreChoice(o.kvstore));
+  Checkpoints checkpoints(o, rank);
+  const Position start_at = o.resume ? checkpoints.restore(*model, trainer, contexts) : Position{};
   loss::SoftmaxCrossEntropyLoss loss_fn;
 
   std::FILE* out = stdout;
@@ -148,21 +167,31 @@ int train(const TrainOptions& o) {
                static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr,
                (model_parallel ? cat("model parallel over ", o.model_parallel, " contexts, ", o.micro_batches,
                                      " micro-batches")
-                : contexts.size() == 1 ? ctx.str()
-                                       : o.ctx + ", kvstore " + o.kvstore)
+                : contexts.size() == 1 && !dist_store ? ctx.str()
+                                                      : o.ctx + ", kvstore " + o.kvstore)
                    .c_str());
+  if (dist_store)
+    std::fprintf(out, "worker %d of %d: a shard of %lld training images\n", rank, workers,
+                 static_cast<long long>(train_set->size()));
   std::fflush(out);  // before the progress bar on stderr
   std::string log;
+  // Workers other than worker 0 of a distributed job log next to it: PATH.worker<rank>.
+  const std::string json_log = o.json_log.empty() || rank == 0 ? o.json_log : cat(o.json_log, ".worker", rank);
   util::ProgressBar bar(o.epochs, train_loader.size(), stderr);
   const auto start = Clock::now();
   double test_acc = 0, last_loss = 0, total_samples = 0;
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+  for (int epoch = start_at.epoch; epoch <= o.epochs; ++epoch) {
+    nd::seed(o.seed + static_cast<uint64_t>(epoch));  // the epoch's order, the same when it resumes
     bar.start_epoch(epoch);
     const auto epoch_start = Clock::now();
     metric::Accuracy train_acc;
     NDArray loss_sum;  // summed on the device; read when the bar is drawn
     int64_t samples = 0, done = 0;
     for (const auto& batch : train_loader) {
+      if (epoch == start_at.epoch && done < start_at.batch) {  // done before the checkpoint
+        ++done;
+        continue;
+      }
       // One slice of the batch per context (split_and_load; one context gets it whole), or with
       // model parallelism micro-batches that the engine pipelines over the stages.
       const int micro = std::min<int64_t>(o.micro_batches, batch[0].shape()[0]);
@@ -180,18 +209,22 @@ int train(const TrainOptions& o) {
         }
       }
       autograd::backward(losses);
-      trainer.step(batch[0].shape()[0]);
+      // dist_sync: the servers sum the gradients of every worker's batch.
+      trainer.step(batch[0].shape()[0] * (sync_rounds ? workers : 1));
       for (size_t c = 0; c < xs.size(); ++c) {
         NDArray s = nd::sum(losses[c]).as_in_context(ctx);
         loss_sum = loss_sum.is_none() ? s : loss_sum + s;
         train_acc.update({ys[c]}, {preds[c]});
       }
       samples += batch[0].shape()[0];
-      if (++done % 10 == 0 || done == train_loader.size())
+      ++done;
+      if (o.checkpoint_every > 0 && ((epoch - 1) * train_loader.size() + done) % o.checkpoint_every == 0)
+        checkpoints.save(*model, trainer, {epoch, done});
+      if (done % 10 == 0 || done == train_loader.size())
         bar.update(done, samples, loss_sum.scalar<float>() / static_cast<double>(samples), train_acc.get().value());
     }
     const double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
-    last_loss = loss_sum.scalar<float>() / static_cast<double>(samples);
+    last_loss = samples > 0 ? loss_sum.scalar<float>() / static_cast<double>(samples) : 0;
     test_acc = evaluate(*net, test_loader, ctx);
     total_samples += static_cast<double>(samples);
     bar.finish_epoch(cat("test acc ", op::format_number(test_acc)));
@@ -199,15 +232,15 @@ int train(const TrainOptions& o) {
                        {"test_acc", test_acc},     {"samples_per_sec", static_cast<double>(samples) / secs},
                        {"seconds", secs}};
     log += rec.dump() + "\n";
-    if (!o.json_log.empty()) io::write_file_atomically(o.json_log, log);
+    if (!json_log.empty()) io::write_file_atomically(json_log, log);
   }
   const double total = std::chrono::duration<double>(Clock::now() - start).count();
   nlohmann::json final_rec{{"final", true},   {"model", o.model},      {"epochs", o.epochs},
                            {"test_acc", test_acc}, {"train_loss", last_loss}, {"seconds", total},
                            {"samples_per_sec", total_samples / total}};
   log += final_rec.dump() + "\n";
-  if (!o.json_log.empty()) io::write_file_atomically(o.json_log, log);
-  if (!o.save.empty()) {
+  if (!json_log.empty()) io::write_file_atomically(json_log, log);
+  if (!o.save.empty() && rank == 0) {
     model->save_parameters(o.save + ".params");
     trainer.save_states(o.save + ".states");
   }

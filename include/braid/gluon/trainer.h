@@ -70,7 +70,9 @@ class Trainer {
   optim::Optimizer& optimizer() { return *optimizer_; }
   const std::vector<ParameterPtr>& params() const { return params_; }
 
-  /// Optimizer states and update counts, written atomically (MXNet's save_states).
+  /// Optimizer states and update counts, written atomically (MXNet's save_states); with
+  /// update_on_kvstore those of the store (for dist_*: of every server). load_states sets up the
+  /// store first (its parameters must be initialized).
   void save_states(const std::string& path) const;
   void load_states(const std::string& path);
 

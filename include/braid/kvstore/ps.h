@@ -4,6 +4,8 @@
 /// ends. Workers use kv::create("dist_sync") and friends.
 ///
 ///   int main() { if (kv::is_server_process()) return kv::run_server(); ... }
+#include <string>
+
 namespace braid::kv {
 
 /// Whether DMLC_ROLE says this process is the scheduler or a server.
@@ -12,5 +14,10 @@ bool is_server_process();
 /// ends; returns the process's exit status (0: every worker finished; 1: the job failed, logged).
 /// Throws braid::Error on a bad configuration.
 int run_server();
+
+/// This machine's address as the job's other machines reach it (what `braid launch` gives as
+/// DMLC_PS_ROOT_URI for ssh and MPI jobs): DMLC_INTERFACE's address if that is set, else the
+/// first IPv4 address that is not the loopback (ps-lite's choice), else 127.0.0.1.
+std::string host_address();
 
 }  // namespace braid::kv

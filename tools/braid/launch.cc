@@ -1,0 +1,264 @@
+// braid launch: MXNet's tools/launch.py. Starts a parameter-server job's scheduler, servers
+// (`braid server`) and workers (the COMMAND) with the DMLC_* environment, on this machine
+// (local), on the hosts of a hostfile over ssh, or through mpirun; forwards their output
+// prefixed with role and rank (supervisor.h), and stops them all at the first failure or Ctrl-C.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <set>
+
+#include "braid/base/env.h"
+#include "braid/base/error.h"
+#include "braid/kvstore/ps.h"
+#include "commands.h"
+#include "supervisor.h"
+
+extern char** environ;
+
+namespace braid::cli {
+namespace {
+
+struct Host {
+  std::string name;
+  std::string port;  // ssh port; empty: the default
+};
+
+std::vector<Host> read_hostfile(const std::string& path) {
+  std::ifstream in(path);
+  BRAID_CHECK(in, "braid launch: cannot read the hostfile '", path, "'");
+  std::vector<Host> hosts;
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    const auto begin = line.find_first_not_of(" \t\r"), end = line.find_last_not_of(" \t\r");
+    if (begin == std::string::npos) continue;
+    line = line.substr(begin, end - begin + 1);
+    const auto colon = line.find(':');
+    hosts.push_back({line.substr(0, colon), colon == std::string::npos ? "" : line.substr(colon + 1)});
+  }
+  BRAID_CHECK(!hosts.empty(), "braid launch: the hostfile '", path, "' names no host (one per line, HOST or HOST:SSH_PORT)");
+  return hosts;
+}
+
+// A word for a POSIX shell, quoted when needed.
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string join_quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + shell_quote(w);
+  return out;
+}
+
+std::string own_binary() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  BRAID_CHECK(n > 0, "braid launch: cannot find its own executable (/proc/self/exe)");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+int free_port(const std::string& host) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  inet_pton(AF_INET, host.c_str(), &a.sin_addr);
+  socklen_t len = sizeof a;
+  const bool ok = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
+  if (fd >= 0) close(fd);
+  BRAID_CHECK(ok, "braid launch: cannot find a free port on ", host, " for the scheduler; set DMLC_PS_ROOT_PORT");
+  return ntohs(a.sin_port);
+}
+
+std::string random_secret() {
+  std::random_device rd;
+  std::string s;
+  for (int i = 0; i < 32; ++i) s += "0123456789abcdef"[rd() % 16];
+  return s;
+}
+
+// Runs `argv` to its end; throws if it fails.
+void run_to_end(const std::vector<std::string>& argv) {
+  std::vector<std::string> args = argv;
+  std::vector<char*> p;
+  for (auto& a : args) p.push_back(a.data());
+  p.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, p[0], nullptr, nullptr, p.data(), environ);
+  BRAID_CHECK(rc == 0, "braid launch: cannot run ", argv[0], ": ", std::strerror(rc));
+  int st = 0;
+  waitpid(pid, &st, 0);
+  BRAID_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "braid launch: '", join_quoted(argv), "' failed");
+}
+
+// Where and how the job runs.
+struct Job {
+  const LaunchOptions& o;
+  int servers;
+  std::string root_uri, braid, workdir;
+  int root_port = 0;
+  std::map<std::string, std::string> common;  // every process's environment
+  std::vector<Host> hosts;
+
+  explicit Job(const LaunchOptions& opts) : o(opts), servers(opts.servers < 0 ? opts.workers : opts.servers) {
+    BRAID_CHECK(o.workers > 0 && servers > 0, "braid launch: give at least one worker (-n) and one server (-s)");
+    BRAID_CHECK(!o.command.empty(), "braid launch: give the workers' command, e.g. braid launch -n 2 -s 1 -- braid "
+                "train --kvstore dist_sync");
+    BRAID_CHECK(o.launcher == "local" || o.launcher == "ssh" || o.launcher == "mpi", "braid launch: unknown launcher '",
+                o.launcher, "'; valid: local, ssh, mpi");
+    BRAID_CHECK(o.launcher != "ssh" || !o.hostfile.empty(), "braid launch: --launcher ssh needs -H HOSTFILE");
+    BRAID_CHECK(o.sync_dst_dir.empty() || o.launcher == "ssh", "braid launch: --sync-dst-dir copies the working "
+                "folder to the hosts of --launcher ssh");
+    if (!o.hostfile.empty()) hosts = read_hostfile(o.hostfile);
+    const bool one_machine = o.launcher == "local" || (o.launcher == "mpi" && hosts.empty());
+    root_uri = env_str({"DMLC_PS_ROOT_URI"}).value_or(one_machine ? "127.0.0.1" : kv::host_address());
+    const auto port = env_str({"DMLC_PS_ROOT_PORT"});
+    root_port = port ? std::stoi(*port) : free_port(root_uri);
+    braid = own_binary();
+    char cwd[4096];
+    workdir = !o.sync_dst_dir.empty() ? o.sync_dst_dir : getcwd(cwd, sizeof cwd) ? cwd : ".";
+    common = {{"DMLC_PS_ROOT_URI", root_uri},
+              {"DMLC_PS_ROOT_PORT", std::to_string(root_port)},
+              {"DMLC_NUM_SERVER", std::to_string(servers)},
+              {"DMLC_NUM_WORKER", std::to_string(o.workers)},
+              {"BRAID_PS_SECRET", env_str({"BRAID_PS_SECRET"}).value_or(random_secret())}};
+    if (one_machine) common["DMLC_NODE_HOST"] = "127.0.0.1";  // nothing listens beyond the loopback
+    for (const auto& kv : o.env) {
+      const auto sep = kv.find_first_of("=:");
+      BRAID_CHECK(sep != std::string::npos && sep > 0, "braid launch: --env '", kv, "' is not NAME=VALUE");
+      common[kv.substr(0, sep)] = kv.substr(sep + 1);
+    }
+  }
+
+  std::map<std::string, std::string> env(const char* role) const {
+    auto e = common;
+    e["DMLC_ROLE"] = role;
+    return e;
+  }
+
+  // `argv` run on `host` through ssh, in the working folder, with the job's environment
+  // and the variables of this process that configure Braid and MXNet.
+  ProcessSpec over_ssh(const std::string& name, const Host& host, const char* role,
+                       const std::vector<std::string>& argv) const {
+    std::vector<std::string> remote = {"env"};
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      for (const char* prefix : {"DMLC_", "PS_", "BRAID_", "MXNET_", "OMP_"})
+        if (kv.rfind(prefix, 0) == 0 && !common.count(kv.substr(0, kv.find('=')))) remote.push_back(kv);
+    }
+    for (const auto& [k, v] : env(role)) remote.push_back(k + "=" + v);
+    remote.insert(remote.end(), argv.begin(), argv.end());
+    ProcessSpec p{name, ssh_prefix(host), {}, std::string(role) != "scheduler"};
+    p.argv.push_back(host.name);
+    p.argv.push_back("cd " + shell_quote(workdir) + " && exec " + join_quoted(remote));
+    return p;
+  }
+
+  std::vector<std::string> ssh_prefix(const Host& host) const {
+    std::vector<std::string> argv = {env_str({"BRAID_SSH"}).value_or("ssh"), "-o", "StrictHostKeyChecking=no", "-o",
+                                     "BatchMode=yes"};
+    if (!host.port.empty()) argv.insert(argv.end(), {"-p", host.port});
+    return argv;
+  }
+
+  std::vector<std::string> mpirun(int np, const char* role, const std::vector<std::string>& argv) const {
+    std::vector<std::string> m = {"mpirun", "--oversubscribe", "--tag-output", "-np", std::to_string(np)};
+    if (geteuid() == 0) m.push_back("--allow-run-as-root");
+    if (!o.hostfile.empty()) m.insert(m.end(), {"--hostfile", o.hostfile});
+    for (const auto& [k, v] : env(role)) m.insert(m.end(), {"-x", k + "=" + v});
+    m.insert(m.end(), argv.begin(), argv.end());
+    return m;
+  }
+
+  std::vector<ProcessSpec> plan() const {
+    std::vector<ProcessSpec> out;
+    // The scheduler runs here in every launcher (as in MXNet): the others reach it at root_uri.
+    out.push_back({"scheduler", {braid, "server"}, env("scheduler"), false});
+    if (o.launcher == "local") {
+      for (int s = 0; s < servers; ++s) out.push_back({cat("server ", s), {braid, "server"}, env("server"), false});
+      for (int w = 0; w < o.workers; ++w) out.push_back({cat("worker ", w), o.command, env("worker"), true});
+    } else if (o.launcher == "ssh") {
+      // Servers and workers go round the hosts, as launch.py's ssh launcher.
+      for (int s = 0; s < servers; ++s)
+        out.push_back(over_ssh(cat("server ", s), hosts[static_cast<size_t>(s) % hosts.size()], "server", {braid, "server"}));
+      for (int w = 0; w < o.workers; ++w)
+        out.push_back(over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", o.command));
+    } else {
+      out.push_back({"servers", mpirun(servers, "server", {braid, "server"}), {}, false});
+      out.push_back({"workers", mpirun(o.workers, "worker", o.command), {}, true});
+    }
+    return out;
+  }
+
+  // --sync-dst-dir: the working folder's contents copied to every host first.
+  void sync_folders() const {
+    std::set<std::string> done;
+    char cwd[4096];
+    const std::string here = getcwd(cwd, sizeof cwd) ? cwd : ".";
+    for (const Host& h : hosts) {
+      if (!done.insert(h.name).second) continue;
+      std::cout << "braid launch: copying " << here << " to " << h.name << ":" << o.sync_dst_dir << std::endl;
+      run_to_end({env_str({"BRAID_RSYNC"}).value_or("rsync"), "-az", "-e", join_quoted(ssh_prefix(h)), here + "/",
+                  h.name + ":" + o.sync_dst_dir + "/"});
+    }
+  }
+};
+
+}  // namespace
+
+CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o) {
+  auto* l = app.add_subcommand("launch", "start a distributed job (MXNet's tools/launch.py): a scheduler, servers and "
+                                         "workers running COMMAND with the DMLC_* environment");
+  l->add_option("-n,--num-workers", o.workers, "number of workers")->required()->check(CLI::PositiveNumber);
+  l->add_option("-s,--num-servers", o.servers, "number of servers (default: as many as workers)")
+      ->check(CLI::PositiveNumber);
+  l->add_option("--launcher", o.launcher, "local, ssh or mpi")->capture_default_str();
+  l->add_option("-H,--hostfile", o.hostfile, "hosts for ssh and mpi, one per line (HOST or HOST:SSH_PORT for ssh)");
+  l->add_option("--env", o.env, "NAME=VALUE (or NAME:VALUE) for every process; repeatable")->allow_extra_args(false);
+  l->add_option("--sync-dst-dir", o.sync_dst_dir, "ssh: copy the working folder there on every host first (rsync)");
+  l->add_flag("--dry-run", o.dry_run, "print the processes that would start, and start none");
+  l->prefix_command();  // the first word that is not an option starts the workers' COMMAND
+  l->footer("COMMAND: the workers' command line, after the options (or after --)");
+  return l;
+}
+
+int launch(LaunchOptions o, std::vector<std::string> command) {
+  o.command = std::move(command);
+  Job job(o);
+  const std::vector<ProcessSpec> plan = job.plan();
+  std::cout << "braid launch: " << job.servers << " server(s) and " << o.workers << " worker(s), scheduler at "
+            << job.root_uri << ":" << job.root_port << " (" << o.launcher << ")" << std::endl;
+  if (o.dry_run) {
+    const std::string& secret = job.common.at("BRAID_PS_SECRET");
+    for (const ProcessSpec& p : plan) {
+      std::string line = p.name + ":";
+      for (const auto& [k, v] : p.env) line += " " + k + "=" + v;
+      line += " " + join_quoted(p.argv);
+      for (size_t at; (at = line.find(secret)) != std::string::npos;) line.replace(at, secret.size(), "<secret>");
+      std::cout << line << "\n";
+    }
+    return 0;
+  }
+  if (!o.sync_dst_dir.empty()) job.sync_folders();
+  Supervisor supervisor;
+  for (const ProcessSpec& p : plan) supervisor.start(p);
+  const int status = supervisor.run();
+  std::cout << "braid launch: " << (status == 0 ? "the job finished" : cat("the job failed (status ", status, ")"))
+            << std::endl;
+  return status;
+}
+
+}  // namespace braid::cli
