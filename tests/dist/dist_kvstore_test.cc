@@ -16,6 +16,10 @@ struct Case {
   std::string bound = "";  // MXNET_KVSTORE_BIGARRAY_BOUND, if set
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.type << " " << c.scenario << " W=" << c.workers << " S=" << c.servers << (c.bound.empty() ? "" : " bound=" + c.bound);
+}
+
 std::string name_of(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
   return c.type + "_" + c.scenario + "_W" + std::to_string(c.workers) + "_S" + std::to_string(c.servers) +

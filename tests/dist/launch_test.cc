@@ -87,6 +87,18 @@ TEST(Launch, RunsTheJobAndForwardsEachProcesssOutputWithItsRole) {
   EXPECT_TRUE(l.job_processes().empty());
 }
 
+TEST(Launch, TheMpiLauncherStartsServersAndWorkersThroughMpirun) {
+  Launch l;
+  l.start({"-n", "2", "-s", "2", "--launcher", "mpi", "--", kKvWorker, "dist_sync", "sync", l.dir});
+  ASSERT_EQ(l.launcher->wait(90), std::optional<int>(0)) << l.output();
+  const std::string out = l.output();
+  // mpirun's --tag-output: [job,rank] on each line of the servers' and workers' output.
+  for (const char* line : {"[workers] [1,0]<stdout>:worker ", "[workers] [1,1]<stdout>:worker ", "<stderr>:[server 0] load:",
+                           "<stderr>:[server 1] load:"})
+    EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
+  EXPECT_TRUE(l.job_processes().empty());
+}
+
 TEST(Launch, AFailingWorkerStopsEveryProcessWithItsStatus) {
   Launch l;
   // The first worker to start fails; the other would run for a minute.

@@ -1,0 +1,145 @@
+// Push + pull of one key through the parameter server (dist_sync, 1 worker, 1 server, no
+// optimizer) against raw ZeroMQ moving the same bytes on the same loopback, in one run: the raw
+// client sends the key's bytes to a raw server process and waits for an empty answer, then asks
+// and receives the bytes back (what a push and a pull do on the wire). Both servers are separate
+// processes; the two are timed in alternation, round by round, so that the shared host's drifts
+// hit both. Target (issue 6): 16 MB at >= 0.8x the raw throughput.
+//
+//   ps_bench [ROUNDS]        (ps_bench --raw-server PORT: the raw server, started by the bench)
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "braid/engine/engine.h"
+#include "braid/kvstore/kvstore.h"
+#include "braid/ndarray/creation.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace braid;
+using Clock = std::chrono::steady_clock;
+
+// The raw server: keeps the last message received; an empty message asks for it back.
+int raw_server(int port) {
+  zmq::context_t ctx;
+  zmq::socket_t sock(ctx, zmq::socket_type::router);
+  sock.bind("tcp://127.0.0.1:" + std::to_string(port));
+  zmq::message_t kept;
+  while (true) {
+    zmq::message_t who, body;
+    if (!sock.recv(who) || !sock.recv(body)) return 1;
+    sock.send(who, zmq::send_flags::sndmore);
+    if (body.size() == 0) {
+      zmq::message_t copy;
+      copy.copy(kept);
+      sock.send(copy, zmq::send_flags::none);
+    } else {
+      kept.move(body);
+      sock.send(zmq::message_t(), zmq::send_flags::none);
+    }
+  }
+}
+
+pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  std::vector<std::string> all_env;
+  for (char** e = environ; *e; ++e) all_env.push_back(*e);
+  all_env.insert(all_env.end(), env.begin(), env.end());
+  std::vector<char*> a, e;
+  std::vector<std::string> args = argv;
+  for (auto& s : args) a.push_back(s.data());
+  a.push_back(nullptr);
+  for (auto& s : all_env) e.push_back(s.data());
+  e.push_back(nullptr);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, a[0], nullptr, nullptr, a.data(), e.data()) != 0) {
+    std::perror("posix_spawn");
+    std::exit(1);
+  }
+  return pid;
+}
+
+std::string self_dir() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  std::string p(buf, static_cast<size_t>(std::max<ssize_t>(n, 0)));
+  return p.substr(0, p.rfind('/'));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--raw-server") return raw_server(std::atoi(argv[2]));
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int ps_port = 23000 + getpid() % 1000, raw_port = ps_port + 1000;
+  const std::string dir = self_dir();
+  const std::vector<std::string> job = {"DMLC_PS_ROOT_URI=127.0.0.1", "DMLC_PS_ROOT_PORT=" + std::to_string(ps_port),
+                                        "DMLC_NUM_SERVER=1", "DMLC_NUM_WORKER=1", "DMLC_NODE_HOST=127.0.0.1"};
+  auto with_role = [&](const char* role) {
+    auto e = job;
+    e.push_back(std::string("DMLC_ROLE=") + role);
+    return e;
+  };
+  const pid_t scheduler = spawn({dir + "/braid", "server"}, with_role("scheduler"));
+  const pid_t server = spawn({dir + "/braid", "server"}, with_role("server"));
+  const pid_t raw = spawn({dir + "/ps_bench", "--raw-server", std::to_string(raw_port)}, {});
+  for (const auto& kv : with_role("worker")) putenv(strdup(kv.c_str()));
+
+  std::printf("push+pull of one key, 1 worker and 1 server on 127.0.0.1, median of %d rounds\n", rounds);
+  std::printf("%10s %14s %14s %8s\n", "bytes", "braid MB/s", "raw zmq MB/s", "ratio");
+  {
+    auto kv = kv::create("dist_sync");
+    zmq::context_t ctx;
+    zmq::socket_t sock(ctx, zmq::socket_type::dealer);
+    sock.connect("tcp://127.0.0.1:" + std::to_string(raw_port));
+    int key = 0;
+    for (int64_t bytes : {int64_t{1} << 20, int64_t{16} << 20}) {
+      const int64_t n = bytes / 4;
+      NDArray grad = nd::ones(Shape{n}), weight = nd::zeros(Shape{n});
+      kv->init(key, weight);
+      std::vector<char> buffer(static_cast<size_t>(bytes), 1);
+      std::vector<double> ours, theirs;
+      for (int r = -2; r < rounds; ++r) {  // two rounds of warm-up
+        auto t0 = Clock::now();
+        kv->push(key, {grad});
+        kv->pull(key, {weight});
+        weight.wait_to_read();
+        const double s_ours = std::chrono::duration<double>(Clock::now() - t0).count();
+        t0 = Clock::now();
+        sock.send(zmq::buffer(buffer), zmq::send_flags::none);
+        zmq::message_t ack, back;
+        (void)sock.recv(ack);
+        sock.send(zmq::message_t(), zmq::send_flags::none);
+        (void)sock.recv(back);
+        std::memcpy(buffer.data(), back.data(), back.size());  // into the caller's array, as a pull does
+        const double s_raw = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (r >= 0) {
+          ours.push_back(2.0 * static_cast<double>(bytes) / s_ours / 1e6);
+          theirs.push_back(2.0 * static_cast<double>(bytes) / s_raw / 1e6);
+        }
+      }
+      const double a = median(ours), b = median(theirs);
+      std::printf("%10lld %14.0f %14.0f %8.2f\n", static_cast<long long>(bytes), a, b, a / b);
+      ++key;
+    }
+  }
+  for (pid_t p : {raw, server, scheduler}) kill(p, SIGTERM);
+  for (pid_t p : {raw, server, scheduler}) waitpid(p, nullptr, 0);
+  return 0;
+}
