@@ -80,7 +80,8 @@ TEST(Launch, RunsTheJobAndForwardsEachProcesssOutputWithItsRole) {
   l.start({"-n", "2", "-s", "2", "--", kKvWorker, "dist_sync", "sync_optimizer", l.dir});
   ASSERT_EQ(l.launcher->wait(90), std::optional<int>(0)) << l.output();
   const std::string out = l.output();
-  for (const char* line : {"[worker 0] worker ", "[worker 1] worker ", "[scheduler] every worker finished",
+  // The launcher's worker i asks for rank i (BRAID_PS_RANK).
+  for (const char* line : {"[worker 0] worker 0 of 2: ok", "[worker 1] worker 1 of 2: ok", "[scheduler] every worker finished",
                            "[server 0] load: ", "[server 1] load: ", "braid launch: the job finished"})
     EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
   EXPECT_EQ(out.find("FAIL"), std::string::npos) << out;
@@ -93,7 +94,8 @@ TEST(Launch, TheMpiLauncherStartsServersAndWorkersThroughMpirun) {
   ASSERT_EQ(l.launcher->wait(90), std::optional<int>(0)) << l.output();
   const std::string out = l.output();
   // mpirun's --tag-output: [job,rank] on each line of the servers' and workers' output.
-  for (const char* line : {"[workers] [1,0]<stdout>:worker ", "[workers] [1,1]<stdout>:worker ", "<stderr>:[server 0] load:",
+  // Under mpirun a node asks for its MPI rank.
+  for (const char* line : {"[workers] [1,0]<stdout>:worker 0 of 2: ok", "[workers] [1,1]<stdout>:worker 1 of 2: ok", "<stderr>:[server 0] load:",
                            "<stderr>:[server 1] load:"})
     EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
   EXPECT_TRUE(l.job_processes().empty());

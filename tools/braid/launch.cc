@@ -143,15 +143,17 @@ struct Job {
     }
   }
 
-  std::map<std::string, std::string> env(const char* role) const {
+  // `rank` >= 0: the rank the node asks the scheduler for, so that "worker 1" is rank 1.
+  std::map<std::string, std::string> env(const char* role, int rank = -1) const {
     auto e = common;
     e["DMLC_ROLE"] = role;
+    if (rank >= 0) e["BRAID_PS_RANK"] = std::to_string(rank);
     return e;
   }
 
   // `argv` run on `host` through ssh, in the working folder, with the job's environment
   // and the variables of this process that configure Braid and MXNet.
-  ProcessSpec over_ssh(const std::string& name, const Host& host, const char* role,
+  ProcessSpec over_ssh(const std::string& name, const Host& host, const char* role, int rank,
                        const std::vector<std::string>& argv) const {
     std::vector<std::string> remote = {"env"};
     for (char** e = environ; *e; ++e) {
@@ -159,7 +161,7 @@ struct Job {
       for (const char* prefix : {"DMLC_", "PS_", "BRAID_", "MXNET_", "OMP_"})
         if (kv.rfind(prefix, 0) == 0 && !common.count(kv.substr(0, kv.find('=')))) remote.push_back(kv);
     }
-    for (const auto& [k, v] : env(role)) remote.push_back(k + "=" + v);
+    for (const auto& [k, v] : env(role, rank)) remote.push_back(k + "=" + v);
     remote.insert(remote.end(), argv.begin(), argv.end());
     ProcessSpec p{name, ssh_prefix(host), {}, std::string(role) != "scheduler"};
     p.argv.push_back(host.name);
@@ -188,14 +190,14 @@ struct Job {
     // The scheduler runs here in every launcher (as in MXNet): the others reach it at root_uri.
     out.push_back({"scheduler", {braid, "server"}, env("scheduler"), false});
     if (o.launcher == "local") {
-      for (int s = 0; s < servers; ++s) out.push_back({cat("server ", s), {braid, "server"}, env("server"), false});
-      for (int w = 0; w < o.workers; ++w) out.push_back({cat("worker ", w), o.command, env("worker"), true});
+      for (int s = 0; s < servers; ++s) out.push_back({cat("server ", s), {braid, "server"}, env("server", s), false});
+      for (int w = 0; w < o.workers; ++w) out.push_back({cat("worker ", w), o.command, env("worker", w), true});
     } else if (o.launcher == "ssh") {
       // Servers and workers go round the hosts, as launch.py's ssh launcher.
       for (int s = 0; s < servers; ++s)
-        out.push_back(over_ssh(cat("server ", s), hosts[static_cast<size_t>(s) % hosts.size()], "server", {braid, "server"}));
+        out.push_back(over_ssh(cat("server ", s), hosts[static_cast<size_t>(s) % hosts.size()], "server", s, {braid, "server"}));
       for (int w = 0; w < o.workers; ++w)
-        out.push_back(over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", o.command));
+        out.push_back(over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", w, o.command));
     } else {
       out.push_back({"servers", mpirun(servers, "server", {braid, "server"}), {}, false});
       out.push_back({"workers", mpirun(o.workers, "worker", o.command), {}, true});

@@ -46,7 +46,7 @@ void Node::start(std::function<void(Message&&)> data_handler,
   on_failure_ = std::move(on_failure);
   van_.connect(kSchedulerId, config_.root_uri, config_.root_port, -1);
   nonce_ = random_nonce();
-  const long long hint = env_int({"BRAID_PS_RANK"}, -1);
+  const long long hint = env_int({"BRAID_PS_RANK", "OMPI_COMM_WORLD_RANK"}, -1);  // mpirun: the MPI rank
   Message reg = control(Command::kRegister);
   reg.body = cat(role_name(config_.role), " ", me_.host, " ", me_.port, " ", hint, " ", nonce_);
   scheduler_seen_ = Clock::now();
