@@ -151,26 +151,42 @@ void Module::set_params(const ParamMap& arg_params, const ParamMap& aux_params, 
   init_params(nullptr, arg_params, aux_params, allow_missing, true);
 }
 
-// MXNet's model._create_kvstore: no store for one context unless distributed; "local" above 16M
-// elements updates on the contexts.
-void Module::init_kvstore(const std::string& kvstore) {
-  auto args = execs_[0]->arg_dict();
-  int64_t largest = 0;
-  for (const auto& n : param_names_) largest = std::max(largest, args.at(n).size());
-  const kv::TrainingStore chosen = kv::create_for_training(kvstore, contexts_.size(), largest);
+// The store of MXNet's model._create_kvstore (no store for one context unless distributed; "local"
+// above 16M elements updates on the contexts): every parameter initialised, then pulled into
+// every context's copy, so that all start from the same values (in a distributed job, worker 0's).
+void Module::init_kvstore(const kv::TrainingStore& chosen) {
   kvstore_ = chosen.store;
   update_on_kvstore_ = chosen.update_on_kvstore;
   if (!kvstore_) return;
   if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
-  for (size_t i = 0; i < param_names_.size(); ++i) kvstore_->init(static_cast<int>(i), args.at(param_names_[i]));
+  auto args = execs_[0]->arg_dict();
+  for (size_t i = 0; i < param_names_.size(); ++i) {
+    kvstore_->init(static_cast<int>(i), args.at(param_names_[i]));
+    std::vector<NDArray> copies;
+    for (const auto& exec : execs_) copies.push_back(exec->arg_dict().at(param_names_[i]));
+    kvstore_->pull(static_cast<int>(i), copies, -static_cast<int>(i));
+  }
+  // A parameter server runs its own copy of the optimizer: give it the loaded states (worker 0).
+  if (update_on_kvstore_ && !preloaded_states_path_.empty() && kvstore_->type().rfind("dist", 0) == 0) {
+    if (kvstore_->rank() == 0) kvstore_->load_optimizer_states(preloaded_states_path_);
+    kvstore_->barrier();
+  }
 }
 
 void Module::init_optimizer(const std::string& kvstore, const std::string& optimizer,
                             const std::map<std::string, std::string>& optimizer_params, bool force_init) {
   BRAID_CHECK(binded() && params_initialized_, "Module::init_optimizer: call bind and init_params first");
   if (optimizer_ && !force_init) return;
+  auto args = execs_[0]->arg_dict();
+  int64_t largest = 0;
+  for (const auto& n : param_names_) largest = std::max(largest, args.at(n).size());
+  const kv::TrainingStore chosen = kv::create_for_training(kvstore, contexts_.size(), largest);
+  // dist_sync sums the gradients of every worker's batch: the scale covers them all.
+  int64_t scale_batch = batch_size_;
+  if (chosen.store && chosen.store->type().rfind("dist", 0) == 0 && chosen.store->type().find("async") == std::string::npos)
+    scale_batch *= chosen.store->num_workers();
   auto params = optimizer_params;
-  if (!params.count("rescale_grad")) params["rescale_grad"] = std::to_string(1.0 / static_cast<double>(batch_size_));
+  if (!params.count("rescale_grad")) params["rescale_grad"] = std::to_string(1.0 / static_cast<double>(scale_batch));
   optimizer_ = optim::create(optimizer, params);
   std::map<int, std::string> idx2name;
   std::map<std::string, double> lr_mult, wd_mult;
@@ -186,7 +202,7 @@ void Module::init_optimizer(const std::string& kvstore, const std::string& optim
   optimizer_->set_lr_mult(lr_mult);
   optimizer_->set_wd_mult(wd_mult);
   if (!preloaded_states_.empty()) optimizer_->load_states(preloaded_states_);
-  init_kvstore(kvstore);
+  init_kvstore(chosen);
 }
 
 void Module::forward(const io::DataBatch& batch, std::optional<bool> is_train) {
@@ -303,7 +319,9 @@ void Module::save_checkpoint(const std::string& prefix, int epoch, bool save_opt
   mod::save_checkpoint(prefix, epoch, symbol_, arg, aux);
   if (save_optimizer_states) {
     BRAID_CHECK(optimizer_, "save_checkpoint: no optimizer states yet; call init_optimizer first");
-    io::write_file_atomically(epoch_file(prefix, epoch, "states"), optimizer_->save_states());
+    const std::string path = epoch_file(prefix, epoch, "states");
+    if (update_on_kvstore_ && kvstore_) kvstore_->save_optimizer_states(path);  // where the updates run
+    else io::write_file_atomically(path, optimizer_->save_states());
   }
 }
 
@@ -327,7 +345,10 @@ Module Module::load(const std::string& prefix, int epoch, bool load_optimizer_st
   Module m(symbol, std::move(data_names), std::move(label_names), std::move(contexts));
   m.preloaded_arg_ = arg;
   m.preloaded_aux_ = aux;
-  if (load_optimizer_states) m.preloaded_states_ = io::read_file(epoch_file(prefix, epoch, "states"));
+  if (load_optimizer_states) {
+    m.preloaded_states_path_ = epoch_file(prefix, epoch, "states");
+    m.preloaded_states_ = io::read_file(m.preloaded_states_path_);
+  }
   return m;
 }
 

@@ -121,7 +121,7 @@ class Module {
   std::pair<int64_t, int64_t> slice_of(int64_t batch, size_t k) const;
   // Context 0's arrays of `arrays` from each executor, concatenated along the first axis.
   NDArray merged(const std::vector<std::vector<NDArray>>& per_context, size_t i) const;
-  void init_kvstore(const std::string& kvstore);
+  void init_kvstore(const kv::TrainingStore& chosen);
 
   Symbol symbol_;
   std::vector<std::string> data_names_, label_names_, fixed_param_names_;
@@ -135,6 +135,7 @@ class Module {
   bool update_on_kvstore_ = false;
   ParamMap preloaded_arg_, preloaded_aux_;
   std::string preloaded_states_;
+  std::string preloaded_states_path_;  // its file, for a parameter server
 };
 
 /// MXNet's mx.model.save_checkpoint: prefix-symbol.json and prefix-%04d.params (arg:/aux:),

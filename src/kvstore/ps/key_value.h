@@ -23,6 +23,8 @@ enum class ServerCommand : int64_t {
   kCompression = 3,      // body: the 2-bit threshold
   kGetStates = 4,        // reply payload: the optimizer's save_states() for the slices of this server
   kSetStates = 5,        // payload: a save_states() image of this server's slices
+  kWorkersLeft = 6,      // scheduler -> servers, unanswered: body, how many workers still run
+                         // (a sync round needs the pushes of those only)
 };
 
 /// One server's part of a key's value: elements [begin, end) of the flat value.

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "braid/base/error.h"
+#include "key_value.h"
 
 namespace braid::kv::ps {
 
@@ -42,7 +43,12 @@ void Scheduler::handle(Message&& m) {
         send_to_all(Command::kExit, "");
         ended_ = true;
         changed_.notify_all();
+        break;
       }
+      // The others go on without it: sync rounds and barriers stop waiting for it (a worker
+      // with fewer batches than the others no longer hangs them, MXNet issue 7888).
+      tell_servers_workers_left();
+      release_barrier(kWorkerGroup);
       break;
     case Command::kAbort: {  // a node failed and says why
       auto n = std::find_if(nodes_.begin(), nodes_.end(), [&](const NodeInfo& i) { return i.id == m.head.sender; });
@@ -137,13 +143,20 @@ void Scheduler::admit(NodeInfo node, int rank_hint, int ticket) {
 
 void Scheduler::on_barrier(const Message& m) {
   const int group = m.head.flags;
-  auto& arrived = barrier_arrived_[group];
-  arrived.insert(m.head.sender);
+  barrier_arrived_[group].insert(m.head.sender);
   barrier_request_[m.head.sender] = m.head.request;
+  release_barrier(group);
+}
+
+// Lets the barrier of `group` go once every node of the group that has not finished is there.
+void Scheduler::release_barrier(int group) {
+  auto& arrived = barrier_arrived_[group];
   int size = 0;
   for (const auto& n : nodes_)
-    if ((n.role == Role::Worker && (group & kWorkerGroup)) || (n.role == Role::Server && (group & kServerGroup))) ++size;
-  if (static_cast<int>(arrived.size()) < size) return;
+    if (!finished_.count(n.id) &&
+        ((n.role == Role::Worker && (group & kWorkerGroup)) || (n.role == Role::Server && (group & kServerGroup))))
+      ++size;
+  if (arrived.empty() || static_cast<int>(arrived.size()) < size) return;
   for (int id : arrived) {
     Message done;
     done.head.command = static_cast<uint16_t>(Command::kBarrierDone);
@@ -152,6 +165,19 @@ void Scheduler::on_barrier(const Message& m) {
     van_.send(id, done);
   }
   arrived.clear();
+}
+
+void Scheduler::tell_servers_workers_left() {
+  for (const auto& n : nodes_) {
+    if (n.role != Role::Server) continue;
+    Message m;
+    m.head.command = static_cast<uint16_t>(Command::kServerCommand);
+    m.head.sender = kSchedulerId;
+    m.head.recipient = n.id;
+    m.head.key = static_cast<int64_t>(ServerCommand::kWorkersLeft);
+    m.body = std::to_string(config_.num_workers - static_cast<int>(finished_.size()));
+    van_.send(n.id, m);
+  }
 }
 
 void Scheduler::watch_heartbeats() {

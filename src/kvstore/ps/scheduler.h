@@ -37,6 +37,8 @@ class Scheduler {
   void admit(NodeInfo node, int rank_hint, int ticket);
   void refuse(int ticket, const std::string& why);
   void on_barrier(const Message& m);
+  void release_barrier(int group);
+  void tell_servers_workers_left();
   void watch_heartbeats();
   void abort(const std::string& why);
   void send_to_all(Command c, const std::string& body);

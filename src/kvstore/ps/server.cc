@@ -153,13 +153,17 @@ class KeyValueServer {
       else add_elements(v.dtype, v.merged.raw_data(), m.payload.data, v.size);
     }
     v.waiting.push_back(m.head);
-    if (sync_ && ++v.pushes < node_.config().num_workers) return;
+    if (sync_ && ++v.pushes < workers_left_) return;
+    complete_round(m.head.key, v);
+  }
+
+  void complete_round(int64_t key, Value& v) {
     std::vector<Header> round;
     round.swap(v.waiting);
     v.pushes = 0;
     std::string error;
     try {
-      apply(m.head.key, v);
+      apply(key, v);
     } catch (const std::exception& e) {
       error = e.what();  // every push of the round gets it
     }
@@ -191,6 +195,12 @@ class KeyValueServer {
   }
 
   void command(const Message& m) {
+    if (static_cast<ServerCommand>(m.head.key) == ServerCommand::kWorkersLeft) {  // from the scheduler
+      workers_left_ = std::stoi(m.body);
+      for (auto& [key, v] : values_)
+        if (sync_ && v.pushes > 0 && v.pushes >= workers_left_) complete_round(key, v);
+      return;
+    }
     Message r = reply_to(m.head);
     switch (static_cast<ServerCommand>(m.head.key)) {
       case ServerCommand::kSyncMode: set_mode(m); break;
@@ -248,6 +258,7 @@ class KeyValueServer {
   std::map<int64_t, Value> values_;
   bool sync_ = false, mode_set_ = false;
   float threshold_ = 0;  // of 2-bit pushes
+  int workers_left_ = node_.config().num_workers;  // those that have not finished
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::string optimizer_json_;
   Load load_;

@@ -15,8 +15,12 @@
 #include "braid/base/half.h"
 #include "braid/engine/engine.h"
 #include "braid/io/params.h"
+#include "braid/io/ndarray_iter.h"
 #include "braid/kvstore/kvstore.h"
+#include "braid/module/module.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/random.h"
+#include "braid/symbol/compose.h"
 
 using namespace braid;
 
@@ -37,9 +41,10 @@ void expect_all(const NDArray& a, double expected, const std::string& what, doub
     }
 }
 
-void expect_equal(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+void expect_equal(const std::vector<float>& got, const std::vector<float>& want, const std::string& what,
+                  float tolerance = 1e-6f) {
   for (size_t i = 0; i < want.size(); ++i)
-    if (std::abs(got[i] - want[i]) > 1e-6f) {
+    if (std::abs(got[i] - want[i]) > tolerance * std::max(1.f, std::abs(want[i]))) {
       std::printf("FAIL %s: element %zu is %.9g, expected %.9g\n", what.c_str(), i, got[i], want[i]);
       ++failures;
       return;
@@ -197,6 +202,26 @@ void optimizer_states(kv::KVStore& kv, const std::string& dir) {
                  "reloaded state " + reloaded.names[i]);
 }
 
+// Workers with different numbers of rounds (MXNet issue 7888): worker r pushes r + 1 times and
+// leaves; a round completes with the workers still running, so nobody hangs. Worker r's last
+// round is that of the workers r .. W-1.
+void uneven_rounds(kv::KVStore& kv) {
+  const int W = kv.num_workers(), r = kv.rank();
+  kv.init(3, full(kSmall, 0));
+  kv.init(99, full(kBig, 0));
+  for (int i = 0; i <= r; ++i) {
+    kv.push(3, {full(kSmall, r + 1)});
+    kv.push(99, {full(kBig, r + 1)});
+  }
+  NDArray small = nd::zeros(kSmall), big = nd::zeros(kBig);
+  kv.pull(3, {small});
+  kv.pull(99, {big});
+  double expected = 0;
+  for (int w = r; w < W; ++w) expected += w + 1;
+  expect_all(small, expected, "small key after this worker's last round");
+  expect_all(big, expected, "big key after this worker's last round");
+}
+
 // A push the servers reject (an update they cannot run) fails the next pull with their reason
 // on every worker, instead of leaving a stale value; the job goes on.
 void server_error(kv::KVStore& kv) {
@@ -232,6 +257,46 @@ void server_error(kv::KVStore& kv) {
   expect_all(ok, 1 - 0.1 * kv.num_workers(), "a key pushed after the error");
 }
 
+// Module.fit with dist_sync: worker r takes its B rows of every global batch of W * B rows, so
+// that the servers' sum of the workers' gradients is the gradient of the global batch; the
+// weights must end as those of one Module trained here on batches of W * B without a store.
+// (Module creates its own store: the rank comes from BRAID_PS_RANK, which the test sets.)
+void module_fit(const std::string& type) {
+  const int W = std::atoi(std::getenv("DMLC_NUM_WORKER")), r = std::atoi(std::getenv("BRAID_PS_RANK"));
+  constexpr int64_t B = 10, rows = 300, dim = 4;
+  nd::seed(3);
+  const std::vector<float> x = nd::random_normal(0, 1, Shape{rows, dim}).to_vector<float>();
+  std::vector<float> y(rows), mine_x, mine_y;
+  for (int64_t i = 0; i < rows; ++i) y[static_cast<size_t>(i)] = static_cast<float>(i % 3);
+  for (int64_t i = 0; i < rows; ++i)
+    if ((i % (W * B)) / B == r) {
+      mine_x.insert(mine_x.end(), x.begin() + i * dim, x.begin() + (i + 1) * dim);
+      mine_y.push_back(y[static_cast<size_t>(i)]);
+    }
+  auto net = [] {
+    sym::Prefix fresh("");
+    Symbol h = sym::make("Activation", {sym::make("FullyConnected", {Symbol::Variable("data")}, {{"num_hidden", "8"}}, "fc1")},
+                         {{"act_type", "relu"}}, "relu1");
+    return sym::make("SoftmaxOutput", {sym::make("FullyConnected", {h}, {{"num_hidden", "3"}}, "fc2")}, {}, "softmax");
+  };
+  auto fit = [&](const std::vector<float>& xs, const std::vector<float>& ys, int64_t batch, const std::string& store) {
+    const auto n = static_cast<int64_t>(ys.size());
+    io::NDArrayIter data(nd::array<float>(xs, Shape{n, dim}), nd::array<float>(ys, Shape{n}), batch);
+    mod::Module m(net());
+    mod::FitOptions o;
+    o.kvstore = store;
+    o.optimizer_params = {{"learning_rate", "0.2"}, {"momentum", "0.9"}};
+    o.num_epoch = 3;
+    nd::seed(11 + r);  // different on every worker: the servers' copy (worker 0's) must win
+    if (store.empty()) nd::seed(11);
+    m.fit(data, o);
+    return m.get_params().first;
+  };
+  const mod::ParamMap dist = fit(mine_x, mine_y, B, type), single = fit(x, y, W * B, "");
+  for (const auto& [name, value] : single)
+    expect_equal(dist.at(name).to_vector<float>(), value.to_vector<float>(), "Module parameter " + name, 1e-5f);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -242,12 +307,18 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const std::string type = argv[1], scenario = argv[2], dir = argc > 3 ? argv[3] : ".";
   try {
+    if (scenario == "module") {
+      module_fit(type);
+      std::printf("module: %s\n", failures ? "FAILED" : "ok");
+      return failures ? 1 : 0;
+    }
     auto kv = kv::create(type);
     if (scenario == "sync") sync_push_pull(*kv, false);
     else if (scenario == "sync_optimizer") sync_push_pull(*kv, true);
     else if (scenario == "async") async_push_pull(*kv);
     else if (scenario == "compression") compressed(*kv);
     else if (scenario == "server_error") server_error(*kv);
+    else if (scenario == "uneven") uneven_rounds(*kv);
     else if (scenario == "states") optimizer_states(*kv, dir);
     else throw Error("unknown scenario " + scenario);
     std::printf("worker %d of %d: %s\n", kv->rank(), kv->num_workers(), failures ? "FAILED" : "ok");
