@@ -11,6 +11,7 @@
 
 #include "braid/base/error.h"
 #include "common/processes.h"
+#include "dist/job.h"
 #include "kvstore/ps/message.h"
 
 namespace braid::kv::ps {
@@ -100,6 +101,38 @@ TEST(PsMessage, ASchedulerLogsGarbageAndGoesOn) {
   EXPECT_NE(text.find("shorter than the 72-byte header"), std::string::npos) << text;
   EXPECT_NE(text.find("announces 1048576"), std::string::npos) << text;
   EXPECT_FALSE(scheduler.wait(0.2).has_value()) << "the scheduler died of garbage";
+}
+
+// A server fed garbage, a message from a sender outside the node table and a control message not
+// from the scheduler logs each and drops it, then serves the job as if nothing happened.
+TEST(PsMessage, AServerDropsGarbageAndStrangersAndServesTheJob) {
+  test::Job job(1, 1, {{"PS_VERBOSE", "1"}});
+  auto scheduler = job.start("scheduler", 0);
+  auto server = job.start("server", 0);
+  const std::string log = job.log_of("server", 0);
+  std::string text;
+  for (int i = 0; i < 400 && (text = test::read(log)).find("listening on tcp://") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  const auto at = text.find("listening on tcp://");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string address = text.substr(at + 13, text.find('\n', at) - at - 13);
+  zmq::context_t context;
+  zmq::socket_t s(context, zmq::socket_type::dealer);
+  s.set(zmq::sockopt::linger, 1000);
+  s.connect(address);
+  s.send(zmq::str_buffer("not a braid message"), zmq::send_flags::none);
+  s.send(zmq::buffer(with([](Header& h) { h.command = static_cast<uint16_t>(Command::kExit); h.sender = 4242; })),
+         zmq::send_flags::none);
+  // Before the node table the stranger's push waits; once it is known, it is dropped.
+  s.send(zmq::buffer(with([](Header& h) { h.command = static_cast<uint16_t>(Command::kPush); h.sender = 4243; })),
+         zmq::send_flags::none);
+  auto worker = job.start_worker({BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", "dist_sync", "sync", job.dir}, 0);
+  EXPECT_EQ(worker->wait(60), std::optional<int>(0)) << test::read(job.log_of("worker", 0));
+  EXPECT_EQ(server->wait(15), std::optional<int>(0)) << test::read(log);
+  text = test::read(log);
+  EXPECT_NE(text.find("shorter than the 72-byte header"), std::string::npos) << text;
+  EXPECT_NE(text.find("dropped a message from an unknown sender: exit from 4242"), std::string::npos) << text;
+  EXPECT_NE(text.find("dropped a message from an unknown sender: push from 4243"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 namespace braid::kv::ps {
 namespace {
 
+constexpr size_t kMaxEarlyMessages = 1024;  // data queued before the node table
 constexpr double kAbortGraceS = 5;  // after a failure, the process exits if still running then
 
 }  // namespace
@@ -76,6 +77,12 @@ void Node::send(int peer, Message& m) {
 
 void Node::handle(Message&& m) {
   std::unique_lock<std::mutex> lock(mu_);
+  // Control comes from the scheduler; data from the nodes of the table (checked once it is known).
+  const bool data = m.head.command >= static_cast<uint16_t>(Command::kInit);
+  if ((!data && m.head.sender != kSchedulerId) || (data && registered_ && !peers_.count(m.head.sender))) {
+    van_.log(cat("dropped a message from an unknown sender: ", m.describe()));
+    return;
+  }
   if (m.head.sender == kSchedulerId) scheduler_seen_ = Clock::now();
   switch (m.command()) {
     case Command::kChallenge: {
@@ -107,7 +114,9 @@ void Node::handle(Message&& m) {
         return;
       }
       const std::vector<NodeInfo> nodes = decode_nodes(m.body);
+      peers_ = {kSchedulerId};
       for (const auto& n : nodes) {
+        peers_.insert(n.id);
         if (n.id == m.head.recipient) me_ = n;
         if (n.role == Role::Server) servers_.push_back(n.id);
       }
@@ -119,7 +128,10 @@ void Node::handle(Message&& m) {
       std::vector<Message> early = std::move(early_);
       lock.unlock();
       changed_.notify_all();
-      for (auto& d : early) deliver(std::move(d));
+      for (auto& d : early) {
+        if (peers_.count(d.head.sender)) deliver(std::move(d));
+        else van_.log(cat("dropped a message from an unknown sender: ", d.describe()));
+      }
       return;
     }
     case Command::kBarrierDone: barriers_[m.head.request] = true; break;
@@ -131,7 +143,10 @@ void Node::handle(Message&& m) {
       return;
     default:
       if (!registered_) {
-        early_.push_back(std::move(m));
+        // Bounded: before the table nobody can be told from a stranger.
+        if (early_.size() < kMaxEarlyMessages) early_.push_back(std::move(m));
+        else van_.log(cat("dropped a message that came before the node table (", kMaxEarlyMessages, " queued): ",
+                          m.describe()));
         return;
       }
       lock.unlock();

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,6 +63,7 @@ class Node {
   Van van_;
   NodeInfo me_;
   std::vector<int> servers_;
+  std::set<int> peers_;  // the ids of the node table and the scheduler's
   std::function<void(Message&&)> data_handler_;
   std::function<void(const std::string&)> on_failure_;
   std::vector<Message> early_;  // data that came before the node table (and its connections)
