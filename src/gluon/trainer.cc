@@ -49,7 +49,9 @@ void Trainer::init_optimizer() {
 // MXNet's Trainer._init_kvstore and model._create_kvstore, for dense parameters.
 void Trainer::init_kvstore() {
   if (kv_initialized_) return;
-  kv::TrainingStore chosen{kvstore_choice_.store, kv::update_on_kvstore_by_default()};
+  // A store given as an object updates only if it can run the optimizer (horovod cannot).
+  kv::TrainingStore chosen{kvstore_choice_.store, kvstore_choice_.store && kv::update_on_kvstore_by_default() &&
+                                                      kvstore_choice_.store->is_capable("optimizer")};
   if (!chosen.store) {
     const size_t contexts = params_.empty() || !params_[0]->initialized() ? 1 : params_[0]->list_ctx().size();
     int64_t largest = 0;

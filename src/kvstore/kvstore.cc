@@ -116,8 +116,9 @@ bool update_on_kvstore_by_default() { return env_int({"MXNET_UPDATE_ON_KVSTORE"}
 
 TrainingStore create_for_training(const std::string& type, size_t contexts, int64_t largest) {
   if (type.empty() || type == "None") return {};
-  if (contexts <= 1 && type.find("dist") == std::string::npos) return {};
-  TrainingStore t{create(type), update_on_kvstore_by_default()};
+  if (contexts <= 1 && type.find("dist") == std::string::npos && type != "horovod") return {};
+  // horovod runs no optimizer: every rank updates.
+  TrainingStore t{create(type), update_on_kvstore_by_default() && type != "horovod"};
   if (type == "local" && largest > 16 * 1024 * 1024) t.update_on_kvstore = false;
   return t;
 }

@@ -11,6 +11,7 @@
 #include "braid/base/error.h"
 #include "braid/kvstore/ps.h"
 #include "braid/ndarray/invoke.h"
+#include "collective/horovod_store.h"
 #include "one_machine_store.h"
 #include "ps/dist_store.h"
 
@@ -82,9 +83,9 @@ std::shared_ptr<KVStore> create(const std::string& type) {
     if (is_server_process()) std::exit(run_server());  // MXNet's server processes never return either
     return ps::create_dist_store(type);
   }
+  if (type == "horovod") return collective::detail::create_horovod_store();
   throw Error(cat("kvstore: unknown type '", type, "'; valid: local, device, dist_sync, dist_async, ",
-                  "dist_sync_device, dist_async_device, dist",
-                  type == "horovod" ? " (horovod comes with the allreduce work)" : ""));
+                  "dist_sync_device, dist_async_device, dist, horovod"));
 }
 
 }  // namespace braid::kv

@@ -181,9 +181,9 @@ void Module::init_optimizer(const std::string& kvstore, const std::string& optim
   int64_t largest = 0;
   for (const auto& n : param_names_) largest = std::max(largest, args.at(n).size());
   const kv::TrainingStore chosen = kv::create_for_training(kvstore, contexts_.size(), largest);
-  // dist_sync sums the gradients of every worker's batch: the scale covers them all.
+  // dist_sync and horovod sum the gradients of every worker's batch: the scale covers them all.
   int64_t scale_batch = batch_size_;
-  if (chosen.store && chosen.store->type().rfind("dist", 0) == 0 && chosen.store->type().find("async") == std::string::npos)
+  if (chosen.store && chosen.store->num_workers() > 1 && chosen.store->type().find("async") == std::string::npos)
     scale_batch *= chosen.store->num_workers();
   auto params = optimizer_params;
   if (!params.count("rescale_grad")) params["rescale_grad"] = std::to_string(1.0 / static_cast<double>(scale_batch));

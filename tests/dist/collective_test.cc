@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <tuple>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -96,6 +97,48 @@ TEST(CollectiveErrors, AKilledRankEndsTheJobInsteadOfHanging) {
   EXPECT_NE(*status, 0) << run.output();
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 30);
   EXPECT_NE(run.output().find("signal 9"), std::string::npos) << run.output();
+}
+
+// LeNet with batch B on each of N ranks ends within 1e-5 of LeNet alone with batch N * B.
+class AllreduceTraining : public ::testing::TestWithParam<std::tuple<int, std::string>> {};
+
+TEST_P(AllreduceTraining, MatchesOneProcessWithTheGlobalBatch) {
+  const auto& [ranks, mode] = GetParam();
+  MpiRun run;
+  std::vector<std::string> argv = {"/usr/bin/mpirun", "--oversubscribe", "-np", std::to_string(ranks)};
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  argv.insert(argv.end(), {"-x", "OMP_NUM_THREADS=1", BRAID_BINARY_DIR "/tests/braid_dist_lenet_ranks", mode});
+  run.mpirun = std::make_unique<Process>(argv, std::map<std::string, std::string>{}, run.dir + "/mpirun.log");
+  EXPECT_EQ(run.mpirun->wait(180), std::optional<int>(0)) << run.output();
+  for (int r = 0; r < ranks; ++r)
+    EXPECT_NE(run.output().find("rank " + std::to_string(r) + " of " + std::to_string(ranks) + " (" + mode + "): ok"),
+              std::string::npos)
+        << run.output();
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, AllreduceTraining,
+                         ::testing::Values(std::make_tuple(2, std::string("distributed_trainer")),
+                                           std::make_tuple(2, std::string("kvstore")),
+                                           std::make_tuple(4, std::string("distributed_trainer"))));
+
+// braid train --kvstore horovod as an MPI job of braid launch: each rank trains on its shard and
+// both end with the same weights, hence the same test accuracy.
+TEST(AllreduceTrainingCli, BraidTrainUnderBraidLaunchWithTheMpiLauncher) {
+  MpiRun run;
+  run.mpirun = std::make_unique<Process>(
+      std::vector<std::string>{BRAID_BINARY_DIR "/bin/braid", "launch", "--launcher", "mpi", "-n", "2", "-s", "0", "--",
+                               BRAID_BINARY_DIR "/bin/braid", "train", "--kvstore", "horovod", "--epochs", "1",
+                               "--limit", "1280", "--test-limit", "500"},
+      std::map<std::string, std::string>{}, run.dir + "/mpirun.log");
+  ASSERT_EQ(run.mpirun->wait(180), std::optional<int>(0)) << run.output();
+  const std::string out = run.output();
+  EXPECT_NE(out.find("worker 0 of 2: a shard of 640 training images"), std::string::npos) << out;
+  EXPECT_NE(out.find("worker 1 of 2: a shard of 640 training images"), std::string::npos) << out;
+  std::vector<std::string> accuracies;
+  for (size_t at = 0; (at = out.find("test accuracy ", at)) != std::string::npos; at += 14)
+    accuracies.push_back(out.substr(at, out.find(' ', at + 14) - at));
+  ASSERT_EQ(accuracies.size(), 2u) << out;
+  EXPECT_EQ(accuracies[0], accuracies[1]) << out;
 }
 
 TEST(CollectiveTimeline, TheTimelineHoldsEachTensorsPhases) {

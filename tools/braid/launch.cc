@@ -116,7 +116,8 @@ struct Job {
   std::vector<Host> hosts;
 
   explicit Job(const LaunchOptions& opts) : o(opts), servers(opts.servers < 0 ? opts.workers : opts.servers) {
-    BRAID_CHECK(o.workers > 0 && servers > 0, "braid launch: give at least one worker (-n) and one server (-s)");
+    BRAID_CHECK(o.workers > 0 && (servers > 0 || o.launcher == "mpi"), "braid launch: give at least one worker (-n) "
+                "and one server (-s); -s 0 (an allreduce job without parameter servers) needs --launcher mpi");
     BRAID_CHECK(!o.command.empty(), "braid launch: give the workers' command, e.g. braid launch -n 2 -s 1 -- braid "
                 "train --kvstore dist_sync");
     BRAID_CHECK(o.launcher == "local" || o.launcher == "ssh" || o.launcher == "mpi", "braid launch: unknown launcher '",
@@ -196,6 +197,8 @@ struct Job {
 
   std::vector<ProcessSpec> plan() const {
     std::vector<ProcessSpec> out;
+    if (servers == 0)  // an MPI job without parameter servers (kvstore horovod): the workers only
+      return {{"workers", mpirun(o.workers, "worker", o.command), {}, true}};
     // The scheduler runs here in every launcher (as in MXNet): the others reach it at root_uri.
     out.push_back({"scheduler", {braid, "server"}, env("scheduler"), false});
     if (o.launcher == "local") {
@@ -234,8 +237,9 @@ CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o) {
   auto* l = app.add_subcommand("launch", "start a distributed job (MXNet's tools/launch.py): a scheduler, servers and "
                                          "workers running COMMAND with the DMLC_* environment");
   l->add_option("-n,--num-workers", o.workers, "number of workers")->required()->check(CLI::PositiveNumber);
-  l->add_option("-s,--num-servers", o.servers, "number of servers (default: as many as workers)")
-      ->check(CLI::PositiveNumber);
+  l->add_option("-s,--num-servers", o.servers, "number of servers (default: as many as workers; 0 with --launcher mpi: "
+                "no parameter servers, for kvstore horovod)")
+      ->check(CLI::NonNegativeNumber);
   l->add_option("--launcher", o.launcher, "local, ssh or mpi")->capture_default_str();
   l->add_option("-H,--hostfile", o.hostfile, "hosts for ssh and mpi, one per line (HOST or HOST:SSH_PORT for ssh)");
   l->add_option("--env", o.env, "NAME=VALUE (or NAME:VALUE) for every process; repeatable")->allow_extra_args(false);

@@ -110,7 +110,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--wd", o.wd, "weight decay")->capture_default_str();
   t->add_option("--ctx", o.ctx, "context, or a list for data parallelism, e.g. cpu(0),cpu(1)")->capture_default_str();
   t->add_option("--kvstore", o.kvstore, "with several contexts: device or local; under braid launch: dist_sync, "
-                 "dist_async, dist_sync_device, dist_async_device (each worker trains on its shard of the data)")
+                 "dist_async, dist_sync_device, dist_async_device; under mpirun: horovod (each worker trains on its "
+                 "shard of the data)")
       ->capture_default_str();
   t->add_option("--model-parallel", o.model_parallel, "split the model's layers over cpu(0) .. cpu(N-1)")
       ->capture_default_str()
@@ -138,8 +139,8 @@ int train(const TrainOptions& o) {
   // A parameter-server worker (under braid launch) trains on its own shard of the data, all
   // shards of one size so that every worker runs the same number of batches (a worker with one
   // batch more would wait for the others' pushes forever, MXNet issue 7888).
-  std::shared_ptr<kv::KVStore> dist_store;
-  if (o.kvstore.rfind("dist", 0) == 0) dist_store = kv::create(o.kvstore);
+  std::shared_ptr<kv::KVStore> dist_store;  // parameter server (dist_*) or allreduce over MPI (horovod)
+  if (o.kvstore.rfind("dist", 0) == 0 || o.kvstore == "horovod") dist_store = kv::create(o.kvstore);
   const int rank = dist_store ? dist_store->rank() : 0, workers = dist_store ? dist_store->num_workers() : 1;
   const bool sync_rounds = dist_store && o.kvstore.find("async") == std::string::npos;
   auto train_set = load_dataset(o, true), test_set = load_dataset(o, false);
@@ -159,6 +160,11 @@ int train(const TrainOptions& o) {
                   dist_store ? KVStoreChoice(dist_store) : KVStoreChoice(o.kvstore));
   Checkpoints checkpoints(o, rank);
   const Position start_at = o.resume ? checkpoints.restore(*model, trainer, contexts) : Position{};
+  if (dist_store) {  // shapes known, then the store set up: every worker starts from worker 0's weights
+    autograd::PauseScope predict;
+    (*net)(train_set->get(0)[0].expand_dims(0).as_in_context(ctx));
+    trainer.kvstore();
+  }
   loss::SoftmaxCrossEntropyLoss loss_fn;
 
   std::FILE* out = stdout;

@@ -53,9 +53,10 @@ class Trainer {
   /// (the store updates) and a pull of the weights. With ignore_stale_grad, parameters whose
   /// gradient no backward wrote since the last step are skipped instead of being an error.
   void step(int64_t batch_size, bool ignore_stale_grad = false);
+  virtual ~Trainer() = default;
   /// Sums each parameter's gradients over its contexts (into every context's buffer). Not with
   /// update_on_kvstore (as MXNet): use step().
-  void allreduce_grads();
+  virtual void allreduce_grads();
   /// Updates the parameters from their gradients scaled by scale / batch_size. Not with
   /// update_on_kvstore (as MXNet): use step().
   void update(int64_t batch_size, bool ignore_stale_grad = false);
@@ -86,7 +87,11 @@ class Trainer {
 
   std::vector<ParameterPtr> params_;
   std::shared_ptr<optim::Optimizer> optimizer_;
-  double scale_ = 1.0;
+
+ protected:
+  double scale_ = 1.0;  // step() rescales gradients by scale_ / batch_size
+
+ private:
   KVStoreChoice kvstore_choice_;
   std::optional<bool> update_on_kvstore_choice_;
   bool kv_initialized_ = false;

@@ -1,0 +1,72 @@
+#include "horovod_store.h"
+
+#include <map>
+
+#include "braid/base/error.h"
+#include "braid/kvstore/collective.h"
+
+namespace braid::collective::detail {
+namespace {
+
+class HorovodStore : public kv::KVStore {
+ public:
+  HorovodStore() : KVStore("horovod") { collective::init(); }
+
+  int rank() const override { return collective::rank(); }
+  int num_workers() const override { return collective::size(); }
+  void barrier() override { collective::allreduce(nd_one(), "kvstore.barrier", ReduceOp::Sum); }
+  bool is_capable(const std::string&) const override { return false; }
+
+  void init(const kv::Key& key, const NDArray& value) override {
+    BRAID_CHECK(!value.is_none(), "KVStore init: the value of key ", kv::key_str(key), " is None");
+    BRAID_CHECK(!values_.count(key), "KVStore init: key ", kv::key_str(key), " is already initialized");
+    index_of_new_key(key);
+    NDArray stored = value.copyto(cpu());
+    synchronize(broadcast_async(stored, stored, 0, "kvstore.init." + kv::key_str(key)));  // rank 0's value
+    values_.emplace(key, stored);
+  }
+  bool is_initialized(const kv::Key& key) const override { return values_.count(key) > 0; }
+
+  void push(const kv::Key& key, const std::vector<NDArray>& values, int priority) override {
+    NDArray& stored = entry(key, "push");
+    BRAID_CHECK(!values.empty(), "KVStore push: no values for key ", kv::key_str(key));
+    NDArray local = values[0].as_in_context(cpu());
+    if (values.size() > 1) {
+      local = local.copy();
+      for (size_t i = 1; i < values.size(); ++i) local += values[i].as_in_context(cpu());
+    }
+    BRAID_CHECK(local.shape() == stored.shape() && local.dtype() == stored.dtype(), "KVStore push: key ",
+                kv::key_str(key), " holds ", dtype_name(stored.dtype()), " ", stored.shape().str(), " but got ",
+                dtype_name(local.dtype()), " ", local.shape().str());
+    allreduce_async(local, stored, "kvstore." + kv::key_str(key), ReduceOp::Sum);
+  }
+
+  void pull(const kv::Key& key, const std::vector<NDArray>& outs, int priority) override {
+    NDArray& stored = entry(key, "pull");
+    for (const NDArray& out : outs) stored.copyto(out);
+  }
+
+  void set_optimizer(std::shared_ptr<optim::Optimizer>) override {
+    throw Error("KVStore horovod: it runs no optimizer (MXNet's KVStore.OPTIMIZER is not among its capabilities); "
+                "update on every rank: update_on_kvstore=false, or gluon::DistributedTrainer");
+  }
+
+ private:
+  static NDArray nd_one() {
+    NDArray one(Shape{1});
+    one.fill(1);
+    return one;
+  }
+  NDArray& entry(const kv::Key& key, const char* what) {
+    auto it = values_.find(key);
+    BRAID_CHECK(it != values_.end(), "KVStore ", what, ": key ", kv::key_str(key), " has not been initialized");
+    return it->second;
+  }
+  std::map<kv::Key, NDArray> values_;
+};
+
+}  // namespace
+
+std::shared_ptr<kv::KVStore> create_horovod_store() { return std::make_shared<HorovodStore>(); }
+
+}  // namespace braid::collective::detail
