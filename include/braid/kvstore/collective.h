@@ -30,13 +30,17 @@
 
 namespace braid::collective {
 
-/// Starts the background thread, which initialises MPI (MPI_THREAD_FUNNELED); a second call
-/// does nothing. Outside mpirun it runs as a job of one process.
+/// Starts the background thread, which initialises MPI (MPI_THREAD_MULTIPLE: the program may use
+/// MPI_COMM_WORLD itself; the thread talks on a duplicate) and asks OpenMPI to yield the core
+/// while waiting (OMPI_MCA_mpi_yield_when_idle=1 unless set); a second call does nothing.
+/// Outside mpirun it runs as a job of one process.
 void init();
 /// Stops the background thread and finalises MPI, on every rank at once (a collective call
 /// also made at exit); pending operations fail.
 void shutdown();
 bool is_initialized();
+/// Changes HOROVOD_FUSION_THRESHOLD while running (bytes; 0: no fusion). Rank 0's value decides.
+void set_fusion_threshold(int64_t bytes);
 
 int rank();
 int size();

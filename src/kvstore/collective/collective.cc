@@ -92,6 +92,7 @@ void init() {
 
 void shutdown() { Coordinator::get().stop(); }
 bool is_initialized() { return Coordinator::get().running(); }
+void set_fusion_threshold(int64_t bytes) { Coordinator::get().set_fusion_bytes(bytes); }
 
 // Known from init on, also after a shutdown.
 static const detail::Topology& topology() {

@@ -1,6 +1,7 @@
 #include "coordinator.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <numeric>
@@ -110,11 +111,17 @@ bool Coordinator::started() const {
   return started_;
 }
 
+void Coordinator::set_fusion_bytes(int64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  fusion_bytes_ = bytes;
+}
+
 void Coordinator::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;  // also when another rank's shutdown already ended the loop
   }
+  changed_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -129,11 +136,14 @@ void Coordinator::submit(Entry e) {
   e.request.rank = topo_.rank;
   if (topo_.rank == 0) timeline_.begin(name, "NEGOTIATE");
   queued_.push_back(std::move(e));
+  changed_.notify_all();  // the thread starts the next cycle now
 }
 
 void Coordinator::run() {
+  // Waiting ranks give their core back rather than spin (the job's processes often share cores).
+  setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
   int provided = 0;
-  int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
   try {
     check_mpi(rc, "MPI_Init_thread");
     create_mpi_types();
@@ -148,6 +158,8 @@ void Coordinator::run() {
     MPI_Comm_size(cross, &topo_.cross_size);
     MPI_Comm_free(&local);
     MPI_Comm_free(&cross);
+    // Its own communicator: other threads of the program may use MPI_COMM_WORLD meanwhile.
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     if (topo_.rank == 0) timeline_.open(env_str({"HOROVOD_TIMELINE", "BRAID_TIMELINE"}).value_or(""));
   } catch (const Error& e) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -170,18 +182,20 @@ void Coordinator::run() {
   }
   timeline_.close();
   free_mpi_types();
+  MPI_Comm_free(&comm_);
   MPI_Finalize();
 }
 
+// One cycle: it starts once this rank has something to submit (or to stop), or a cycle time
+// after the last one, whichever comes first; the ranks meet in the gather.
 bool Coordinator::cycle() {
   static thread_local Clock::time_point last = Clock::now();
   const auto next = last + std::chrono::duration<double, std::milli>(cycle_ms_);
-  std::this_thread::sleep_until(next);
-  last = Clock::now();
-
   RequestList mine;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_until(lock, next, [this] { return !queued_.empty() || stopping_; });
+    last = Clock::now();
     mine.shutdown = stopping_;
     while (!queued_.empty()) {
       Entry e = std::move(queued_.front());
@@ -194,14 +208,14 @@ bool Coordinator::cycle() {
   const int size = topo_.size;
   int length = static_cast<int>(bytes.size());
   std::vector<int> lengths(static_cast<size_t>(size)), offsets(static_cast<size_t>(size));
-  check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, comm_), "MPI_Gather");
   std::string all;
   if (topo_.rank == 0) {
     std::partial_sum(lengths.begin(), lengths.end() - 1, offsets.begin() + 1);
     all.resize(static_cast<size_t>(offsets.back() + lengths.back()));
   }
   check_mpi(MPI_Gatherv(bytes.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, 0,
-                        MPI_COMM_WORLD),
+                        comm_),
             "MPI_Gatherv");
   std::string answer;
   if (topo_.rank == 0) {
@@ -212,9 +226,9 @@ bool Coordinator::cycle() {
     answer = encode(coordinate(lists));
   }
   int64_t answer_length = static_cast<int64_t>(answer.size());
-  check_mpi(MPI_Bcast(&answer_length, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  check_mpi(MPI_Bcast(&answer_length, 1, MPI_INT64_T, 0, comm_), "MPI_Bcast");
   answer.resize(static_cast<size_t>(answer_length));
-  check_mpi(MPI_Bcast(answer.data(), static_cast<int>(answer_length), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  check_mpi(MPI_Bcast(answer.data(), static_cast<int>(answer_length), MPI_BYTE, 0, comm_), "MPI_Bcast");
   const ResponseList responses = decode_responses(answer);
   for (const Response& r : responses.responses) execute(r);
   return !responses.shutdown;
@@ -262,6 +276,7 @@ ResponseList Coordinator::coordinate(const std::vector<RequestList>& lists) {
             head.postscale != q.postscale)
           return false;
         const int64_t bytes = elements(q.shape) * static_cast<int64_t>(dtype_size(q.dtype));
+        std::lock_guard<std::mutex> lock(mu_);
         return last.sizes[0] + bytes <= fusion_bytes_;
       };
       if (fusable()) {
@@ -345,7 +360,7 @@ void Coordinator::execute(const Response& r) {
           scale(q.dtype, e.out.raw_data(), n, q.prescale);
           if (trace) timeline_.begin(q.name, "ALLREDUCE");
           check_mpi(MPI_Allreduce(MPI_IN_PLACE, e.out.raw_data(), static_cast<int>(n), mpi_type(q.dtype),
-                                  mpi_sum(q.dtype), MPI_COMM_WORLD),
+                                  mpi_sum(q.dtype), comm_),
                     "MPI_Allreduce");
           if (trace) timeline_.end(q.name, "ALLREDUCE");
           scale(q.dtype, e.out.raw_data(), n, post);
@@ -364,7 +379,7 @@ void Coordinator::execute(const Response& r) {
         if (trace)
           for (Entry& e : entries) timeline_.begin(e.request.name, "ALLREDUCE");
         check_mpi(MPI_Allreduce(MPI_IN_PLACE, fusion_.data(), static_cast<int>(at / width), mpi_type(q.dtype),
-                                mpi_sum(q.dtype), MPI_COMM_WORLD),
+                                mpi_sum(q.dtype), comm_),
                   "MPI_Allreduce");
         at = 0;
         for (Entry& e : entries) {
@@ -385,7 +400,7 @@ void Coordinator::execute(const Response& r) {
         const size_t bytes = static_cast<size_t>(e.out.size()) * width;
         if (me == q.root && e.out.raw_data() != e.in.raw_data()) std::memcpy(e.out.raw_data(), e.in.raw_data(), bytes);
         if (trace) timeline_.begin(q.name, "BROADCAST");
-        check_mpi(MPI_Bcast(e.out.raw_data(), static_cast<int>(bytes), MPI_BYTE, q.root, MPI_COMM_WORLD), "MPI_Bcast");
+        check_mpi(MPI_Bcast(e.out.raw_data(), static_cast<int>(bytes), MPI_BYTE, q.root, comm_), "MPI_Bcast");
         if (trace) timeline_.end(q.name, "BROADCAST");
         break;
       }
@@ -405,7 +420,7 @@ void Coordinator::execute(const Response& r) {
         e.out = nd::empty(Shape(shape), cpu(), q.dtype);
         if (trace) timeline_.begin(q.name, "ALLGATHER");
         check_mpi(MPI_Allgatherv(e.in.raw_data(), counts[static_cast<size_t>(me)], MPI_BYTE, e.out.raw_data(),
-                                 counts.data(), displs.data(), MPI_BYTE, MPI_COMM_WORLD),
+                                 counts.data(), displs.data(), MPI_BYTE, comm_),
                   "MPI_Allgatherv");
         if (trace) timeline_.end(q.name, "ALLGATHER");
         break;
@@ -431,7 +446,7 @@ void Coordinator::execute(const Response& r) {
         e.out = nd::empty(Shape(shape), cpu(), q.dtype);
         if (trace) timeline_.begin(q.name, "ALLTOALL");
         check_mpi(MPI_Alltoallv(e.in.raw_data(), send_counts.data(), send_displs.data(), MPI_BYTE, e.out.raw_data(),
-                                recv_counts.data(), recv_displs.data(), MPI_BYTE, MPI_COMM_WORLD),
+                                recv_counts.data(), recv_displs.data(), MPI_BYTE, comm_),
                   "MPI_Alltoallv");
         if (trace) timeline_.end(q.name, "ALLTOALL");
         break;

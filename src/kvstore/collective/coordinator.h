@@ -17,6 +17,7 @@
 
 #include "braid/ndarray/ndarray.h"
 #include "messages.h"
+#include "mpi_ops.h"
 #include "timeline.h"
 
 namespace braid::collective::detail {
@@ -45,6 +46,8 @@ class Coordinator {
   bool started() const;
   const Topology& topology() const { return topo_; }
 
+  /// Rank 0's decides: allreduces are fused up to `bytes` (0: each alone).
+  void set_fusion_bytes(int64_t bytes);
   /// Queues `e` for the next cycle; throws if not running or if its name is already in flight.
   void submit(Entry e);
 
@@ -66,6 +69,7 @@ class Coordinator {
   std::deque<Entry> queued_;
   std::map<std::string, Entry> in_flight_;  // submitted to the other ranks, by name
   Topology topo_;
+  MPI_Comm comm_ = MPI_COMM_NULL;  // a duplicate of MPI_COMM_WORLD for the thread's own traffic
 
   // Settings (HOROVOD_*), read at start.
   double cycle_ms_ = 1;
