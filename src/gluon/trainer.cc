@@ -132,8 +132,7 @@ void Trainer::allreduce_grads() {
     auto grads = p->list_grad();
     if (kvstore_) {
       const int key = static_cast<int>(i);
-      kvstore_->push(key, grads);
-      kvstore_->pull(key, grads);
+      kvstore_->pushpull(key, grads, grads);
       continue;
     }
     kv::sum_in_every_context(grads);

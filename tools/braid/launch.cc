@@ -187,7 +187,8 @@ struct Job {
   }
 
   std::vector<std::string> mpirun(int np, const char* role, const std::vector<std::string>& argv) const {
-    std::vector<std::string> m = {"mpirun", "--oversubscribe", "--tag-output", "-np", std::to_string(np)};
+    // --bind-to none: a rank's OpenMP threads may use every core (OpenMPI binds 1-2 ranks to one core each)
+    std::vector<std::string> m = {"mpirun", "--oversubscribe", "--bind-to", "none", "--tag-output", "-np", std::to_string(np)};
     if (geteuid() == 0) m.push_back("--allow-run-as-root");
     if (!o.hostfile.empty()) m.insert(m.end(), {"--hostfile", o.hostfile});
     for (const auto& [k, v] : env(role)) m.insert(m.end(), {"-x", k + "=" + v});

@@ -14,6 +14,8 @@
 namespace braid::collective::detail {
 namespace {
 
+constexpr double kIdleCycleMs = 100;  // the cycle of a rank with nothing in flight
+
 double env_double(const char* name, double fallback) {
   const auto v = env_str({name});
   if (!v || v->empty()) return fallback;
@@ -186,14 +188,17 @@ void Coordinator::run() {
   MPI_Finalize();
 }
 
-// One cycle: it starts once this rank has something to submit (or to stop), or a cycle time
-// after the last one, whichever comes first; the ranks meet in the gather.
+// One cycle: it starts as soon as this rank has something to submit (or to stop); else a cycle
+// time after the last one while this rank waits for others to submit its tensors, and
+// kIdleCycleMs after it when it waits for nothing (an idle rank costs the others nothing then,
+// and still joins the cycles that check for stalls). The ranks meet in the gather.
 bool Coordinator::cycle() {
   static thread_local Clock::time_point last = Clock::now();
-  const auto next = last + std::chrono::duration<double, std::milli>(cycle_ms_);
   RequestList mine;
   {
     std::unique_lock<std::mutex> lock(mu_);
+    const double wait_ms = in_flight_.empty() ? std::max(cycle_ms_, kIdleCycleMs) : cycle_ms_;
+    const auto next = last + std::chrono::duration<double, std::milli>(wait_ms);
     changed_.wait_until(lock, next, [this] { return !queued_.empty() || stopping_; });
     last = Clock::now();
     mine.shutdown = stopping_;

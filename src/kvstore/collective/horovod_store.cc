@@ -1,5 +1,6 @@
 #include "horovod_store.h"
 
+#include <algorithm>
 #include <map>
 
 #include "braid/base/error.h"
@@ -39,6 +40,27 @@ class HorovodStore : public kv::KVStore {
                 kv::key_str(key), " holds ", dtype_name(stored.dtype()), " ", stored.shape().str(), " but got ",
                 dtype_name(local.dtype()), " ", local.shape().str());
     allreduce_async(local, stored, "kvstore." + kv::key_str(key), ReduceOp::Sum);
+  }
+
+  // Into the pushed arrays themselves (a trainer's gradients): reduced in place in the first,
+  // without going through the stored copy.
+  void pushpull(const kv::Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
+                int priority) override {
+    const bool in_place = values.size() == outs.size() &&
+                          std::equal(values.begin(), values.end(), outs.begin(),
+                                     [](const NDArray& a, const NDArray& b) { return a.same_as(b); });
+    if (!in_place || !values[0].ctx().is_cpu_family()) {
+      KVStore::pushpull(key, values, outs, priority);
+      return;
+    }
+    NDArray& stored = entry(key, "pushpull");
+    BRAID_CHECK(values[0].shape() == stored.shape() && values[0].dtype() == stored.dtype(), "KVStore pushpull: key ",
+                kv::key_str(key), " holds ", dtype_name(stored.dtype()), " ", stored.shape().str(), " but got ",
+                dtype_name(values[0].dtype()), " ", values[0].shape().str());
+    kv::sum_in_every_context(values);
+    allreduce_async(values[0], values[0], "kvstore." + kv::key_str(key), ReduceOp::Sum);
+    for (size_t i = 1; i < values.size(); ++i) values[0].copyto(values[i]);
+    values[0].copyto(stored);  // what a later pull returns (off the gradients' path)
   }
 
   void pull(const kv::Key& key, const std::vector<NDArray>& outs, int priority) override {
