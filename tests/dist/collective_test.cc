@@ -141,6 +141,39 @@ TEST(AllreduceTrainingCli, BraidTrainUnderBraidLaunchWithTheMpiLauncher) {
   EXPECT_EQ(accuracies[0], accuracies[1]) << out;
 }
 
+// A loop over the same tensors settles them through the response cache after the first step
+// (the timeline notes each cache hit), a changed shape goes through rank 0 again, values stay exact.
+TEST(CollectiveCache, ASteadyLoopHitsTheCache) {
+  MpiRun run;
+  const std::string file = run.dir + "/timeline.json";
+  run.start(2, {"steady"}, {{"HOROVOD_TIMELINE", file}});
+  ASSERT_EQ(run.mpirun->wait(120), std::optional<int>(0)) << run.output();
+  const auto trace = nlohmann::json::parse(read(file));
+  int hits = 0, negotiations = 0, begins = 0;
+  for (const auto& e : trace) {
+    if (!e.contains("name") || e["name"] != "NEGOTIATE") continue;
+    if (e["ph"] == "B") ++begins;
+    if (e["ph"] == "E") ++(e.contains("args") ? hits : negotiations);
+  }
+  EXPECT_EQ(begins, 20 * 12);
+  EXPECT_EQ(hits + negotiations, 20 * 12);
+  // The first step, and w3 at step 10 (new shape) and 11 (old shape again), went through rank 0.
+  EXPECT_GE(negotiations, 12 + 2);
+  EXPECT_LE(negotiations, 12 + 2 + 12);  // a cycle may catch some of a step through rank 0 anyway
+  EXPECT_GE(hits, 20 * 12 - 26);
+}
+
+TEST(CollectiveCache, WithoutTheCacheEveryTensorGoesThroughRankZero) {
+  MpiRun run;
+  const std::string file = run.dir + "/timeline.json";
+  run.start(2, {"steady"}, {{"HOROVOD_TIMELINE", file}, {"HOROVOD_CACHE_CAPACITY", "0"}});
+  ASSERT_EQ(run.mpirun->wait(120), std::optional<int>(0)) << run.output();
+  int hits = 0;
+  for (const auto& e : nlohmann::json::parse(read(file)))
+    if (e.contains("name") && e["name"] == "NEGOTIATE" && e.contains("args")) ++hits;
+  EXPECT_EQ(hits, 0);
+}
+
 TEST(CollectiveTimeline, TheTimelineHoldsEachTensorsPhases) {
   MpiRun run;
   const std::string file = run.dir + "/timeline.json";

@@ -14,7 +14,14 @@
 namespace braid::collective::detail {
 namespace {
 
-constexpr double kIdleCycleMs = 100;  // the cycle of a rank with nothing in flight
+constexpr double kIdleCycleMs = 100;     // the cycle of a rank with nothing in flight
+constexpr double kCachedPatienceS = 5;   // a cache hit waiting longer goes through rank 0 in full
+constexpr double kStallCheckEveryS = 0.2;  // rank 0, while tensors wait for some ranks
+
+// Allreduces that one fusion buffer can carry together.
+bool same_reduction(const Request& a, const Request& b) {
+  return a.dtype == b.dtype && a.average == b.average && a.prescale == b.prescale && a.postscale == b.postscale;
+}
 
 double env_double(const char* name, double fallback) {
   const auto v = env_str({name});
@@ -98,6 +105,7 @@ void Coordinator::start() {
   fusion_bytes_ = static_cast<int64_t>(env_double("HOROVOD_FUSION_THRESHOLD", 128 << 20));
   stall_check_s_ = env_double("HOROVOD_STALL_CHECK_TIME_SECONDS", 60);
   stall_shutdown_s_ = env_double("HOROVOD_STALL_SHUTDOWN_TIME_SECONDS", 0);
+  cache_.set_capacity(static_cast<size_t>(std::max(0.0, env_double("HOROVOD_CACHE_CAPACITY", 1024))));
   start_error_.clear();
   thread_ = std::thread([this] { run(); });
   changed_.wait(lock, [this] { return running_ || !start_error_.empty(); });
@@ -205,10 +213,84 @@ bool Coordinator::cycle() {
     while (!queued_.empty()) {
       Entry e = std::move(queued_.front());
       queued_.pop_front();
-      mine.requests.push_back(e.request);
+      const auto id = uncacheable_.count(e.request.name) ? std::nullopt : cache_.lookup(e.request);
+      if (id) cached_waiting_.emplace(*id, last);
+      else mine.requests.push_back(e.request);
       in_flight_.emplace(e.request.name, std::move(e));
     }
   }
+  if (!run_cached(mine)) return true;
+  exchange(mine);
+  return !shutdown_;
+}
+
+// Every rank ANDs the bits of the cached tensors it has ready, next to flags (inverted, so that
+// the AND ORs them): someone has requests outside the cache, or has waited too long for a cached
+// tensor (another rank never submitted it, or with other settings) — then every waiting cached
+// tensor goes through rank 0 in full, where a stall is reported and a mismatch rejected.
+bool Coordinator::run_cached(RequestList& mine) {
+  constexpr uint64_t kExchange = 1, kResubmit = 2;
+  const size_t words = 1 + (cache_.size() + 63) / 64;
+  std::vector<uint64_t> bits(words, 0);
+  uint64_t flags = !mine.requests.empty() || mine.shutdown ? kExchange : 0;
+  const auto now = Clock::now();
+  // Rank 0 checks tensors some ranks have not submitted for stalls at an exchange, every so often.
+  if (topo_.rank == 0 && !table_.empty() && now - last_exchange_ > std::chrono::duration<double>(kStallCheckEveryS))
+    flags |= kExchange;
+  for (const auto& [id, since] : cached_waiting_) {
+    bits[1 + static_cast<size_t>(id) / 64] |= uint64_t{1} << (id % 64);
+    if (now - since > std::chrono::duration<double>(kCachedPatienceS)) flags |= kResubmit;
+  }
+  bits[0] = ~flags;
+  std::vector<uint64_t> waiting(bits.begin() + 1, bits.end());
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, bits.data(), static_cast<int>(words), MPI_UINT64_T, MPI_BAND, comm_),
+            "MPI_Allreduce");
+  flags = ~bits[0];
+  if (flags & kResubmit) {
+    // The union of the ids waiting anywhere: those go in full, here and wherever they come later.
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, waiting.data(), static_cast<int>(words - 1), MPI_UINT64_T, MPI_BOR, comm_),
+              "MPI_Allreduce");
+    for (size_t id = 0; id < cache_.size(); ++id)
+      if (waiting[id / 64] >> (id % 64) & 1) uncacheable_.insert(cache_.request(static_cast<int>(id)).name);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, since] : cached_waiting_) mine.requests.push_back(in_flight_.at(cache_.request(id).name).request);
+    cached_waiting_.clear();
+    return true;
+  }
+  // Ready everywhere: run in id order (the same on every rank), consecutive allreduces fused.
+  std::vector<Response> ready;
+  const Request* head = nullptr;  // the first tensor of the last response
+  int64_t fusion_bytes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fusion_bytes = fusion_bytes_;
+  }
+  for (size_t id = 0; id < cache_.size(); ++id) {
+    if (!(bits[1 + id / 64] >> (id % 64) & 1)) continue;
+    cached_waiting_.erase(static_cast<int>(id));
+    const Request& q = cache_.request(static_cast<int>(id));
+    if (topo_.rank == 0) timeline_.end(q.name, "NEGOTIATE", "cache hit");
+    const int64_t bytes = elements(q.shape) * static_cast<int64_t>(dtype_size(q.dtype));
+    if (head && q.kind == Kind::Allreduce && head->kind == Kind::Allreduce && same_reduction(*head, q) &&
+        ready.back().sizes[0] + bytes <= fusion_bytes) {
+      ready.back().names.push_back(q.name);
+      ready.back().sizes[0] += bytes;
+      continue;
+    }
+    head = &q;
+    Response r;
+    r.kind = q.kind;
+    r.names = {q.name};
+    if (q.kind == Kind::Allreduce) r.sizes = {bytes};
+    ready.push_back(std::move(r));
+  }
+  for (const Response& r : ready) execute(r);
+  return flags & kExchange;
+}
+
+// Rank 0 gathers every rank's requests and answers with the responses, which every rank runs.
+void Coordinator::exchange(const RequestList& mine) {
+  last_exchange_ = Clock::now();
   const std::string bytes = encode(mine);
   const int size = topo_.size;
   int length = static_cast<int>(bytes.size());
@@ -236,7 +318,7 @@ bool Coordinator::cycle() {
   check_mpi(MPI_Bcast(answer.data(), static_cast<int>(answer_length), MPI_BYTE, 0, comm_), "MPI_Bcast");
   const ResponseList responses = decode_responses(answer);
   for (const Response& r : responses.responses) execute(r);
-  return !responses.shutdown;
+  shutdown_ = responses.shutdown;
 }
 
 ResponseList Coordinator::coordinate(const std::vector<RequestList>& lists) {
@@ -276,10 +358,7 @@ ResponseList Coordinator::coordinate(const std::vector<RequestList>& lists) {
       const Request& q = p.requests[0];
       auto fusable = [&] {
         if (last.kind != Kind::Allreduce || !last.error.empty() || last.sizes.size() != 1) return false;
-        const Request& head = fused_head_;
-        if (head.dtype != q.dtype || head.average != q.average || head.prescale != q.prescale ||
-            head.postscale != q.postscale)
-          return false;
+        if (!same_reduction(fused_head_, q)) return false;
         const int64_t bytes = elements(q.shape) * static_cast<int64_t>(dtype_size(q.dtype));
         std::lock_guard<std::mutex> lock(mu_);
         return last.sizes[0] + bytes <= fusion_bytes_;
@@ -461,7 +540,11 @@ void Coordinator::execute(const Response& r) {
     for (Entry& e : entries) e.done(std::current_exception(), NDArray());
     throw;  // MPI failed: the job cannot go on
   }
-  for (Entry& e : entries) e.done(nullptr, e.out);
+  for (Entry& e : entries) {  // run on every rank alike: the next time, a cache hit
+    cache_.insert(e.request);
+    uncacheable_.erase(e.request.name);
+    e.done(nullptr, e.out);
+  }
 }
 
 void Coordinator::fail(const std::vector<std::string>& names, const std::string& why) {

@@ -18,6 +18,7 @@
 #include "braid/ndarray/ndarray.h"
 #include "messages.h"
 #include "mpi_ops.h"
+#include "response_cache.h"
 #include "timeline.h"
 
 namespace braid::collective::detail {
@@ -55,6 +56,9 @@ class Coordinator {
   using Clock = std::chrono::steady_clock;
   void run();
   bool cycle();
+  // The cached tensors ready on every rank, run; false if the full exchange is needed too.
+  bool run_cached(RequestList& mine);
+  void exchange(const RequestList& mine);
   ResponseList coordinate(const std::vector<RequestList>& lists);  // rank 0
   void check_stalls(std::vector<Response>& out);                    // rank 0
   void execute(const Response& r);
@@ -65,6 +69,7 @@ class Coordinator {
   std::condition_variable changed_;
   std::thread thread_;
   bool running_ = false, stopping_ = false, started_ = false;
+  bool shutdown_ = false;  // rank 0 said every rank stops (background thread only)
   std::string start_error_;
   std::deque<Entry> queued_;
   std::map<std::string, Entry> in_flight_;  // submitted to the other ranks, by name
@@ -83,8 +88,13 @@ class Coordinator {
     Clock::time_point warned;
   };
   std::map<std::string, Pending> table_;
+  Clock::time_point last_exchange_;
   std::vector<std::string> table_order_;  // names in order of first request
   Request fused_head_;                    // the first tensor of the last allreduce response
+
+  ResponseCache cache_;
+  std::map<int, Clock::time_point> cached_waiting_;  // this rank's cache hits waiting for the others
+  std::set<std::string> uncacheable_;  // names to send in full until they run (after a resubmission)
 
   std::vector<char> fusion_;
   Timeline timeline_;

@@ -26,9 +26,9 @@ void Timeline::close() {
 }
 
 void Timeline::begin(const std::string& tensor, const char* phase) { event(tensor, phase, 'B'); }
-void Timeline::end(const std::string& tensor, const char* phase) { event(tensor, phase, 'E'); }
+void Timeline::end(const std::string& tensor, const char* phase, const char* note) { event(tensor, phase, 'E', note); }
 
-void Timeline::event(const std::string& tensor, const char* phase, char type) {
+void Timeline::event(const std::string& tensor, const char* phase, char type, const char* note) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!file_) return;
   auto [row, added] = rows_.emplace(tensor, static_cast<int>(rows_.size()) + 1);
@@ -38,6 +38,7 @@ void Timeline::event(const std::string& tensor, const char* phase, char type) {
   }
   const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start_);
   nlohmann::json e{{"name", phase}, {"ph", std::string(1, type)}, {"ts", us.count()}, {"pid", row->second}, {"tid", 1}};
+  if (note) e["args"] = {{"note", note}};
   std::fprintf(file_, "%s,\n", e.dump().c_str());
   std::fflush(file_);
 }

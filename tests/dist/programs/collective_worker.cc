@@ -145,10 +145,48 @@ void mismatch() {
   } catch (const Error& e) {
     expect(std::string(e.what()).find("dtypes differ") != std::string::npos, std::string("dtype error: ") + e.what());
   }
+  // Once cached, a tensor one rank then submits with another shape: the cache hit on rank 0 waits,
+  // then goes through rank 0 in full, which rejects the pair (after 5 s of patience).
+  hvd::allreduce(nd::ones(Shape{4}), "m");
+  try {
+    hvd::allreduce(nd::ones(me == 1 ? Shape{5} : Shape{4}), "m");
+    expect(false, "a cached tensor submitted with another shape succeeded");
+  } catch (const Error& e) {
+    expect(std::string(e.what()).find("tensor 'm': shapes differ between ranks: rank 0 (4,), rank 1 (5,)") !=
+               std::string::npos,
+           std::string("cached mismatch error: ") + e.what());
+  }
   // The job goes on.
   expect(hvd::allreduce(nd::ones(Shape{3}), "after", hvd::ReduceOp::Sum).to_vector<float>() ==
              std::vector<float>(3, static_cast<float>(hvd::size())),
          "an allreduce after the errors");
+}
+
+// A training loop's steady state: the same 12 tensors every step (cache hits after the first),
+// one step with a changed shape (back through rank 0), values exact throughout.
+void steady() {
+  const int n = hvd::size(), me = hvd::rank();
+  for (int step = 0; step < 20; ++step) {
+    std::vector<NDArray> arrays;
+    std::vector<hvd::Handle> handles;
+    for (int t = 0; t < 12; ++t) {
+      const Shape shape = step == 10 && t == 3 ? Shape{7} : Shape{5, 1 + t};  // step 10: another shape
+      arrays.push_back(tensor(t + step, me, shape, DType::Float32));
+      handles.push_back(hvd::allreduce_async(arrays.back(), arrays.back(), "w" + std::to_string(t), hvd::ReduceOp::Sum));
+    }
+    for (int t = 0; t < 12; ++t) {
+      const std::vector<float> got = hvd::synchronize(handles[static_cast<size_t>(t)]).to_vector<float>();
+      for (size_t i = 0; i < got.size(); ++i) {
+        double want = 0;
+        for (int r = 0; r < n; ++r) want += value(t + step, r, static_cast<int64_t>(i));
+        if (got[i] != want) {
+          expect(false, "step " + std::to_string(step) + " tensor w" + std::to_string(t) + " element " +
+                            std::to_string(i) + " is " + std::to_string(got[i]) + ", expected " + std::to_string(want));
+          break;
+        }
+      }
+    }
+  }
 }
 
 // Rank 1 submits "late" seconds after the others (HOROVOD_STALL_CHECK_TIME_SECONDS=1 in the test).
@@ -184,6 +222,8 @@ int main(int argc, char** argv) {
         std::ofstream out(std::string(argv[2]) + "." + std::to_string(hvd::rank()), std::ios::binary);
         out.write(reinterpret_cast<const char*>(all.data()), static_cast<std::streamsize>(all.size() * sizeof(double)));
       }
+    } else if (scenario == "steady") {
+      steady();
     } else if (scenario == "mismatch") {
       mismatch();
     } else if (scenario == "stall") {
