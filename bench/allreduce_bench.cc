@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
                 "reps", "braid GB/s", "raw MPI GB/s", "ratio");
   for (int64_t bytes = 4 << 10; bytes <= (int64_t{64} << 20); bytes *= 4) {
     const int64_t count = bytes / 4;
-    const int reps = static_cast<int>(std::max<int64_t>(1, (int64_t{64} << 20) / bytes / 4));
+    const int reps = static_cast<int>(std::max<int64_t>(4, (int64_t{64} << 20) / bytes / 4));
     NDArray a = nd::ones(Shape{count});
     std::vector<float> raw(static_cast<size_t>(count), 1.f);
     std::vector<double> ours, theirs;

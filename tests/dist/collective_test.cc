@@ -100,9 +100,9 @@ TEST(CollectiveErrors, AKilledRankEndsTheJobInsteadOfHanging) {
 }
 
 // LeNet with batch B on each of N ranks ends within 1e-5 of LeNet alone with batch N * B.
-class AllreduceTraining : public ::testing::TestWithParam<std::tuple<int, std::string>> {};
+class AllreduceTrainingRanks : public ::testing::TestWithParam<std::tuple<int, std::string>> {};
 
-TEST_P(AllreduceTraining, MatchesOneProcessWithTheGlobalBatch) {
+TEST_P(AllreduceTrainingRanks, MatchesOneProcessWithTheGlobalBatch) {
   const auto& [ranks, mode] = GetParam();
   MpiRun run;
   std::vector<std::string> argv = {"/usr/bin/mpirun", "--oversubscribe", "-np", std::to_string(ranks)};
@@ -116,10 +116,21 @@ TEST_P(AllreduceTraining, MatchesOneProcessWithTheGlobalBatch) {
         << run.output();
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, AllreduceTraining,
+INSTANTIATE_TEST_SUITE_P(Modes, AllreduceTrainingRanks,
                          ::testing::Values(std::make_tuple(2, std::string("distributed_trainer")),
                                            std::make_tuple(2, std::string("kvstore")),
                                            std::make_tuple(4, std::string("distributed_trainer"))));
+
+// mod::Module on kvstore horovod: every rank's weights end as one Module's on the global batches.
+TEST(AllreduceTraining, ModuleFitOnHorovodEqualsOneModuleOnTheGlobalBatches) {
+  MpiRun run;
+  std::vector<std::string> argv = {"/usr/bin/mpirun", "--oversubscribe", "-np", "2"};
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  argv.insert(argv.end(), {BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", "horovod", "module", run.dir});
+  run.mpirun = std::make_unique<Process>(argv, std::map<std::string, std::string>{}, run.dir + "/mpirun.log");
+  EXPECT_EQ(run.mpirun->wait(120), std::optional<int>(0)) << run.output();
+  EXPECT_EQ(run.output().find("FAIL"), std::string::npos) << run.output();
+}
 
 // braid train --kvstore horovod as an MPI job of braid launch: each rank trains on its shard and
 // both end with the same weights, hence the same test accuracy.

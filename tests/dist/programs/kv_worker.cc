@@ -260,9 +260,12 @@ void server_error(kv::KVStore& kv) {
 // Module.fit with dist_sync: worker r takes its B rows of every global batch of W * B rows, so
 // that the servers' sum of the workers' gradients is the gradient of the global batch; the
 // weights must end as those of one Module trained here on batches of W * B without a store.
-// (Module creates its own store: the rank comes from BRAID_PS_RANK, which the test sets.)
+// (Module creates its own store: the rank comes from BRAID_PS_RANK, which the test sets, or from
+// mpirun for horovod.)
 void module_fit(const std::string& type) {
-  const int W = std::atoi(std::getenv("DMLC_NUM_WORKER")), r = std::atoi(std::getenv("BRAID_PS_RANK"));
+  // The job's size and this worker's rank: from braid launch's variables, or from mpirun's (horovod).
+  auto env = [](const char* a, const char* b) { return std::atoi(std::getenv(a) ? std::getenv(a) : std::getenv(b)); };
+  const int W = env("DMLC_NUM_WORKER", "OMPI_COMM_WORLD_SIZE"), r = env("BRAID_PS_RANK", "OMPI_COMM_WORLD_RANK");
   constexpr int64_t B = 10, rows = 300, dim = 4;
   nd::seed(3);
   const std::vector<float> x = nd::random_normal(0, 1, Shape{rows, dim}).to_vector<float>();
