@@ -17,6 +17,7 @@ namespace {
 constexpr double kIdleCycleMs = 100;     // the cycle of a rank with nothing in flight
 constexpr double kCachedPatienceS = 5;   // a cache hit waiting longer goes through rank 0 in full
 constexpr double kStallCheckEveryS = 0.2;  // rank 0, while tensors wait for some ranks
+constexpr int kBurstGapUs = 50;            // submissions closer than this belong to one burst
 
 // Allreduces that one fusion buffer can carry together.
 bool same_reduction(const Request& a, const Request& b) {
@@ -208,6 +209,12 @@ bool Coordinator::cycle() {
     const double wait_ms = in_flight_.empty() ? std::max(cycle_ms_, kIdleCycleMs) : cycle_ms_;
     const auto next = last + std::chrono::duration<double, std::milli>(wait_ms);
     changed_.wait_until(lock, next, [this] { return !queued_.empty() || stopping_; });
+    // A burst of submissions (a backward pass, a loop of allreduce_async) goes into one cycle, so
+    // that it fuses: wait while tensors keep coming, up to a cycle time.
+    const auto burst_end = Clock::now() + std::chrono::duration<double, std::milli>(cycle_ms_);
+    for (size_t seen = queued_.size(); seen > 0 && !stopping_ && Clock::now() < burst_end; seen = queued_.size())
+      if (!changed_.wait_for(lock, std::chrono::microseconds(kBurstGapUs), [&] { return queued_.size() != seen || stopping_; }))
+        break;
     last = Clock::now();
     mine.shutdown = stopping_;
     while (!queued_.empty()) {
