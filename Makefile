@@ -35,6 +35,9 @@ bench: build
 	/usr/bin/python3 bench/train_vs_torch.py --braid $(BUILD_DIR)/bin/train_bench
 	$(BUILD_DIR)/bin/ps_bench
 	/usr/bin/python3 bench/dist_step_overhead.py --braid $(BUILD_DIR)/bin/braid
+	mpirun --oversubscribe --bind-to none $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 2 \
+		-x OMP_NUM_THREADS=1 $(BUILD_DIR)/bin/allreduce_bench
+	/usr/bin/python3 bench/allreduce_train.py --braid $(BUILD_DIR)/bin/braid
 
 # Only the engine tests under ThreadSanitizer.
 tsan: build

@@ -13,36 +13,25 @@ The runs alternate and the best of --rounds is kept for each (the host is shared
 
 Usage: /usr/bin/python3 bench/allreduce_train.py --braid build/bin/braid [--rounds 3]
 """
-import argparse
-import json
 import os
-import subprocess
+import sys
 import tempfile
 
-
-def run(cmd, log, ranks=1):
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with open(log) as f:
-        return [json.loads(line) for line in f if line.strip()][0]["samples_per_sec"] * ranks
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_runs import arguments, lenet_command, samples_per_sec  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--braid", default="build/bin/braid")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--limit", type=int, default=12800)
-    args = ap.parse_args()
-    braid = os.path.abspath(args.braid)
-    train = [braid, "train", "--model", "lenet", "--epochs", "1", "--batch-size", "64", "--limit", str(args.limit),
-             "--test-limit", "100"]
+    args = arguments(__doc__)
+    train = lenet_command(args.braid, args.limit)
     mpirun = ["mpirun", "--oversubscribe", "--bind-to", "none"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
     local, one, two = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "log.json")
         for _ in range(args.rounds):
-            local.append(run(train + ["--json-log", log], log))
-            one.append(run(mpirun + ["-np", "1"] + train + ["--kvstore", "horovod", "--json-log", log], log))
-            two.append(run(mpirun + ["-np", "2", "-x", "OMP_NUM_THREADS=1"] + train +
+            local.append(samples_per_sec(train + ["--json-log", log], log))
+            one.append(samples_per_sec(mpirun + ["-np", "1"] + train + ["--kvstore", "horovod", "--json-log", log], log))
+            two.append(samples_per_sec(mpirun + ["-np", "2", "-x", "OMP_NUM_THREADS=1"] + train +
                            ["--kvstore", "horovod", "--json-log", log], log, ranks=2))
     a, b, c = max(local), max(one), max(two)
     print(f"LeNet, batch 64 per rank, {args.limit} images, best of {args.rounds}")

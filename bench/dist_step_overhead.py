@@ -10,34 +10,24 @@ that other load on the shared host hurts both alike.
 
 Usage: /usr/bin/python3 bench/dist_step_overhead.py --braid build/bin/braid [--rounds 3]
 """
-import argparse
-import json
 import os
-import subprocess
+import sys
 import tempfile
 
-
-def samples_per_sec(cmd, log):
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with open(log) as f:
-        return [json.loads(line) for line in f if line.strip()][0]["samples_per_sec"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_runs import arguments, lenet_command, samples_per_sec  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--braid", default="build/bin/braid")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--limit", type=int, default=12800)
-    args = ap.parse_args()
-    braid = os.path.abspath(args.braid)
-    train = ["train", "--model", "lenet", "--epochs", "1", "--batch-size", "64", "--limit", str(args.limit),
-             "--test-limit", "100"]
+    args = arguments(__doc__)
+    train = lenet_command(args.braid, args.limit)
+    braid = train[0]
     local, dist = [], []
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "log.json")
         for _ in range(args.rounds):
-            local.append(samples_per_sec([braid] + train + ["--json-log", log], log))
-            dist.append(samples_per_sec([braid, "launch", "-n", "1", "-s", "1", "--", braid] + train +
+            local.append(samples_per_sec(train + ["--json-log", log], log))
+            dist.append(samples_per_sec([braid, "launch", "-n", "1", "-s", "1", "--"] + train +
                                         ["--kvstore", "dist_sync", "--json-log", log], log))
     a, b = max(local), max(dist)
     print(f"LeNet, batch 64, {args.limit} images, best of {args.rounds}")

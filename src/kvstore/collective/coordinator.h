@@ -2,7 +2,7 @@
 // Internal: the background thread that owns MPI (Horovod's background loop). Tensors submitted
 // from any thread wait in a queue; every cycle the ranks send rank 0 what they submitted
 // (messages.h), rank 0 answers with what every rank has submitted (checked to agree, fused up
-// to the threshold), and every rank runs those operations in that order (mpi_ops.h).
+// to the threshold), and every rank runs those operations in that order (operations.h).
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -18,17 +18,12 @@
 #include "braid/ndarray/ndarray.h"
 #include "messages.h"
 #include "mpi_ops.h"
+#include "negotiation.h"
+#include "operations.h"
 #include "response_cache.h"
 #include "timeline.h"
 
 namespace braid::collective::detail {
-
-struct Entry {
-  Request request;
-  NDArray in, out;  // out: allreduce and broadcast write it in place; else made when run
-  /// Called once from the background thread: the error, or nullptr and the result.
-  std::function<void(std::exception_ptr, NDArray)> done;
-};
 
 struct Topology {
   int rank = 0, size = 1, local_rank = 0, local_size = 1, cross_rank = 0, cross_size = 1;
@@ -59,8 +54,6 @@ class Coordinator {
   // The cached tensors ready on every rank, run; false if the full exchange is needed too.
   bool run_cached(RequestList& mine);
   void exchange(const RequestList& mine);
-  ResponseList coordinate(const std::vector<RequestList>& lists);  // rank 0
-  void check_stalls(std::vector<Response>& out);                    // rank 0
   void execute(const Response& r);
   void fail(const std::vector<std::string>& names, const std::string& why);
   void fail_everything(const std::string& why);
@@ -79,25 +72,15 @@ class Coordinator {
   // Settings (HOROVOD_*), read at start.
   double cycle_ms_ = 1;
   int64_t fusion_bytes_ = 128 << 20;
-  double stall_check_s_ = 60, stall_shutdown_s_ = 0;
 
-  // Rank 0: the requests of each name so far, and when the first came.
-  struct Pending {
-    std::vector<Request> requests;
-    Clock::time_point first;
-    Clock::time_point warned;
-  };
-  std::map<std::string, Pending> table_;
+  Timeline timeline_;
+  Negotiation negotiation_{timeline_};  // rank 0's
   Clock::time_point last_exchange_;
-  std::vector<std::string> table_order_;  // names in order of first request
-  Request fused_head_;                    // the first tensor of the last allreduce response
-
   ResponseCache cache_;
   std::map<int, Clock::time_point> cached_waiting_;  // this rank's cache hits waiting for the others
   std::set<std::string> uncacheable_;  // names to send in full until they run (after a resubmission)
 
   std::vector<char> fusion_;
-  Timeline timeline_;
 };
 
 }  // namespace braid::collective::detail
