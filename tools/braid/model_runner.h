@@ -1,12 +1,11 @@
 #pragma once
-// A symbol file and its parameters run for inference over batches (braid eval, braid predict):
-// one executor per batch size, labels of loss layers bound to zeros.
+// A symbol file and its parameters run for inference over batches (braid eval, braid predict),
+// through serving::Model.
 #include <map>
 #include <string>
 
 #include "braid/ndarray/ndarray.h"
-#include "braid/symbol/executor.h"
-#include "braid/symbol/symbol.h"
+#include "braid/serving/model.h"
 
 namespace braid::cli {
 
@@ -18,10 +17,8 @@ class ModelRunner {
   NDArray run(const NDArray& batch);
 
  private:
-  Symbol symbol_;
+  serving::Model model_;
   std::string data_name_;
-  std::map<std::string, NDArray> params_;
-  std::map<std::string, Executor> executors_;  // by data shape
 };
 
 /// Pixels of an idx image file scaled to [0, 1], then (x - mean) / std; shape (N, 1, rows, cols).
