@@ -43,6 +43,17 @@ CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o);
 /// when every process succeeded, else the first failure's status (130 after Ctrl-C).
 int launch(LaunchOptions o, std::vector<std::string> command);
 
+/// braid serve's options (see add_serve_command).
+struct ServeOptions {
+  std::string repository, host = "127.0.0.1";
+  int port = 8000;
+  size_t max_body_mb = 64;
+  bool access_log = false;
+};
+CLI::App* add_serve_command(CLI::App& app, ServeOptions& o);
+/// Serves until SIGTERM or SIGINT.
+int serve(const ServeOptions& o);
+
 /// braid eval / braid predict: a symbol file and its parameters over idx images.
 struct ModelOptions {
   std::string symbol, params, images, labels, output, data_name = "data";

@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
   braid::cli::LaunchOptions launch_opt;
   auto* launch = braid::cli::add_launch_command(app, launch_opt);
 
+  braid::cli::ServeOptions serve_opt;
+  auto* serve = braid::cli::add_serve_command(app, serve_opt);
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
     if (eval->parsed()) return braid::cli::eval(model_opt, std::cout);
     if (predict->parsed()) return braid::cli::predict(model_opt);
     if (server->parsed()) return braid::kv::run_server();
+    if (serve->parsed()) return braid::cli::serve(serve_opt);
     if (launch->parsed()) {
       std::vector<std::string> command = launch->remaining();
       command.insert(command.end(), workers_command.begin(), workers_command.end());

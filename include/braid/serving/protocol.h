@@ -1,0 +1,49 @@
+#pragma once
+/// The Open Inference Protocol v2 (KServe) on the wire: datatypes, inference requests (JSON, and
+/// the binary-tensor extension: `Inference-Header-Content-Length` bytes of JSON, then each input's
+/// `binary_data_size` bytes in order) and responses. Malformed input throws RequestError with the
+/// HTTP status to answer (400) and a message saying what is wrong.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "braid/base/error.h"
+#include "braid/ndarray/ndarray.h"
+
+namespace braid::serving {
+
+struct RequestError : Error {
+  RequestError(int status, const std::string& what) : Error(what), status(status) {}
+  int status;
+};
+
+/// "FP32" -> Float32, ... (BOOL, UINT8..UINT64, INT8..INT64, FP16, FP32, FP64); throws RequestError.
+DType dtype_of(const std::string& datatype);
+/// Float32 -> "FP32", ...
+std::string datatype_of(DType dtype);
+
+struct InferInput {
+  std::string name;
+  NDArray data;  // of the request's shape and datatype
+};
+
+struct InferRequest {
+  std::string id;
+  std::vector<InferInput> inputs;
+  std::vector<std::string> outputs;  // asked for by name; empty: all
+};
+
+/// Parses a request body; `json_bytes` is Inference-Header-Content-Length (the JSON part), or the
+/// whole body without the extension.
+InferRequest parse_infer_request(std::string_view body, size_t json_bytes);
+
+struct InferOutput {
+  std::string name;
+  NDArray data;
+};
+/// The response JSON.
+std::string infer_response(const std::string& model, const std::string& version, const std::string& id,
+                           const std::vector<InferOutput>& outputs);
+
+}  // namespace braid::serving

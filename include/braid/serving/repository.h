@@ -1,0 +1,61 @@
+#pragma once
+/// A model repository, KServe/Triton style: DIR/<model>/<version>/ holds `*-symbol.json` and a
+/// `.params` file (MXNet's export, from MXNet or Braid; the highest epoch if several), and
+/// optionally `config.json`:
+///
+///   {"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}],  // without the batch
+///    "max_batch_size": 64}
+///
+/// Versions are the numeric folder names; the highest serves by default.
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "braid/serving/model.h"
+#include "braid/serving/protocol.h"
+
+namespace braid::serving {
+
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::Float32;
+  std::vector<int64_t> shape;  // without the batch axis; empty: not known
+};
+
+/// One version of a model, loaded.
+class ServedModel {
+ public:
+  ServedModel(std::string name, std::string version, const std::string& dir);
+  const std::string& name() const { return name_; }
+  const std::string& version() const { return version_; }
+  const std::vector<TensorSpec>& inputs() const { return inputs_; }
+  const std::vector<TensorSpec>& outputs() const { return outputs_; }
+  int64_t max_batch_size() const { return max_batch_size_; }
+  /// Checks the request against the inputs (RequestError 400 naming what is wrong) and runs it.
+  std::vector<InferOutput> infer(const InferRequest& request);
+
+ private:
+  std::string name_, version_;
+  std::unique_ptr<Model> model_;
+  std::vector<TensorSpec> inputs_, outputs_;
+  int64_t max_batch_size_ = 0;  // 0: any
+};
+
+class Repository {
+ public:
+  /// Loads every model of `dir`; throws naming the folder or file that is wrong.
+  explicit Repository(std::string dir);
+  /// The model's given version, or its newest; RequestError 404 if there is none.
+  std::shared_ptr<ServedModel> find(const std::string& name, const std::string& version = "") const;
+  std::vector<std::string> names() const;
+
+ private:
+  void load(const std::string& name);
+  std::string dir_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::map<int64_t, std::shared_ptr<ServedModel>>> models_;  // name -> version -> model
+};
+
+}  // namespace braid::serving

@@ -1,0 +1,52 @@
+#pragma once
+/// `braid serve`: the Open Inference Protocol v2 REST API (KServe) over HTTP/1.1 for the models
+/// of a repository (repository.h):
+///
+///   GET  /v2/health/live, /v2/health/ready, /v2
+///   GET  /v2/models/{name}[/versions/{v}]          metadata: inputs, outputs (-1: any batch)
+///   GET  /v2/models/{name}[/versions/{v}]/ready
+///   POST /v2/models/{name}[/versions/{v}]/infer    JSON, or the binary-tensor extension
+///
+/// Errors are answered with 400 (a malformed or wrong request), 404 (no such model, version or
+/// route), 413 (a body over the limit) or 500, and a JSON body {"error": "..."} saying what was
+/// wrong; the server goes on.
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "braid/serving/repository.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace braid::serving {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8000;  // 0: any free port
+  size_t max_body_bytes = size_t{64} << 20;
+  bool access_log = false;  // one line per request on stderr
+};
+
+class InferenceServer {
+ public:
+  InferenceServer(std::shared_ptr<Repository> repository, ServerOptions options);
+  ~InferenceServer();
+  /// Binds and serves on a thread of its own; throws if the address cannot be bound.
+  void start();
+  /// The port it listens on.
+  int port() const { return port_; }
+  /// Stops taking connections, lets the requests in flight finish, and returns.
+  void stop();
+
+ private:
+  void routes();
+  std::shared_ptr<Repository> repository_;
+  ServerOptions options_;
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+  int port_ = 0;
+};
+
+}  // namespace braid::serving

@@ -1,0 +1,179 @@
+#include "braid/serving/protocol.h"
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "braid/base/half.h"
+
+namespace braid::serving {
+namespace {
+
+using json = nlohmann::json;
+
+const std::vector<std::pair<std::string, DType>> kDatatypes = {
+    {"BOOL", DType::Bool},     {"UINT8", DType::UInt8},   {"UINT16", DType::UInt16}, {"UINT32", DType::UInt32},
+    {"UINT64", DType::UInt64}, {"INT8", DType::Int8},     {"INT16", DType::Int16},   {"INT32", DType::Int32},
+    {"INT64", DType::Int64},   {"FP16", DType::Float16},  {"FP32", DType::Float32},  {"FP64", DType::Float64}};
+
+RequestError bad(const std::string& what) { return RequestError(400, what); }
+
+// The numbers of `data` (flat or nested) in order.
+void flatten(const json& data, std::vector<const json*>& out) {
+  if (data.is_array())
+    for (const auto& d : data) flatten(d, out);
+  else
+    out.push_back(&data);
+}
+
+template <class T>
+void write_numbers(const std::vector<const json*>& values, void* dst, const std::string& input) {
+  T* p = static_cast<T*>(dst);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const json& v = *values[i];
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!v.is_boolean()) throw bad(cat("input '", input, "': element ", i, " is not a boolean (BOOL data)"));
+      p[i] = v.get<bool>();
+    } else {
+      if (!v.is_number()) throw bad(cat("input '", input, "': element ", i, " is not a number"));
+      p[i] = static_cast<T>(v.get<double>());
+    }
+  }
+}
+
+void fill_from_json(const json& data, NDArray& a, const std::string& input) {
+  std::vector<const json*> values;
+  flatten(data, values);
+  if (static_cast<int64_t>(values.size()) != a.size())
+    throw bad(cat("input '", input, "': ", values.size(), " data elements for shape ", a.shape().str(), ", which holds ",
+                  a.size()));
+  void* dst = a.raw_data();
+  switch (a.dtype()) {
+    case DType::Bool: write_numbers<bool>(values, dst, input); break;
+    case DType::UInt8: write_numbers<uint8_t>(values, dst, input); break;
+    case DType::UInt16: write_numbers<uint16_t>(values, dst, input); break;
+    case DType::UInt32: write_numbers<uint32_t>(values, dst, input); break;
+    case DType::UInt64: write_numbers<uint64_t>(values, dst, input); break;
+    case DType::Int8: write_numbers<int8_t>(values, dst, input); break;
+    case DType::Int16: write_numbers<int16_t>(values, dst, input); break;
+    case DType::Int32: write_numbers<int32_t>(values, dst, input); break;
+    case DType::Int64: write_numbers<int64_t>(values, dst, input); break;
+    case DType::Float32: write_numbers<float>(values, dst, input); break;
+    case DType::Float64: write_numbers<double>(values, dst, input); break;
+    case DType::Float16: {
+      std::vector<float> f(values.size());
+      write_numbers<float>(values, f.data(), input);
+      auto* h = static_cast<half_t*>(dst);
+      for (size_t i = 0; i < f.size(); ++i) h[i] = float_to_half(f[i]);
+      break;
+    }
+    default: throw bad(cat("input '", input, "': unsupported datatype"));
+  }
+}
+
+json to_json_data(const NDArray& a) {
+  switch (a.dtype()) {
+    case DType::Bool: {
+      json out = json::array();
+      for (auto v : a.to_vector<uint8_t>()) out.push_back(v != 0);
+      return out;
+    }
+    case DType::Float32:
+    case DType::Float16: return a.to_vector<float>();
+    case DType::Float64: return a.to_vector<double>();
+    default: return a.to_vector<int64_t>();  // integers (UINT64 above 2^63 would wrap)
+  }
+}
+
+}  // namespace
+
+DType dtype_of(const std::string& datatype) {
+  for (const auto& [name, dtype] : kDatatypes)
+    if (name == datatype) return dtype;
+  throw bad(cat("unknown datatype '", datatype,
+                "'; valid: BOOL, UINT8, UINT16, UINT32, UINT64, INT8, INT16, INT32, INT64, FP16, FP32, FP64"));
+}
+
+std::string datatype_of(DType dtype) {
+  for (const auto& [name, d] : kDatatypes)
+    if (d == dtype) return name;
+  throw Error(cat("dtype ", dtype_name(dtype), " has no Open Inference Protocol datatype"));
+}
+
+InferRequest parse_infer_request(std::string_view body, size_t json_bytes) {
+  if (json_bytes > body.size())
+    throw bad(cat("Inference-Header-Content-Length is ", json_bytes, " but the body has only ", body.size(), " bytes"));
+  json j;
+  try {
+    j = json::parse(body.substr(0, json_bytes));
+  } catch (const json::exception& e) {
+    throw bad(cat("the request is not valid JSON: ", e.what()));
+  }
+  if (!j.is_object()) throw bad("the request must be a JSON object with \"inputs\"");
+  InferRequest r;
+  if (j.contains("id")) {
+    if (!j["id"].is_string()) throw bad("\"id\" must be a string");
+    r.id = j["id"].get<std::string>();
+  }
+  if (!j.contains("inputs") || !j["inputs"].is_array() || j["inputs"].empty())
+    throw bad("the request needs \"inputs\": a non-empty array of {name, shape, datatype, data}");
+  size_t binary_at = json_bytes;
+  for (const auto& in : j["inputs"]) {
+    if (!in.is_object() || !in.contains("name") || !in["name"].is_string())
+      throw bad("every input needs a \"name\" (a string)");
+    const std::string name = in["name"].get<std::string>();
+    if (!in.contains("shape") || !in["shape"].is_array()) throw bad(cat("input '", name, "' needs a \"shape\" array"));
+    std::vector<int64_t> shape;
+    for (const auto& d : in["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        throw bad(cat("input '", name, "': the shape must hold non-negative integers"));
+      shape.push_back(d.get<int64_t>());
+    }
+    if (!in.contains("datatype") || !in["datatype"].is_string())
+      throw bad(cat("input '", name, "' needs a \"datatype\" (e.g. \"FP32\")"));
+    NDArray a(Shape(shape), cpu(), dtype_of(in["datatype"].get<std::string>()));
+    const bool binary = in.contains("parameters") && in["parameters"].is_object() &&
+                        in["parameters"].contains("binary_data_size");
+    if (binary) {
+      const json& size = in["parameters"]["binary_data_size"];
+      if (!size.is_number_unsigned()) throw bad(cat("input '", name, "': binary_data_size must be a byte count"));
+      const auto bytes = size.get<size_t>();
+      const size_t want = static_cast<size_t>(a.size()) * dtype_size(a.dtype());
+      if (bytes != want)
+        throw bad(cat("input '", name, "': binary_data_size ", bytes, " but shape ", a.shape().str(), " of ",
+                      in["datatype"].get<std::string>(), " holds ", want, " bytes"));
+      if (binary_at + bytes > body.size())
+        throw bad(cat("input '", name, "': the body ends before its ", bytes, " binary bytes"));
+      std::memcpy(a.raw_data(), body.data() + binary_at, bytes);
+      binary_at += bytes;
+    } else {
+      if (!in.contains("data")) throw bad(cat("input '", name, "' needs \"data\" (or binary_data_size)"));
+      fill_from_json(in["data"], a, name);
+    }
+    r.inputs.push_back({name, a});
+  }
+  if (binary_at != body.size())
+    throw bad(cat("the body has ", body.size() - binary_at, " bytes after the inputs' binary data"));
+  if (j.contains("outputs")) {
+    if (!j["outputs"].is_array()) throw bad("\"outputs\" must be an array of {name}");
+    for (const auto& o : j["outputs"]) {
+      if (!o.is_object() || !o.contains("name") || !o["name"].is_string())
+        throw bad("every requested output needs a \"name\"");
+      r.outputs.push_back(o["name"].get<std::string>());
+    }
+  }
+  return r;
+}
+
+std::string infer_response(const std::string& model, const std::string& version, const std::string& id,
+                           const std::vector<InferOutput>& outputs) {
+  json j{{"model_name", model}, {"model_version", version}, {"outputs", json::array()}};
+  if (!id.empty()) j["id"] = id;
+  for (const auto& o : outputs)
+    j["outputs"].push_back({{"name", o.name},
+                            {"datatype", datatype_of(o.data.dtype())},
+                            {"shape", o.data.shape().dims()},
+                            {"data", to_json_data(o.data)}});
+  return j.dump();
+}
+
+}  // namespace braid::serving

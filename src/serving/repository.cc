@@ -1,0 +1,170 @@
+#include "braid/serving/repository.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "braid/io/file.h"
+#include "braid/ndarray/creation.h"
+
+namespace braid::serving {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+bool is_number(const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit); }
+
+// The only file of `dir` ending in `suffix`, or the last in name order (the highest epoch).
+std::string file_ending(const std::string& dir, const std::string& suffix, bool last) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().filename().string().ends_with(suffix)) found.push_back(e.path().string());
+  BRAID_CHECK(!found.empty(), "model folder ", dir, " has no *", suffix, " file");
+  std::sort(found.begin(), found.end());
+  BRAID_CHECK(found.size() == 1 || last, "model folder ", dir, " has several *", suffix, " files; keep one");
+  return found.back();
+}
+
+std::vector<TensorSpec> specs(const json& list, const std::string& where) {
+  std::vector<TensorSpec> out;
+  BRAID_CHECK(list.is_array(), where, ": \"inputs\" must be an array of {name, datatype, shape}");
+  for (const auto& s : list) {
+    TensorSpec t;
+    t.name = s.at("name").get<std::string>();
+    t.dtype = dtype_of(s.value("datatype", "FP32"));
+    t.shape = s.value("shape", std::vector<int64_t>{});
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<int64_t> with_batch(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s{-1};
+  s.insert(s.end(), shape.begin(), shape.end());
+  return s;
+}
+
+}  // namespace
+
+ServedModel::ServedModel(std::string name, std::string version, const std::string& dir)
+    : name_(std::move(name)), version_(std::move(version)) {
+  model_ = std::make_unique<Model>(file_ending(dir, "-symbol.json", false), file_ending(dir, ".params", true));
+  const std::string config_path = dir + "/config.json";
+  if (fs::exists(config_path)) {
+    try {
+      const json config = json::parse(io::read_file(config_path));
+      if (config.contains("inputs")) inputs_ = specs(config["inputs"], config_path);
+      max_batch_size_ = config.value("max_batch_size", int64_t{0});
+    } catch (const json::exception& e) {
+      throw Error(cat(config_path, " is not a valid model config: ", e.what()));
+    } catch (const RequestError& e) {
+      throw Error(cat(config_path, ": ", e.what()));
+    }
+  }
+  for (const auto& in : model_->inputs())
+    if (std::none_of(inputs_.begin(), inputs_.end(), [&](const TensorSpec& t) { return t.name == in; }))
+      inputs_.push_back({in, DType::Float32, {}});
+  for (const auto& t : inputs_)
+    BRAID_CHECK(std::count(model_->inputs().begin(), model_->inputs().end(), t.name), config_path, " names input '",
+                t.name, "', which is no data input of the model");
+  // With every input's shape known, one sample run tells the outputs' shapes.
+  const bool shapes_known = std::all_of(inputs_.begin(), inputs_.end(), [](const TensorSpec& t) { return !t.shape.empty(); });
+  std::vector<NDArray> sample;
+  if (shapes_known) {
+    std::map<std::string, NDArray> feed;
+    for (const auto& t : inputs_) {
+      std::vector<int64_t> one = t.shape;
+      one.insert(one.begin(), 1);
+      feed[t.name] = nd::zeros(Shape(one), cpu(), t.dtype);
+    }
+    sample = model_->run(feed);
+  }
+  const auto names = model_->outputs();
+  for (size_t i = 0; i < names.size(); ++i) {
+    TensorSpec t{names[i], DType::Float32, {}};
+    if (!sample.empty()) {
+      t.dtype = sample[i].dtype();
+      t.shape.assign(sample[i].shape().dims().begin() + 1, sample[i].shape().dims().end());
+    }
+    outputs_.push_back(t);
+  }
+}
+
+std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {
+  std::map<std::string, NDArray> feed;
+  int64_t batch = -1;
+  for (const auto& in : request.inputs) {
+    auto spec = std::find_if(inputs_.begin(), inputs_.end(), [&](const TensorSpec& t) { return t.name == in.name; });
+    if (spec == inputs_.end()) {
+      std::string valid;
+      for (const auto& t : inputs_) valid += (valid.empty() ? "" : ", ") + t.name;
+      throw RequestError(400, cat("model '", name_, "' has no input '", in.name, "'; its inputs: ", valid));
+    }
+    if (feed.count(in.name)) throw RequestError(400, cat("input '", in.name, "' is given twice"));
+    if (in.data.dtype() != spec->dtype)
+      throw RequestError(400, cat("input '", in.name, "' is ", datatype_of(in.data.dtype()), " but model '", name_,
+                                  "' takes ", datatype_of(spec->dtype)));
+    const auto& dims = in.data.shape().dims();
+    if (dims.empty()) throw RequestError(400, cat("input '", in.name, "' needs a batch axis first"));
+    if (!spec->shape.empty() && !std::equal(dims.begin() + 1, dims.end(), spec->shape.begin(), spec->shape.end()))
+      throw RequestError(400, cat("input '", in.name, "' has shape ", in.data.shape().str(), " but model '", name_,
+                                  "' takes ", Shape(with_batch(spec->shape)).str(), " (-1: any batch size)"));
+    if (batch >= 0 && dims[0] != batch)
+      throw RequestError(400, cat("input '", in.name, "' has a batch of ", dims[0], " but another input ", batch));
+    batch = dims[0];
+    if (max_batch_size_ > 0 && batch > max_batch_size_)
+      throw RequestError(400, cat("a batch of ", batch, " is over model '", name_, "''s max_batch_size ",
+                                  max_batch_size_));
+    feed[in.name] = in.data;
+  }
+  for (const auto& t : inputs_)
+    if (!feed.count(t.name)) throw RequestError(400, cat("model '", name_, "' needs input '", t.name, "'"));
+  for (const auto& o : request.outputs)
+    if (std::none_of(outputs_.begin(), outputs_.end(), [&](const TensorSpec& t) { return t.name == o; }))
+      throw RequestError(400, cat("model '", name_, "' has no output '", o, "'"));
+  std::vector<NDArray> results = model_->run(feed);
+  std::vector<InferOutput> out;
+  for (size_t i = 0; i < outputs_.size(); ++i)
+    if (request.outputs.empty() ||
+        std::count(request.outputs.begin(), request.outputs.end(), outputs_[i].name))
+      out.push_back({outputs_[i].name, results[i]});
+  return out;
+}
+
+Repository::Repository(std::string dir) : dir_(std::move(dir)) {
+  BRAID_CHECK(fs::is_directory(dir_), "the model repository ", dir_, " is not a folder");
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.is_directory()) load(e.path().filename().string());
+}
+
+void Repository::load(const std::string& name) {
+  std::map<int64_t, std::shared_ptr<ServedModel>> versions;
+  for (const auto& v : fs::directory_iterator(dir_ + "/" + name)) {
+    const std::string version = v.path().filename().string();
+    if (!v.is_directory() || !is_number(version)) continue;
+    versions[std::stoll(version)] = std::make_shared<ServedModel>(name, version, v.path().string());
+  }
+  BRAID_CHECK(!versions.empty(), "model ", name, " in ", dir_, " has no version folder (", dir_, "/", name, "/1/)");
+  std::lock_guard<std::mutex> lock(mu_);
+  models_[name] = std::move(versions);
+}
+
+std::shared_ptr<ServedModel> Repository::find(const std::string& name, const std::string& version) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto m = models_.find(name);
+  if (m == models_.end()) throw RequestError(404, cat("no model named '", name, "'"));
+  if (version.empty()) return m->second.rbegin()->second;
+  auto v = is_number(version) ? m->second.find(std::stoll(version)) : m->second.end();
+  if (v == m->second.end()) throw RequestError(404, cat("model '", name, "' has no version '", version, "'"));
+  return v->second;
+}
+
+std::vector<std::string> Repository::names() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [name, versions] : models_) out.push_back(name);
+  return out;
+}
+
+}  // namespace braid::serving

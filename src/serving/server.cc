@@ -1,0 +1,120 @@
+#include "braid/serving/server.h"
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace braid::serving {
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kJson = "application/json";
+// /v2/models/{name}[/versions/{version}]
+const std::string kModel = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
+
+void reply(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), kJson);
+}
+
+std::shared_ptr<ServedModel> model_of(const Repository& repo, const httplib::Request& req) {
+  return repo.find(req.matches[1], req.matches.size() > 2 ? std::string(req.matches[2]) : "");
+}
+
+json specs_json(const std::vector<TensorSpec>& specs) {
+  json out = json::array();
+  for (const auto& t : specs) {
+    std::vector<int64_t> shape{-1};
+    if (t.shape.empty()) shape = {-1};
+    else shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+    out.push_back({{"name", t.name}, {"datatype", datatype_of(t.dtype)}, {"shape", shape}});
+  }
+  return out;
+}
+
+// Runs `fn`, answering a RequestError with its status and any other failure with 500.
+template <class Fn>
+httplib::Server::Handler guarded(Fn fn) {
+  return [fn](const httplib::Request& req, httplib::Response& res) {
+    try {
+      fn(req, res);
+    } catch (const RequestError& e) {
+      reply(res, e.status, {{"error", e.what()}});
+    } catch (const Error& e) {  // the model could not run these inputs
+      reply(res, 400, {{"error", e.what()}});
+    } catch (const std::exception& e) {
+      reply(res, 500, {{"error", std::string("internal error: ") + e.what()}});
+    }
+  };
+}
+
+}  // namespace
+
+InferenceServer::InferenceServer(std::shared_ptr<Repository> repository, ServerOptions options)
+    : repository_(std::move(repository)), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+  routes();
+}
+
+InferenceServer::~InferenceServer() { stop(); }
+
+void InferenceServer::routes() {
+  httplib::Server& s = *http_;
+  Repository& repo = *repository_;
+  s.set_payload_max_length(options_.max_body_bytes);
+  s.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"live", true}}); });
+  s.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"ready", true}}); });
+  s.Get("/v2", [](const httplib::Request&, httplib::Response& res) {
+    reply(res, 200, {{"name", "braid"}, {"version", "0.1"}, {"extensions", {"binary_tensor_data"}}});
+  });
+  s.Get(kModel, guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+    auto m = model_of(repo, req);
+    reply(res, 200, {{"name", m->name()}, {"versions", {m->version()}}, {"platform", "mxnet_symbol"},
+                     {"inputs", specs_json(m->inputs())}, {"outputs", specs_json(m->outputs())}});
+  }));
+  s.Get(kModel + "/ready", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+    auto m = model_of(repo, req);
+    reply(res, 200, {{"name", m->name()}, {"version", m->version()}, {"ready", true}});
+  }));
+  s.Post(kModel + "/infer", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+    auto m = model_of(repo, req);
+    size_t json_bytes = req.body.size();
+    if (req.has_header("Inference-Header-Content-Length")) {
+      try {
+        json_bytes = std::stoull(req.get_header_value("Inference-Header-Content-Length"));
+      } catch (const std::exception&) {
+        throw RequestError(400, "Inference-Header-Content-Length is not a byte count");
+      }
+    }
+    const InferRequest request = parse_infer_request(req.body, json_bytes);
+    res.set_content(infer_response(m->name(), m->version(), request.id, m->infer(request)), kJson);
+  }));
+  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;  // a handler's own answer
+    const std::string why = res.status == 404   ? "no such route: " + req.method + " " + req.path
+                            : res.status == 413 ? "the request body is over the server's limit"
+                                                : "request failed";
+    reply(res, res.status, {{"error", why}});
+  });
+  if (options_.access_log)
+    s.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+      std::fprintf(stderr, "%s %s %s %d %zu\n", req.remote_addr.c_str(), req.method.c_str(), req.path.c_str(),
+                   res.status, res.body.size());
+    });
+}
+
+void InferenceServer::start() {
+  port_ = options_.port == 0 ? http_->bind_to_any_port(options_.host)
+                             : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  BRAID_CHECK(port_ > 0, "braid serve: cannot listen on ", options_.host, ":", options_.port,
+              " (in use, or not an address of this machine)");
+  thread_ = std::thread([this] { http_->listen_after_bind(); });
+}
+
+void InferenceServer::stop() {
+  if (!thread_.joinable()) return;
+  http_->stop();
+  thread_.join();
+}
+
+}  // namespace braid::serving
