@@ -1,0 +1,169 @@
+// braid serve over real HTTP on 127.0.0.1: every endpoint, the MNIST fixture model classifying test
+// images exactly as the model run in this process (JSON and binary requests), every error path
+// answered with its status and a JSON reason while the server goes on, and SIGTERM.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "braid/io/idx.h"
+#include "braid/serving/model.h"
+#include "common/processes.h"
+
+namespace braid::test {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+const std::string kFixtures = BRAID_FIXTURES_DIR;
+
+// A repository with the MNIST fixture as model "mnist", version 1 (with a config) and 2 (without).
+std::string make_repository() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = fs::path(::testing::TempDir()) / (std::string("braid_serve_") + info->name());
+  fs::remove_all(dir);
+  for (const char* v : {"1", "2"}) {
+    fs::create_directories(dir / "mnist" / v);
+    fs::copy_file(kFixtures + "/mnist-symbol.json", dir / "mnist" / v / "model-symbol.json");
+    fs::copy_file(kFixtures + "/mnist-0035.params", dir / "mnist" / v / "model-0035.params");
+  }
+  std::ofstream(dir / "mnist" / "1" / "config.json")
+      << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 8})";
+  return dir.string();
+}
+
+struct Server {
+  int port = free_port();
+  std::unique_ptr<Process> process;
+  httplib::Client client{"127.0.0.1", port};
+
+  explicit Server(const std::string& repository, std::vector<std::string> more = {}) {
+    std::vector<std::string> argv = {BRAID_BINARY_DIR "/bin/braid", "serve", "--model-repository", repository,
+                                     "--http-port", std::to_string(port)};
+    argv.insert(argv.end(), more.begin(), more.end());
+    process = std::make_unique<Process>(argv, std::map<std::string, std::string>{}, repository + "/serve.log");
+    for (int i = 0; i < 400 && !client.Get("/v2/health/live"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  json get(const std::string& path, int status = 200) {
+    auto r = client.Get(path);
+    EXPECT_TRUE(r) << path;
+    if (!r) return {};
+    EXPECT_EQ(r->status, status) << path << ": " << r->body;
+    return json::parse(r->body);
+  }
+  json post(const std::string& path, const std::string& body, int status = 200, httplib::Headers headers = {}) {
+    auto r = client.Post(path, headers, body, "application/json");
+    EXPECT_TRUE(r) << path;
+    if (!r) return {};
+    EXPECT_EQ(r->status, status) << path << ": " << r->body.substr(0, 300);
+    return json::parse(r->body);
+  }
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+NDArray test_images(int64_t n) {
+  return io::load_idx_images(kFixtures + "/mnist-t10k-images-idx3-ubyte.gz").slice(0, n);
+}
+
+json infer_body(const NDArray& images) {
+  return {{"id", "req-7"},
+          {"inputs", {{{"name", "data"}, {"datatype", "FP32"}, {"shape", images.shape().dims()},
+                       {"data", images.to_vector<float>()}}}}};
+}
+
+TEST(Serve, HealthServerAndModelMetadata) {
+  Server s(make_repository());
+  EXPECT_EQ(s.get("/v2/health/live")["live"], true);
+  EXPECT_EQ(s.get("/v2/health/ready")["ready"], true);
+  EXPECT_EQ(s.get("/v2")["name"], "braid");
+  // The newest version serves by default: 2, which has no config (shapes unknown).
+  json m = s.get("/v2/models/mnist");
+  EXPECT_EQ(m["versions"], json({"2"}));
+  EXPECT_EQ(m["inputs"][0]["shape"], json({-1}));
+  json v1 = s.get("/v2/models/mnist/versions/1");
+  EXPECT_EQ(v1["inputs"][0], json({{"name", "data"}, {"datatype", "FP32"}, {"shape", {-1, 1, 28, 28}}}));
+  EXPECT_EQ(v1["outputs"][0]["shape"], json({-1, 10}));
+  EXPECT_EQ(s.get("/v2/models/mnist/versions/1/ready")["ready"], true);
+}
+
+TEST(Serve, InferAnswersWhatTheModelComputesInJsonAndBinary) {
+  const std::string repo = make_repository();
+  Server s(repo);
+  const NDArray images = test_images(8);
+  serving::Model model(repo + "/mnist/1/model-symbol.json", repo + "/mnist/1/model-0035.params");
+  const std::vector<float> want = model.run({{"data", images}})[0].to_vector<float>();
+
+  json r = s.post("/v2/models/mnist/versions/1/infer", infer_body(images).dump());
+  EXPECT_EQ(r["id"], "req-7");
+  EXPECT_EQ(r["model_version"], "1");
+  ASSERT_EQ(r["outputs"].size(), 1u);
+  EXPECT_EQ(r["outputs"][0]["shape"], json({8, 10}));
+  EXPECT_EQ(r["outputs"][0]["data"].get<std::vector<float>>(), want);
+
+  // The binary-tensor extension: the JSON header, then the raw float32 bytes.
+  const std::string header = json{{"inputs", {{{"name", "data"}, {"datatype", "FP32"}, {"shape", {8, 1, 28, 28}},
+                                               {"parameters", {{"binary_data_size", 8 * 784 * 4}}}}}}}.dump();
+  std::string body = header;
+  body.append(static_cast<const char*>(images.raw_data()), 8 * 784 * 4);
+  json b = s.post("/v2/models/mnist/infer", body, 200,
+                  {{"Inference-Header-Content-Length", std::to_string(header.size())}});
+  EXPECT_EQ(b["outputs"][0]["data"].get<std::vector<float>>(), want);
+}
+
+TEST(Serve, EveryBadRequestGetsItsStatusAndReasonAndTheServerGoesOn) {
+  Server s(make_repository(), {"--max-body-mb", "1"});
+  auto error = [](const json& j) { return j.value("error", std::string()); };
+  EXPECT_NE(error(s.get("/v2/models/nope", 404)).find("no model named 'nope'"), std::string::npos);
+  EXPECT_NE(error(s.get("/v2/models/mnist/versions/9", 404)).find("no version '9'"), std::string::npos);
+  EXPECT_NE(error(s.get("/v2/elsewhere", 404)).find("no such route"), std::string::npos);
+  const std::string infer = "/v2/models/mnist/versions/1/infer";
+  EXPECT_NE(error(s.post(infer, "{not json", 400)).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error(s.post(infer, R"({"inputs": []})", 400)).find("non-empty array"), std::string::npos);
+  json body = infer_body(test_images(1));
+  body["inputs"][0]["shape"] = {1, 28, 27};
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("784 data elements for shape (1, 28, 27), which holds 756"),
+            std::string::npos);
+  body["inputs"][0]["shape"] = {1, 784};
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("takes (-1, 1, 28, 28)"), std::string::npos);
+  body = infer_body(test_images(1));
+  body["inputs"][0]["datatype"] = "INT32";
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("is INT32 but model 'mnist' takes FP32"), std::string::npos);
+  body["inputs"][0]["datatype"] = "FP33";
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("unknown datatype 'FP33'"), std::string::npos);
+  body = infer_body(test_images(1));
+  body["inputs"][0]["name"] = "image";
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("has no input 'image'; its inputs: data"), std::string::npos);
+  body = infer_body(test_images(9));  // max_batch_size 8
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("over model 'mnist''s max_batch_size 8"), std::string::npos);
+  body = infer_body(test_images(1));
+  body["outputs"] = {{{"name", "logits"}}};
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("has no output 'logits'"), std::string::npos);
+  // Without a config the model's own shape check answers.
+  body = infer_body(test_images(1));
+  body["inputs"][0]["shape"] = {1, 784};
+  EXPECT_EQ(s.post("/v2/models/mnist/versions/2/infer", body.dump(), 400).count("error"), 1u);
+  // Over the body limit (1 MB).
+  EXPECT_NE(error(s.post(infer, std::string(2 << 20, ' '), 413)).find("over the server's limit"), std::string::npos);
+  EXPECT_EQ(s.get("/v2/health/live")["live"], true);
+  EXPECT_FALSE(s.process->wait(0.1).has_value()) << "the server died";
+}
+
+TEST(Serve, SigtermDrainsAndExits) {
+  const std::string repo = make_repository();
+  Server s(repo);
+  ASSERT_EQ(s.get("/v2/health/ready")["ready"], true);
+  kill(s.process->pid(), SIGTERM);
+  EXPECT_EQ(s.process->wait(15), std::optional<int>(0));
+  EXPECT_NE(read_text(repo + "/serve.log").find("finishing the requests in flight"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace braid::test
