@@ -156,6 +156,20 @@ TEST(Serve, EveryBadRequestGetsItsStatusAndReasonAndTheServerGoesOn) {
   EXPECT_FALSE(s.process->wait(0.1).has_value()) << "the server died";
 }
 
+// The fixture model classifies the whole MNIST test set through braid infer as MXNet did: 0.9903.
+TEST(Serve, BraidInferClassifiesTheTestSetAtTheFixturesAccuracy) {
+  const std::string repo = make_repository();
+  Server s(repo);
+  Process client({BRAID_BINARY_DIR "/bin/braid", "infer", "--url", "http://127.0.0.1:" + std::to_string(s.port),
+                  "--model", "mnist", "--model-version", "1", "--images", kFixtures + "/mnist-t10k-images-idx3-ubyte.gz",
+                  "--labels", kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz", "--batch-size", "8", "--concurrency", "4"},
+                 {}, repo + "/infer.log");
+  EXPECT_EQ(client.wait(120), std::optional<int>(0)) << read_text(repo + "/infer.log");
+  const std::string out = read_text(repo + "/infer.log");
+  EXPECT_NE(out.find("accuracy=0.9903"), std::string::npos) << out;
+  EXPECT_NE(out.find("10000 images in 1250 requests"), std::string::npos) << out;
+}
+
 TEST(Serve, SigtermDrainsAndExits) {
   const std::string repo = make_repository();
   Server s(repo);

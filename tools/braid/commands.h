@@ -54,6 +54,15 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o);
 /// Serves until SIGTERM or SIGINT.
 int serve(const ServeOptions& o);
 
+/// braid infer's options (see add_infer_command).
+struct InferOptions {
+  std::string url = "http://127.0.0.1:8000", model, version, images, labels, input = "data";
+  int64_t batch_size = 64, limit = 0;
+  int concurrency = 4;
+};
+CLI::App* add_infer_command(CLI::App& app, InferOptions& o);
+int infer(const InferOptions& o);
+
 /// braid eval / braid predict: a symbol file and its parameters over idx images.
 struct ModelOptions {
   std::string symbol, params, images, labels, output, data_name = "data";

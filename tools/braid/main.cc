@@ -48,6 +48,9 @@ int main(int argc, char** argv) {
   braid::cli::ServeOptions serve_opt;
   auto* serve = braid::cli::add_serve_command(app, serve_opt);
 
+  braid::cli::InferOptions infer_opt;
+  auto* infer = braid::cli::add_infer_command(app, infer_opt);
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
@@ -75,6 +78,7 @@ int main(int argc, char** argv) {
     if (predict->parsed()) return braid::cli::predict(model_opt);
     if (server->parsed()) return braid::kv::run_server();
     if (serve->parsed()) return braid::cli::serve(serve_opt);
+    if (infer->parsed()) return braid::cli::infer(infer_opt);
     if (launch->parsed()) {
       std::vector<std::string> command = launch->remaining();
       command.insert(command.end(), workers_command.begin(), workers_command.end());

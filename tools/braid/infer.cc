@@ -1,0 +1,111 @@
+// braid infer: a client of braid serve (or any Open Inference Protocol v2 server). Sends the
+// images of an idx file in batches from several connections at once, then prints the accuracy
+// (with labels), the latency percentiles and the throughput.
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "braid/base/error.h"
+#include "commands.h"
+#include "braid/io/idx.h"
+#include "model_runner.h"
+
+namespace braid::cli {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+}  // namespace
+
+CLI::App* add_infer_command(CLI::App& app, InferOptions& o) {
+  auto* c = app.add_subcommand("infer", "send idx images to an inference server; accuracy, latency, throughput");
+  c->add_option("--url", o.url, "the server")->capture_default_str();
+  c->add_option("--model", o.model, "the model's name")->required();
+  c->add_option("--model-version", o.version, "a version (default: the server's newest)");
+  c->add_option("--images", o.images, "idx images (pixels scaled to [0, 1])")->required();
+  c->add_option("--labels", o.labels, "idx labels: print the accuracy of output 0's argmax");
+  c->add_option("--input-name", o.input, "the model's input")->capture_default_str();
+  c->add_option("--batch-size", o.batch_size)->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--concurrency", o.concurrency, "requests in flight at once")->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--limit", o.limit, "the first N images only (0: all)");
+  return c;
+}
+
+int infer(const InferOptions& o) {
+  NDArray images = load_images(o.images, 0, 1);
+  if (o.limit > 0 && o.limit < images.shape()[0]) images = images.slice(0, o.limit);
+  const int64_t n = images.shape()[0];
+  const std::vector<float> pixels = images.to_vector<float>();
+  const int64_t per_image = images.size() / n;
+  std::vector<int64_t> predicted(static_cast<size_t>(n), -1);
+  std::vector<double> latencies;
+  std::mutex mu;
+  std::atomic<int64_t> next{0};
+  std::string failure;
+  const std::string path = "/v2/models/" + o.model + (o.version.empty() ? "" : "/versions/" + o.version) + "/infer";
+  const auto start = Clock::now();
+  auto client_loop = [&] {
+    httplib::Client client(o.url);
+    client.set_read_timeout(60, 0);
+    for (int64_t begin; (begin = next.fetch_add(o.batch_size)) < n;) {
+      const int64_t rows = std::min(o.batch_size, n - begin);
+      std::vector<int64_t> shape = images.shape().dims();
+      shape[0] = rows;
+      // The binary-tensor extension: the JSON header, then the float32 pixels.
+      const std::string header = json{{"inputs", {{{"name", o.input}, {"datatype", "FP32"}, {"shape", shape},
+                                                   {"parameters", {{"binary_data_size", rows * per_image * 4}}}}}}}.dump();
+      std::string body = header;
+      body.append(reinterpret_cast<const char*>(pixels.data() + begin * per_image), static_cast<size_t>(rows * per_image * 4));
+      const auto sent = Clock::now();
+      auto r = client.Post(path, {{"Inference-Header-Content-Length", std::to_string(header.size())}}, body,
+                           "application/octet-stream");
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
+      std::lock_guard<std::mutex> lock(mu);
+      if (!r || r->status != 200) {
+        if (failure.empty())
+          failure = r ? cat("the server answered ", r->status, ": ", r->body.substr(0, 300))
+                      : cat("no answer from ", o.url, " (", httplib::to_string(r.error()), ")");
+        return;
+      }
+      latencies.push_back(ms);
+      const json out = json::parse(r->body)["outputs"][0];
+      const auto data = out["data"].get<std::vector<float>>();
+      const int64_t classes = static_cast<int64_t>(data.size()) / rows;
+      for (int64_t i = 0; i < rows; ++i) {
+        const auto first = data.begin() + i * classes;
+        predicted[static_cast<size_t>(begin + i)] = std::max_element(first, first + classes) - first;
+      }
+    }
+  };
+  std::vector<std::thread> clients;
+  for (int c = 0; c < o.concurrency; ++c) clients.emplace_back(client_loop);
+  for (auto& t : clients) t.join();
+  BRAID_CHECK(failure.empty(), "braid infer: ", failure);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  if (!o.labels.empty()) {
+    const std::vector<float> labels = io::load_idx_labels(o.labels).to_vector<float>();
+    int64_t right = 0;
+    for (int64_t i = 0; i < n; ++i) right += predicted[static_cast<size_t>(i)] == static_cast<int64_t>(labels[static_cast<size_t>(i)]);
+    std::printf("accuracy=%.4f\n", static_cast<double>(right) / static_cast<double>(n));
+  }
+  std::printf("%lld images in %zu requests of up to %lld, %d at once: %.0f images/s; latency p50 %.2f ms, p95 %.2f ms, "
+              "p99 %.2f ms\n",
+              static_cast<long long>(n), latencies.size(), static_cast<long long>(o.batch_size), o.concurrency,
+              static_cast<double>(n) / seconds, percentile(latencies, 0.5), percentile(latencies, 0.95),
+              percentile(latencies, 0.99));
+  return 0;
+}
+
+}  // namespace braid::cli
