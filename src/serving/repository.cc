@@ -6,6 +6,7 @@
 
 #include "braid/io/file.h"
 #include "braid/ndarray/creation.h"
+#include "batcher.h"
 
 namespace braid::serving {
 namespace {
@@ -49,24 +50,32 @@ std::vector<int64_t> with_batch(const std::vector<int64_t>& shape) {
 
 ServedModel::ServedModel(std::string name, std::string version, const std::string& dir)
     : name_(std::move(name)), version_(std::move(version)) {
-  model_ = std::make_unique<Model>(file_ending(dir, "-symbol.json", false), file_ending(dir, ".params", true));
+  const std::string symbol_file = file_ending(dir, "-symbol.json", false), params_file = file_ending(dir, ".params", true);
+  auto model = std::make_unique<Model>(symbol_file, params_file);
   const std::string config_path = dir + "/config.json";
+  BatchingOptions batching;
   if (fs::exists(config_path)) {
     try {
       const json config = json::parse(io::read_file(config_path));
       if (config.contains("inputs")) inputs_ = specs(config["inputs"], config_path);
       max_batch_size_ = config.value("max_batch_size", int64_t{0});
+      batching.instances = config.value("instance_count", 1);
+      if (config.contains("dynamic_batching")) {
+        const json& d = config["dynamic_batching"];
+        batching.max_queue_delay_us = d.value("max_queue_delay_us", int64_t{0});
+        batching.max_queue_size = d.value("max_queue_size", size_t{256});
+      }
     } catch (const json::exception& e) {
       throw Error(cat(config_path, " is not a valid model config: ", e.what()));
     } catch (const RequestError& e) {
       throw Error(cat(config_path, ": ", e.what()));
     }
   }
-  for (const auto& in : model_->inputs())
+  for (const auto& in : model->inputs())
     if (std::none_of(inputs_.begin(), inputs_.end(), [&](const TensorSpec& t) { return t.name == in; }))
       inputs_.push_back({in, DType::Float32, {}});
   for (const auto& t : inputs_)
-    BRAID_CHECK(std::count(model_->inputs().begin(), model_->inputs().end(), t.name), config_path, " names input '",
+    BRAID_CHECK(std::count(model->inputs().begin(), model->inputs().end(), t.name), config_path, " names input '",
                 t.name, "', which is no data input of the model");
   // With every input's shape known, one sample run tells the outputs' shapes.
   const bool shapes_known = std::all_of(inputs_.begin(), inputs_.end(), [](const TensorSpec& t) { return !t.shape.empty(); });
@@ -78,9 +87,9 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
       one.insert(one.begin(), 1);
       feed[t.name] = nd::zeros(Shape(one), cpu(), t.dtype);
     }
-    sample = model_->run(feed);
+    sample = model->run(feed);
   }
-  const auto names = model_->outputs();
+  const auto names = model->outputs();
   for (size_t i = 0; i < names.size(); ++i) {
     TensorSpec t{names[i], DType::Float32, {}};
     if (!sample.empty()) {
@@ -89,6 +98,17 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
     }
     outputs_.push_back(t);
   }
+  batching.max_batch_size = max_batch_size_;
+  // The copy loaded here is the first instance; the others load their own.
+  batcher_ = std::make_unique<Batcher>(
+      [&] { return model ? std::move(model) : std::make_unique<Model>(symbol_file, params_file); }, batching);
+}
+
+ServedModel::~ServedModel() = default;
+
+ServedModel::BatchStats ServedModel::batch_stats() const {
+  const Batcher::Stats s = batcher_->stats();
+  return {s.batches, s.rows, s.batch_sizes};
 }
 
 std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {
@@ -123,7 +143,7 @@ std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {
   for (const auto& o : request.outputs)
     if (std::none_of(outputs_.begin(), outputs_.end(), [&](const TensorSpec& t) { return t.name == o; }))
       throw RequestError(400, cat("model '", name_, "' has no output '", o, "'"));
-  std::vector<NDArray> results = model_->run(feed);
+  std::vector<NDArray> results = batcher_->run(std::move(feed));
   std::vector<InferOutput> out;
   for (size_t i = 0; i < outputs_.size(); ++i)
     if (request.outputs.empty() ||
@@ -158,6 +178,14 @@ std::shared_ptr<ServedModel> Repository::find(const std::string& name, const std
   auto v = is_number(version) ? m->second.find(std::stoll(version)) : m->second.end();
   if (v == m->second.end()) throw RequestError(404, cat("model '", name, "' has no version '", version, "'"));
   return v->second;
+}
+
+std::vector<std::shared_ptr<ServedModel>> Repository::all() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<ServedModel>> out;
+  for (const auto& [name, versions] : models_)
+    for (const auto& [v, m] : versions) out.push_back(m);
+  return out;
 }
 
 std::vector<std::string> Repository::names() const {

@@ -76,8 +76,17 @@ void InferenceServer::routes() {
     auto m = model_of(repo, req);
     reply(res, 200, {{"name", m->name()}, {"version", m->version()}, {"ready", true}});
   }));
-  s.Post(kModel + "/infer", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+  s.Post(kModel + "/infer", guarded([this, &repo](const httplib::Request& req, httplib::Response& res) {
     auto m = model_of(repo, req);
+    count(m->name(), m->version(), false);
+    struct Failure {  // counts the request as failed unless it reaches the end
+      InferenceServer* server;
+      std::shared_ptr<ServedModel> m;
+      bool ok = false;
+      ~Failure() {
+        if (!ok) server->count(m->name(), m->version(), true);
+      }
+    } failure{this, m};
     size_t json_bytes = req.body.size();
     if (req.has_header("Inference-Header-Content-Length")) {
       try {
@@ -88,7 +97,11 @@ void InferenceServer::routes() {
     }
     const InferRequest request = parse_infer_request(req.body, json_bytes);
     res.set_content(infer_response(m->name(), m->version(), request.id, m->infer(request)), kJson);
+    failure.ok = true;
   }));
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics(), "text/plain; version=0.0.4");
+  });
   s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;  // a handler's own answer
     const std::string why = res.status == 404   ? "no such route: " + req.method + " " + req.path
@@ -101,6 +114,47 @@ void InferenceServer::routes() {
       std::fprintf(stderr, "%s %s %s %d %zu\n", req.remote_addr.c_str(), req.method.c_str(), req.path.c_str(),
                    res.status, res.body.size());
     });
+}
+
+void InferenceServer::count(const std::string& model, const std::string& version, bool failed) {
+  std::lock_guard<std::mutex> lock(counts_mu_);
+  auto& c = counts_[{model, version}];
+  (failed ? c.failures : c.requests) += 1;
+}
+
+// Prometheus text format: requests and failures per model version, and the batches it ran.
+std::string InferenceServer::metrics() const {
+  std::string out =
+      "# HELP braid_inference_requests_total Inference requests received.\n"
+      "# TYPE braid_inference_requests_total counter\n"
+      "# HELP braid_inference_failures_total Inference requests answered with an error.\n"
+      "# TYPE braid_inference_failures_total counter\n"
+      "# HELP braid_batch_size Rows of the batches run.\n"
+      "# TYPE braid_batch_size histogram\n";
+  std::map<std::pair<std::string, std::string>, Counts> counts;
+  {
+    std::lock_guard<std::mutex> lock(counts_mu_);
+    counts = counts_;
+  }
+  for (const auto& [key, c] : counts) {
+    const std::string labels = cat("{model=\"", key.first, "\",version=\"", key.second, "\"}");
+    out += cat("braid_inference_requests_total", labels, " ", c.requests, "\n");
+    out += cat("braid_inference_failures_total", labels, " ", c.failures, "\n");
+  }
+  for (const auto& m : repository_->all()) {
+    const auto stats = m->batch_stats();
+    const std::string labels = cat("model=\"", m->name(), "\",version=\"", m->version(), "\"");
+    int64_t below = 0;
+    for (int64_t le : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+      for (const auto& [rows, n] : stats.sizes)
+        if (rows <= le && rows > le / 2) below += n;
+      out += cat("braid_batch_size_bucket{", labels, ",le=\"", le, "\"} ", below, "\n");
+    }
+    out += cat("braid_batch_size_bucket{", labels, ",le=\"+Inf\"} ", stats.batches, "\n");
+    out += cat("braid_batch_size_sum{", labels, "} ", stats.rows, "\n");
+    out += cat("braid_batch_size_count{", labels, "} ", stats.batches, "\n");
+  }
+  return out;
 }
 
 void InferenceServer::start() {

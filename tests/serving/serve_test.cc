@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -168,6 +169,51 @@ TEST(Serve, BraidInferClassifiesTheTestSetAtTheFixturesAccuracy) {
   const std::string out = read_text(repo + "/infer.log");
   EXPECT_NE(out.find("accuracy=0.9903"), std::string::npos) << out;
   EXPECT_NE(out.find("10000 images in 1250 requests"), std::string::npos) << out;
+}
+
+// Dynamic batching: 8 clients at once, one image each, several rounds; requests merge into
+// batches (the metrics show batches of more than one row) and each answer is that image's own.
+TEST(Serve, ConcurrentRequestsMergeIntoBatchesAndEachGetsItsOwnRows) {
+  const std::string repo = make_repository();
+  std::ofstream(repo + "/mnist/1/config.json")
+      << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 8,
+            "dynamic_batching": {"max_queue_delay_us": 20000}})";
+  Server s(repo);
+  const NDArray images = test_images(32);
+  serving::Model model(repo + "/mnist/1/model-symbol.json", repo + "/mnist/1/model-0035.params");
+  std::vector<std::vector<float>> want;
+  for (int64_t i = 0; i < 32; ++i) want.push_back(model.run({{"data", images.slice(i, i + 1)}})[0].to_vector<float>());
+  std::vector<std::thread> clients;
+  std::vector<int> wrong(8, 0);
+  for (int c = 0; c < 8; ++c)
+    clients.emplace_back([&, c] {
+      httplib::Client client("127.0.0.1", s.port);
+      for (int64_t i = c; i < 32; i += 8) {
+        auto r = client.Post("/v2/models/mnist/versions/1/infer", infer_body(images.slice(i, i + 1)).dump(),
+                             "application/json");
+        if (!r || r->status != 200) {
+          ++wrong[static_cast<size_t>(c)];
+          continue;
+        }
+        const auto got = json::parse(r->body)["outputs"][0]["data"].get<std::vector<float>>();
+        for (size_t k = 0; k < got.size(); ++k)  // within float rounding: a batch may sum in another order
+          if (std::abs(got[k] - want[static_cast<size_t>(i)][k]) > 1e-5f) {
+            ++wrong[static_cast<size_t>(c)];
+            break;
+          }
+      }
+    });
+  for (auto& t : clients) t.join();
+  for (int c = 0; c < 8; ++c) EXPECT_EQ(wrong[static_cast<size_t>(c)], 0) << "client " << c;
+  auto metrics = s.client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  const std::string text = metrics->body;
+  EXPECT_NE(text.find("braid_inference_requests_total{model=\"mnist\",version=\"1\"} 32"), std::string::npos) << text;
+  EXPECT_NE(text.find("braid_batch_size_sum{model=\"mnist\",version=\"1\"} 32"), std::string::npos) << text;
+  // Fewer batches than requests: some merged.
+  const auto at = text.find("braid_batch_size_count{model=\"mnist\",version=\"1\"} ");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_LT(std::stoi(text.substr(at + 50)), 32) << text;
 }
 
 TEST(Serve, SigtermDrainsAndExits) {

@@ -4,7 +4,12 @@
 /// optionally `config.json`:
 ///
 ///   {"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}],  // without the batch
-///    "max_batch_size": 64}
+///    "max_batch_size": 64,              // rows a request, and a merged batch, may have (0: any)
+///    "dynamic_batching": {"max_queue_delay_us": 500, "max_queue_size": 256},
+///    "instance_count": 1}               // model copies running batches at once
+///
+/// Requests of one model queue up and merge into batches (Batcher); without "dynamic_batching"
+/// a batch takes what is already queued and waits for nothing.
 ///
 /// Versions are the numeric folder names; the highest serves by default.
 #include <map>
@@ -17,6 +22,8 @@
 #include "braid/serving/protocol.h"
 
 namespace braid::serving {
+
+class Batcher;
 
 struct TensorSpec {
   std::string name;
@@ -35,10 +42,17 @@ class ServedModel {
   int64_t max_batch_size() const { return max_batch_size_; }
   /// Checks the request against the inputs (RequestError 400 naming what is wrong) and runs it.
   std::vector<InferOutput> infer(const InferRequest& request);
+  /// Batches run so far: their count, rows, and rows -> batches.
+  struct BatchStats {
+    int64_t batches = 0, rows = 0;
+    std::map<int64_t, int64_t> sizes;
+  };
+  BatchStats batch_stats() const;
+  ~ServedModel();
 
  private:
   std::string name_, version_;
-  std::unique_ptr<Model> model_;
+  std::unique_ptr<Batcher> batcher_;  // runs the requests
   std::vector<TensorSpec> inputs_, outputs_;
   int64_t max_batch_size_ = 0;  // 0: any
 };
@@ -50,6 +64,8 @@ class Repository {
   /// The model's given version, or its newest; RequestError 404 if there is none.
   std::shared_ptr<ServedModel> find(const std::string& name, const std::string& version = "") const;
   std::vector<std::string> names() const;
+  /// Every loaded version of every model.
+  std::vector<std::shared_ptr<ServedModel>> all() const;
 
  private:
   void load(const std::string& name);

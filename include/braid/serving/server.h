@@ -7,10 +7,14 @@
 ///   GET  /v2/models/{name}[/versions/{v}]/ready
 ///   POST /v2/models/{name}[/versions/{v}]/infer    JSON, or the binary-tensor extension
 ///
+///   GET  /metrics                                  Prometheus: requests, failures, batch sizes
+///
 /// Errors are answered with 400 (a malformed or wrong request), 404 (no such model, version or
 /// route), 413 (a body over the limit) or 500, and a JSON body {"error": "..."} saying what was
 /// wrong; the server goes on.
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -42,6 +46,13 @@ class InferenceServer {
 
  private:
   void routes();
+  void count(const std::string& model, const std::string& version, bool failed);
+  std::string metrics() const;
+  struct Counts {
+    int64_t requests = 0, failures = 0;
+  };
+  mutable std::mutex counts_mu_;
+  std::map<std::pair<std::string, std::string>, Counts> counts_;  // (model, version) -> counts
   std::shared_ptr<Repository> repository_;
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;

@@ -1,0 +1,65 @@
+#pragma once
+// Internal: dynamic batching for one model version. Requests queue up; each of the model's
+// instances (a thread with its own copy of the model) takes the oldest request and every queued
+// request of the same input shapes, up to max_batch_size rows, waiting up to max_queue_delay_us
+// for more to come; runs them as one batch; and hands each request its rows of the outputs. The
+// queue is bounded: a request beyond max_queue_size is refused at once (503), rather than waiting
+// without limit.
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "braid/serving/model.h"
+
+namespace braid::serving {
+
+struct BatchingOptions {
+  int64_t max_batch_size = 0;      // rows; 0: no merging
+  int64_t max_queue_delay_us = 0;  // how long a batch waits to fill
+  size_t max_queue_size = 256;     // requests waiting
+  int instances = 1;
+};
+
+class Batcher {
+ public:
+  /// `load` makes one copy of the model per instance.
+  Batcher(const std::function<std::unique_ptr<Model>()>& load, BatchingOptions options);
+  ~Batcher();
+  /// The outputs for `inputs` (a batch of its own); throws RequestError(503) when the queue is full,
+  /// or the model's error.
+  std::vector<NDArray> run(std::map<std::string, NDArray> inputs);
+  /// Batches run so far and their rows (for /metrics).
+  struct Stats {
+    int64_t batches = 0, rows = 0;
+    std::map<int64_t, int64_t> batch_sizes;  // rows -> batches
+  };
+  Stats stats() const;
+
+ private:
+  struct Pending {
+    std::map<std::string, NDArray> inputs;
+    int64_t rows = 0;
+    std::string key;  // the inputs' shapes beyond the batch axis: which requests can merge
+    std::promise<std::vector<NDArray>> result;
+  };
+  void instance(Model& model);
+
+  BatchingOptions options_;
+  std::vector<std::unique_ptr<Model>> models_;
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<Pending>> queue_;
+  bool stopping_ = false;
+  Stats stats_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace braid::serving
