@@ -159,13 +159,22 @@ Repository::Repository(std::string dir) : dir_(std::move(dir)) {
 }
 
 void Repository::load(const std::string& name) {
+  if (name.find('/') != std::string::npos || name.empty() || name[0] == '.' || !fs::is_directory(dir_ + "/" + name))
+    throw RequestError(404, cat("the repository ", dir_, " has no model folder '", name, "'"));
   std::map<int64_t, std::shared_ptr<ServedModel>> versions;
   for (const auto& v : fs::directory_iterator(dir_ + "/" + name)) {
     const std::string version = v.path().filename().string();
     if (!v.is_directory() || !is_number(version)) continue;
-    versions[std::stoll(version)] = std::make_shared<ServedModel>(name, version, v.path().string());
+    try {
+      versions[std::stoll(version)] = std::make_shared<ServedModel>(name, version, v.path().string());
+    } catch (const RequestError&) {
+      throw;
+    } catch (const Error& e) {
+      throw RequestError(400, cat("model ", name, " version ", version, ": ", e.what()));
+    }
   }
-  BRAID_CHECK(!versions.empty(), "model ", name, " in ", dir_, " has no version folder (", dir_, "/", name, "/1/)");
+  if (versions.empty())
+    throw RequestError(400, cat("model ", name, " in ", dir_, " has no version folder (", dir_, "/", name, "/1/)"));
   std::lock_guard<std::mutex> lock(mu_);
   models_[name] = std::move(versions);
 }
@@ -178,6 +187,25 @@ std::shared_ptr<ServedModel> Repository::find(const std::string& name, const std
   auto v = is_number(version) ? m->second.find(std::stoll(version)) : m->second.end();
   if (v == m->second.end()) throw RequestError(404, cat("model '", name, "' has no version '", version, "'"));
   return v->second;
+}
+
+void Repository::unload(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!models_.erase(name)) throw RequestError(404, cat("model '", name, "' is not loaded"));
+}
+
+std::string Repository::index() const {
+  json out = json::array();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    if (!e.is_directory()) continue;
+    const std::string name = e.path().filename().string();
+    auto m = models_.find(name);
+    if (m == models_.end()) out.push_back({{"name", name}, {"state", "UNAVAILABLE"}});
+    else
+      for (const auto& [v, model] : m->second) out.push_back({{"name", name}, {"version", model->version()}, {"state", "READY"}});
+  }
+  return out.dump();
 }
 
 std::vector<std::shared_ptr<ServedModel>> Repository::all() const {

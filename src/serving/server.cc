@@ -99,6 +99,17 @@ void InferenceServer::routes() {
     res.set_content(infer_response(m->name(), m->version(), request.id, m->infer(request)), kJson);
     failure.ok = true;
   }));
+  s.Post(R"(/v2/repository/models/([^/]+)/load)", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+    repo.load(req.matches[1]);
+    reply(res, 200, json::object());
+  }));
+  s.Post(R"(/v2/repository/models/([^/]+)/unload)", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+    repo.unload(req.matches[1]);
+    reply(res, 200, json::object());
+  }));
+  auto index = guarded([&repo](const httplib::Request&, httplib::Response& res) { res.set_content(repo.index(), kJson); });
+  s.Get("/v2/repository/index", index);
+  s.Post("/v2/repository/index", index);
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics(), "text/plain; version=0.0.4");
   });

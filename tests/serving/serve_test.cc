@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +215,48 @@ TEST(Serve, ConcurrentRequestsMergeIntoBatchesAndEachGetsItsOwnRows) {
   const auto at = text.find("braid_batch_size_count{model=\"mnist\",version=\"1\"} ");
   ASSERT_NE(at, std::string::npos) << text;
   EXPECT_LT(std::stoi(text.substr(at + 50)), 32) << text;
+}
+
+// The repository API while a client keeps sending: unload, a new version loaded, a broken model
+// refused with its reason; the client only ever sees answers (200, or 404 while unloaded).
+TEST(Serve, ModelsLoadAndUnloadWhileServing) {
+  const std::string repo = make_repository();
+  Server s(repo);
+  std::atomic<bool> done{false};
+  std::atomic<int> ok{0}, missing{0}, other{0};
+  std::thread client([&] {
+    httplib::Client c("127.0.0.1", s.port);
+    const std::string body = infer_body(test_images(1)).dump();
+    while (!done) {
+      auto r = c.Post("/v2/models/mnist/infer", body, "application/json");
+      (r && r->status == 200 ? ok : r && r->status == 404 ? missing : other)++;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  json index = s.post("/v2/repository/index", "");
+  EXPECT_EQ(index.size(), 2u);  // versions 1 and 2, READY
+  s.post("/v2/repository/models/mnist/unload", "");
+  EXPECT_EQ(s.post("/v2/repository/index", "")[0]["state"], "UNAVAILABLE");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  fs::create_directories(repo + "/mnist/3");
+  fs::copy_file(repo + "/mnist/2/model-symbol.json", repo + "/mnist/3/model-symbol.json");
+  fs::copy_file(repo + "/mnist/2/model-0035.params", repo + "/mnist/3/model-0035.params");
+  s.post("/v2/repository/models/mnist/load", "");
+  EXPECT_EQ(s.get("/v2/models/mnist")["versions"], json({"3"}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  done = true;
+  client.join();
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(missing, 0);
+  EXPECT_EQ(other, 0);
+  EXPECT_NE(s.post("/v2/repository/models/absent/load", "", 404)["error"].get<std::string>().find("no model folder"),
+            std::string::npos);
+  fs::create_directories(repo + "/broken/1");
+  std::ofstream(repo + "/broken/1/model-symbol.json") << "{not a symbol";
+  std::ofstream(repo + "/broken/1/model-0000.params") << "garbage";
+  EXPECT_NE(s.post("/v2/repository/models/broken/load", "", 400)["error"].get<std::string>().find("model broken version 1"),
+            std::string::npos);
+  EXPECT_EQ(s.get("/v2/health/live")["live"], true);
 }
 
 TEST(Serve, SigtermDrainsAndExits) {

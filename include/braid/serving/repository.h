@@ -67,8 +67,16 @@ class Repository {
   /// Every loaded version of every model.
   std::vector<std::shared_ptr<ServedModel>> all() const;
 
- private:
+  /// (Re)loads DIR/<name> from disk, picking up new versions; RequestError 404 without the folder,
+  /// 400 when its files are wrong (the versions loaded before stay). Requests in flight finish on
+  /// the model they started with.
   void load(const std::string& name);
+  /// Stops serving `name` (RequestError 404 if it is not loaded).
+  void unload(const std::string& name);
+  /// Every model folder: {"name", "version", "state": READY or UNAVAILABLE}, as JSON text.
+  std::string index() const;
+
+ private:
   std::string dir_;
   mutable std::mutex mu_;
   std::map<std::string, std::map<int64_t, std::shared_ptr<ServedModel>>> models_;  // name -> version -> model

@@ -7,6 +7,8 @@
 ///   GET  /v2/models/{name}[/versions/{v}]/ready
 ///   POST /v2/models/{name}[/versions/{v}]/infer    JSON, or the binary-tensor extension
 ///
+///   POST /v2/repository/models/{name}/load|unload   while serving
+///   GET|POST /v2/repository/index                  every model folder and its state
 ///   GET  /metrics                                  Prometheus: requests, failures, batch sizes
 ///
 /// Errors are answered with 400 (a malformed or wrong request), 404 (no such model, version or
