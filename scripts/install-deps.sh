@@ -13,6 +13,7 @@ packages=(
   dataset-fashion-mnist
   python3 python3-numpy python3-torch
   gnuplot-nox
+  nginx
 )
 
 missing=()

@@ -62,6 +62,9 @@ void InferenceServer::routes() {
   httplib::Server& s = *http_;
   Repository& repo = *repository_;
   s.set_payload_max_length(options_.max_body_bytes);
+  // Headers and body go out as separate writes: without this, Nagle holds the body back until
+  // the peer's delayed ACK (40 ms behind a proxy).
+  s.set_tcp_nodelay(true);
   s.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"live", true}}); });
   s.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"ready", true}}); });
   s.Get("/v2", [](const httplib::Request&, httplib::Response& res) {

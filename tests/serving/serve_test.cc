@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -257,6 +258,32 @@ TEST(Serve, ModelsLoadAndUnloadWhileServing) {
   EXPECT_NE(s.post("/v2/repository/models/broken/load", "", 400)["error"].get<std::string>().find("model broken version 1"),
             std::string::npos);
   EXPECT_EQ(s.get("/v2/health/live")["live"], true);
+}
+
+// The queue is bounded: with one request filling a batch (waiting 3 s for a second row) and one
+// that does not fit it waiting in a queue of 1, the next is refused at once with 503.
+TEST(Serve, AFullQueueAnswers503AtOnce) {
+  const std::string repo = make_repository();
+  std::ofstream(repo + "/mnist/1/config.json")
+      << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 2,
+            "dynamic_batching": {"max_queue_delay_us": 3000000, "max_queue_size": 1}})";
+  Server s(repo);
+  auto send = [&](int64_t rows) {
+    httplib::Client c("127.0.0.1", s.port);
+    c.set_read_timeout(30, 0);
+    auto r = c.Post("/v2/models/mnist/versions/1/infer", infer_body(test_images(rows)).dump(), "application/json");
+    return r ? r->status : -1;
+  };
+  auto a = std::async(std::launch::async, send, 1);  // taken, waits for a second row
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto b = std::async(std::launch::async, send, 2);  // does not fit: queued
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  json full = s.post("/v2/models/mnist/versions/1/infer", infer_body(test_images(2)).dump(), 503);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_NE(full["error"].get<std::string>().find("queue is full"), std::string::npos) << full;
+  EXPECT_EQ(a.get(), 200);
+  EXPECT_EQ(b.get(), 200);
 }
 
 TEST(Serve, SigtermDrainsAndExits) {

@@ -59,6 +59,7 @@ int infer(const InferOptions& o) {
   auto client_loop = [&] {
     httplib::Client client(o.url);
     client.set_read_timeout(60, 0);
+    client.set_tcp_nodelay(true);
     for (int64_t begin; (begin = next.fetch_add(o.batch_size)) < n;) {
       const int64_t rows = std::min(o.batch_size, n - begin);
       std::vector<int64_t> shape = images.shape().dims();
