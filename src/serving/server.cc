@@ -65,6 +65,11 @@ void InferenceServer::routes() {
   // Headers and body go out as separate writes: without this, Nagle holds the body back until
   // the peer's delayed ACK (40 ms behind a proxy).
   s.set_tcp_nodelay(true);
+  // A kept-alive connection holds a thread while it waits for its next request: enough threads
+  // for a proxy's pool of upstream connections, and connections that stay open.
+  const size_t threads = options_.threads;
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  s.set_keep_alive_max_count(100000);
   s.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"live", true}}); });
   s.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"ready", true}}); });
   s.Get("/v2", [](const httplib::Request&, httplib::Response& res) {

@@ -47,7 +47,7 @@ int launch(LaunchOptions o, std::vector<std::string> command);
 struct ServeOptions {
   std::string repository, host = "127.0.0.1";
   int port = 8000;
-  size_t max_body_mb = 64;
+  size_t max_body_mb = 64, threads = 64;
   bool access_log = false;
 };
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& o);

@@ -60,6 +60,7 @@ int infer(const InferOptions& o) {
     httplib::Client client(o.url);
     client.set_read_timeout(60, 0);
     client.set_tcp_nodelay(true);
+    client.set_keep_alive(true);  // one connection per client thread
     for (int64_t begin; (begin = next.fetch_add(o.batch_size)) < n;) {
       const int64_t rows = std::min(o.batch_size, n - begin);
       std::vector<int64_t> shape = images.shape().dims();

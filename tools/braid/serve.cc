@@ -17,6 +17,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   s->add_option("--host", o.host, "the address to listen on")->capture_default_str();
   s->add_option("--max-body-mb", o.max_body_mb, "larger request bodies get 413")->capture_default_str();
   s->add_flag("--access-log", o.access_log, "one line per request on stderr");
+  s->add_option("--threads", o.threads, "connections served at once")->capture_default_str();
   return s;
 }
 
@@ -29,7 +30,7 @@ int serve(const ServeOptions& o) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   auto repository = std::make_shared<serving::Repository>(o.repository);
-  serving::InferenceServer server(repository, {o.host, o.port, o.max_body_mb << 20, o.access_log});
+  serving::InferenceServer server(repository, {o.host, o.port, o.max_body_mb << 20, o.access_log, o.threads});
   server.start();
   std::string names;
   for (const auto& n : repository->names()) names += (names.empty() ? "" : ", ") + n;

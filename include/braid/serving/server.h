@@ -33,6 +33,7 @@ struct ServerOptions {
   int port = 8000;  // 0: any free port
   size_t max_body_bytes = size_t{64} << 20;
   bool access_log = false;  // one line per request on stderr
+  size_t threads = 64;      // connections served at once (each kept-alive one holds a thread)
 };
 
 class InferenceServer {
