@@ -89,7 +89,10 @@ void Batcher::instance(Model& model) {
       ++stats_.batches;
       stats_.rows += rows;
       ++stats_.batch_sizes[rows];
+      const auto now = Clock::now();
+      for (const auto& p : batch) stats_.queue_seconds.add(std::chrono::duration<double>(now - p->arrived).count());
     }
+    const auto started = Clock::now();
     try {
       std::map<std::string, NDArray> feed;
       for (const auto& [name, a] : batch[0]->inputs) {
@@ -98,6 +101,10 @@ void Batcher::instance(Model& model) {
         feed[name] = concat_rows(parts);
       }
       const std::vector<NDArray> outputs = model.run(feed);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stats_.compute_seconds.add(std::chrono::duration<double>(Clock::now() - started).count());
+      }
       int64_t at = 0;
       for (auto& p : batch) {  // each request its rows
         std::vector<NDArray> mine;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "braid/serving/histogram.h"
 #include "braid/serving/model.h"
 
 namespace braid::serving {
@@ -40,6 +41,8 @@ class Batcher {
   struct Stats {
     int64_t batches = 0, rows = 0;
     std::map<int64_t, int64_t> batch_sizes;  // rows -> batches
+    Histogram queue_seconds;    // per request: from arrival to its batch's start
+    Histogram compute_seconds;  // per batch: the model's run
   };
   Stats stats() const;
 
@@ -48,6 +51,7 @@ class Batcher {
     std::map<std::string, NDArray> inputs;
     int64_t rows = 0;
     std::string key;  // the inputs' shapes beyond the batch axis: which requests can merge
+    std::chrono::steady_clock::time_point arrived = std::chrono::steady_clock::now();
     std::promise<std::vector<NDArray>> result;
   };
   void instance(Model& model);

@@ -130,6 +130,15 @@ InferRequest parse_infer_request(std::string_view body, size_t json_bytes) {
     }
     if (!in.contains("datatype") || !in["datatype"].is_string())
       throw bad(cat("input '", name, "' needs a \"datatype\" (e.g. \"FP32\")"));
+    // Every element takes at least a byte of the body: a larger shape is a lie, refused before
+    // anything is allocated for it.
+    uint64_t elements = 1;
+    for (int64_t d : shape)
+      if (d != 0 && elements > body.size() / static_cast<uint64_t>(d)) elements = body.size() + 1;
+      else elements *= static_cast<uint64_t>(d);
+    if (elements > body.size())
+      throw bad(cat("input '", name, "': shape ", Shape(shape).str(), " holds more elements than the ", body.size(),
+                    "-byte request could carry"));
     NDArray a(Shape(shape), cpu(), dtype_of(in["datatype"].get<std::string>()));
     const bool binary = in.contains("parameters") && in["parameters"].is_object() &&
                         in["parameters"].contains("binary_data_size");

@@ -106,9 +106,21 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
 
 ServedModel::~ServedModel() = default;
 
-ServedModel::BatchStats ServedModel::batch_stats() const {
+std::string ServedModel::batch_metrics(const std::string& labels) const {
   const Batcher::Stats s = batcher_->stats();
-  return {s.batches, s.rows, s.batch_sizes};
+  std::string out;
+  int64_t below = 0;
+  for (int64_t le : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+    for (const auto& [rows, n] : s.batch_sizes)
+      if (rows <= le && rows > le / 2) below += n;
+    out += cat("braid_batch_size_bucket{", labels, ",le=\"", le, "\"} ", below, "\n");
+  }
+  out += cat("braid_batch_size_bucket{", labels, ",le=\"+Inf\"} ", s.batches, "\n");
+  out += cat("braid_batch_size_sum{", labels, "} ", s.rows, "\n");
+  out += cat("braid_batch_size_count{", labels, "} ", s.batches, "\n");
+  out += s.queue_seconds.render("braid_queue_seconds", labels);
+  out += s.compute_seconds.render("braid_compute_seconds", labels);
+  return out;
 }
 
 std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,7 @@ void InferenceServer::routes() {
   }));
   s.Post(kModel + "/infer", guarded([this, &repo](const httplib::Request& req, httplib::Response& res) {
     auto m = model_of(repo, req);
+    const auto arrived = std::chrono::steady_clock::now();
     count(m->name(), m->version(), false);
     struct Failure {  // counts the request as failed unless it reaches the end
       InferenceServer* server;
@@ -106,6 +108,7 @@ void InferenceServer::routes() {
     const InferRequest request = parse_infer_request(req.body, json_bytes);
     res.set_content(infer_response(m->name(), m->version(), request.id, m->infer(request)), kJson);
     failure.ok = true;
+    latency(m->name(), m->version(), std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
   }));
   s.Post(R"(/v2/repository/models/([^/]+)/load)", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
     repo.load(req.matches[1]);
@@ -141,6 +144,11 @@ void InferenceServer::count(const std::string& model, const std::string& version
   (failed ? c.failures : c.requests) += 1;
 }
 
+void InferenceServer::latency(const std::string& model, const std::string& version, double seconds) {
+  std::lock_guard<std::mutex> lock(counts_mu_);
+  counts_[{model, version}].latency.add(seconds);
+}
+
 // Prometheus text format: requests and failures per model version, and the batches it ran.
 std::string InferenceServer::metrics() const {
   std::string out =
@@ -149,7 +157,13 @@ std::string InferenceServer::metrics() const {
       "# HELP braid_inference_failures_total Inference requests answered with an error.\n"
       "# TYPE braid_inference_failures_total counter\n"
       "# HELP braid_batch_size Rows of the batches run.\n"
-      "# TYPE braid_batch_size histogram\n";
+      "# TYPE braid_batch_size histogram\n"
+      "# HELP braid_queue_seconds Time a request waited for its batch.\n"
+      "# TYPE braid_queue_seconds histogram\n"
+      "# HELP braid_compute_seconds Time the model took for a batch.\n"
+      "# TYPE braid_compute_seconds histogram\n"
+      "# HELP braid_request_seconds Time from a request's arrival to its answer (successful ones).\n"
+      "# TYPE braid_request_seconds histogram\n";
   std::map<std::pair<std::string, std::string>, Counts> counts;
   {
     std::lock_guard<std::mutex> lock(counts_mu_);
@@ -161,17 +175,11 @@ std::string InferenceServer::metrics() const {
     out += cat("braid_inference_failures_total", labels, " ", c.failures, "\n");
   }
   for (const auto& m : repository_->all()) {
-    const auto stats = m->batch_stats();
     const std::string labels = cat("model=\"", m->name(), "\",version=\"", m->version(), "\"");
-    int64_t below = 0;
-    for (int64_t le : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
-      for (const auto& [rows, n] : stats.sizes)
-        if (rows <= le && rows > le / 2) below += n;
-      out += cat("braid_batch_size_bucket{", labels, ",le=\"", le, "\"} ", below, "\n");
-    }
-    out += cat("braid_batch_size_bucket{", labels, ",le=\"+Inf\"} ", stats.batches, "\n");
-    out += cat("braid_batch_size_sum{", labels, "} ", stats.rows, "\n");
-    out += cat("braid_batch_size_count{", labels, "} ", stats.batches, "\n");
+    out += m->batch_metrics(labels);
+    std::lock_guard<std::mutex> lock(counts_mu_);
+    if (auto c = counts_.find({m->name(), m->version()}); c != counts_.end())
+      out += c->second.latency.render("braid_request_seconds", labels);
   }
   return out;
 }

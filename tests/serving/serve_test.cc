@@ -212,6 +212,11 @@ TEST(Serve, ConcurrentRequestsMergeIntoBatchesAndEachGetsItsOwnRows) {
   const std::string text = metrics->body;
   EXPECT_NE(text.find("braid_inference_requests_total{model=\"mnist\",version=\"1\"} 32"), std::string::npos) << text;
   EXPECT_NE(text.find("braid_batch_size_sum{model=\"mnist\",version=\"1\"} 32"), std::string::npos) << text;
+  // Every request waited in the queue and was timed end to end; every batch's compute was timed.
+  EXPECT_NE(text.find("braid_queue_seconds_count{model=\"mnist\",version=\"1\"} 32"), std::string::npos) << text;
+  EXPECT_NE(text.find("braid_request_seconds_count{model=\"mnist\",version=\"1\"} 32"), std::string::npos) << text;
+  EXPECT_NE(text.find("braid_compute_seconds_bucket{model=\"mnist\",version=\"1\",le=\"+Inf\"} "), std::string::npos)
+      << text;
   // Fewer batches than requests: some merged.
   const auto at = text.find("braid_batch_size_count{model=\"mnist\",version=\"1\"} ");
   ASSERT_NE(at, std::string::npos) << text;

@@ -42,12 +42,8 @@ class ServedModel {
   int64_t max_batch_size() const { return max_batch_size_; }
   /// Checks the request against the inputs (RequestError 400 naming what is wrong) and runs it.
   std::vector<InferOutput> infer(const InferRequest& request);
-  /// Batches run so far: their count, rows, and rows -> batches.
-  struct BatchStats {
-    int64_t batches = 0, rows = 0;
-    std::map<int64_t, int64_t> sizes;
-  };
-  BatchStats batch_stats() const;
+  /// The batches run so far and the time spent, as Prometheus text with these labels.
+  std::string batch_metrics(const std::string& labels) const;
   ~ServedModel();
 
  private:

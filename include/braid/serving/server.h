@@ -20,6 +20,7 @@
 #include <string>
 #include <thread>
 
+#include "braid/serving/histogram.h"
 #include "braid/serving/repository.h"
 
 namespace httplib {
@@ -49,10 +50,14 @@ class InferenceServer {
 
  private:
   void routes();
+  // Counts a request (failed: one answered with an error).
   void count(const std::string& model, const std::string& version, bool failed);
+  // An answered request's time from arrival to answer.
+  void latency(const std::string& model, const std::string& version, double seconds);
   std::string metrics() const;
   struct Counts {
     int64_t requests = 0, failures = 0;
+    Histogram latency;
   };
   mutable std::mutex counts_mu_;
   std::map<std::pair<std::string, std::string>, Counts> counts_;  // (model, version) -> counts
