@@ -1,6 +1,7 @@
 #include "braid/serving/server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cstdio>
@@ -185,10 +186,20 @@ std::string InferenceServer::metrics() const {
 }
 
 void InferenceServer::start() {
+  // Debian's cpp-httplib listens with a backlog of 5: a burst of new connections (a proxy's pool,
+  // 16 clients at once) then loses SYNs, each costing a 1 s retransmission. Listening again on the
+  // socket raises the backlog.
+  int listener = -1;
+  http_->set_socket_options([&listener](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // as cpp-httplib's default
+    listener = sock;
+  });
   port_ = options_.port == 0 ? http_->bind_to_any_port(options_.host)
                              : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
   BRAID_CHECK(port_ > 0, "braid serve: cannot listen on ", options_.host, ":", options_.port,
               " (in use, or not an address of this machine)");
+  if (listener >= 0) ::listen(listener, SOMAXCONN);
   thread_ = std::thread([this] { http_->listen_after_bind(); });
 }
 
