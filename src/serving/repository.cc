@@ -60,6 +60,14 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
       if (config.contains("inputs")) inputs_ = specs(config["inputs"], config_path);
       max_batch_size_ = config.value("max_batch_size", int64_t{0});
       batching.instances = config.value("instance_count", 1);
+      if (config.contains("preprocess")) {
+        const json& p = config["preprocess"];
+        preprocess_ = true;
+        scale_ = p.value("scale", 1.0);
+        mean_ = p.value("mean", 0.0);
+        std_ = p.value("std", 1.0);
+        BRAID_CHECK(std_ != 0, config_path, ": preprocess std must not be 0");
+      }
       if (config.contains("dynamic_batching")) {
         const json& d = config["dynamic_batching"];
         batching.max_queue_delay_us = d.value("max_queue_delay_us", int64_t{0});
@@ -85,7 +93,7 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
     for (const auto& t : inputs_) {
       std::vector<int64_t> one = t.shape;
       one.insert(one.begin(), 1);
-      feed[t.name] = nd::zeros(Shape(one), cpu(), t.dtype);
+      feed[t.name] = nd::zeros(Shape(one), cpu(), preprocess_ ? DType::Float32 : t.dtype);
     }
     sample = model->run(feed);
   }
@@ -123,6 +131,14 @@ std::string ServedModel::batch_metrics(const std::string& labels) const {
   return out;
 }
 
+NDArray ServedModel::preprocessed(const NDArray& x) const {
+  NDArray f = x.dtype() == DType::Float32 ? x.copy() : x.astype(DType::Float32);
+  if (scale_ != 1) f *= scale_;
+  if (mean_ != 0) f -= mean_;
+  if (std_ != 1) f /= std_;
+  return f;
+}
+
 std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {
   std::map<std::string, NDArray> feed;
   int64_t batch = -1;
@@ -148,7 +164,7 @@ std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {
     if (max_batch_size_ > 0 && batch > max_batch_size_)
       throw RequestError(400, cat("a batch of ", batch, " is over model '", name_, "''s max_batch_size ",
                                   max_batch_size_));
-    feed[in.name] = in.data;
+    feed[in.name] = preprocess_ ? preprocessed(in.data) : in.data;
   }
   for (const auto& t : inputs_)
     if (!feed.count(t.name)) throw RequestError(400, cat("model '", name_, "' needs input '", t.name, "'"));

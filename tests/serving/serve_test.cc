@@ -291,13 +291,41 @@ TEST(Serve, AFullQueueAnswers503AtOnce) {
   EXPECT_EQ(b.get(), 200);
 }
 
+// Preprocessing in the config: raw UINT8 pixels scaled by 1/255 on the server give the outputs of
+// the same images sent as scaled FP32.
+TEST(Serve, PreprocessingTurnsRawPixelsIntoTheModelsInput) {
+  const std::string repo = make_repository();
+  std::ofstream(repo + "/mnist/1/config.json")
+      << R"({"inputs": [{"name": "data", "datatype": "UINT8", "shape": [1, 28, 28]}],
+            "preprocess": {"scale": 0.00392156862745098}})";
+  Server s(repo);
+  const NDArray images = test_images(4);  // scaled to [0, 1]
+  std::vector<uint8_t> raw;
+  for (float v : images.to_vector<float>()) raw.push_back(static_cast<uint8_t>(std::lround(v * 255)));
+  json body = {{"inputs", {{{"name", "data"}, {"datatype", "UINT8"}, {"shape", {4, 1, 28, 28}}, {"data", raw}}}}};
+  json r = s.post("/v2/models/mnist/versions/1/infer", body.dump());
+  serving::Model model(repo + "/mnist/1/model-symbol.json", repo + "/mnist/1/model-0035.params");
+  const std::vector<float> want = model.run({{"data", images}})[0].to_vector<float>();
+  const auto got = r["outputs"][0]["data"].get<std::vector<float>>();
+  ASSERT_EQ(got.size(), want.size()) << r;
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+  body["inputs"][0]["datatype"] = "FP32";
+  EXPECT_NE(s.post("/v2/models/mnist/versions/1/infer", body.dump(), 400)["error"].get<std::string>().find("takes UINT8"),
+            std::string::npos);
+}
+
 TEST(Serve, SigtermDrainsAndExits) {
   const std::string repo = make_repository();
-  Server s(repo);
+  Server s(repo, {"--access-log"});
   ASSERT_EQ(s.get("/v2/health/ready")["ready"], true);
+  s.post("/v2/models/mnist/versions/1/infer", infer_body(test_images(1)).dump());
   kill(s.process->pid(), SIGTERM);
   EXPECT_EQ(s.process->wait(15), std::optional<int>(0));
-  EXPECT_NE(read_text(repo + "/serve.log").find("finishing the requests in flight"), std::string::npos);
+  const std::string log = read_text(repo + "/serve.log");
+  EXPECT_NE(log.find("finishing the requests in flight"), std::string::npos) << log;
+  // --access-log: one line per request, with method, path, status and bytes.
+  EXPECT_NE(log.find("127.0.0.1 POST /v2/models/mnist/versions/1/infer 200 "), std::string::npos) << log;
+  EXPECT_NE(log.find("127.0.0.1 GET /v2/health/ready 200 "), std::string::npos) << log;
 }
 
 }  // namespace

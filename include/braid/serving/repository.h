@@ -6,7 +6,11 @@
 ///   {"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}],  // without the batch
 ///    "max_batch_size": 64,              // rows a request, and a merged batch, may have (0: any)
 ///    "dynamic_batching": {"max_queue_delay_us": 500, "max_queue_size": 256},
-///    "instance_count": 1}               // model copies running batches at once
+///    "instance_count": 1,               // model copies running batches at once
+///    "preprocess": {"scale": 0.00392156862745098, "mean": 0, "std": 1}}
+///
+/// With "preprocess", every input becomes float32 (x * scale - mean) / std before the model sees
+/// it: clients may then send raw pixels as UINT8 (declare the input's datatype so).
 ///
 /// Requests of one model queue up and merge into batches (Batcher); without "dynamic_batching"
 /// a batch takes what is already queued and waits for nothing.
@@ -47,10 +51,13 @@ class ServedModel {
   ~ServedModel();
 
  private:
+  NDArray preprocessed(const NDArray& x) const;
   std::string name_, version_;
   std::unique_ptr<Batcher> batcher_;  // runs the requests
   std::vector<TensorSpec> inputs_, outputs_;
   int64_t max_batch_size_ = 0;  // 0: any
+  bool preprocess_ = false;
+  double scale_ = 1, mean_ = 0, std_ = 1;
 };
 
 class Repository {
