@@ -38,6 +38,9 @@ bench: build
 	mpirun --oversubscribe --bind-to none $(if $(filter 0,$(shell id -u)),--allow-run-as-root) -np 2 \
 		-x OMP_NUM_THREADS=1 $(BUILD_DIR)/bin/allreduce_bench
 	/usr/bin/python3 bench/allreduce_train.py --braid $(BUILD_DIR)/bin/braid
+	/usr/bin/python3 bench/serve_bench.py --build $(BUILD_DIR)
+	/usr/bin/python3 bench/serve_bench.py --build $(BUILD_DIR) --request-batch 16
+	/usr/bin/python3 bench/serve_load.py --build $(BUILD_DIR) --seconds 60
 
 # Only the engine tests under ThreadSanitizer.
 tsan: build

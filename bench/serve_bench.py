@@ -10,22 +10,14 @@ p50/p99; `inference_bench` runs the model in-process on batches of 64.
 Usage: /usr/bin/python3 bench/serve_bench.py --build build [--limit 4000]
 """
 import argparse
-import json
 import os
 import re
-import shutil
-import socket
 import subprocess
+import sys
 import tempfile
-import time
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "fixtures", "mxnet")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_runs import FIXTURES, IMAGES, add_mnist, start_server  # noqa: E402
 
 
 def main():
@@ -35,23 +27,12 @@ def main():
     ap.add_argument("--request-batch", type=int, default=1)
     args = ap.parse_args()
     braid = os.path.abspath(os.path.join(args.build, "bin", "braid"))
-    images = os.path.join(FIXTURES, "mnist-t10k-images-idx3-ubyte.gz")
+    images = IMAGES
     with tempfile.TemporaryDirectory() as repo:
-        configs = {"batched": {"max_batch_size": 64, "dynamic_batching": {"max_queue_delay_us": 500}},
-                   "single": {}}  # no max_batch_size: requests run as they come, never merged
-        for name, config in configs.items():
-            d = os.path.join(repo, name, "1")
-            os.makedirs(d)
-            shutil.copy(os.path.join(FIXTURES, "mnist-symbol.json"), os.path.join(d, "model-symbol.json"))
-            shutil.copy(os.path.join(FIXTURES, "mnist-0035.params"), os.path.join(d, "model-0035.params"))
-            config["inputs"] = [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}]
-            with open(os.path.join(d, "config.json"), "w") as f:
-                json.dump(config, f)
-        port = free_port()
-        server = subprocess.Popen([braid, "serve", "--model-repository", repo, "--http-port", str(port)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        add_mnist(repo, "batched", {"max_batch_size": 64, "dynamic_batching": {"max_queue_delay_us": 500}})
+        add_mnist(repo, "single", {})  # no max_batch_size: requests run as they come, never merged
+        server, port = start_server(args.build, repo)
         try:
-            time.sleep(1.5)
             reference = subprocess.run([os.path.join(args.build, "bin", "inference_bench"),
                                         os.path.join(FIXTURES, "mnist-symbol.json"),
                                         os.path.join(FIXTURES, "mnist-0035.params"), images, "64"],

@@ -14,25 +14,18 @@ import http.client
 import json
 import os
 import random
-import shutil
-import socket
 import struct
-import subprocess
+import sys
 import tempfile
 import threading
 import time
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "fixtures", "mxnet")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_runs import IMAGES, add_mnist, start_server  # noqa: E402
 
 
 def images():
-    with gzip.open(os.path.join(FIXTURES, "mnist-t10k-images-idx3-ubyte.gz")) as f:
+    with gzip.open(IMAGES) as f:
         raw = f.read()[16:16 + 64 * 784]
     return [[b / 255.0 for b in raw[i * 784:(i + 1) * 784]] for i in range(64)]
 
@@ -74,21 +67,12 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--seconds", type=float, default=60)
     args = ap.parse_args()
-    braid = os.path.abspath(os.path.join(args.build, "bin", "braid"))
     statuses = collections.Counter()
     lock = threading.Lock()
     with tempfile.TemporaryDirectory() as repo:
-        d = os.path.join(repo, "mnist", "1")
-        os.makedirs(d)
-        shutil.copy(os.path.join(FIXTURES, "mnist-symbol.json"), os.path.join(d, "model-symbol.json"))
-        shutil.copy(os.path.join(FIXTURES, "mnist-0035.params"), os.path.join(d, "model-0035.params"))
-        with open(os.path.join(d, "config.json"), "w") as f:
-            json.dump({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 64,
-                       "dynamic_batching": {"max_queue_delay_us": 200, "max_queue_size": 64}}, f)
-        port = free_port()
-        server = subprocess.Popen([braid, "serve", "--model-repository", repo, "--http-port", str(port),
-                                   "--max-body-mb", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(1.5)
+        add_mnist(repo, "mnist", {"max_batch_size": 64,
+                                  "dynamic_batching": {"max_queue_delay_us": 200, "max_queue_size": 64}})
+        server, port = start_server(args.build, repo, "--max-body-mb", "1")
         good, bad = requests(images())
         end = time.time() + args.seconds
 
