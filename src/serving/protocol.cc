@@ -162,6 +162,10 @@ InferRequest parse_infer_request(std::string_view body, size_t json_bytes) {
   }
   if (binary_at != body.size())
     throw bad(cat("the body has ", body.size() - binary_at, " bytes after the inputs' binary data"));
+  if (j.contains("parameters") && j["parameters"].is_object() && j["parameters"].contains("binary_data_output")) {
+    if (!j["parameters"]["binary_data_output"].is_boolean()) throw bad("\"binary_data_output\" must be true or false");
+    r.binary_outputs = j["parameters"]["binary_data_output"].get<bool>();
+  }
   if (j.contains("outputs")) {
     if (!j["outputs"].is_array()) throw bad("\"outputs\" must be an array of {name}");
     for (const auto& o : j["outputs"]) {
@@ -174,15 +178,25 @@ InferRequest parse_infer_request(std::string_view body, size_t json_bytes) {
 }
 
 std::string infer_response(const std::string& model, const std::string& version, const std::string& id,
-                           const std::vector<InferOutput>& outputs) {
+                           const std::vector<InferOutput>& outputs, bool binary, size_t* json_bytes) {
   json j{{"model_name", model}, {"model_version", version}, {"outputs", json::array()}};
   if (!id.empty()) j["id"] = id;
-  for (const auto& o : outputs)
-    j["outputs"].push_back({{"name", o.name},
-                            {"datatype", datatype_of(o.data.dtype())},
-                            {"shape", o.data.shape().dims()},
-                            {"data", to_json_data(o.data)}});
-  return j.dump();
+  std::string data;
+  for (const auto& o : outputs) {
+    json out{{"name", o.name}, {"datatype", datatype_of(o.data.dtype())}, {"shape", o.data.shape().dims()}};
+    if (binary) {
+      const size_t bytes = static_cast<size_t>(o.data.size()) * dtype_size(o.data.dtype());
+      out["parameters"] = {{"binary_data_size", bytes}};
+      o.data.wait_to_read();
+      data.append(static_cast<const char*>(o.data.raw_data()), bytes);
+    } else {
+      out["data"] = to_json_data(o.data);
+    }
+    j["outputs"].push_back(std::move(out));
+  }
+  std::string body = j.dump();
+  if (json_bytes) *json_bytes = body.size();
+  return body + data;
 }
 
 }  // namespace braid::serving

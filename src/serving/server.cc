@@ -107,7 +107,11 @@ void InferenceServer::routes() {
       }
     }
     const InferRequest request = parse_infer_request(req.body, json_bytes);
-    res.set_content(infer_response(m->name(), m->version(), request.id, m->infer(request)), kJson);
+    size_t header = 0;
+    std::string body = infer_response(m->name(), m->version(), request.id, m->infer(request), request.binary_outputs,
+                                      &header);
+    if (request.binary_outputs) res.set_header("Inference-Header-Content-Length", std::to_string(header));
+    res.set_content(std::move(body), request.binary_outputs ? "application/octet-stream" : kJson);
     failure.ok = true;
     latency(m->name(), m->version(), std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
   }));

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <future>
 #include <fstream>
@@ -119,6 +120,20 @@ TEST(Serve, InferAnswersWhatTheModelComputesInJsonAndBinary) {
   json b = s.post("/v2/models/mnist/infer", body, 200,
                   {{"Inference-Header-Content-Length", std::to_string(header.size())}});
   EXPECT_EQ(b["outputs"][0]["data"].get<std::vector<float>>(), want);
+
+  // Binary outputs: the answer's JSON header says each output's size, its raw bytes follow.
+  json ask = infer_body(images);
+  ask["parameters"] = {{"binary_data_output", true}};
+  auto raw = s.client.Post("/v2/models/mnist/versions/1/infer", ask.dump(), "application/json");
+  ASSERT_TRUE(raw && raw->status == 200);
+  ASSERT_TRUE(raw->has_header("Inference-Header-Content-Length"));
+  const size_t json_bytes = std::stoull(raw->get_header_value("Inference-Header-Content-Length"));
+  const json head = json::parse(raw->body.substr(0, json_bytes));
+  EXPECT_EQ(head["outputs"][0]["parameters"]["binary_data_size"], 8 * 10 * 4);
+  ASSERT_EQ(raw->body.size(), json_bytes + 8 * 10 * 4);
+  std::vector<float> got(80);
+  std::memcpy(got.data(), raw->body.data() + json_bytes, 320);
+  EXPECT_EQ(got, want);
 }
 
 TEST(Serve, EveryBadRequestGetsItsStatusAndReasonAndTheServerGoesOn) {

@@ -67,7 +67,8 @@ int infer(const InferOptions& o) {
       shape[0] = rows;
       // The binary-tensor extension: the JSON header, then the float32 pixels.
       const std::string header = json{{"inputs", {{{"name", o.input}, {"datatype", "FP32"}, {"shape", shape},
-                                                   {"parameters", {{"binary_data_size", rows * per_image * 4}}}}}}}.dump();
+                                                   {"parameters", {{"binary_data_size", rows * per_image * 4}}}}}},
+                                      {"parameters", {{"binary_data_output", true}}}}.dump();
       std::string body = header;
       body.append(reinterpret_cast<const char*>(pixels.data() + begin * per_image), static_cast<size_t>(rows * per_image * 4));
       const auto sent = Clock::now();
@@ -82,11 +83,25 @@ int infer(const InferOptions& o) {
         return;
       }
       latencies.push_back(ms);
-      const json out = json::parse(r->body)["outputs"][0];
-      const auto data = out["data"].get<std::vector<float>>();
-      const int64_t classes = static_cast<int64_t>(data.size()) / rows;
+      // The answer's JSON header, then output 0's float32 values.
+      json out;
+      if (r->has_header("Inference-Header-Content-Length")) {
+        const json head = json::parse(r->body.substr(0, std::stoull(r->get_header_value("Inference-Header-Content-Length"))),
+                                      nullptr, false);  // no exceptions: this runs on a client thread
+        if (head.is_object() && head.contains("outputs") && head["outputs"].is_array() && !head["outputs"].empty())
+          out = head["outputs"][0];
+      }
+      if (!out.is_object() || out.value("datatype", "") != "FP32") {
+        if (failure.empty())
+          failure = "the server's answer is not an FP32 output in binary (Inference-Header-Content-Length); does it "
+                    "support the binary-tensor extension?";
+        return;
+      }
+      const size_t json_bytes = std::stoull(r->get_header_value("Inference-Header-Content-Length"));
+      const auto* data = reinterpret_cast<const float*>(r->body.data() + json_bytes);
+      const int64_t classes = static_cast<int64_t>((r->body.size() - json_bytes) / 4) / rows;
       for (int64_t i = 0; i < rows; ++i) {
-        const auto first = data.begin() + i * classes;
+        const float* first = data + i * classes;
         predicted[static_cast<size_t>(begin + i)] = std::max_element(first, first + classes) - first;
       }
     }

@@ -32,6 +32,7 @@ struct InferRequest {
   std::string id;
   std::vector<InferInput> inputs;
   std::vector<std::string> outputs;  // asked for by name; empty: all
+  bool binary_outputs = false;       // "parameters": {"binary_data_output": true}
 };
 
 /// Parses a request body; `json_bytes` is Inference-Header-Content-Length (the JSON part), or the
@@ -42,8 +43,10 @@ struct InferOutput {
   std::string name;
   NDArray data;
 };
-/// The response JSON.
+/// The response: JSON, or with `binary` the JSON header (each output's "binary_data_size") then
+/// the outputs' raw bytes in order. `json_bytes` gets the header's length
+/// (Inference-Header-Content-Length).
 std::string infer_response(const std::string& model, const std::string& version, const std::string& id,
-                           const std::vector<InferOutput>& outputs);
+                           const std::vector<InferOutput>& outputs, bool binary = false, size_t* json_bytes = nullptr);
 
 }  // namespace braid::serving
