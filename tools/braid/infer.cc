@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -56,7 +57,16 @@ int infer(const InferOptions& o) {
   std::string failure;
   const std::string path = "/v2/models/" + o.model + (o.version.empty() ? "" : "/versions/" + o.version) + "/infer";
   const auto start = Clock::now();
+  std::function<void()> send_batches;
   auto client_loop = [&] {
+    try {
+      send_batches();
+    } catch (const std::exception& e) {  // on a thread: reported, not fatal
+      std::lock_guard<std::mutex> lock(mu);
+      if (failure.empty()) failure = e.what();
+    }
+  };
+  send_batches = [&] {
     httplib::Client client(o.url);
     client.set_read_timeout(60, 0);
     client.set_tcp_nodelay(true);
