@@ -6,6 +6,7 @@
 
 #include "braid/io/file.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
 #include "batcher.h"
 
 namespace braid::serving {
@@ -64,9 +65,14 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
         const json& p = config["preprocess"];
         preprocess_ = true;
         scale_ = p.value("scale", 1.0);
-        mean_ = p.value("mean", 0.0);
-        std_ = p.value("std", 1.0);
-        BRAID_CHECK(std_ != 0, config_path, ": preprocess std must not be 0");
+        auto values = [&](const char* key, float fallback) {
+          if (!p.contains(key)) return std::vector<float>{fallback};
+          return p[key].is_array() ? p[key].get<std::vector<float>>() : std::vector<float>{p[key].get<float>()};
+        };
+        mean_ = values("mean", 0);
+        std_ = values("std", 1);
+        BRAID_CHECK(!mean_.empty() && !std_.empty(), config_path, ": preprocess mean and std need a value");
+        for (float s : std_) BRAID_CHECK(s != 0, config_path, ": preprocess std must not be 0");
       }
       if (config.contains("dynamic_batching")) {
         const json& d = config["dynamic_batching"];
@@ -134,8 +140,19 @@ std::string ServedModel::batch_metrics(const std::string& labels) const {
 NDArray ServedModel::preprocessed(const NDArray& x) const {
   NDArray f = x.dtype() == DType::Float32 ? x.copy() : x.astype(DType::Float32);
   if (scale_ != 1) f *= scale_;
-  if (mean_ != 0) f -= mean_;
-  if (std_ != 1) f /= std_;
+  // One value, or one per channel: shaped (1, C, 1, ...) to broadcast over the input.
+  auto per_channel = [&](const std::vector<float>& v) {
+    std::vector<int64_t> shape(static_cast<size_t>(f.ndim()), 1);
+    if (v.size() > 1) {
+      if (f.ndim() < 2 || f.shape()[1] != static_cast<int64_t>(v.size()))
+        throw RequestError(400, cat("the model's preprocessing has ", v.size(), " channel values but the input's shape ",
+                                    f.shape().str(), " has ", f.ndim() < 2 ? 0 : f.shape()[1], " channels"));
+      shape[1] = static_cast<int64_t>(v.size());
+    }
+    return nd::array<float>(v, Shape(shape));
+  };
+  if (mean_.size() > 1 || mean_[0] != 0) f = nd::invoke1("broadcast_sub", {f, per_channel(mean_)});
+  if (std_.size() > 1 || std_[0] != 1) f = nd::invoke1("broadcast_div", {f, per_channel(std_)});
   return f;
 }
 

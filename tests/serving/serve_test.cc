@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "braid/io/idx.h"
+#include "braid/ndarray/creation.h"
 #include "braid/serving/model.h"
 #include "common/processes.h"
 
@@ -327,6 +328,25 @@ TEST(Serve, PreprocessingTurnsRawPixelsIntoTheModelsInput) {
   body["inputs"][0]["datatype"] = "FP32";
   EXPECT_NE(s.post("/v2/models/mnist/versions/1/infer", body.dump(), 400)["error"].get<std::string>().find("takes UINT8"),
             std::string::npos);
+}
+
+// Per-channel mean and std (one channel here): the server's (x * scale - mean) / std equals the
+// same arithmetic done here before a plain FP32 request.
+TEST(Serve, PreprocessingTakesPerChannelMeanAndStd) {
+  const std::string repo = make_repository();
+  std::ofstream(repo + "/mnist/1/config.json")
+      << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}],
+            "preprocess": {"scale": 2, "mean": [0.5], "std": [4]}})";
+  Server s(repo);
+  const NDArray images = test_images(2);
+  std::vector<float> x = images.to_vector<float>();
+  for (float& v : x) v = (v * 2 - 0.5f) / 4;
+  serving::Model model(repo + "/mnist/1/model-symbol.json", repo + "/mnist/1/model-0035.params");
+  const std::vector<float> want = model.run({{"data", nd::array<float>(x, images.shape())}})[0].to_vector<float>();
+  const auto got = s.post("/v2/models/mnist/versions/1/infer", infer_body(images).dump())["outputs"][0]["data"]
+                       .get<std::vector<float>>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
 }
 
 TEST(Serve, SigtermDrainsAndExits) {

@@ -10,7 +10,8 @@
 ///    "preprocess": {"scale": 0.00392156862745098, "mean": 0, "std": 1}}
 ///
 /// With "preprocess", every input becomes float32 (x * scale - mean) / std before the model sees
-/// it: clients may then send raw pixels as UINT8 (declare the input's datatype so).
+/// it: clients may then send raw pixels as UINT8 (declare the input's datatype so). mean and std
+/// are numbers or lists with one value per channel (the axis after the batch).
 ///
 /// Requests of one model queue up and merge into batches (Batcher); without "dynamic_batching"
 /// a batch takes what is already queued and waits for nothing.
@@ -57,7 +58,8 @@ class ServedModel {
   std::vector<TensorSpec> inputs_, outputs_;
   int64_t max_batch_size_ = 0;  // 0: any
   bool preprocess_ = false;
-  double scale_ = 1, mean_ = 0, std_ = 1;
+  double scale_ = 1;
+  std::vector<float> mean_{0}, std_{1};  // one value, or one per channel (axis 1)
 };
 
 class Repository {
