@@ -10,6 +10,7 @@
 #include "braid/io/file.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
+#include "braid/op/param_reader.h"
 
 namespace braid::kv {
 namespace {
@@ -71,13 +72,26 @@ void KVStore::set_updater(Updater updater) {
 }
 
 void KVStore::set_gradient_compression(const std::map<std::string, std::string>& params) {
+  two_bit_threshold(params);  // a wrong setting is named before the refusal
+  throw Error(cat("KVStore set_gradient_compression: kvstore type '", type_, "' does not compress gradients (as in "
+                  "MXNet, where only 'device' and the dist_* types do); Braid compresses on the parameter server "
+                  "(dist_sync, dist_async)"));
+}
+
+float two_bit_threshold(const std::map<std::string, std::string>& params) {
   auto type = params.find("type");
   BRAID_CHECK(type != params.end(), "KVStore set_gradient_compression: give the type, e.g. {type: 2bit, threshold: 0.5}");
   BRAID_CHECK(type->second == "2bit" || type->second == "none", "KVStore set_gradient_compression: unknown type '",
               type->second, "'; valid: 2bit, none");
-  throw Error(cat("KVStore set_gradient_compression: kvstore type '", type_, "' does not compress gradients (as in "
-                  "MXNet, where only 'device' and the dist_* types do); Braid compresses on the parameter server "
-                  "(dist_sync, dist_async)"));
+  for (const auto& [name, value] : params)
+    BRAID_CHECK(name == "type" || name == "threshold", "KVStore set_gradient_compression: unknown parameter '", name,
+                "'; valid: type, threshold");
+  if (type->second == "none") return 0;
+  auto given = params.find("threshold");
+  if (given == params.end()) return 0.5f;
+  const auto threshold = static_cast<float>(op::parse_float(given->second));
+  BRAID_CHECK(threshold > 0, "KVStore set_gradient_compression: the threshold must be positive, got ", given->second);
+  return threshold;
 }
 
 void KVStore::save_optimizer_states(const std::string& path, bool dump_optimizer) const {

@@ -86,9 +86,7 @@ void Batcher::instance(Model& model) {
         }
         if (stopping_ || changed_.wait_until(lock, deadline) == std::cv_status::timeout) break;
       }
-      ++stats_.batches;
-      stats_.rows += rows;
-      ++stats_.batch_sizes[rows];
+      stats_.batch_rows.add(static_cast<double>(rows));
       const auto now = Clock::now();
       for (const auto& p : batch) stats_.queue_seconds.add(std::chrono::duration<double>(now - p->arrived).count());
     }

@@ -39,8 +39,7 @@ class Batcher {
   std::vector<NDArray> run(std::map<std::string, NDArray> inputs);
   /// Batches run so far and their rows (for /metrics).
   struct Stats {
-    int64_t batches = 0, rows = 0;
-    std::map<int64_t, int64_t> batch_sizes;  // rows -> batches
+    Histogram batch_rows{{1, 2, 4, 8, 16, 32, 64, 128, 256}};  // per batch
     Histogram queue_seconds;    // per request: from arrival to its batch's start
     Histogram compute_seconds;  // per batch: the model's run
   };

@@ -4,22 +4,22 @@
 
 namespace braid::serving {
 
-void Histogram::add(double seconds) {
-  for (size_t i = 0; i < kBounds.size(); ++i)
-    if (seconds <= kBounds[i]) {
+void Histogram::add(double value) {
+  for (size_t i = 0; i < bounds_.size(); ++i)
+    if (value <= bounds_[i]) {
       ++buckets_[i];
       break;
     }
   ++count_;
-  sum_ += seconds;
+  sum_ += value;
 }
 
 std::string Histogram::render(const std::string& name, const std::string& labels) const {
   std::string out;
   int64_t below = 0;
-  for (size_t i = 0; i < kBounds.size(); ++i) {
+  for (size_t i = 0; i < bounds_.size(); ++i) {
     below += buckets_[i];
-    out += cat(name, "_bucket{", labels, ",le=\"", kBounds[i], "\"} ", below, "\n");
+    out += cat(name, "_bucket{", labels, ",le=\"", bounds_[i], "\"} ", below, "\n");
   }
   out += cat(name, "_bucket{", labels, ",le=\"+Inf\"} ", count_, "\n");
   out += cat(name, "_sum{", labels, "} ", sum_, "\n");

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "braid/base/half.h"
+#include "braid/base/convert.h"
 
 namespace braid::serving {
 namespace {
@@ -25,49 +25,21 @@ void flatten(const json& data, std::vector<const json*>& out) {
     out.push_back(&data);
 }
 
-template <class T>
-void write_numbers(const std::vector<const json*>& values, void* dst, const std::string& input) {
-  T* p = static_cast<T*>(dst);
-  for (size_t i = 0; i < values.size(); ++i) {
-    const json& v = *values[i];
-    if constexpr (std::is_same_v<T, bool>) {
-      if (!v.is_boolean()) throw bad(cat("input '", input, "': element ", i, " is not a boolean (BOOL data)"));
-      p[i] = v.get<bool>();
-    } else {
-      if (!v.is_number()) throw bad(cat("input '", input, "': element ", i, " is not a number"));
-      p[i] = static_cast<T>(v.get<double>());
-    }
-  }
-}
-
 void fill_from_json(const json& data, NDArray& a, const std::string& input) {
   std::vector<const json*> values;
   flatten(data, values);
   if (static_cast<int64_t>(values.size()) != a.size())
     throw bad(cat("input '", input, "': ", values.size(), " data elements for shape ", a.shape().str(), ", which holds ",
                   a.size()));
-  void* dst = a.raw_data();
-  switch (a.dtype()) {
-    case DType::Bool: write_numbers<bool>(values, dst, input); break;
-    case DType::UInt8: write_numbers<uint8_t>(values, dst, input); break;
-    case DType::UInt16: write_numbers<uint16_t>(values, dst, input); break;
-    case DType::UInt32: write_numbers<uint32_t>(values, dst, input); break;
-    case DType::UInt64: write_numbers<uint64_t>(values, dst, input); break;
-    case DType::Int8: write_numbers<int8_t>(values, dst, input); break;
-    case DType::Int16: write_numbers<int16_t>(values, dst, input); break;
-    case DType::Int32: write_numbers<int32_t>(values, dst, input); break;
-    case DType::Int64: write_numbers<int64_t>(values, dst, input); break;
-    case DType::Float32: write_numbers<float>(values, dst, input); break;
-    case DType::Float64: write_numbers<double>(values, dst, input); break;
-    case DType::Float16: {
-      std::vector<float> f(values.size());
-      write_numbers<float>(values, f.data(), input);
-      auto* h = static_cast<half_t*>(dst);
-      for (size_t i = 0; i < f.size(); ++i) h[i] = float_to_half(f[i]);
-      break;
-    }
-    default: throw bad(cat("input '", input, "': unsupported datatype"));
+  const bool booleans = a.dtype() == DType::Bool;
+  std::vector<double> numbers(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const json& v = *values[i];
+    if (booleans ? !v.is_boolean() : !v.is_number())
+      throw bad(cat("input '", input, "': element ", i, booleans ? " is not a boolean (BOOL data)" : " is not a number"));
+    numbers[i] = booleans ? v.get<bool>() : v.get<double>();
   }
+  convert_elements(numbers.data(), DType::Float64, a.raw_data(), a.dtype(), a.size());
 }
 
 json to_json_data(const NDArray& a) {

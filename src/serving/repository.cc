@@ -122,16 +122,7 @@ ServedModel::~ServedModel() = default;
 
 std::string ServedModel::batch_metrics(const std::string& labels) const {
   const Batcher::Stats s = batcher_->stats();
-  std::string out;
-  int64_t below = 0;
-  for (int64_t le : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
-    for (const auto& [rows, n] : s.batch_sizes)
-      if (rows <= le && rows > le / 2) below += n;
-    out += cat("braid_batch_size_bucket{", labels, ",le=\"", le, "\"} ", below, "\n");
-  }
-  out += cat("braid_batch_size_bucket{", labels, ",le=\"+Inf\"} ", s.batches, "\n");
-  out += cat("braid_batch_size_sum{", labels, "} ", s.rows, "\n");
-  out += cat("braid_batch_size_count{", labels, "} ", s.batches, "\n");
+  std::string out = s.batch_rows.render("braid_batch_size", labels);
   out += s.queue_seconds.render("braid_queue_seconds", labels);
   out += s.compute_seconds.render("braid_compute_seconds", labels);
   return out;

@@ -122,6 +122,10 @@ TrainingStore create_for_training(const std::string& type, size_t contexts, int6
 /// MXNET_UPDATE_ON_KVSTORE: on unless 0.
 bool update_on_kvstore_by_default();
 
+/// MXNet's gradient-compression settings ({"type": "2bit" or "none", "threshold": "0.5"}),
+/// checked: the 2-bit threshold (default 0.5), or 0 for "none". Throws naming what is wrong.
+float two_bit_threshold(const std::map<std::string, std::string>& params);
+
 /// Without a store: every array of `per_context` (one per context) becomes their sum.
 void sum_in_every_context(const std::vector<NDArray>& per_context);
 

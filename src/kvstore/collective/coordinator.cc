@@ -146,12 +146,11 @@ void Coordinator::run() {
 // kIdleCycleMs after it when it waits for nothing (an idle rank costs the others nothing then,
 // and still joins the cycles that check for stalls). The ranks meet in the gather.
 bool Coordinator::cycle() {
-  static thread_local Clock::time_point last = Clock::now();
   RequestList mine;
   {
     std::unique_lock<std::mutex> lock(mu_);
     const double wait_ms = in_flight_.empty() ? std::max(cycle_ms_, kIdleCycleMs) : cycle_ms_;
-    const auto next = last + std::chrono::duration<double, std::milli>(wait_ms);
+    const auto next = last_cycle_ + std::chrono::duration<double, std::milli>(wait_ms);
     changed_.wait_until(lock, next, [this] { return !queued_.empty() || stopping_; });
     // A burst of submissions (a backward pass, a loop of allreduce_async) goes into one cycle, so
     // that it fuses: wait while tensors keep coming, up to a cycle time.
@@ -159,13 +158,13 @@ bool Coordinator::cycle() {
     for (size_t seen = queued_.size(); seen > 0 && !stopping_ && Clock::now() < burst_end; seen = queued_.size())
       if (!changed_.wait_for(lock, std::chrono::microseconds(kBurstGapUs), [&] { return queued_.size() != seen || stopping_; }))
         break;
-    last = Clock::now();
+    last_cycle_ = Clock::now();
     mine.shutdown = stopping_;
     while (!queued_.empty()) {
       Entry e = std::move(queued_.front());
       queued_.pop_front();
       const auto id = uncacheable_.count(e.request.name) ? std::nullopt : cache_.lookup(e.request);
-      if (id) cached_waiting_.emplace(*id, last);
+      if (id) cached_waiting_.emplace(*id, last_cycle_);
       else mine.requests.push_back(e.request);
       in_flight_.emplace(e.request.name, std::move(e));
     }

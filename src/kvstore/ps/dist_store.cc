@@ -195,20 +195,8 @@ class DistStore : public KVStore {
   }
 
   void set_gradient_compression(const std::map<std::string, std::string>& params) override {
-    auto type = params.find("type");
-    BRAID_CHECK(type != params.end() && (type->second == "2bit" || type->second == "none"),
-                "KVStore set_gradient_compression: give the type, 2bit or none, e.g. {type: 2bit, threshold: 0.5}");
-    for (const auto& [name, value] : params)
-      BRAID_CHECK(name == "type" || name == "threshold", "KVStore set_gradient_compression: unknown parameter '",
-                  name, "'; valid: type, threshold");
-    float threshold = 0;
-    if (type->second == "2bit") {
-      auto given = params.find("threshold");
-      threshold = given == params.end() ? 0.5f : static_cast<float>(op::parse_float(given->second));
-      BRAID_CHECK(threshold > 0, "KVStore set_gradient_compression: the threshold must be positive, got ",
-                  given->second);
-      worker_.call_all(server_command(ServerCommand::kCompression, std::to_string(threshold)));
-    }
+    const float threshold = two_bit_threshold(params);
+    if (threshold > 0) worker_.call_all(server_command(ServerCommand::kCompression, std::to_string(threshold)));
     threshold_ = threshold;
   }
 

@@ -5,16 +5,6 @@
 #include "braid/base/half.h"
 
 namespace braid::kv::ps {
-namespace {
-
-template <class T>
-void add_as(void* dst, const void* src, int64_t n) {
-  T* d = static_cast<T*>(dst);
-  const T* s = static_cast<const T*>(src);
-  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<T>(d[i] + s[i]);
-}
-
-}  // namespace
 
 int64_t bigarray_bound() {
   const long long bound = env_int({"MXNET_KVSTORE_BIGARRAY_BOUND"}, 1000000);
@@ -33,21 +23,17 @@ std::vector<Slice> slices_of(int64_t key, int64_t size, int num_servers, int64_t
 }
 
 void add_elements(DType dtype, void* dst, const void* src, int64_t n) {
-  switch (dtype) {
-    case DType::Float32: add_as<float>(dst, src, n); return;
-    case DType::Float64: add_as<double>(dst, src, n); return;
-    case DType::Int32: add_as<int32_t>(dst, src, n); return;
-    case DType::Int64: add_as<int64_t>(dst, src, n); return;
-    case DType::Int8: add_as<int8_t>(dst, src, n); return;
-    case DType::UInt8: add_as<uint8_t>(dst, src, n); return;
-    case DType::Float16: {
-      auto* d = static_cast<half_t*>(dst);
-      const auto* s = static_cast<const half_t*>(src);
-      for (int64_t i = 0; i < n; ++i) d[i] = float_to_half(half_to_float(d[i]) + half_to_float(s[i]));
-      return;
-    }
-    default: throw_unsupported_dtype(dtype, "the parameter server's sum");
+  if (dtype == DType::Float16) {  // a storage type: summed through float
+    auto* d = static_cast<half_t*>(dst);
+    const auto* s = static_cast<const half_t*>(src);
+    for (int64_t i = 0; i < n; ++i) d[i] = float_to_half(half_to_float(d[i]) + half_to_float(s[i]));
+    return;
   }
+  BRAID_TYPE_SWITCH(dtype, T, "the parameter server's sum", {
+    T* d = static_cast<T*>(dst);
+    const T* s = static_cast<const T*>(src);
+    for (int64_t i = 0; i < n; ++i) d[i] = static_cast<T>(d[i] + s[i]);
+  })
 }
 
 }  // namespace braid::kv::ps
