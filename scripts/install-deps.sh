@@ -11,7 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   nlohmann-json3-dev libcpp-httplib-dev libcli11-dev zlib1g-dev
   dataset-fashion-mnist
-  python3 python3-numpy python3-torch
+  python3 python3-dev python3-numpy python3-torch python3-pytest pybind11-dev
   gnuplot-nox
   nginx
 )

@@ -4,6 +4,7 @@
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
 #include "../autograd/node.h"
 #include "push_op.h"
@@ -102,6 +103,25 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
 std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
                             const op::AttrMap& attrs, const std::vector<NDArray>& out) {
   return run(op, inputs, attrs, out, false);
+}
+
+std::vector<NDArray> invoke_named(const std::string& op, const std::vector<std::pair<std::string, NDArray>>& inputs,
+                                  op::AttrMap attrs, const std::vector<NDArray>& out) {
+  const op::OpDef& def = op::Registry::get().find(op);
+  if (!def.key_var_num_args.empty() && !attrs.count(def.key_var_num_args))
+    attrs[def.key_var_num_args] = std::to_string(inputs.size());
+  std::any param = def.parse(attrs);
+  std::vector<std::string> slots = def.list_arguments(param), aux = def.list_aux(param);
+  slots.insert(slots.end(), aux.begin(), aux.end());
+  std::vector<std::string> names;
+  for (const auto& in : inputs) names.push_back(in.first);
+  std::vector<size_t> where = op::input_slots(def.name, slots, names);
+  std::vector<NDArray> placed(slots.size());
+  for (size_t i = 0; i < inputs.size(); ++i) placed[where[i]] = inputs[i].second;
+  for (size_t i = 0; i < slots.size(); ++i)
+    BRAID_CHECK(!placed[i].is_none(), "operator ", def.name, ": input '", slots[i], "' is missing; its inputs are: ",
+                arg_list(slots));
+  return run(op, placed, attrs, out, false);
 }
 
 std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs,

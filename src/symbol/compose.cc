@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "braid/base/error.h"
+#include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
 
 namespace braid::sym {
@@ -71,31 +72,16 @@ Symbol compose(const std::string& op_spelling, const NamedInputs& inputs, const 
   std::vector<std::string> aux_names = def.list_aux(node->param);
   std::vector<std::string> all = arg_names;
   all.insert(all.end(), aux_names.begin(), aux_names.end());
-  std::vector<std::optional<Entry>> slots(all.size());
-  size_t next = 0;
+  std::vector<std::string> names;
   for (const auto& [arg, s] : inputs) {
     BRAID_CHECK(s.num_outputs() == 1, "operator ", def.name, " (node ", node->name, "): input ",
-                arg.empty() ? cat("#", next) : arg, " is a symbol with ", s.num_outputs(),
+                arg.empty() ? cat("#", names.size()) : arg, " is a symbol with ", s.num_outputs(),
                 " outputs; pick one with operator[]");
-    size_t slot = next;
-    if (arg.empty()) {
-      BRAID_CHECK(next < all.size(), "operator ", def.name, " (node ", node->name, ") takes ",
-                  all.size(), " inputs but more were given");
-      ++next;
-    } else {
-      auto it = std::find(all.begin(), all.end(), arg);
-      if (it == all.end()) {
-        std::string known;
-        for (const auto& a : all) known += cat(known.empty() ? "" : ", ", a);
-        throw Error(cat("operator ", def.name, " (node ", node->name, ") has no input named '", arg,
-                        "'; its inputs are: ", known));
-      }
-      slot = static_cast<size_t>(it - all.begin());
-    }
-    BRAID_CHECK(!slots[slot], "operator ", def.name, " (node ", node->name, "): input ", all[slot],
-                " is given twice");
-    slots[slot] = s.outputs()[0];
+    names.push_back(arg);
   }
+  std::vector<size_t> where = op::input_slots(def.name, all, names, cat(" (node ", node->name, ")"));
+  std::vector<std::optional<Entry>> slots(all.size());
+  for (size_t i = 0; i < inputs.size(); ++i) slots[where[i]] = inputs[i].second.outputs()[0];
   for (size_t i = 0; i < all.size(); ++i) {
     if (slots[i]) {
       node->inputs.push_back(*slots[i]);

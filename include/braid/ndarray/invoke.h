@@ -15,6 +15,12 @@ namespace braid::nd {
 std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
                             const op::AttrMap& attrs = {}, const std::vector<NDArray>& out = {});
 
+/// Like invoke, with inputs by argument name ("data", "weight"; an empty name: the next free
+/// slot), as MXNet's Python nd.<Op>(data=x, weight=w). A variadic op's count attribute
+/// (num_args) is filled in from the inputs; a missing input is an error naming it.
+std::vector<NDArray> invoke_named(const std::string& op, const std::vector<std::pair<std::string, NDArray>>& inputs,
+                                  op::AttrMap attrs = {}, const std::vector<NDArray>& out = {});
+
 /// Like invoke, but returns every output, the hidden ones too (Dropout's mask, BatchNorm's batch
 /// statistics): what backward needs.
 std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs,

@@ -1,0 +1,75 @@
+"""mxnet.autograd: record operations on arrays with attached gradients and differentiate them."""
+from ._core import autograd as _ag
+from ._core import NDArray
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+           "set_recording", "set_training", "backward", "grad", "mark_variables"]
+
+is_recording = _ag.is_recording
+is_training = _ag.is_training
+set_recording = _ag.set_recording
+set_training = _ag.set_training
+
+
+class _Scope:
+    def __init__(self, recording, training):
+        self._recording, self._training = recording, training
+
+    def __enter__(self):
+        self._prev = (_ag.is_recording(), _ag.is_training())
+        if self._recording is not None:
+            _ag.set_recording(self._recording)
+        if self._training is not None:
+            _ag.set_training(self._training)
+        return self
+
+    def __exit__(self, *exc):
+        _ag.set_recording(self._prev[0])
+        _ag.set_training(self._prev[1])
+
+
+def record(train_mode=True):
+    """``with autograd.record():`` records operations for backward, in training mode by default."""
+    return _Scope(True, train_mode)
+
+
+def pause(train_mode=False):
+    """``with autograd.pause():`` stops recording, in predict mode by default."""
+    return _Scope(False, train_mode)
+
+
+def train_mode():
+    return _Scope(None, True)
+
+
+def predict_mode():
+    return _Scope(None, False)
+
+
+def _as_list(x):
+    return [x] if isinstance(x, NDArray) else list(x)
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    heads = _as_list(heads)
+    grads = [None] * len(heads) if head_grads is None else _as_list(head_grads)
+    _ag.backward(heads, grads, retain_graph, train_mode)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
+    """The gradients of ``heads`` with respect to ``variables``, returned as new arrays."""
+    if create_graph:
+        raise NotImplementedError("autograd.grad(create_graph=True): higher-order gradients are not "
+                                  "supported by Braid yet")
+    single = isinstance(variables, NDArray)
+    heads = _as_list(heads)
+    grads = [None] * len(heads) if head_grads is None else _as_list(head_grads)
+    out = _ag.grad(heads, _as_list(variables), grads, bool(retain_graph), train_mode)
+    return out[0] if single else out
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    variables, gradients = _as_list(variables), _as_list(gradients)
+    reqs = [grad_reqs] * len(variables) if isinstance(grad_reqs, str) else list(grad_reqs)
+    for v, g, r in zip(variables, gradients, reqs):
+        _ag.mark_variables([v], [g], r)

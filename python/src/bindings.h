@@ -1,0 +1,45 @@
+#pragma once
+// Shared by the binding files of braid._core: the bind_* entry points and the conversions
+// between Python values and Braid's (MXNet attribute strings, contexts, arrays).
+#include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "braid/ndarray/ndarray.h"
+#include "braid/op/op_def.h"
+
+namespace py = pybind11;
+
+namespace braid::python {
+
+void bind_context(py::module_& m);
+void bind_ndarray(py::module_& m);
+void bind_indexing(py::module_& m);
+void bind_autograd(py::module_& m);
+
+/// A Python value as MXNet writes it into an operator attribute: True/False, ints, floats as
+/// Python's repr, tuples and lists as "(1, 2)", dtypes by name, contexts as "cpu(0)".
+std::string attr_string(py::handle value);
+/// Keyword arguments that are not None, as attributes.
+op::AttrMap attr_map(const py::dict& kwargs);
+/// A dtype from "float32", numpy.float32 or numpy.dtype('float32').
+DType to_dtype(py::handle value);
+/// The NumPy scalar type of `dtype` (numpy.float32), what MXNet's NDArray.dtype returns.
+py::object dtype_type(DType dtype);
+/// A shape from an int or a sequence of ints.
+Shape to_shape(py::handle value);
+py::tuple shape_tuple(const Shape& shape);
+/// A context from a Context, "cpu(0)", or None (the current default, braid.context).
+Context to_context(py::handle value);
+Context current_context();
+
+/// An array holding `source` (anything numpy.asarray takes) as `dtype` (default float32) on `ctx`
+/// (default: the current context).
+NDArray from_numpy(py::handle source, std::optional<Context> ctx, std::optional<DType> dtype);
+/// A NumPy copy of `a`, once pending writes are done.
+pybind11::array to_numpy(const NDArray& a);
+
+}  // namespace braid::python

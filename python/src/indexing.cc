@@ -1,0 +1,188 @@
+// NDArray.__getitem__ / __setitem__ with NumPy's basic indexing (ints, slices with steps, None,
+// Ellipsis) and an NDArray or list index on the first axis. A leading int or unit-step slice is a
+// view sharing memory, as in MXNet (writing to x[1:3] writes to x); the rest are copies through
+// registered operators, so they are recorded by autograd.
+#include <pybind11/numpy.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "braid/base/error.h"
+#include "braid/ndarray/creation.h"
+#include "braid/ndarray/elemwise.h"
+#include "braid/ndarray/indexing.h"
+#include "braid/ndarray/invoke.h"
+
+namespace braid::python {
+namespace {
+
+/// One axis of an index: an int (the axis goes away) or begin/step/count.
+struct AxisIndex {
+  bool integer = false;
+  int64_t begin = 0, step = 1, count = 0;
+  bool full(int64_t n) const { return !integer && begin == 0 && step == 1 && count == n; }
+};
+
+/// The per-axis selection of a basic index; `new_axes` are the positions of None in the result.
+struct BasicIndex {
+  std::vector<AxisIndex> axes;
+  std::vector<size_t> new_axes;
+};
+
+BasicIndex parse_index(const Shape& shape, py::handle index) {
+  py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index)
+                                                     : py::make_tuple(index);
+  size_t used = 0;
+  for (auto it : items) used += !(it.is_none() || it.is(py::ellipsis()));
+  const int ndim = shape.ndim();
+  BRAID_CHECK(static_cast<int>(used) <= ndim, "index ", py::repr(index).cast<std::string>(), " has ", used,
+              " entries for an array of shape ", shape);
+  BasicIndex r;
+  size_t result_axis = 0;
+  for (auto it : items) {
+    const int a = static_cast<int>(r.axes.size());
+    if (it.is_none()) {
+      r.new_axes.push_back(result_axis++);
+    } else if (it.is(py::ellipsis())) {
+      size_t fill = static_cast<size_t>(ndim) - used;
+      for (size_t k = 0; k < fill; ++k) {
+        int ax = static_cast<int>(r.axes.size());
+        r.axes.push_back({false, 0, 1, shape[ax]});
+        ++result_axis;
+      }
+      used = static_cast<size_t>(ndim);  // a second Ellipsis adds nothing
+    } else if (py::isinstance<py::slice>(it)) {
+      py::ssize_t start, stop, step, len;
+      BRAID_CHECK(py::reinterpret_borrow<py::slice>(it).compute(shape[a], &start, &stop, &step, &len),
+                  "invalid slice in index");
+      r.axes.push_back({false, start, step, len});
+      ++result_axis;
+    } else {
+      int64_t i = py::int_(py::reinterpret_borrow<py::object>(it)).cast<int64_t>();
+      int64_t n = shape[a];
+      BRAID_CHECK(i >= -n && i < n, "index ", i, " is out of bounds for axis ", a, " with size ", n);
+      r.axes.push_back({true, i < 0 ? i + n : i, 1, 1});
+    }
+  }
+  while (static_cast<int>(r.axes.size()) < ndim) {
+    int ax = static_cast<int>(r.axes.size());
+    r.axes.push_back({false, 0, 1, shape[ax]});
+  }
+  return r;
+}
+
+bool is_basic(py::handle index) {
+  auto basic_item = [](py::handle h) {
+    return h.is_none() || h.is(py::ellipsis()) || py::isinstance<py::slice>(h) || py::isinstance<py::int_>(h) ||
+           py::isinstance(h, py::module_::import("numpy").attr("integer"));
+  };
+  if (py::isinstance<py::tuple>(index)) {
+    for (auto it : py::reinterpret_borrow<py::tuple>(index))
+      if (!basic_item(it)) return false;
+    return true;
+  }
+  return basic_item(index);
+}
+
+NDArray index_array(py::handle index, Context ctx) {
+  if (py::isinstance<NDArray>(index)) return index.cast<NDArray>().as_in_context(ctx);
+  return from_numpy(index, ctx, DType::Int64);
+}
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
+  NDArray r = a;
+  int axis = 0;  // of r
+  std::vector<int64_t> dims;
+  for (size_t k = 0; k < ix.axes.size(); ++k) {
+    const AxisIndex& s = ix.axes[k];
+    const int64_t n = r.shape()[axis];
+    if (k == 0 && s.step == 1) {
+      r = s.integer ? r.at(s.begin) : r.slice(s.begin, s.begin + s.count);  // a view
+      if (!s.integer) { dims.push_back(s.count); ++axis; }
+      continue;
+    }
+    if (s.step == 1 && !s.full(n)) {
+      r = nd::invoke1("slice_axis", {r}, {{"axis", str(axis)}, {"begin", str(s.begin)}, {"end", str(s.begin + s.count)}});
+    } else if (s.step != 1) {
+      std::vector<int64_t> picks;
+      for (int64_t i = 0; i < s.count; ++i) picks.push_back(s.begin + i * s.step);
+      NDArray idx = nd::array(picks, Shape({s.count}), r.ctx(), DType::Int64);
+      r = nd::take(r, idx, axis);
+    }
+    if (!s.integer) dims.push_back(s.count);
+    ++axis;
+  }
+  for (size_t pos : ix.new_axes) dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(std::min(pos, dims.size())), 1);
+  return dims == r.shape().dims() ? r : r.reshape(dims);
+}
+
+/// Element offsets of the selected region of a contiguous array of `shape`, in row-major order.
+void region_offsets(const Shape& shape, const BasicIndex& ix, size_t axis, int64_t base,
+                    std::vector<int64_t>& out) {
+  if (axis == ix.axes.size()) {
+    out.push_back(base);
+    return;
+  }
+  int64_t stride = shape.prod(static_cast<int>(axis) + 1, shape.ndim());
+  const AxisIndex& s = ix.axes[axis];
+  for (int64_t i = 0; i < s.count; ++i) region_offsets(shape, ix, axis + 1, base + (s.begin + i * s.step) * stride, out);
+}
+
+}  // namespace
+
+py::object getitem(const NDArray& a, py::handle index) {
+  if (is_basic(index)) return py::cast(get_basic(a, parse_index(a.shape(), index)));
+  if (py::isinstance<py::tuple>(index))
+    throw Error("advanced indexing is supported with one NDArray or list index on the first axis; got " +
+                py::repr(index).cast<std::string>());
+  return py::cast(nd::take(a, index_array(index, a.ctx()), 0));
+}
+
+void setitem(NDArray& a, py::handle index, py::handle value) {
+  BRAID_CHECK(is_basic(index), "assignment with index ", py::repr(index).cast<std::string>(),
+              " is not supported; use ints, slices, None and ...");
+  BasicIndex ix = parse_index(a.shape(), index);
+  // The region as a view when it is contiguous: the first axis selected with a unit step, the
+  // others whole.
+  bool contiguous = ix.axes.empty() || ix.axes[0].step == 1;
+  for (size_t k = 1; k < ix.axes.size() && contiguous; ++k) contiguous = ix.axes[k].full(a.shape()[static_cast<int>(k)]);
+  if (contiguous) {
+    NDArray region = ix.axes.empty() ? a
+                     : ix.axes[0].integer ? a.at(ix.axes[0].begin)
+                                          : a.slice(ix.axes[0].begin, ix.axes[0].begin + ix.axes[0].count);
+    if (py::isinstance<NDArray>(value)) region.assign(value.cast<NDArray>());
+    else if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
+      region.fill(value.cast<double>());
+    else region.assign(from_numpy(value, a.ctx(), a.dtype()));
+    return;
+  }
+  // A strided region: written element by element once pending work on `a` is done.
+  std::vector<int64_t> dims;
+  for (const auto& s : ix.axes)
+    if (!s.integer) dims.push_back(s.count);
+  NDArray src = py::isinstance<NDArray>(value) ? value.cast<NDArray>() : from_numpy(value, cpu(), a.dtype());
+  src = src.as_in_context(cpu()).astype(a.dtype());
+  if (src.ndim() == 0) src = src.reshape({1});
+  if (dims.empty()) dims.push_back(1);
+  src = nd::broadcast_to(src, Shape(dims));
+  std::vector<int64_t> offsets;
+  region_offsets(a.shape(), ix, 0, 0, offsets);
+  BRAID_CHECK(a.ctx().is_cpu_family(), "strided assignment is only supported on the CPU");
+  py::gil_scoped_release release;
+  src.wait_to_read();
+  a.wait_to_write();
+  const size_t bytes = dtype_size(a.dtype());
+  auto* dst = static_cast<char*>(a.raw_data());
+  const auto* from = static_cast<const char*>(src.raw_data());
+  for (size_t i = 0; i < offsets.size(); ++i)
+    std::memcpy(dst + static_cast<size_t>(offsets[i]) * bytes, from + i * bytes, bytes);
+}
+
+void bind_indexing(py::module_& m) {
+  auto cls = py::reinterpret_borrow<py::class_<NDArray>>(m.attr("NDArray"));
+  cls.def("__getitem__", &getitem).def("__setitem__", &setitem);
+}
+
+}  // namespace braid::python

@@ -1,0 +1,23 @@
+// braid._core: the C++ library as seen from Python. Each bind_* function (one file per area)
+// adds its classes and functions; the Python package (python/braid) arranges them under MXNet's
+// module names.
+#include "bindings.h"
+
+#include "braid/base/error.h"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "Braid's C++ core; use it through the braid package (import braid as mx)";
+  // MXNet raises MXNetError (a RuntimeError subclass in later 1.x) with the backend's message.
+  static py::exception<braid::Error> mxnet_error(m, "MXNetError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const braid::Error& e) {
+      mxnet_error(e.what());
+    }
+  });
+  braid::python::bind_context(m);
+  braid::python::bind_ndarray(m);
+  braid::python::bind_indexing(m);
+  braid::python::bind_autograd(m);
+}

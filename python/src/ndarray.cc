@@ -1,0 +1,232 @@
+// braid.nd.NDArray and the functions behind braid.nd: creation from and conversion to NumPy,
+// arithmetic operators, autograd members, save/load, and running any registered operator.
+#include <pybind11/numpy.h>
+#include <pybind11/operators.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "braid/autograd/autograd.h"
+#include "braid/base/error.h"
+#include "braid/io/params.h"
+#include "braid/ndarray/creation.h"
+#include "braid/ndarray/elemwise.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/ndarray/random.h"
+#include "braid/op/registry.h"
+
+namespace braid::python {
+
+NDArray from_numpy(py::handle source, std::optional<Context> ctx, std::optional<DType> dtype) {
+  DType type = dtype.value_or(DType::Float32);
+  BRAID_CHECK(type != DType::BFloat16, "nd.array: bfloat16 arrays cannot be made from NumPy data; make a "
+              "float32 array and astype('bfloat16')");
+  py::dtype np_type(std::string(dtype_name(type)));
+  auto src = py::array::ensure(py::module_::import("numpy").attr("asarray")(source, np_type),
+                               py::array::c_style | py::array::forcecast);
+  BRAID_CHECK(src, "nd.array: cannot convert the source to an array of ", dtype_name(type));
+  std::vector<int64_t> dims(src.shape(), src.shape() + src.ndim());
+  NDArray out(Shape(dims), Context(cpu()), type);
+  out.wait_to_write();
+  std::memcpy(out.raw_data(), src.data(), static_cast<size_t>(src.nbytes()));
+  Context where = ctx.value_or(current_context());
+  return where == out.ctx() ? out : out.copyto(where);
+}
+
+py::array to_numpy(const NDArray& a) {
+  BRAID_CHECK(!a.is_none(), "asnumpy: the array is None");
+  NDArray host = a.ctx().is_cpu_family() ? a : a.copyto(cpu());
+  {
+    py::gil_scoped_release release;
+    host.wait_to_read();
+  }
+  std::vector<py::ssize_t> dims(host.shape().dims().begin(), host.shape().dims().end());
+  py::array out(py::dtype(std::string(dtype_name(host.dtype()))), dims);
+  std::memcpy(out.mutable_data(), host.raw_data(), static_cast<size_t>(out.nbytes()));
+  return out;
+}
+
+namespace {
+
+std::string repr(const NDArray& a) {
+  if (a.is_none()) return "<NDArray None>";
+  std::string dims;
+  for (int i = 0; i < a.ndim(); ++i) dims += (i ? "x" : "") + std::to_string(a.shape()[i]);
+  std::string values = py::str(to_numpy(a)).cast<std::string>();
+  return "\n" + values + "\n<NDArray " + dims + " @" + a.ctx().str() + ">";
+}
+
+GradReq grad_req_from(const std::string& s) {
+  if (s == "write") return GradReq::Write;
+  if (s == "add") return GradReq::Add;
+  if (s == "null") return GradReq::Null;
+  throw Error("grad_req must be 'write', 'add' or 'null', got '" + s + "'");
+}
+
+/// nd.<op>(*args, **kwargs): arrays (positional or by argument name) are inputs, the rest are
+/// attributes, `out` receives the results.
+py::object invoke_op(const std::string& op, const py::list& args, const py::dict& kwargs) {
+  std::vector<std::pair<std::string, NDArray>> inputs;
+  op::AttrMap attrs;
+  std::vector<NDArray> out;
+  py::object out_arg = py::none();
+  for (auto a : args) {
+    BRAID_CHECK(py::isinstance<NDArray>(a), "operator ", op, ": positional argument ", inputs.size(),
+                " must be an NDArray, got ", py::str(py::type::of(a)).cast<std::string>(),
+                "; give attributes by keyword");
+    inputs.emplace_back("", a.cast<NDArray>());
+  }
+  for (auto [k, v] : kwargs) {
+    std::string key = k.cast<std::string>();
+    if (key == "out") {
+      out_arg = py::reinterpret_borrow<py::object>(v);
+      if (py::isinstance<NDArray>(v)) out.push_back(v.cast<NDArray>());
+      else if (!v.is_none()) out = v.cast<std::vector<NDArray>>();
+    } else if (key == "name") {
+      continue;  // a symbol's name; arrays have none
+    } else if (py::isinstance<NDArray>(v)) {
+      inputs.emplace_back(key, v.cast<NDArray>());
+    } else if (!v.is_none()) {
+      attrs[key] = attr_string(v);
+    }
+  }
+  std::vector<NDArray> results;
+  {
+    py::gil_scoped_release release;
+    results = nd::invoke_named(op, inputs, attrs, out);
+  }
+  if (!out_arg.is_none()) return out_arg;
+  if (results.size() == 1) return py::cast(results[0]);
+  return py::cast(results);
+}
+
+}  // namespace
+
+void bind_ndarray(py::module_& m) {
+  py::class_<NDArray> cls(m, "NDArray");
+  cls.def_property_readonly("shape", [](const NDArray& a) { return shape_tuple(a.shape()); })
+      .def_property_readonly("dtype", [](const NDArray& a) { return dtype_type(a.dtype()); })
+      .def_property_readonly("context", &NDArray::ctx)
+      .def_property_readonly("ctx", &NDArray::ctx)
+      .def_property_readonly("size", &NDArray::size)
+      .def_property_readonly("ndim", &NDArray::ndim)
+      .def_property_readonly("stype", [](const NDArray&) { return "default"; })
+      .def("asnumpy", &to_numpy)
+      .def("asscalar", [](const NDArray& a) -> py::object {
+        BRAID_CHECK(a.size() == 1, "asscalar: the array has shape ", a.shape(), "; only size-1 arrays convert");
+        return to_numpy(a).attr("reshape")(py::make_tuple()).attr("item")();
+      })
+      .def("wait_to_read", &NDArray::wait_to_read, py::call_guard<py::gil_scoped_release>())
+      .def("wait_to_write", &NDArray::wait_to_write, py::call_guard<py::gil_scoped_release>())
+      .def("copyto", [](const NDArray& a, py::object other) -> NDArray {
+        if (py::isinstance<NDArray>(other)) return a.copyto(other.cast<NDArray>());
+        return a.copyto(to_context(other));
+      }, py::arg("other"))
+      .def("copy", &NDArray::copy)
+      .def("as_in_context", [](const NDArray& a, py::object ctx) { return a.as_in_context(to_context(ctx)); })
+      .def("as_in_ctx", [](const NDArray& a, py::object ctx) { return a.as_in_context(to_context(ctx)); })
+      .def("astype", [](const NDArray& a, py::object dtype, bool copy) {
+        DType t = to_dtype(dtype);
+        return (!copy && t == a.dtype()) ? a : a.astype(t);
+      }, py::arg("dtype"), py::arg("copy") = true)
+      .def("_reshape", [](const NDArray& a, const std::vector<int64_t>& spec) { return a.reshape(spec); })
+      .def("_slice0", &NDArray::slice)
+      .def("_at", &NDArray::at)
+      .def("expand_dims", &NDArray::expand_dims, py::arg("axis"))
+      .def("_fill", [](NDArray& a, double v) { a.fill(v); })
+      .def("_assign", [](NDArray& a, const NDArray& src) { a.assign(src); })
+      .def("attach_grad", [](NDArray& a, const std::string& grad_req, py::object) { a.attach_grad(grad_req_from(grad_req)); },
+           py::arg("grad_req") = "write", py::arg("stype") = py::none())
+      .def_property_readonly("grad", [](const NDArray& a) -> py::object {
+        NDArray g = a.grad();
+        return g.is_none() ? py::none() : py::cast(g);
+      })
+      .def_property_readonly("_grad_req", [](const NDArray& a) {
+        switch (a.grad_req()) {
+          case GradReq::Write: return "write";
+          case GradReq::Add: return "add";
+          default: return "null";
+        }
+      })
+      .def("backward", [](const NDArray& a, std::optional<NDArray> out_grad, bool retain_graph, bool train_mode) {
+        a.backward(out_grad.value_or(NDArray()), retain_graph, train_mode);
+      }, py::arg("out_grad") = py::none(), py::arg("retain_graph") = false, py::arg("train_mode") = true,
+         py::call_guard<py::gil_scoped_release>())
+      .def("detach", &NDArray::detach)
+      .def("_same_as", &NDArray::same_as)
+      .def("__repr__", &repr)
+      .def("__hash__", [](py::object self) { return py::hash(py::cast<py::object>(PyLong_FromVoidPtr(self.ptr()))); })
+      .def("__len__", [](const NDArray& a) {
+        BRAID_CHECK(a.ndim() >= 1, "len() of a 0-d array");
+        return a.shape()[0];
+      })
+      .def(py::self + py::self).def(py::self - py::self).def(py::self * py::self).def(py::self / py::self)
+      .def(py::self + double()).def(py::self - double()).def(py::self * double()).def(py::self / double())
+      .def(double() + py::self).def(double() - py::self).def(double() * py::self).def(double() / py::self)
+      .def(py::self == py::self).def(py::self != py::self).def(py::self < py::self)
+      .def(py::self <= py::self).def(py::self > py::self).def(py::self >= py::self)
+      .def(py::self == double()).def(py::self != double()).def(py::self < double())
+      .def(py::self <= double()).def(py::self > double()).def(py::self >= double())
+      .def(-py::self)
+      .def(py::self += py::self).def(py::self -= py::self).def(py::self *= py::self).def(py::self /= py::self)
+      .def(py::self += double()).def(py::self -= double()).def(py::self *= double()).def(py::self /= double())
+      .def("__pow__", [](const NDArray& a, const NDArray& b) { return nd::power(a, b); })
+      .def("__pow__", [](const NDArray& a, double b) { return nd::power(a, b); })
+      .def("__rpow__", [](const NDArray& a, double b) { return nd::power(b, a); })
+      .def("__mod__", [](const NDArray& a, py::object b) -> py::object {
+        return py::module_::import("braid.ndarray").attr("modulo")(a, b);
+      });
+
+  m.def("array", [](py::object source, py::object ctx, py::object dtype) {
+    if (py::isinstance<NDArray>(source)) {
+      NDArray s = source.cast<NDArray>();
+      NDArray out = s.copyto(ctx.is_none() ? s.ctx() : to_context(ctx));
+      return dtype.is_none() || to_dtype(dtype) == out.dtype() ? out : out.astype(to_dtype(dtype));
+    }
+    std::optional<DType> t;
+    if (!dtype.is_none()) t = to_dtype(dtype);
+    return from_numpy(source, to_context(ctx), t);
+  }, py::arg("source_array"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  auto maker = [&](const char* name, NDArray (*fn)(const Shape&, Context, DType)) {
+    m.def(name, [fn](py::object shape, py::object ctx, py::object dtype) {
+      return fn(to_shape(shape), to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
+    }, py::arg("shape"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  };
+  maker("empty", &nd::empty);
+  maker("zeros", &nd::zeros);
+  maker("ones", &nd::ones);
+  m.def("full", [](py::object shape, double value, py::object ctx, py::object dtype) {
+    return nd::full(to_shape(shape), value, to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
+  }, py::arg("shape"), py::arg("val"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  m.def("arange", [](double start, py::object stop, double step, int64_t repeat, py::object ctx, py::object dtype) {
+    double lo = stop.is_none() ? 0.0 : start, hi = stop.is_none() ? start : stop.cast<double>();
+    return nd::arange(lo, hi, step, repeat, to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
+  }, py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1.0, py::arg("repeat") = 1,
+     py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+
+  m.def("invoke", &invoke_op, py::arg("op"), py::arg("args"), py::arg("kwargs"));
+  m.def("list_operators", [] { return op::Registry::get().names(); });
+  m.def("operator_doc", [](const std::string& name) { return op::Registry::get().find(name).doc; });
+  m.def("operator_exists", [](const std::string& name) { return op::Registry::get().find_or_null(name) != nullptr; });
+  m.def("waitall", &nd::waitall, py::call_guard<py::gil_scoped_release>());
+  m.def("seed", [](uint64_t s) { nd::seed(s); });
+
+  m.def("save", [](const std::string& path, py::object data) {
+    if (py::isinstance<NDArray>(data)) return io::save(path, std::vector<NDArray>{data.cast<NDArray>()});
+    if (py::isinstance<py::dict>(data)) {
+      std::vector<std::pair<std::string, NDArray>> named;
+      for (auto [k, v] : data.cast<py::dict>()) named.emplace_back(k.cast<std::string>(), v.cast<NDArray>());
+      return io::save(path, named);
+    }
+    io::save(path, data.cast<std::vector<NDArray>>());
+  });
+  m.def("load", [](const std::string& path) -> py::object {
+    io::NamedArrays c = io::load(path);
+    if (c.names.empty()) return py::cast(c.arrays);
+    py::dict d;
+    for (size_t i = 0; i < c.arrays.size(); ++i) d[py::str(c.names[i])] = c.arrays[i];
+    return d;
+  });
+}
+
+}  // namespace braid::python
