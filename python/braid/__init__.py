@@ -9,3 +9,8 @@ from . import autograd
 from . import random
 
 __version__ = "0.1.0"
+from . import init
+from . import init as initializer
+from . import optimizer
+from . import gluon
+from . import test_utils

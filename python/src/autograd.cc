@@ -26,8 +26,7 @@ void bind_autograd(py::module_& m) {
   });
   ag.def("mark_variables", [](const std::vector<NDArray>& variables, const std::vector<NDArray>& gradients,
                               const std::string& req) {
-    GradReq r = req == "write" ? GradReq::Write : req == "add" ? GradReq::Add : GradReq::Null;
-    autograd::mark_variables(variables, gradients, r);
+    autograd::mark_variables(variables, gradients, parse_grad_req(req));
   });
 }
 

@@ -2,12 +2,14 @@
 // Shared by the binding files of braid._core: the bind_* entry points and the conversions
 // between Python values and Braid's (MXNet attribute strings, contexts, arrays).
 #include <pybind11/pybind11.h>
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <string>
 #include <vector>
 
+#include "braid/gluon/init.h"
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
 
@@ -19,6 +21,12 @@ void bind_context(py::module_& m);
 void bind_ndarray(py::module_& m);
 void bind_indexing(py::module_& m);
 void bind_autograd(py::module_& m);
+void bind_init(py::module_& m);
+void bind_gluon_block(py::module_& m);
+void bind_gluon_nn(py::module_& m);
+void bind_gluon_loss(py::module_& m);
+void bind_optim(py::module_& m);
+void bind_gluon_data(py::module_& m);
 
 /// A Python value as MXNet writes it into an operator attribute: True/False, ints, floats as
 /// Python's repr, tuples and lists as "(1, 2)", dtypes by name, contexts as "cpu(0)".
@@ -35,6 +43,10 @@ py::tuple shape_tuple(const Shape& shape);
 /// A context from a Context, "cpu(0)", or None (the current default, braid.context).
 Context to_context(py::handle value);
 Context current_context();
+/// A list of contexts from one context, a list of them, or None (the current default).
+std::vector<Context> contexts(py::handle ctx);
+/// An initializer from an Initializer, MXNet's name ("xavier", "zeros") or None (nullptr).
+init::InitializerPtr init_of(py::handle value);
 
 /// An array holding `source` (anything numpy.asarray takes) as `dtype` (default float32) on `ctx`
 /// (default: the current context).

@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "braid/base/error.h"
+#include "braid/gluon/init.h"
 
 namespace braid::python {
 
@@ -64,6 +65,22 @@ Context to_context(py::handle value) {
   if (value.is_none()) return current_context();
   if (py::isinstance<py::str>(value)) return Context::parse(value.cast<std::string>());
   return value.cast<Context>();
+}
+
+std::vector<Context> contexts(py::handle ctx) {
+  if (ctx.is_none()) return {current_context()};
+  if (py::isinstance<py::list>(ctx) || py::isinstance<py::tuple>(ctx)) {
+    std::vector<Context> out;
+    for (auto c : py::reinterpret_borrow<py::sequence>(ctx)) out.push_back(to_context(c));
+    return out;
+  }
+  return {to_context(ctx)};
+}
+
+init::InitializerPtr init_of(py::handle value) {
+  if (value.is_none()) return nullptr;
+  if (py::isinstance<py::str>(value)) return init::create(value.cast<std::string>());
+  return value.cast<std::shared_ptr<init::Initializer>>();
 }
 
 Context current_context() {

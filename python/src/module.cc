@@ -20,4 +20,10 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_ndarray(m);
   braid::python::bind_indexing(m);
   braid::python::bind_autograd(m);
+  braid::python::bind_init(m);
+  braid::python::bind_optim(m);
+  braid::python::bind_gluon_block(m);
+  braid::python::bind_gluon_nn(m);
+  braid::python::bind_gluon_loss(m);
+  braid::python::bind_gluon_data(m);
 }

@@ -56,13 +56,6 @@ std::string repr(const NDArray& a) {
   return "\n" + values + "\n<NDArray " + dims + " @" + a.ctx().str() + ">";
 }
 
-GradReq grad_req_from(const std::string& s) {
-  if (s == "write") return GradReq::Write;
-  if (s == "add") return GradReq::Add;
-  if (s == "null") return GradReq::Null;
-  throw Error("grad_req must be 'write', 'add' or 'null', got '" + s + "'");
-}
-
 /// nd.<op>(*args, **kwargs): arrays (positional or by argument name) are inputs, the rest are
 /// attributes, `out` receives the results.
 py::object invoke_op(const std::string& op, const py::list& args, const py::dict& kwargs) {
@@ -135,19 +128,13 @@ void bind_ndarray(py::module_& m) {
       .def("expand_dims", &NDArray::expand_dims, py::arg("axis"))
       .def("_fill", [](NDArray& a, double v) { a.fill(v); })
       .def("_assign", [](NDArray& a, const NDArray& src) { a.assign(src); })
-      .def("attach_grad", [](NDArray& a, const std::string& grad_req, py::object) { a.attach_grad(grad_req_from(grad_req)); },
+      .def("attach_grad", [](NDArray& a, const std::string& grad_req, py::object) { a.attach_grad(parse_grad_req(grad_req)); },
            py::arg("grad_req") = "write", py::arg("stype") = py::none())
       .def_property_readonly("grad", [](const NDArray& a) -> py::object {
         NDArray g = a.grad();
         return g.is_none() ? py::none() : py::cast(g);
       })
-      .def_property_readonly("_grad_req", [](const NDArray& a) {
-        switch (a.grad_req()) {
-          case GradReq::Write: return "write";
-          case GradReq::Add: return "add";
-          default: return "null";
-        }
-      })
+      .def_property_readonly("_grad_req", [](const NDArray& a) { return grad_req_name(a.grad_req()); })
       .def("backward", [](const NDArray& a, std::optional<NDArray> out_grad, bool retain_graph, bool train_mode) {
         a.backward(out_grad.value_or(NDArray()), retain_graph, train_mode);
       }, py::arg("out_grad") = py::none(), py::arg("retain_graph") = false, py::arg("train_mode") = true,

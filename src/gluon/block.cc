@@ -54,6 +54,17 @@ ParameterPtr Block::register_parameter(const std::string& name, Shape shape, Gra
   return p;
 }
 
+void Block::register_attribute(const std::string& name, const ParameterPtr& p) {
+  for (auto& [n, q] : reg_params_) {
+    if (n == name) {
+      q = p;  // re-assigning the attribute replaces it
+      return;
+    }
+  }
+  if (!params_.contains(p->name())) params_.add(p);
+  reg_params_.emplace_back(name, p);
+}
+
 ParameterDict Block::collect_params(const std::string& select) const {
   ParameterDict all(prefix_);
   all.update(params_);

@@ -59,6 +59,12 @@ class Block {
     return child;
   }
   const std::vector<std::pair<std::string, BlockPtr>>& children() const { return children_; }
+  /// Registers an existing parameter under attribute name `name` (MXNet's `self.weight =
+  /// self.params.get("weight", ...)` in a user-defined block): it is saved as "<child>.name" and
+  /// belongs to this block's params() from then on.
+  void register_attribute(const std::string& name, const ParameterPtr& p);
+  /// Attribute name -> parameter, in registration order.
+  const std::vector<std::pair<std::string, ParameterPtr>>& attribute_params() const { return reg_params_; }
 
   /// Parameters of this block and all its descendants, optionally those whose name matches the
   /// regular expression `select` at its start.

@@ -1,0 +1,62 @@
+"""gluon.Block and gluon.HybridBlock for user-defined models.
+
+A subclass calls ``super().__init__(**kwargs)``, assigns its layers and parameters as attributes
+(they are registered as children and parameters, as in MXNet) and defines ``forward(self, x,
+...)``, or for a HybridBlock ``hybrid_forward(self, F, x, ..., **params)``. The C++ core calls
+``forward`` back, so ``hybridize()`` traces it into a graph that later calls run without Python.
+"""
+from .. import ndarray as _nd
+from .._core import gluon as _g
+from ..base import MXNetError
+
+__all__ = ["Block", "HybridBlock", "SymbolBlock"]
+
+
+def _setattr(self, name, value):
+    if isinstance(value, _g.Block):
+        self.register_child(value, name)
+    elif isinstance(value, _g.Parameter):
+        self._register_attribute(name, value)
+    object.__setattr__(self, name, value)
+
+
+class Block(_g.Block):
+    """A model or a part of one; subclasses define ``forward``."""
+
+    def __init__(self, prefix=None, params=None):
+        if params is not None:
+            raise MXNetError("Block(params=...): sharing parameters through the constructor is not supported by "
+                             "Braid; assign the other block's Parameter objects as attributes instead")
+        _g.Block.__init__(self, type(self).__name__.lower(), prefix)
+
+    __setattr__ = _setattr
+
+
+class HybridBlock(_g.HybridBlock):
+    """A block whose ``hybrid_forward(F, x, ...)`` uses only operators, so that it can be hybridized.
+    ``F`` is ``braid.nd``; the block's parameters arrive as keyword arguments on the data's context."""
+
+    def __init__(self, prefix=None, params=None):
+        if params is not None:
+            raise MXNetError("HybridBlock(params=...): sharing parameters through the constructor is not "
+                             "supported by Braid; assign the other block's Parameter objects as attributes instead")
+        _g.HybridBlock.__init__(self, type(self).__name__.lower(), prefix)
+
+    __setattr__ = _setattr
+
+    def forward(self, x, *args):
+        params = {}
+        for name, p in self._attribute_params().items():
+            if p._deferred:
+                raise MXNetError("Parameter '%s' of %s has unknown dimensions %s; Braid cannot infer the shapes of "
+                                 "parameters used by a Python hybrid_forward: give the full shape when creating it"
+                                 % (p.name, self.name, p.shape))
+            params[name] = p.data(x.context)
+        return self.hybrid_forward(_nd, x, *args, **params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError("%s must define hybrid_forward(self, F, x, ...) or forward(self, x, ...)"
+                                  % type(self).__name__)
+
+
+SymbolBlock = _g.SymbolBlock
