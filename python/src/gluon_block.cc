@@ -124,7 +124,7 @@ void bind_gluon_block(py::module_& m) {
                             py::object default_init, bool force_reinit) {
         p.initialize(init.is_none() ? init_of(default_init) : init_of(init), contexts(ctx), force_reinit);
       }, py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("default_init") = py::none(),
-         py::arg("force_reinit") = false)
+         py::arg("force_reinit") = false, py::keep_alive<1, 2>(), py::keep_alive<1, 4>())
       .def("data", [](const Parameter& p, py::object ctx) {
         return ctx.is_none() ? p.data() : p.data(to_context(ctx));
       }, py::arg("ctx") = py::none())
@@ -180,7 +180,7 @@ void bind_gluon_block(py::module_& m) {
       .def("initialize", [](ParameterDict& d, py::object init, py::object ctx,
                             bool verbose, bool force_reinit) { d.initialize(init_of(init), contexts(ctx), force_reinit); },
            py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
-           py::arg("force_reinit") = false)
+           py::arg("force_reinit") = false, py::keep_alive<1, 2>())  // an initializer defined in Python
       .def("zero_grad", &ParameterDict::zero_grad)
       .def("reset_ctx", [](ParameterDict& d, py::object ctx) { d.reset_ctx(contexts(ctx)); })
       .def("setattr", [](ParameterDict& d, const std::string& name, py::object value) {
@@ -234,7 +234,7 @@ void bind_gluon_block(py::module_& m) {
       .def("initialize", [](Block& b, py::object init, py::object ctx, bool verbose,
                             bool force_reinit) { b.initialize(init_of(init), contexts(ctx), force_reinit); },
            py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
-           py::arg("force_reinit") = false)
+           py::arg("force_reinit") = false, py::keep_alive<1, 2>())  // an initializer defined in Python
       .def("save_parameters", &Block::save_parameters, py::arg("filename"))
       .def("load_parameters", [](Block& b, const std::string& f, py::object ctx, bool allow_missing, bool ignore_extra,
                                  bool cast_dtype) { b.load_parameters(f, contexts(ctx), allow_missing, ignore_extra, cast_dtype); },

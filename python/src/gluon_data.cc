@@ -106,12 +106,13 @@ void bind_gluon_data(py::module_& m) {
       })
       .def("transform", [](const Dataset& ds, py::function fn, bool lazy) {
         return mutable_ptr(ds.transform(sample_fn(fn), lazy));
-      }, py::arg("fn"), py::arg("lazy") = true)
+      }, py::arg("fn"), py::arg("lazy") = true, py::keep_alive<0, 1>())
       .def("transform_first", [](const Dataset& ds, py::object fn, bool lazy) {
         return mutable_ptr(ds.transform_first(transform_of(fn), lazy));
-      }, py::arg("fn"), py::arg("lazy") = true)
-      .def("shard", [](const Dataset& ds, int64_t n, int64_t i) { return mutable_ptr(ds.shard(n, i)); })
-      .def("take", [](const Dataset& ds, int64_t count) { return mutable_ptr(ds.take(count)); })
+      }, py::arg("fn"), py::arg("lazy") = true, py::keep_alive<0, 1>())
+      .def("shard", [](const Dataset& ds, int64_t n, int64_t i) { return mutable_ptr(ds.shard(n, i)); },
+           py::keep_alive<0, 1>())
+      .def("take", [](const Dataset& ds, int64_t count) { return mutable_ptr(ds.take(count)); }, py::keep_alive<0, 1>())
       .def("filter", [](const Dataset& ds, py::function fn) {
         auto f = hold(fn);
         return mutable_ptr(ds.filter([f](const Sample& s) {
@@ -120,7 +121,7 @@ void bind_gluon_data(py::module_& m) {
           for (size_t i = 0; i < s.size(); ++i) args[i] = py::cast(s[i]);
           return (*f)(*args).cast<bool>();
         }));
-      });
+      }, py::keep_alive<0, 1>());
   py::class_<data::SimpleDataset, Dataset, std::shared_ptr<data::SimpleDataset>>(d, "SimpleDataset")
       .def(py::init([](py::sequence samples) {
         std::vector<Sample> s;
@@ -150,7 +151,7 @@ void bind_gluon_data(py::module_& m) {
            py::arg("dataset"), py::arg("batch_size") = py::none(), py::arg("shuffle") = false,
            py::arg("last_batch") = py::none(), py::arg("batchify_fn") = py::none(), py::arg("num_workers") = 0,
            py::arg("pin_memory") = false, py::arg("prefetch") = py::none(), py::arg("thread_pool") = false,
-           py::arg("timeout") = 120)
+           py::arg("timeout") = 120, py::keep_alive<1, 2>())  // a dataset defined in Python lives as long
       .def("__len__", &data::DataLoader::size)
       .def("__iter__", [](std::shared_ptr<data::DataLoader> loader) { return EpochIterator{loader, std::nullopt, false}; });
   py::class_<EpochIterator>(d, "_EpochIterator")

@@ -159,10 +159,9 @@ void bind_ndarray(py::module_& m) {
       .def(py::self += double()).def(py::self -= double()).def(py::self *= double()).def(py::self /= double())
       .def("__pow__", [](const NDArray& a, const NDArray& b) { return nd::power(a, b); })
       .def("__pow__", [](const NDArray& a, double b) { return nd::power(a, b); })
+      .def("__abs__", [](const NDArray& a) { return nd::abs(a); })
       .def("__rpow__", [](const NDArray& a, double b) { return nd::power(b, a); })
-      .def("__mod__", [](const NDArray& a, py::object b) -> py::object {
-        return py::module_::import("braid.ndarray").attr("modulo")(a, b);
-      });
+;
 
   m.def("array", [](py::object source, py::object ctx, py::object dtype) {
     if (py::isinstance<NDArray>(source)) {

@@ -20,13 +20,17 @@ def _setattr(self, name, value):
     object.__setattr__(self, name, value)
 
 
+def _no_shared_params(params):
+    if params is not None:
+        raise MXNetError("Block(params=...): sharing parameters through the constructor is not supported by "
+                         "Braid; assign the other block's Parameter objects as attributes instead")
+
+
 class Block(_g.Block):
     """A model or a part of one; subclasses define ``forward``."""
 
     def __init__(self, prefix=None, params=None):
-        if params is not None:
-            raise MXNetError("Block(params=...): sharing parameters through the constructor is not supported by "
-                             "Braid; assign the other block's Parameter objects as attributes instead")
+        _no_shared_params(params)
         _g.Block.__init__(self, type(self).__name__.lower(), prefix)
 
     __setattr__ = _setattr
@@ -37,9 +41,7 @@ class HybridBlock(_g.HybridBlock):
     ``F`` is ``braid.nd``; the block's parameters arrive as keyword arguments on the data's context."""
 
     def __init__(self, prefix=None, params=None):
-        if params is not None:
-            raise MXNetError("HybridBlock(params=...): sharing parameters through the constructor is not "
-                             "supported by Braid; assign the other block's Parameter objects as attributes instead")
+        _no_shared_params(params)
         _g.HybridBlock.__init__(self, type(self).__name__.lower(), prefix)
 
     __setattr__ = _setattr

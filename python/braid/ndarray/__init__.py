@@ -14,7 +14,7 @@ from . import random
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "waitall", "save", "load",
            "random", "zeros_like", "ones_like", "add", "subtract", "multiply", "divide", "power",
            "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
-           "lesser_equal", "modulo", "concatenate"]
+           "lesser_equal", "concatenate"]
 
 # Attributes that MXNet's generated functions also take by position, after the arrays.
 _POSITIONAL_ATTRIBUTES = {
@@ -106,9 +106,6 @@ maximum = _binary(lambda a, b: _core.invoke("broadcast_maximum", [a, b], {}),
                   lambda a, s: _core.invoke("_maximum_scalar", [a], {"scalar": s}))
 minimum = _binary(lambda a, b: _core.invoke("broadcast_minimum", [a, b], {}),
                   lambda a, s: _core.invoke("_minimum_scalar", [a], {"scalar": s}))
-modulo = _binary(lambda a, b: _core.invoke("broadcast_mod", [a, b], {}),
-                 lambda a, s: _core.invoke("_mod_scalar", [a], {"scalar": s}),
-                 lambda a, s: _core.invoke("_rmod_scalar", [a], {"scalar": s}))
 
 
 def concatenate(arrays, axis=0, always_copy=True):

@@ -26,6 +26,3 @@ def randn(*shape, **kwargs):
 def randint(low, high, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
     return _sample("_random_randint", shape, ctx, dtype, low=int(low), high=int(high))
 
-
-def shuffle(data, **kwargs):
-    return _core.invoke("_shuffle", [data], {})

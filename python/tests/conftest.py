@@ -1,0 +1,16 @@
+"""Shared by the Python tests: the fixture folder and a fixed seed per test."""
+import os
+
+import pytest
+
+import braid as mx
+
+FIXTURES = os.environ.get("BRAID_FIXTURES_DIR",
+                          os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures", "mxnet"))
+
+
+@pytest.fixture(autouse=True)
+def seeded():
+    mx.random.seed(42)
+    yield
+    mx.nd.waitall()

@@ -1,0 +1,73 @@
+"""autograd against analytic gradients computed with NumPy."""
+import numpy as np
+
+import braid as mx
+from braid import autograd, nd
+from braid.test_utils import assert_almost_equal
+
+
+def test_gradient_of_a_composite_function():
+    a = np.random.RandomState(0).uniform(0.5, 2, (3, 4)).astype(np.float32)
+    x = nd.array(a)
+    x.attach_grad()
+    with autograd.record():
+        y = nd.sum(nd.log(x) * x + x ** 2)
+    y.backward()
+    assert_almost_equal(x.grad, np.log(a) + 1 + 2 * a, rtol=1e-5)
+
+
+def test_head_gradient_and_grad_req_add():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = nd.array(a)
+    x.attach_grad(grad_req="add")
+    for _ in range(2):
+        with autograd.record():
+            y = x * 3
+        y.backward(nd.ones((2, 3)) * 2)
+    assert_almost_equal(x.grad, np.full((2, 3), 12.0))
+
+
+def test_autograd_grad_and_modes():
+    x = nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    assert not autograd.is_recording()
+    with autograd.record():
+        assert autograd.is_recording() and autograd.is_training()
+        y = x * x
+        with autograd.pause():
+            assert not autograd.is_recording()
+    (g,) = autograd.grad([y], [x], head_grads=[nd.ones((3,))])
+    assert_almost_equal(g, [2.0, 4.0, 6.0])
+    with autograd.predict_mode():
+        assert not autograd.is_training()
+
+
+def test_dropout_follows_the_training_mode():
+    x = nd.ones((1000,))
+    with autograd.record(train_mode=True):
+        dropped = nd.Dropout(x, p=0.5)
+    with autograd.record(train_mode=False):
+        kept = nd.Dropout(x, p=0.5)
+    assert 300 < (dropped.asnumpy() == 0).sum() < 700
+    assert_almost_equal(kept, np.ones(1000))
+
+
+def test_matrix_gradient_matches_finite_differences():
+    rs = np.random.RandomState(3)
+    a, w = rs.randn(4, 5).astype(np.float64), rs.randn(5, 2).astype(np.float64)
+    x = nd.array(a, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        loss = nd.sum(nd.tanh(nd.dot(x, nd.array(w, dtype="float64"))))
+    loss.backward()
+
+    def f(m):
+        return np.tanh(m @ w).sum()
+
+    eps, numeric = 1e-6, np.zeros_like(a)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            d = np.zeros_like(a)
+            d[i, j] = eps
+            numeric[i, j] = (f(a + d) - f(a - d)) / (2 * eps)
+    assert_almost_equal(x.grad, numeric, rtol=1e-6, atol=1e-8)

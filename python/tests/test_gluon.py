@@ -1,0 +1,157 @@
+"""Gluon from Python: user-defined blocks, hybridize/export/imports, the fixture model, Trainer."""
+import gzip
+import os
+
+import numpy as np
+import pytest
+
+import braid as mx
+from braid import autograd, gluon, nd
+from braid.gluon import nn
+from braid.test_utils import assert_almost_equal
+from conftest import FIXTURES
+
+
+class ScaledMLP(gluon.HybridBlock):
+    """A user-defined HybridBlock: a child layer and a parameter of its own used in hybrid_forward."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.hidden = nn.Dense(8, activation="tanh")
+            self.out = nn.Dense(3)
+            self.scale = self.params.get("scale", shape=(1, 3), init=mx.init.Constant(2.0))
+
+    def hybrid_forward(self, F, x, scale):
+        return F.broadcast_mul(self.out(self.hidden(x)), scale)
+
+
+def test_user_hybrid_block_registers_children_and_parameters():
+    net = ScaledMLP()
+    assert net.prefix == "scaledmlp0_"
+    assert sorted(net.collect_params().keys()) == ["scaledmlp0_dense0_bias", "scaledmlp0_dense0_weight",
+                                                    "scaledmlp0_dense1_bias", "scaledmlp0_dense1_weight",
+                                                    "scaledmlp0_scale"]
+    assert "(hidden): Dense(None -> 8, Activation(tanh))" in repr(net) and repr(net).startswith("ScaledMLP(")
+
+
+def test_hybridized_python_block_equals_imperative_and_exports(tmp_path):
+    net = ScaledMLP()
+    net.initialize(mx.init.Xavier())
+    x = nd.random.uniform(shape=(4, 5))
+    expected = net(x).asnumpy()
+    w = net.hidden.weight.data().asnumpy()
+    h = np.tanh(x.asnumpy() @ w.T + net.hidden.bias.data().asnumpy())
+    manual = (h @ net.out.weight.data().asnumpy().T + net.out.bias.data().asnumpy()) * 2.0
+    assert_almost_equal(expected, manual, rtol=1e-5, atol=1e-6)
+    net.hybridize()
+    assert_almost_equal(net(x), expected, rtol=1e-6)
+    assert_almost_equal(net(x), expected, rtol=1e-6)  # the cached graph, without Python
+    prefix = str(tmp_path / "scaled")
+    net.export(prefix, epoch=3)
+    assert os.path.exists(prefix + "-symbol.json") and os.path.exists(prefix + "-0003.params")
+    imported = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0003.params")
+    assert_almost_equal(imported(x), expected, rtol=1e-6)
+
+
+def test_gradients_flow_through_a_python_forward():
+    class Residual(gluon.Block):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.body = nn.Dense(4, in_units=4)
+
+        def forward(self, x):
+            return x + self.body(x)
+
+    net = Residual()
+    net.initialize(mx.init.One())
+    x = nd.ones((2, 4))
+    with autograd.record():
+        y = net(x).sum()
+    y.backward()
+    # d/dW sum(x + W x + b) = sum over batch of x for every row of W
+    assert_almost_equal(net.body.weight.grad(), np.full((4, 4), 2.0))
+    assert_almost_equal(net.body.bias.grad(), np.full((4,), 2.0))
+
+
+def test_save_and_load_parameters_use_structural_names(tmp_path):
+    net = ScaledMLP()
+    net.initialize()
+    f = str(tmp_path / "net.params")
+    with pytest.raises(mx.MXNetError, match="deferred"):  # as MXNet: shapes are known after a forward
+        net.save_parameters(f)
+    x = nd.ones((2, 5))
+    y = net(x)
+    net.save_parameters(f)
+    assert sorted(nd.load(f)) == ["hidden.bias", "hidden.weight", "out.bias", "out.weight", "scale"]
+    other = ScaledMLP()
+    other.load_parameters(f)
+    assert_almost_equal(other(x), y, rtol=1e-6)
+
+
+def read_idx(path):
+    with gzip.open(path, "rb") as f:
+        raw = f.read()
+    ndim = raw[3]
+    dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def test_symbolblock_imports_the_mxnet_fixture_model():
+    """The seed's deployment program: nn.SymbolBlock.imports of a model exported by MXNet 1.6."""
+    net = nn.SymbolBlock.imports(os.path.join(FIXTURES, "mnist-symbol.json"), ["data"],
+                                 os.path.join(FIXTURES, "mnist-0035.params"), ctx=mx.cpu())
+    images = read_idx(os.path.join(FIXTURES, "mnist-t10k-images-idx3-ubyte.gz"))
+    labels = read_idx(os.path.join(FIXTURES, "mnist-t10k-labels-idx1-ubyte.gz"))
+    correct = 0
+    for b in range(0, 10000, 1000):
+        x = nd.array(images[b:b + 1000].reshape(-1, 1, 28, 28) / 255.0)
+        pred = net(x).argmax(axis=1).asnumpy()
+        correct += int((pred == labels[b:b + 1000]).sum())
+    assert correct == 9903  # what an independent PyTorch evaluation gives (fixtures README)
+
+
+def test_trainer_sgd_step_is_the_sgd_formula():
+    net = nn.Dense(2, in_units=3)
+    net.initialize(mx.init.Constant(0.5))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "wd": 0.0})
+    x, y = nd.array([[1.0, 2.0, 3.0]]), nd.array([[0.0, 1.0]])
+    with autograd.record():
+        loss = gluon.loss.L2Loss()(net(x), y)
+    loss.backward()
+    grad = net.weight.grad().asnumpy()
+    before = net.weight.data().asnumpy()
+    trainer.step(1)
+    assert_almost_equal(net.weight.data(), before - 0.1 * grad, rtol=1e-6)
+    # L2Loss: the mean over the outputs of 0.5 (w x + b - y)^2, with w x + b = 3, b = 0 (bias_initializer)
+    assert_almost_equal(grad, np.outer([3.0, 2.0], [1, 2, 3]) / 2, rtol=1e-6)
+
+
+def test_python_dataset_and_dataloader():
+    class Squares(gluon.data.Dataset):
+        def __len__(self):
+            return 10
+
+        def __getitem__(self, i):
+            return np.full((2,), i, dtype=np.float32), i * i
+
+    loader = gluon.data.DataLoader(Squares(), batch_size=4, shuffle=False, last_batch="keep")
+    batches = list(loader)
+    assert len(loader) == 3 and [b[0].shape for b in batches] == [(4, 2), (4, 2), (2, 2)]
+    assert_almost_equal(batches[1][1], np.array([16, 25, 36, 49]))
+    dataset = gluon.data.ArrayDataset(np.arange(6).reshape(3, 2), np.array([0, 1, 2]))
+    assert len(dataset) == 3
+    assert_almost_equal(dataset[2][0], np.array([4, 5]))
+    doubled = gluon.data.SimpleDataset([1, 2, 3]).transform(lambda x: x * 2)
+    assert_almost_equal(doubled[2], np.array(6))
+
+
+def test_user_defined_initializer():
+    class Ramp(mx.init.Initializer):
+        def _init_weight(self, name, arr):
+            arr[:] = nd.arange(arr.size).reshape(arr.shape)
+
+    net = nn.Dense(3, in_units=2)
+    net.initialize(Ramp())
+    assert_almost_equal(net.weight.data(), np.arange(6).reshape(3, 2))
+    assert_almost_equal(net.bias.data(), np.zeros(3))
