@@ -1,4 +1,8 @@
 """Braid with MXNet's Python API: ``import braid as mx`` runs MXNet 1.x programs."""
+import sys as _sys
+
+from . import _core
+
 from . import base
 from .base import MXNetError
 from . import context
@@ -14,3 +18,19 @@ from . import init as initializer
 from . import optimizer
 from . import gluon
 from . import test_utils
+from . import symbol
+from . import symbol as sym
+from . import io
+from . import module
+from . import module as mod
+from . import model
+from . import callback
+from . import metric
+from . import lr_scheduler
+from . import kvstore
+from . import kvstore as kv
+
+# A process started by `braid launch` (or MXNet's launcher) as the scheduler or a server runs that
+# role here and exits when the job ends, as `import mxnet` does: the same script serves every role.
+if _core.kvstore.is_server_process():
+    _sys.exit(_core.kvstore.run_server())

@@ -27,6 +27,10 @@ void bind_gluon_nn(py::module_& m);
 void bind_gluon_loss(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_gluon_data(py::module_& m);
+void bind_symbol(py::module_& m);
+void bind_io(py::module_& m);
+void bind_module(py::module_& m);
+void bind_kvstore(py::module_& m);
 
 /// A Python value as MXNet writes it into an operator attribute: True/False, ints, floats as
 /// Python's repr, tuples and lists as "(1, 2)", dtypes by name, contexts as "cpu(0)".

@@ -18,6 +18,7 @@ PYBIND11_MODULE(_core, m) {
   });
   braid::python::bind_context(m);
   braid::python::bind_ndarray(m);
+  braid::python::bind_symbol(m);
   braid::python::bind_indexing(m);
   braid::python::bind_autograd(m);
   braid::python::bind_init(m);
@@ -26,4 +27,7 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_gluon_nn(m);
   braid::python::bind_gluon_loss(m);
   braid::python::bind_gluon_data(m);
+  braid::python::bind_kvstore(m);  // after gluon (DistributedTrainer derives from Trainer)
+  braid::python::bind_io(m);
+  braid::python::bind_module(m);
 }

@@ -3,3 +3,4 @@ from .parameter import Parameter, ParameterDict
 from .block import Block, HybridBlock, SymbolBlock
 from .trainer import Trainer
 from . import nn, loss, utils, data
+from .. import metric

@@ -10,31 +10,15 @@ from .. import _core
 from .._core import NDArray, array, empty, zeros, ones, full, arange, waitall, save, load
 from ..base import MXNetError
 from . import random
+from .._signatures import positional_attributes
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "waitall", "save", "load",
            "random", "zeros_like", "ones_like", "add", "subtract", "multiply", "divide", "power",
            "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
            "lesser_equal", "concatenate"]
 
-# Attributes that MXNet's generated functions also take by position, after the arrays.
-_POSITIONAL_ATTRIBUTES = {
-    "clip": ("a_min", "a_max"), "one_hot": ("depth", "on_value", "off_value"),
-    "reshape": ("shape",), "Reshape": ("shape",), "transpose": ("axes",),
-    "sum": ("axis", "keepdims"), "mean": ("axis", "keepdims"), "max": ("axis", "keepdims"),
-    "min": ("axis", "keepdims"), "prod": ("axis", "keepdims"), "argmax": ("axis", "keepdims"),
-    "argmin": ("axis", "keepdims"), "norm": ("ord", "axis", "keepdims"),
-    "slice_axis": ("axis", "begin", "end"), "expand_dims": ("axis",), "tile": ("reps",),
-    "repeat": ("repeats", "axis"), "split": ("num_outputs", "axis", "squeeze_axis"),
-    "concat": ("dim",), "stack": ("axis",), "flip": ("axis",), "reverse": ("axis",),
-    "pick": ("axis", "keepdims"), "take": ("axis", "mode"), "broadcast_to": ("shape",),
-    "softmax": ("axis",), "log_softmax": ("axis",), "topk": ("axis", "k"), "sort": ("axis",),
-    "argsort": ("axis",), "squeeze": ("axis",), "swapaxes": ("dim1", "dim2"), "Cast": ("dtype",),
-    "cast": ("dtype",), "LeakyReLU": ("act_type", "slope"), "Activation": ("act_type",),
-}
-
-
 def _make_op(name):
-    attr_names = _POSITIONAL_ATTRIBUTES.get(name, ())
+    attr_names = positional_attributes(name)
 
     def op(*args, **kwargs):
         arrays, extra = [], []

@@ -1,0 +1,6 @@
+"""mxnet.io: DataBatch, DataDesc and data iterators (NDArrayIter, MNISTIter) for Module.
+Subclass DataIter and define next(), reset(), provide_data, provide_label and batch_size for
+your own."""
+from ._core.io import DataBatch, DataDesc, DataIter, NDArrayIter, MNISTIter
+
+__all__ = ["DataBatch", "DataDesc", "DataIter", "NDArrayIter", "MNISTIter"]

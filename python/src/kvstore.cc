@@ -1,0 +1,136 @@
+// mx.kv: KVStore of every type (local, device, dist_*, horovod), the parameter server's roles,
+// and the Horovod-style collectives (braid.horovod).
+#include "bindings.h"
+#include "braid/base/error.h"
+#include "braid/gluon/distributed_trainer.h"
+#include "braid/kvstore/collective.h"
+#include "braid/kvstore/kvstore.h"
+#include "braid/kvstore/ps.h"
+
+namespace braid::python {
+namespace {
+
+kv::Key key_of(py::handle k) {
+  if (py::isinstance<py::str>(k)) return k.cast<std::string>();
+  return k.cast<int>();
+}
+
+std::vector<NDArray> array_list(py::handle v) {
+  if (py::isinstance<NDArray>(v)) return {v.cast<NDArray>()};
+  return v.cast<std::vector<NDArray>>();
+}
+
+/// Calls fn(key, arrays) for one key or for each of a list of keys (values then per key).
+template <class F>
+void for_each_key(py::handle key, py::handle value, F fn) {
+  if (py::isinstance<py::list>(key) || py::isinstance<py::tuple>(key)) {
+    auto keys = py::reinterpret_borrow<py::sequence>(key);
+    auto values = py::reinterpret_borrow<py::sequence>(value);
+    BRAID_CHECK(keys.size() == values.size(), "kvstore: ", keys.size(), " keys but ", values.size(), " values");
+    for (size_t i = 0; i < keys.size(); ++i) fn(key_of(keys[i]), array_list(values[i]));
+    return;
+  }
+  fn(key_of(key), array_list(value));
+}
+
+}  // namespace
+
+void bind_kvstore(py::module_& m) {
+  auto k = m.def_submodule("kvstore");
+  py::class_<kv::KVStore, std::shared_ptr<kv::KVStore>>(k, "KVStore")
+      .def_property_readonly("type", &kv::KVStore::type)
+      .def_property_readonly("rank", &kv::KVStore::rank)
+      .def_property_readonly("num_workers", &kv::KVStore::num_workers)
+      .def("is_capable", &kv::KVStore::is_capable)
+      .def("barrier", &kv::KVStore::barrier, py::call_guard<py::gil_scoped_release>())
+      .def("init", [](kv::KVStore& s, py::object key, py::object value) {
+        for_each_key(key, value, [&](const kv::Key& kk, const std::vector<NDArray>& v) {
+          BRAID_CHECK(v.size() == 1, "kvstore.init: one array per key, got ", v.size());
+          s.init(kk, v[0]);
+        });
+      })
+      .def("push", [](kv::KVStore& s, py::object key, py::object value, int priority) {
+        for_each_key(key, value, [&](const kv::Key& kk, const std::vector<NDArray>& v) { s.push(kk, v, priority); });
+      }, py::arg("key"), py::arg("value"), py::arg("priority") = 0)
+      .def("pull", [](kv::KVStore& s, py::object key, py::object out, int priority, bool) {
+        for_each_key(key, out, [&](const kv::Key& kk, const std::vector<NDArray>& o) { s.pull(kk, o, priority); });
+      }, py::arg("key"), py::arg("out"), py::arg("priority") = 0, py::arg("ignore_sparse") = true)
+      .def("pushpull", [](kv::KVStore& s, py::object key, py::object value, py::object out, int priority) {
+        if (out.is_none()) out = value;
+        if (py::isinstance<py::list>(key) || py::isinstance<py::tuple>(key)) {
+          auto keys = py::reinterpret_borrow<py::sequence>(key);
+          auto values = py::reinterpret_borrow<py::sequence>(value), outs = py::reinterpret_borrow<py::sequence>(out);
+          for (size_t i = 0; i < keys.size(); ++i) s.pushpull(key_of(keys[i]), array_list(values[i]), array_list(outs[i]), priority);
+        } else {
+          s.pushpull(key_of(key), array_list(value), array_list(out), priority);
+        }
+      }, py::arg("key"), py::arg("value"), py::arg("out") = py::none(), py::arg("priority") = 0)
+      .def("broadcast", [](kv::KVStore& s, py::object key, const NDArray& value, py::object out, int priority) {
+        s.broadcast(key_of(key), value, array_list(out), priority);
+      }, py::arg("key"), py::arg("value"), py::arg("out"), py::arg("priority") = 0)
+      .def("set_optimizer", &kv::KVStore::set_optimizer)
+      .def("_set_updater", [](kv::KVStore& s, py::function fn) {
+        s.set_updater([fn](const kv::Key& key, const NDArray& summed, NDArray& stored) {
+          py::gil_scoped_acquire gil;
+          py::object k = std::holds_alternative<int>(key) ? py::object(py::int_(std::get<int>(key)))
+                                                          : py::object(py::str(std::get<std::string>(key)));
+          fn(k, summed, stored);
+        });
+      })
+      .def("set_gradient_compression", [](kv::KVStore& s, py::dict params) {
+        std::map<std::string, std::string> p;
+        for (auto [kk, v] : params) p[kk.cast<std::string>()] = attr_string(v);
+        s.set_gradient_compression(p);
+      })
+      .def("save_optimizer_states", &kv::KVStore::save_optimizer_states, py::arg("fname"),
+           py::arg("dump_optimizer") = false)
+      .def("load_optimizer_states", &kv::KVStore::load_optimizer_states, py::arg("fname"));
+  k.def("create", &kv::create, py::arg("name") = "local", py::call_guard<py::gil_scoped_release>());
+  k.def("is_server_process", &kv::is_server_process);
+  k.def("run_server", &kv::run_server, py::call_guard<py::gil_scoped_release>());
+
+  auto h = m.def_submodule("collective");
+  h.def("init", &collective::init);
+  h.def("shutdown", &collective::shutdown);
+  h.def("is_initialized", &collective::is_initialized);
+  h.def("rank", &collective::rank);
+  h.def("size", &collective::size);
+  h.def("local_rank", &collective::local_rank);
+  h.def("local_size", &collective::local_size);
+  h.def("cross_rank", &collective::cross_rank);
+  h.def("cross_size", &collective::cross_size);
+  h.def("set_fusion_threshold", &collective::set_fusion_threshold);
+  h.def("allreduce", [](const NDArray& in, bool average, const std::string& name, double prescale, double postscale) {
+    return collective::allreduce(in, name, average ? collective::ReduceOp::Average : collective::ReduceOp::Sum,
+                                 prescale, postscale);
+  }, py::arg("tensor"), py::arg("average"), py::arg("name"), py::arg("prescale_factor") = 1.0,
+     py::arg("postscale_factor") = 1.0, py::call_guard<py::gil_scoped_release>());
+  h.def("allreduce_", [](const NDArray& t, bool average, const std::string& name, double prescale, double postscale) {
+    collective::synchronize(collective::allreduce_async(
+        t, t, name, average ? collective::ReduceOp::Average : collective::ReduceOp::Sum, prescale, postscale));
+    return t;
+  }, py::arg("tensor"), py::arg("average"), py::arg("name"), py::arg("prescale_factor") = 1.0,
+     py::arg("postscale_factor") = 1.0, py::call_guard<py::gil_scoped_release>());
+  h.def("allgather", &collective::allgather, py::call_guard<py::gil_scoped_release>());
+  h.def("broadcast", &collective::broadcast, py::call_guard<py::gil_scoped_release>());
+  h.def("broadcast_", [](const NDArray& t, int root, const std::string& name) {
+    collective::synchronize(collective::broadcast_async(t, t, root, name));
+    return t;
+  }, py::call_guard<py::gil_scoped_release>());
+  h.def("alltoall", &collective::alltoall, py::call_guard<py::gil_scoped_release>());
+  h.def("broadcast_parameters", &gluon::broadcast_parameters, py::arg("params"), py::arg("root_rank") = 0,
+        py::call_guard<py::gil_scoped_release>());
+  py::class_<gluon::DistributedTrainer, gluon::Trainer, std::shared_ptr<gluon::DistributedTrainer>>(h, "DistributedTrainer")
+      .def(py::init([](const gluon::ParameterDict& params, const std::string& optimizer, py::object optimizer_params,
+                       double gradient_predivide_factor) {
+             std::map<std::string, std::string> p;
+             if (!optimizer_params.is_none())
+               for (auto [kk, v] : optimizer_params.cast<py::dict>())
+                 if (!v.is_none()) p[kk.cast<std::string>()] = attr_string(v);
+             return std::make_shared<gluon::DistributedTrainer>(params, optimizer, p, gradient_predivide_factor);
+           }),
+           py::arg("params"), py::arg("optimizer"), py::arg("optimizer_params") = py::none(),
+           py::arg("gradient_predivide_factor") = 1.0);
+}
+
+}  // namespace braid::python
