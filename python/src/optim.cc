@@ -4,10 +4,86 @@
 #include "braid/optim/optimizers.h"
 
 namespace braid::python {
+namespace {
+
+/// An optimizer written in Python (MXNet's Optimizer subclass): create_state(index, weight)
+/// returns None, an array or a tuple of arrays; update(index, weight, grad, state) changes weight
+/// (and the state) in place, reading _get_lr(index) / _get_wd(index).
+class PyOptimizer : public optim::Optimizer {
+ public:
+  explicit PyOptimizer(double learning_rate) : Optimizer("python", learning_rate) {}
+  using Optimizer::set_name;
+  double current_lr = 0, current_wd = 0;
+
+  std::vector<std::string> state_names() const override {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < num_states_; ++i) names.push_back("state" + std::to_string(i));
+    return names;
+  }
+
+ protected:
+  std::vector<NDArray> create_state(int index, const NDArray& weight) const override {
+    py::gil_scoped_acquire gil;
+    py::object state = method("create_state")(index, weight);
+    std::vector<NDArray> out;
+    if (py::isinstance<NDArray>(state)) out.push_back(state.cast<NDArray>());
+    else if (!state.is_none()) out = state.cast<std::vector<NDArray>>();
+    num_states_ = out.size();
+    return out;
+  }
+  void step(const optim::UpdateStep& s) override {
+    py::gil_scoped_acquire gil;
+    current_lr = s.lr;
+    current_wd = s.wd;
+    py::object state = s.states.empty() ? py::object(py::none())
+                       : s.states.size() == 1 ? py::cast(s.states[0])
+                                              : py::object(py::tuple(py::cast(s.states)));
+    method("update")(s.index, s.weight, s.grad, state);
+  }
+
+ private:
+  py::function method(const char* name) const {
+    py::function fn = py::get_override(static_cast<const optim::Optimizer*>(this), name);
+    BRAID_CHECK(fn, "optimizer ", this->name(), " (defined in Python) must define ", name, "()");
+    return fn;
+  }
+  mutable size_t num_states_ = 0;
+};
+
+}  // namespace
 
 void bind_optim(py::module_& m) {
   auto o = m.def_submodule("optimizer");
-  py::class_<optim::Optimizer, std::shared_ptr<optim::Optimizer>>(o, "Optimizer")
+  py::class_<optim::Optimizer, PyOptimizer, std::shared_ptr<optim::Optimizer>>(o, "Optimizer", py::dynamic_attr())
+      .def(py::init([](double learning_rate, double wd, double rescale_grad, std::optional<double> clip_gradient,
+                       bool multi_precision, int begin_num_update, py::kwargs) {
+             auto p = std::make_shared<PyOptimizer>(learning_rate);
+             p->set_param("wd", attr_string(py::float_(wd)));
+             p->set_param("rescale_grad", attr_string(py::float_(rescale_grad)));
+             if (clip_gradient) p->set_param("clip_gradient", attr_string(py::float_(*clip_gradient)));
+             p->set_param("multi_precision", multi_precision ? "True" : "False");
+             p->set_param("begin_num_update", std::to_string(begin_num_update));
+             return p;
+           }),
+           py::arg("learning_rate") = 0.01, py::arg("wd") = 0.0, py::arg("rescale_grad") = 1.0,
+           py::arg("clip_gradient") = py::none(), py::arg("multi_precision") = false, py::arg("begin_num_update") = 0)
+      .def("_set_name", [](optim::Optimizer& opt, const std::string& name) {
+        auto* p = dynamic_cast<PyOptimizer*>(&opt);
+        BRAID_CHECK(p, "only optimizers defined in Python can be renamed");
+        p->set_name(name);
+      })
+      .def("_get_lr", [](const optim::Optimizer& opt, int) {
+        auto* p = dynamic_cast<const PyOptimizer*>(&opt);
+        BRAID_CHECK(p, "_get_lr is for update() of optimizers defined in Python");
+        return p->current_lr;
+      })
+      .def("_get_wd", [](const optim::Optimizer& opt, int) {
+        auto* p = dynamic_cast<const PyOptimizer*>(&opt);
+        BRAID_CHECK(p, "_get_wd is for update() of optimizers defined in Python");
+        return p->current_wd;
+      })
+      .def("_update_count", [](const optim::Optimizer&, py::object) {})  // counted by the C++ core
+      .def("create_state", [](const optim::Optimizer&, int, const NDArray&) { return py::none(); })
       .def_property_readonly("name", &optim::Optimizer::name)
       .def_property("learning_rate", &optim::Optimizer::learning_rate, &optim::Optimizer::set_learning_rate)
       .def_property("lr", &optim::Optimizer::learning_rate, &optim::Optimizer::set_learning_rate)

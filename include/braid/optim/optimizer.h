@@ -116,6 +116,8 @@ class Optimizer {
  protected:
   Optimizer(std::string name, double default_learning_rate);
 
+  /// Renames it (an optimizer defined in Python learns its registered name after construction).
+  void set_name(std::string name) { name_ = std::move(name); }
   /// Declares a hyper-parameter under its MXNet name for set_param, params() and serialize().
   using Field = std::variant<double*, bool*, int*, std::optional<double>*>;
   void declare(const std::string& key, Field field);

@@ -11,9 +11,11 @@ class Trainer(_g.Trainer):
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device", compression_params=None,
                  update_on_kvstore=None):
-        if isinstance(optimizer, str) and optimizer_params and "lr_scheduler" in optimizer_params:
-            from .. import optimizer as _opt
-            optimizer, optimizer_params = _opt.create(optimizer, **dict(optimizer_params)), None
+        from .. import optimizer as _opt
+        if isinstance(optimizer, str) and (_opt.is_registered_in_python(optimizer) or
+                                           (optimizer_params and "lr_scheduler" in optimizer_params)):
+            optimizer, optimizer_params = _opt.create(optimizer, **dict(optimizer_params or {})), None
+        self._optimizer_object = optimizer  # an optimizer defined in Python lives as long as the trainer
         if compression_params is not None:
             from .. import kvstore as _kv
             if isinstance(kvstore, str):

@@ -1,0 +1,34 @@
+"""A data-parallel training script as MXNet users write it, run by the distributed tests with
+`braid launch -n 2 -s 1 python3 dist_linear.py dist_sync` or `mpirun -np 2 python3 dist_linear.py
+horovod`: a linear model, each worker taking its share of every global batch of 16, SGD through a
+gluon Trainer on the store. Prints one JSON line with the final weights."""
+import json
+import sys
+
+import numpy as np
+
+import braid as mx
+from braid import autograd, gluon
+
+print("script body runs", flush=True)  # never in the scheduler or a server: their roles run at import
+kv = mx.kv.create(sys.argv[1])
+rank, workers = kv.rank, kv.num_workers
+rs = np.random.RandomState(0)
+X = rs.randn(64, 5).astype(np.float32)
+Y = (X @ np.arange(1, 6, dtype=np.float32) + 0.5).reshape(-1, 1)
+
+net = gluon.nn.Dense(1, in_units=5)
+net.initialize(mx.init.Zero())
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, kvstore=kv)
+loss_fn = gluon.loss.L2Loss()
+share = 16 // workers
+for epoch in range(3):
+    for b in range(0, 64, 16):
+        lo = b + rank * share
+        x, y = mx.nd.array(X[lo:lo + share]), mx.nd.array(Y[lo:lo + share])
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(16)  # the global batch: every worker's gradients are summed
+print(json.dumps({"rank": rank, "workers": workers, "weight": net.weight.data().asnumpy().ravel().tolist(),
+                  "bias": float(net.bias.data().asscalar())}), flush=True)

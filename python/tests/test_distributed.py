@@ -1,0 +1,86 @@
+"""Distributed training from Python with real processes on 127.0.0.1: a parameter-server job
+started by `braid launch` and an allreduce job started by `mpirun`, both compared with the same
+SGD computed by NumPy on the global batches."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "programs", "dist_linear.py")
+BRAID = os.path.join(os.environ["PYTHONPATH"].split(os.pathsep)[0], "..", "bin", "braid")
+
+
+def expected_weights():
+    rs = np.random.RandomState(0)
+    X = rs.randn(64, 5).astype(np.float32).astype(np.float64)
+    Y = X @ np.arange(1, 6) + 0.5
+    w, b = np.zeros(5), 0.0
+    for _ in range(3):
+        for s in range(0, 64, 16):
+            r = X[s:s + 16] @ w + b - Y[s:s + 16]  # L2Loss: 0.5 r^2 per sample
+            w, b = w - 0.1 * (X[s:s + 16].T @ r) / 16, b - 0.1 * r.sum() / 16
+    return w, b
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(argv, env, timeout=120):
+    """Runs the job in its own process group; kills that group if it outlives `timeout`."""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        pytest.fail("the job did not finish in %d s:\n%s" % (timeout, out))
+    return proc.returncode, out
+
+
+def results(out):
+    found = []
+    for line in out.splitlines():
+        if "{" in line:
+            found.append(json.loads(line[line.index("{"):]))
+    return sorted(found, key=lambda r: r["rank"])
+
+
+def check(out):
+    w, b = expected_weights()
+    found = results(out)
+    assert [r["rank"] for r in found] == [0, 1], out
+    for r in found:
+        assert r["workers"] == 2
+        np.testing.assert_allclose(r["weight"], w, rtol=1e-5, atol=1e-5)
+        assert abs(r["bias"] - b) < 1e-5
+
+
+def test_dist_sync_script_under_braid_launch():
+    env = dict(os.environ, DMLC_PS_ROOT_PORT=str(free_port()), OMP_NUM_THREADS="1")
+    code, out = run([BRAID, "launch", "-n", "2", "-s", "1", "--", sys.executable, SCRIPT, "dist_sync"], env)
+    assert code == 0, out
+    check(out)
+    # The scheduler and the server ran the same script: importing braid ran their roles, which
+    # exited cleanly when the workers finished, before any line of the script's body.
+    assert "[server 0] load:" in out and "[scheduler] every worker finished" in out, out
+    assert out.count("script body runs") == 2, out
+
+
+def test_horovod_script_under_mpirun():
+    argv = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2"]
+    if os.getuid() == 0:
+        argv.insert(1, "--allow-run-as-root")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    code, out = run(argv + ["-x", "PYTHONPATH", sys.executable, SCRIPT, "horovod"], env)
+    assert code == 0, out
+    check(out)
