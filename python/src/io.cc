@@ -1,6 +1,7 @@
 // mx.io: DataBatch, DataDesc, NDArrayIter, MNISTIter and DataIter subclasses written in Python.
 #include "bindings.h"
 #include "braid/base/error.h"
+#include "braid/io/idx.h"
 #include "braid/io/mnist_iter.h"
 #include "braid/io/ndarray_iter.h"
 
@@ -152,6 +153,12 @@ void bind_io(py::module_& m) {
            py::arg("batch_size") = 128, py::arg("shuffle") = true, py::arg("flat") = false, py::arg("seed") = 0,
            py::arg("silent") = false, py::arg("num_parts") = 1, py::arg("part_index") = 0,
            py::arg("data_name") = "data", py::arg("label_name") = "softmax_label");
+
+  // Braid's own readers of (Fashion-)MNIST's IDX files (the C++ examples use them).
+  i.def("load_idx", &io::load_idx, py::arg("path"));
+  i.def("load_idx_images", &io::load_idx_images, py::arg("path"));
+  i.def("load_idx_labels", &io::load_idx_labels, py::arg("path"));
+  i.def("fashion_mnist_dir", &io::fashion_mnist_dir);
 }
 
 }  // namespace braid::python

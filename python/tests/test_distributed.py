@@ -11,9 +11,11 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import BUILD_DIR
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "programs", "dist_linear.py")
-BRAID = os.path.join(os.environ["PYTHONPATH"].split(os.pathsep)[0], "..", "bin", "braid")
+BRAID = os.path.join(BUILD_DIR, "bin", "braid")
 
 
 def expected_weights():
