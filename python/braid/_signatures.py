@@ -1,5 +1,7 @@
-"""What MXNet's generated operator functions (nd.<Op>, sym.<Op>) take by position after the
-inputs: their attributes in MXNet's documented order."""
+"""MXNet's generated operator functions (nd.<Op>, sym.<Op>): what they take by position after
+the inputs (their attributes in MXNet's documented order), and the function made for an operator."""
+from . import _core
+from ._core import MXNetError
 
 _POSITIONAL_ATTRIBUTES = {
     "clip": ("a_min", "a_max"), "one_hot": ("depth", "on_value", "off_value"),
@@ -21,3 +23,37 @@ _POSITIONAL_ATTRIBUTES = {
 
 def positional_attributes(op):
     return _POSITIONAL_ATTRIBUTES.get(op, ())
+
+
+def operator_function(name, input_type, run, module):
+    """nd.<name> or sym.<name>: inputs (``input_type``, alone or in lists) by position, then the
+    positional attributes, keywords as given; ``run(name, inputs, kwargs)`` does the work."""
+    attr_names = positional_attributes(name)
+
+    def op(*args, **kwargs):
+        inputs, extra = [], []
+        for a in args:
+            if isinstance(a, input_type):
+                inputs.append(a)
+            elif isinstance(a, (list, tuple)) and a and all(isinstance(x, input_type) for x in a):
+                inputs.extend(a)
+            else:
+                extra.append(a)
+        if len(extra) > len(attr_names):
+            raise MXNetError("%s.%s: %d positional values that are not %ss (%r); give attributes by keyword"
+                             % (module, name, len(extra), input_type.__name__, extra))
+        kwargs.update(zip(attr_names, extra))
+        return run(name, inputs, kwargs)
+
+    op.__name__ = name
+    op.__doc__ = _core.operator_doc(name)
+    return op
+
+
+def lookup(module_globals, module, name, input_type, run):
+    """A module's __getattr__: the operator function, made on first use and kept."""
+    if not name.startswith("__") and _core.operator_exists(name):
+        fn = operator_function(name, input_type, run, module)
+        module_globals[name] = fn
+        return fn
+    raise AttributeError("module 'braid.%s' has no attribute or operator '%s'" % (module, name))

@@ -3,6 +3,7 @@ started by `braid launch` and an allreduce job started by `mpirun`, both compare
 SGD computed by NumPy on the global batches."""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -52,8 +53,12 @@ def run(argv, env, timeout=120):
 def results(out):
     found = []
     for line in out.splitlines():
-        if "{" in line:
-            found.append(json.loads(line[line.index("{"):]))
+        m = re.search(r'\{"rank".*\}', line)
+        if m:
+            try:
+                found.append(json.loads(m.group(0)))
+            except ValueError:
+                pytest.fail("a worker's result line is malformed: %r in\n%s" % (line, out))
     return sorted(found, key=lambda r: r["rank"])
 
 
@@ -79,7 +84,9 @@ def test_dist_sync_script_under_braid_launch():
 
 
 def test_horovod_script_under_mpirun():
-    argv = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2"]
+    # --tag-output: mpirun forwards whole lines, each tagged with its rank (untagged, two ranks' lines can
+    # run together).
+    argv = ["mpirun", "--tag-output", "--oversubscribe", "--bind-to", "none", "-np", "2"]
     if os.getuid() == 0:
         argv.insert(1, "--allow-run-as-root")
     env = dict(os.environ, OMP_NUM_THREADS="1")

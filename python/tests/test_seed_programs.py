@@ -58,7 +58,9 @@ def test_gluon_lenet_with_split_and_load_over_two_contexts():
 
 
 def test_d2l_hand_written_allreduce_and_split_and_load():
-    """Seed 004: the book's allreduce over devices and split_and_load of a batch."""
+    """Seed 004: the book's allreduce over devices and split_and_load of a batch (the whole program,
+    LeNet from scratch on two devices, is examples/python/d2l_multi_device_lenet.py, checked against
+    its C++ twin by test_examples.py)."""
     def allreduce(data):
         for i in range(1, len(data)):
             data[0][:] += data[i].copyto(data[0].context)
@@ -75,55 +77,3 @@ def test_d2l_hand_written_allreduce_and_split_and_load():
     splitted = gluon.utils.split_and_load(batch, ctx)
     assert [s.context for s in splitted] == ctx
     assert splitted[1].asnumpy().tolist() == batch[3:].asnumpy().tolist()
-
-
-def test_d2l_scratch_lenet_trains_with_autograd():
-    """Seed 004: LeNet written with nd operators, parameters with attach_grad, SGD by hand."""
-    scale = 0.01
-    W1 = nd.random.normal(scale=scale, shape=(20, 1, 3, 3))
-    b1 = nd.zeros(shape=20)
-    W2 = nd.random.normal(scale=scale, shape=(50, 20, 5, 5))
-    b2 = nd.zeros(shape=50)
-    W3 = nd.random.normal(scale=scale, shape=(800, 128))
-    b3 = nd.zeros(shape=128)
-    W4 = nd.random.normal(scale=scale, shape=(128, 10))
-    b4 = nd.zeros(shape=10)
-    params = [W1, b1, W2, b2, W3, b3, W4, b4]
-    for p in params:
-        p.attach_grad()
-
-    def lenet(X, params):
-        h1_conv = nd.Convolution(data=X, weight=params[0], bias=params[1], kernel=(3, 3), num_filter=20)
-        h1_activation = nd.relu(h1_conv)
-        h1 = nd.Pooling(data=h1_activation, pool_type='avg', kernel=(2, 2), stride=(2, 2))
-        h2_conv = nd.Convolution(data=h1, weight=params[2], bias=params[3], kernel=(5, 5), num_filter=50)
-        h2_activation = nd.relu(h2_conv)
-        h2 = nd.Pooling(data=h2_activation, pool_type='avg', kernel=(2, 2), stride=(2, 2))
-        h2 = nd.flatten(h2)
-        h3_linear = nd.dot(h2, params[4]) + params[5]
-        h3 = nd.relu(h3_linear)
-        y_hat = nd.dot(h3, params[6]) + params[7]
-        return y_hat
-
-    loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    train = gluon.data.DataLoader(fashion_mnist(True, 2560), batch_size=256, shuffle=True)
-    losses = []
-    for epoch in range(2):
-        for X, y in train:
-            with autograd.record():
-                l = loss(lenet(X, params), y)
-            l.backward()
-            before = [p.asnumpy() for p in params]
-            grads = [p.grad.asnumpy() for p in params]
-            for p in params:
-                p[:] = p - 0.2 * p.grad / X.shape[0]
-            losses.append(l.mean().asscalar())
-    nd.waitall()
-    # The last step was exactly SGD, with gradients flowing to every parameter...
-    for p, b, g in zip(params, before, grads):
-        assert abs(g).max() > 0
-        mx.test_utils.assert_almost_equal(p, b - 0.2 * g / 256, rtol=1e-5, atol=1e-7)
-    # The first loss is log(10) (uniform predictions from 0.01-scale weights); the book's LeNet
-    # leaves that plateau only after about an epoch of the full data set, so learning itself is
-    # checked by the Gluon LeNet test above.
-    assert abs(losses[0] - 2.302585) < 1e-3 and all(0 < l < 2.4 for l in losses), losses

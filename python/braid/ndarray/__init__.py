@@ -10,44 +10,16 @@ from .. import _core
 from .._core import NDArray, array, empty, zeros, ones, full, arange, waitall, save, load
 from ..base import MXNetError
 from . import random
-from .._signatures import positional_attributes
+from .. import _signatures
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "waitall", "save", "load",
            "random", "zeros_like", "ones_like", "add", "subtract", "multiply", "divide", "power",
            "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
            "lesser_equal", "concatenate"]
 
-def _make_op(name):
-    attr_names = positional_attributes(name)
-
-    def op(*args, **kwargs):
-        arrays, extra = [], []
-        for a in args:
-            if isinstance(a, NDArray):
-                arrays.append(a)
-            elif isinstance(a, (list, tuple)) and a and all(isinstance(x, NDArray) for x in a):
-                arrays.extend(a)
-            else:
-                extra.append(a)
-        if len(extra) > len(attr_names):
-            raise MXNetError("operator %s: %d positional values that are not arrays (%r); give attributes "
-                             "by keyword" % (name, len(extra), extra))
-        for key, value in zip(attr_names, extra):
-            kwargs[key] = value
-        return _core.invoke(name, arrays, kwargs)
-
-    op.__name__ = name
-    op.__doc__ = _core.operator_doc(name)
-    return op
-
-
 def __getattr__(name):
     """Operators are looked up in the registry the first time they are used."""
-    if not name.startswith("__") and _core.operator_exists(name):
-        fn = _make_op(name)
-        globals()[name] = fn
-        return fn
-    raise AttributeError("module 'braid.ndarray' has no attribute or operator '%s'" % name)
+    return _signatures.lookup(globals(), "ndarray", name, NDArray, _core.invoke)
 
 
 def __dir__():
