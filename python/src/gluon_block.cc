@@ -6,6 +6,7 @@
 #include "braid/base/grad_req.h"
 #include "braid/gluon/block.h"
 #include "braid/gluon/symbol_block.h"
+#include "braid/symbol/symbol.h"
 
 namespace braid::python {
 namespace {
@@ -261,6 +262,16 @@ void bind_gluon_block(py::module_& m) {
       .def_property_readonly("_hybridized", &HybridBlock::hybridized);
 
   py::class_<gluon::SymbolBlock, HybridBlock, std::shared_ptr<gluon::SymbolBlock>>(g, "SymbolBlock")
+      .def(py::init([](py::object outputs, py::object inputs, py::object params) {
+             Symbol out = py::isinstance<Symbol>(outputs) ? outputs.cast<Symbol>()
+                                                          : Symbol::Group(outputs.cast<std::vector<Symbol>>());
+             std::vector<std::string> names;
+             if (py::isinstance<Symbol>(inputs)) names.push_back(inputs.cast<Symbol>().name());
+             else for (auto i : inputs) names.push_back(i.cast<Symbol>().name());
+             return std::make_shared<gluon::SymbolBlock>(out, names, params.is_none() ? ParameterDict()
+                                                                                       : params.cast<ParameterDict>());
+           }),
+           py::arg("outputs"), py::arg("inputs"), py::arg("params") = py::none())
       .def_static("imports", [](const std::string& symbol_file, py::object input_names, py::object param_file,
                                 py::object ctx) {
         std::vector<std::string> names;

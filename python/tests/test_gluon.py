@@ -155,3 +155,13 @@ def test_user_defined_initializer():
     net.initialize(Ramp())
     assert_almost_equal(net.weight.data(), np.arange(6).reshape(3, 2))
     assert_almost_equal(net.bias.data(), np.zeros(3))
+
+
+def test_symbolblock_from_a_symbol_shares_parameters_by_name():
+    data = mx.sym.var('data')
+    out = mx.sym.FullyConnected(data, name='fc', num_hidden=2)
+    block = gluon.SymbolBlock(outputs=out, inputs=data)
+    block.initialize(mx.init.One())
+    y = block(nd.ones((3, 4)))
+    assert_almost_equal(y, np.full((3, 2), 4.0))  # weights 1, bias 0 (bias by its name)
+    assert sorted(block.collect_params().keys()) == ['fc_bias', 'fc_weight']
