@@ -83,7 +83,16 @@ py::object call_block(py::object self, py::args args) {
   auto& block = self.cast<Block&>();
   std::vector<NDArray> inputs;
   for (auto a : args) {
-    if (!py::isinstance<NDArray>(a)) return self.attr("forward")(*args);  // not traceable: plain call
+    if (!py::isinstance<NDArray>(a)) {
+      // Not traceable: a forward written in Python gets the arguments as they are; a C++ layer
+      // takes arrays only.
+      py::object cpp_forward = py::module_::import("braid._core").attr("gluon").attr("Block").attr("forward");
+      py::object forward = py::type::of(self).attr("forward");
+      BRAID_CHECK(!forward.is(cpp_forward), "block ", block.prefix(),
+                  " takes NDArrays; argument ", inputs.size(), " is a ",
+                  py::str(py::type::of(a).attr("__name__")).cast<std::string>());
+      return self.attr("forward")(*args);
+    }
     inputs.push_back(a.cast<NDArray>());
   }
   std::vector<NDArray> out = block(inputs);

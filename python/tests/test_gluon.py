@@ -165,3 +165,16 @@ def test_symbolblock_from_a_symbol_shares_parameters_by_name():
     y = block(nd.ones((3, 4)))
     assert_almost_equal(y, np.full((3, 2), 4.0))  # weights 1, bias 0 (bias by its name)
     assert sorted(block.collect_params().keys()) == ['fc_bias', 'fc_weight']
+
+
+def test_layers_take_arrays_and_python_forwards_take_anything():
+    dense = nn.Dense(2, in_units=3)
+    dense.initialize()
+    with pytest.raises(mx.MXNetError, match="takes NDArrays; argument 0 is a list"):
+        dense([1, 2, 3])
+
+    class Scale(gluon.Block):
+        def forward(self, x, factor):
+            return x * factor
+
+    assert_almost_equal(Scale()(nd.ones((2,)), 3.0), np.full((2,), 3.0))
