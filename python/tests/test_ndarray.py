@@ -140,3 +140,12 @@ def test_contexts_and_default_context():
     with mx.cpu(1):
         assert nd.zeros((1,)).context == mx.cpu(1)
     assert nd.zeros((1,)).context == mx.cpu(0)
+
+
+def test_gpu_contexts_without_a_gpu_say_why():
+    if mx.num_gpus() > 0:
+        pytest.skip("checks the behaviour without a GPU; this machine has %d" % mx.num_gpus())
+    with pytest.raises(mx.MXNetError, match=r"cannot run on gpu\(0\)|gpu\(0\)"):
+        nd.zeros((2, 2), ctx=mx.gpu(0)).wait_to_read()
+    with pytest.raises(mx.MXNetError, match="gpu"):
+        nd.ones((2,)).as_in_context(mx.gpu(0)).wait_to_read()

@@ -36,6 +36,5 @@ Context Context::parse(const std::string& s) {
 
 std::ostream& operator<<(std::ostream& os, const Context& c) { return os << c.str(); }
 
-int num_gpus() { return 0; }
 
 }  // namespace braid

@@ -4,6 +4,7 @@
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/base/gpu.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
 #include "../autograd/node.h"
@@ -50,6 +51,13 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
     ctx = inputs[0].ctx();
   } else if (auto it = attrs.find("ctx"); it != attrs.end()) {
     ctx = Context::parse(it->second);
+  }
+  // The GPU backend has the runtime (memory, copies) but no operator kernels yet (docs/gpu.md).
+  if (!ctx.is_cpu_family()) {
+    const std::string no_gpu = gpu_runtime::unavailable_reason();
+    throw Error(no_gpu.empty() ? cat("operator ", def.name, " has no GPU kernel yet, so it cannot run on ", ctx,
+                                     "; copy the arrays to cpu() (as_in_context) and run it there")
+                               : cat("operator ", def.name, " cannot run on ", ctx, ": ", no_gpu, "; use cpu()"));
   }
   std::vector<Shape> in_shapes(nargs), aux_shapes(naux);
   std::vector<DType> in_types(nargs), aux_types(naux);

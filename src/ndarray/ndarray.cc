@@ -2,6 +2,7 @@
 
 #include "braid/base/convert.h"
 #include "braid/base/error.h"
+#include "braid/base/gpu.h"
 #include "braid/base/reshape.h"
 #include "braid/autograd/autograd.h"
 #include "braid/ndarray/invoke.h"
@@ -137,7 +138,22 @@ NDArray NDArray::copyto(Context ctx) const {
 
 NDArray NDArray::copyto(const NDArray& dst) const {
   BRAID_CHECK(dst.shape() == shape_, "copyto: destination shape ", dst.shape(), " differs from ", shape_);
-  nd::invoke("_copyto", {*this}, {}, {dst});
+  if (ctx().is_cpu_family() && dst.ctx().is_cpu_family()) {
+    nd::invoke("_copyto", {*this}, {}, {dst});
+    return dst;
+  }
+  // To or from a GPU: the runtime's copy, pushed on the GPU's context.
+  BRAID_CHECK(dst.dtype() == dtype_, "copyto ", ctx(), " -> ", dst.ctx(), ": ", dtype_name(dtype_), " to ",
+              dtype_name(dst.dtype()), " needs a conversion; use astype on the CPU first");
+  BRAID_CHECK(!autograd::is_recording(), "copyto ", ctx(), " -> ", dst.ctx(),
+              ": copies to and from GPUs are not recorded by autograd yet; copy outside autograd.record()");
+  const Context gpu_side = ctx().is_cpu_family() ? dst.ctx() : ctx();
+  const engine::VarHandle reads[] = {var()}, writes[] = {dst.var()};
+  engine::Engine::get().push(
+      [src = *this, dst] {
+        gpu_runtime::copy(dst.raw_data(), dst.ctx(), src.raw_data(), src.ctx(), static_cast<size_t>(src.size()) * dtype_size(src.dtype()));
+      },
+      gpu_side, reads, writes, 0, "copyto (GPU)");
   return dst;
 }
 

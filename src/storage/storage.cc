@@ -8,6 +8,7 @@
 
 #include "braid/base/env.h"
 #include "braid/base/error.h"
+#include "braid/base/gpu.h"
 
 namespace braid {
 namespace {
@@ -21,6 +22,23 @@ size_t rounded_size(size_t size) {
   while (p < size) p <<= 1;
   size_t step = p / 8;
   return (size + step - 1) / step * step;
+}
+
+// Memory from the system for `ctx`: host memory, pinned host memory, or GPU memory.
+void* system_alloc(size_t bytes, Context ctx) {
+  switch (ctx.dev_type) {
+    case DeviceType::GPU: return gpu_runtime::device_malloc(bytes, ctx.dev_id);
+    case DeviceType::CPUPinned: return gpu_runtime::pinned_malloc(bytes);
+    default: return std::aligned_alloc(Storage::kAlignment, bytes);
+  }
+}
+
+void system_free(void* ptr, Context ctx) {
+  switch (ctx.dev_type) {
+    case DeviceType::GPU: gpu_runtime::device_free(ptr, ctx.dev_id); break;
+    case DeviceType::CPUPinned: gpu_runtime::pinned_free(ptr); break;
+    default: std::free(ptr);
+  }
 }
 
 struct Pool {
@@ -47,12 +65,10 @@ Storage::Storage() : impl_(std::make_unique<Impl>()) {}
 Storage::~Storage() {
   for (auto& [ctx, pool] : impl_->pools)
     for (auto& [size, blocks] : pool.free_blocks)
-      for (void* p : blocks) std::free(p);
+      for (void* p : blocks) system_free(p, ctx);
 }
 
 StorageHandle Storage::alloc(size_t size, Context ctx) {
-  BRAID_CHECK(ctx.dev_type != DeviceType::GPU, "cannot allocate on ", ctx,
-              ": this build of Braid has no CUDA support; use cpu()");
   size_t rsize = rounded_size(size);
   std::lock_guard<std::mutex> lock(impl_->mu);
   Pool& pool = impl_->pools[ctx];
@@ -64,13 +80,22 @@ StorageHandle Storage::alloc(size_t size, Context ctx) {
     pool.stats.bytes_pooled -= rsize;
     ++pool.stats.pool_hits;
   } else {
-    ptr = std::aligned_alloc(kAlignment, rsize);
+    auto try_alloc = [&]() -> void* {
+      if (ctx.dev_type != DeviceType::GPU) return system_alloc(rsize, ctx);
+      try {
+        return system_alloc(rsize, ctx);
+      } catch (const Error&) {
+        if (pool.stats.bytes_pooled == 0) throw;  // no GPU, or out of memory with nothing to give back
+        return nullptr;
+      }
+    };
+    ptr = try_alloc();
     if (!ptr && pool.stats.bytes_pooled > 0) {  // give the pool back and try once more
       for (auto& [s, blocks] : pool.free_blocks)
-        for (void* p : blocks) std::free(p);
+        for (void* p : blocks) system_free(p, ctx);
       pool.free_blocks.clear();
       pool.stats.bytes_pooled = 0;
-      ptr = std::aligned_alloc(kAlignment, rsize);
+      ptr = system_alloc(rsize, ctx);
     }
     BRAID_CHECK(ptr, "out of memory allocating ", size, " bytes on ", ctx, " (", pool.stats.bytes_in_use,
                 " bytes in use); reduce the batch size or free arrays");
@@ -96,7 +121,7 @@ void Storage::free(const StorageHandle& h) {
     pool.free_blocks[rsize].push_back(h.ptr);
     pool.stats.bytes_pooled += rsize;
   } else {
-    std::free(h.ptr);
+    system_free(h.ptr, h.ctx);
   }
 }
 
@@ -104,7 +129,7 @@ void Storage::release_pool(Context ctx) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   Pool& pool = impl_->pools[ctx];
   for (auto& [s, blocks] : pool.free_blocks)
-    for (void* p : blocks) std::free(p);
+    for (void* p : blocks) system_free(p, ctx);
   pool.free_blocks.clear();
   pool.stats.bytes_pooled = 0;
 }

@@ -1,0 +1,82 @@
+// The GPU runtime (include/braid/base/gpu.h) and how arrays use it. Tests that need a GPU skip,
+// saying why, where none can be used (no CUDA in the build, no driver, no device); the others
+// check what a machine without a GPU must do: clear errors, and cpu_pinned working everywhere.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "braid/base/error.h"
+#include "braid/base/gpu.h"
+#include "braid/ndarray/creation.h"
+#include "braid/ndarray/elemwise.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/ndarray/reduce.h"
+#include "braid/storage/storage.h"
+
+using namespace braid;
+
+namespace {
+
+#define REQUIRE_GPU() \
+  if (num_gpus() == 0) GTEST_SKIP() << "needs a GPU: " << gpu_runtime::unavailable_reason()
+
+#define REQUIRE_NO_GPU() \
+  if (num_gpus() > 0) GTEST_SKIP() << "checks the behaviour without a GPU; this machine has " << num_gpus()
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GpuRuntime, TheReasonIsEmptyExactlyWhenThereIsAGpu) {
+  EXPECT_EQ(gpu_runtime::unavailable_reason().empty(), num_gpus() > 0) << gpu_runtime::unavailable_reason();
+  if (!gpu_runtime::built_with_cuda()) EXPECT_NE(gpu_runtime::unavailable_reason().find("BRAID_WITH_CUDA"), std::string::npos);
+}
+
+TEST(GpuRuntime, WithoutAGpuArraysOnGpuFailWithTheReason) {
+  REQUIRE_NO_GPU();
+  const std::string err = error_of([] { nd::zeros(Shape({2, 3}), gpu(0)).wait_to_read(); });
+  EXPECT_NE(err.find("gpu(0)"), std::string::npos) << err;
+  EXPECT_NE(err.find(gpu_runtime::unavailable_reason()), std::string::npos) << err;
+  const std::string copy_err = error_of([] { nd::ones(Shape({4})).copyto(gpu(1)).wait_to_read(); });
+  EXPECT_NE(copy_err.find("gpu(1)"), std::string::npos) << copy_err;
+}
+
+TEST(GpuRuntime, PinnedHostMemoryWorksWithOrWithoutAGpu) {
+  NDArray a = nd::arange(0, 6).reshape({2, 3}).copyto(cpu_pinned(0));
+  NDArray b = a * 2.0 + 1.0;
+  EXPECT_EQ(b.ctx(), cpu_pinned(0));
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{1, 3, 5, 7, 9, 11}));
+}
+
+TEST(GpuRuntime, CopiesRoundTripThroughTheGpu) {
+  REQUIRE_GPU();
+  NDArray host = nd::arange(0, 1000).reshape({10, 100});
+  NDArray on_gpu = host.copyto(gpu(0));
+  EXPECT_EQ(on_gpu.ctx(), gpu(0));
+  NDArray back = on_gpu.copyto(cpu());
+  EXPECT_EQ(back.to_vector<float>(), host.to_vector<float>());
+  NDArray pinned = on_gpu.copyto(cpu_pinned(0));
+  EXPECT_EQ(pinned.to_vector<float>(), host.to_vector<float>());
+}
+
+TEST(GpuRuntime, OperatorsWithoutAGpuKernelSayWhichOne) {
+  REQUIRE_GPU();
+  NDArray x = nd::ones(Shape({2, 2})).copyto(gpu(0));
+  const std::string err = error_of([&] { nd::invoke1("relu", {x}).wait_to_read(); });
+  EXPECT_NE(err.find("operator relu has no GPU kernel"), std::string::npos) << err;
+}
+
+TEST(GpuRuntime, DeviceMemoryIsPooled) {
+  REQUIRE_GPU();
+  { NDArray a(Shape({1 << 20}), gpu(0)); }
+  NDArray b(Shape({1 << 20}), gpu(0));
+  b.wait_to_write();
+  EXPECT_GE(Storage::get().stats(gpu(0)).pool_hits, 1u);
+}
+
+}  // namespace
