@@ -26,7 +26,7 @@ def positional_attributes(op):
 
 
 def operator_function(name, input_type, run, module):
-    """nd.<name> or sym.<name>: inputs (``input_type``, alone or in lists) by position, then the
+    """nd.<name> or sym.<name>: inputs (``input_type``: a type or a tuple of them, alone or in lists) by position, then the
     positional attributes, keywords as given; ``run(name, inputs, kwargs)`` does the work."""
     attr_names = positional_attributes(name)
 
@@ -40,8 +40,8 @@ def operator_function(name, input_type, run, module):
             else:
                 extra.append(a)
         if len(extra) > len(attr_names):
-            raise MXNetError("%s.%s: %d positional values that are not %ss (%r); give attributes by keyword"
-                             % (module, name, len(extra), input_type.__name__, extra))
+            raise MXNetError("%s.%s: %d positional values that are not inputs (%r); give attributes by keyword"
+                             % (module, name, len(extra), extra))
         kwargs.update(zip(attr_names, extra))
         return run(name, inputs, kwargs)
 

@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/gluon/block.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
@@ -56,18 +57,29 @@ std::string repr(const NDArray& a) {
   return "\n" + values + "\n<NDArray " + dims + " @" + a.ctx().str() + ">";
 }
 
+/// An operator's input from Python: an array, or a gluon Parameter (a Python hybrid_forward
+/// receives its deferred parameters so, to complete their shapes from the operator).
+bool is_input(py::handle v) { return py::isinstance<NDArray>(v) || py::isinstance<gluon::Parameter>(v); }
+
+gluon::OpArg op_arg(py::handle v) {
+  if (py::isinstance<NDArray>(v)) return v.cast<NDArray>();
+  return v.cast<gluon::ParameterPtr>();
+}
+
 /// nd.<op>(*args, **kwargs): arrays (positional or by argument name) are inputs, the rest are
 /// attributes, `out` receives the results.
 py::object invoke_op(const std::string& op, const py::list& args, const py::dict& kwargs) {
-  std::vector<std::pair<std::string, NDArray>> inputs;
+  std::vector<std::pair<std::string, gluon::OpArg>> inputs;
   op::AttrMap attrs;
   std::vector<NDArray> out;
   py::object out_arg = py::none();
+  bool parameters = false;
   for (auto a : args) {
-    BRAID_CHECK(py::isinstance<NDArray>(a), "operator ", op, ": positional argument ", inputs.size(),
+    BRAID_CHECK(is_input(a), "operator ", op, ": positional argument ", inputs.size(),
                 " must be an NDArray, got ", py::str(py::type::of(a)).cast<std::string>(),
                 "; give attributes by keyword");
-    inputs.emplace_back("", a.cast<NDArray>());
+    parameters = parameters || !py::isinstance<NDArray>(a);
+    inputs.emplace_back("", op_arg(a));
   }
   for (auto [k, v] : kwargs) {
     std::string key = k.cast<std::string>();
@@ -77,16 +89,24 @@ py::object invoke_op(const std::string& op, const py::list& args, const py::dict
       else if (!v.is_none()) out = v.cast<std::vector<NDArray>>();
     } else if (key == "name") {
       continue;  // a symbol's name; arrays have none
-    } else if (py::isinstance<NDArray>(v)) {
-      inputs.emplace_back(key, v.cast<NDArray>());
+    } else if (is_input(v)) {
+      parameters = parameters || !py::isinstance<NDArray>(v);
+      inputs.emplace_back(key, op_arg(v));
     } else if (!v.is_none()) {
       attrs[key] = attr_string(v);
     }
   }
+  BRAID_CHECK(!parameters || out.empty(), "operator ", op, ": out= cannot be used with Parameter inputs");
   std::vector<NDArray> results;
   {
     py::gil_scoped_release release;
-    results = nd::invoke_named(op, inputs, attrs, out);
+    if (parameters) {
+      results = gluon::invoke_with_parameters(op, inputs, attrs, "nd." + op);
+    } else {
+      std::vector<std::pair<std::string, NDArray>> arrays;
+      for (auto& [name, a] : inputs) arrays.emplace_back(name, std::get<NDArray>(a));
+      results = nd::invoke_named(op, arrays, attrs, out);
+    }
   }
   if (!out_arg.is_none()) return out_arg;
   if (results.size() == 1) return py::cast(results[0]);

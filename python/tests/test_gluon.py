@@ -178,3 +178,37 @@ def test_layers_take_arrays_and_python_forwards_take_anything():
             return x * factor
 
     assert_almost_equal(Scale()(nd.ones((2,)), 3.0), np.full((2,), 3.0))
+
+
+class MyDense(gluon.HybridBlock):
+    """The custom-layer tutorial's dense layer, with in_units left to deferred initialization."""
+
+    def __init__(self, units, in_units=0, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.weight = self.params.get('weight', shape=(units, in_units))
+            self.bias = self.params.get('bias', shape=(units,))
+
+    def hybrid_forward(self, F, x, weight, bias):
+        return F.relu(F.FullyConnected(x, weight, bias, num_hidden=weight.shape[0]))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_deferred_parameters_of_a_python_block_get_their_shape_from_the_data(hybridize, tmp_path):
+    net = MyDense(3)
+    net.initialize(mx.init.Normal(1.0))
+    assert net.weight.shape == (3, 0)
+    if hybridize:
+        net.hybridize()
+    x = nd.random.uniform(-1, 1, shape=(4, 5))
+    y = net(x)
+    assert net.weight.shape == (3, 5)
+    w, b = net.weight.data().asnumpy(), net.bias.data().asnumpy()
+    assert abs(w).max() > 0 and (b == 0).all()
+    assert_almost_equal(y, np.maximum(x.asnumpy() @ w.T + b, 0), rtol=1e-5, atol=1e-6)
+    assert_almost_equal(net(x), y, rtol=1e-6)  # initialized now: data, not the Parameter
+    if hybridize:
+        net.export(str(tmp_path / "mydense"))
+        back = gluon.SymbolBlock.imports(str(tmp_path / "mydense-symbol.json"), ["data"],
+                                         str(tmp_path / "mydense-0000.params"))
+        assert_almost_equal(back(x), y, rtol=1e-6)

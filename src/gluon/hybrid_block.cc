@@ -5,6 +5,7 @@
 #include "braid/gluon/block.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/invoke.h"
+#include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
 #include "cached_graph.h"
 #include "graph_tracer.h"
@@ -61,44 +62,61 @@ void HybridBlock::export_model(const std::string& path_prefix, int epoch) const 
 
 std::vector<NDArray> HybridBlock::call_op(const std::string& op_name, const std::vector<OpArg>& args,
                                           const op::AttrMap& attrs) const {
+  std::vector<std::pair<std::string, OpArg>> inputs;
+  for (const auto& a : args) inputs.emplace_back("", a);
+  return invoke_with_parameters(op_name, inputs, attrs, "block " + prefix());
+}
+
+std::vector<NDArray> invoke_with_parameters(const std::string& op_name,
+                                            const std::vector<std::pair<std::string, OpArg>>& inputs,
+                                            const op::AttrMap& given_attrs, const std::string& who) {
+  const op::OpDef& def = op::Registry::get().find(op_name);
+  op::AttrMap attrs = given_attrs;
+  if (!def.key_var_num_args.empty() && !attrs.count(def.key_var_num_args))
+    attrs[def.key_var_num_args] = std::to_string(inputs.size());
+  std::any param = def.parse(attrs);
+  std::vector<std::string> slots = def.list_arguments(param), aux_names = def.list_aux(param);
+  const size_t nargs = slots.size();
+  slots.insert(slots.end(), aux_names.begin(), aux_names.end());
+  std::vector<std::string> names;
+  for (const auto& in : inputs) names.push_back(in.first);
+  const std::vector<size_t> where = op::input_slots(def.name, slots, names, " (" + who + ")");
+  std::vector<const OpArg*> placed(slots.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) placed[where[i]] = &inputs[i].second;
+
   std::optional<Context> ctx;
   bool deferred = false;
-  for (const auto& a : args) {
-    if (const auto* arr = std::get_if<NDArray>(&a)) {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    BRAID_CHECK(placed[i], who, ": operator ", def.name, " is missing its input '", slots[i], "'");
+    if (const auto* arr = std::get_if<NDArray>(placed[i])) {
       if (!ctx && !arr->is_none()) ctx = arr->ctx();
     } else {
-      const auto& p = std::get<ParameterPtr>(a);
-      deferred = deferred || p->deferred();
+      deferred = deferred || std::get<ParameterPtr>(*placed[i])->deferred();
     }
   }
-  BRAID_CHECK(ctx, "block ", prefix(), ": operator ", op_name, " needs at least one input array");
+  BRAID_CHECK(ctx, who, ": operator ", def.name, " needs at least one input array");
   if (deferred) {
     // Complete the parameters' unknown dimensions from the data, like MXNet's deferred init;
     // initializing them is no part of a traced graph.
     nd::detail::TracerPause pause;
-    const op::OpDef& def = op::Registry::get().find(op_name);
-    std::any param = def.parse(attrs);
-    size_t nargs = def.list_arguments(param).size();
-    BRAID_CHECK(args.size() == nargs + def.list_aux(param).size(), "block ", prefix(), ": operator ", op_name,
-                " takes ", nargs + def.list_aux(param).size(), " inputs but got ", args.size());
-    std::vector<Shape> in(nargs), aux(args.size() - nargs), out(static_cast<size_t>(def.num_outputs(param)));
-    for (size_t i = 0; i < args.size(); ++i) {
-      const auto* arr = std::get_if<NDArray>(&args[i]);
-      (i < nargs ? in[i] : aux[i - nargs]) = arr ? arr->shape() : std::get<ParameterPtr>(args[i])->shape();
+    std::vector<Shape> in(nargs), aux(slots.size() - nargs), out(static_cast<size_t>(def.num_outputs(param)));
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const auto* arr = std::get_if<NDArray>(placed[i]);
+      (i < nargs ? in[i] : aux[i - nargs]) = arr ? arr->shape() : std::get<ParameterPtr>(*placed[i])->shape();
     }
     def.infer_shape(param, in, out, aux);
-    for (size_t i = 0; i < args.size(); ++i)
-      if (const auto* p = std::get_if<ParameterPtr>(&args[i]); p && (*p)->deferred()) {
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (const auto* p = std::get_if<ParameterPtr>(placed[i]); p && (*p)->deferred()) {
         const Shape& s = i < nargs ? in[i] : aux[i - nargs];
-        BRAID_CHECK(s.fully_known(), "block ", prefix(), ": cannot infer the shape of Parameter '", (*p)->name(),
+        BRAID_CHECK(s.fully_known(), who, ": cannot infer the shape of Parameter '", (*p)->name(),
                     "' from the input (got ", s, ")");
         (*p)->finish_deferred_init(s);
       }
   }
   std::vector<NDArray> arrays;
-  for (const auto& a : args) {
-    if (const auto* arr = std::get_if<NDArray>(&a)) arrays.push_back(*arr);
-    else arrays.push_back(std::get<ParameterPtr>(a)->data(*ctx));
+  for (const OpArg* a : placed) {
+    if (const auto* arr = std::get_if<NDArray>(a)) arrays.push_back(*arr);
+    else arrays.push_back(std::get<ParameterPtr>(*a)->data(*ctx));
   }
   return nd::invoke(op_name, arrays, attrs);
 }

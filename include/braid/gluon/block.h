@@ -117,13 +117,23 @@ class Block {
   std::map<std::string, int> child_counters_;  // per hint, for children named in this scope
 };
 
-/// A block whose forward uses only registered operators, so that it can be traced into a graph
-/// (hybridize). Layers call their operator through call_op, which also completes the shapes of
-/// deferred parameters from the operator's shape inference at the first forward.
 namespace detail {
 class CachedGraph;
 }
 
+/// An input of an operator call by a block: an array, or a parameter taken on the data's context.
+using OpArg = std::variant<NDArray, ParameterPtr>;
+
+/// Runs `op` on arrays and parameters given by argument name ("" for the next free slot, as
+/// nd::invoke_named): parameters with unknown dimensions get them from the operator's shape
+/// inference and are initialized first (MXNet's deferred initialization), then every parameter is
+/// read on the context of the first array. `who` names the caller in errors.
+std::vector<NDArray> invoke_with_parameters(const std::string& op, const std::vector<std::pair<std::string, OpArg>>& inputs,
+                                            const op::AttrMap& attrs, const std::string& who);
+
+/// A block whose forward uses only registered operators, so that it can be traced into a graph
+/// (hybridize). Layers call their operator through call_op, which also completes the shapes of
+/// deferred parameters from the operator's shape inference at the first forward.
 class HybridBlock : public Block {
  public:
   using Block::Block;
@@ -145,10 +155,8 @@ class HybridBlock : public Block {
   void export_model(const std::string& path_prefix, int epoch = 0) const;
 
  protected:
-  /// An argument of an operator call: an array, or a parameter taken on the data's context.
-  using OpArg = std::variant<NDArray, ParameterPtr>;
-  /// Runs `op` on `args` (arguments then aux states, in the operator's order); parameters with
-  /// unknown dimensions get them from the operator's shape inference and are initialized first.
+  using OpArg = gluon::OpArg;
+  /// Runs `op` on `args` (arguments then aux states, in the operator's order): invoke_with_parameters.
   std::vector<NDArray> call_op(const std::string& op, const std::vector<OpArg>& args,
                                const op::AttrMap& attrs = {}) const;
   NDArray call_op1(const std::string& op, const std::vector<OpArg>& args, const op::AttrMap& attrs = {}) const;

@@ -47,13 +47,9 @@ class HybridBlock(_g.HybridBlock):
     __setattr__ = _setattr
 
     def forward(self, x, *args):
-        params = {}
-        for name, p in self._attribute_params().items():
-            if p._deferred:
-                raise MXNetError("Parameter '%s' of %s has unknown dimensions %s; Braid cannot infer the shapes of "
-                                 "parameters used by a Python hybrid_forward: give the full shape when creating it"
-                                 % (p.name, self.name, p.shape))
-            params[name] = p.data(x.context)
+        # A parameter whose shape is not known yet goes in as the Parameter itself: the first
+        # operator it reaches completes its shape and initializes it (MXNet's deferred init).
+        params = {name: p if p._deferred else p.data(x.context) for name, p in self._attribute_params().items()}
         return self.hybrid_forward(_nd, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

@@ -19,7 +19,8 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "wait
 
 def __getattr__(name):
     """Operators are looked up in the registry the first time they are used."""
-    return _signatures.lookup(globals(), "ndarray", name, NDArray, _core.invoke)
+    # Inputs are arrays, or Parameters (a Python hybrid_forward gets its deferred ones so).
+    return _signatures.lookup(globals(), "ndarray", name, (NDArray, _core.gluon.Parameter), _core.invoke)
 
 
 def __dir__():
