@@ -67,6 +67,18 @@ data::Transform transform_of(py::handle t) {
   });
 }
 
+/// A Python batchify_fn: the list of samples (each an array or a tuple of arrays) in, the batch
+/// (an array or a list of arrays) out.
+data::BatchifyFn batchify_of(py::function fn) {
+  auto f = hold(std::move(fn));
+  return [f](const std::vector<Sample>& samples) {
+    py::gil_scoped_acquire gil;
+    py::list items;
+    for (const auto& s : samples) items.append(python_sample(s));
+    return sample_of((*f)(items));
+  };
+}
+
 /// A dataset defined in Python: __len__ and __getitem__ of the subclass.
 class PyDataset : public Dataset {
  public:
@@ -139,8 +151,8 @@ void bind_gluon_data(py::module_& m) {
       .def(py::init([](std::shared_ptr<Dataset> dataset, py::object batch_size, bool shuffle, py::object last_batch,
                        py::object batchify_fn, int num_workers, bool pin_memory, py::object prefetch,
                        py::object thread_pool, py::object timeout) {
-             BRAID_CHECK(batchify_fn.is_none(), "DataLoader(batchify_fn=...) is not supported by Braid yet");
              data::DataLoaderOptions o;
+             if (!batchify_fn.is_none()) o.batchify_fn = batchify_of(batchify_fn.cast<py::function>());
              o.batch_size = batch_size.is_none() ? 0 : batch_size.cast<int64_t>();
              o.shuffle = shuffle;
              if (!last_batch.is_none()) o.last_batch = data::last_batch_from_name(last_batch.cast<std::string>());

@@ -48,9 +48,9 @@ std::map<std::string, std::string> optimizer_params(py::handle v) {
   return out;
 }
 
-std::string metric_name(py::handle m) {
+std::variant<std::string, metric::MetricPtr> metric_of(py::handle m) {
   if (py::isinstance<py::str>(m)) return m.cast<std::string>();
-  return m.cast<metric::EvalMetric&>().name();
+  return m.cast<metric::MetricPtr>();
 }
 
 template <class Callback>
@@ -176,7 +176,7 @@ void bind_module(py::module_& m) {
         BRAID_CHECK(!num_epoch.is_none(), "Module.fit: please specify number of epochs (num_epoch)");
         mod::FitOptions o;
         o.eval_data = eval_data;
-        o.eval_metric = metric_name(eval_metric);
+        o.eval_metric = metric_of(eval_metric);
         o.epoch_end_callback = callbacks<mod::EpochEndCallback>(epoch_end_callback);
         o.batch_end_callback = callbacks<mod::BatchEndCallback>(batch_end_callback);
         o.kvstore = kvstore.is_none() ? "None" : kvstore.cast<std::string>();

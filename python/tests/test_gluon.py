@@ -142,6 +142,11 @@ def test_python_dataset_and_dataloader():
     dataset = gluon.data.ArrayDataset(np.arange(6).reshape(3, 2), np.array([0, 1, 2]))
     assert len(dataset) == 3
     assert_almost_equal(dataset[2][0], np.array([4, 5]))
+    def batchify(samples):  # a user batchify_fn: the data stacked, the labels summed
+        return nd.stack(*[s[0] for s in samples]), nd.array([sum(float(s[1].asscalar()) for s in samples)])
+
+    custom = list(gluon.data.DataLoader(Squares(), batch_size=5, batchify_fn=batchify))
+    assert custom[0][0].shape == (5, 2) and custom[1][1].asscalar() == 25 + 36 + 49 + 64 + 81
     doubled = gluon.data.SimpleDataset([1, 2, 3]).transform(lambda x: x * 2)
     assert_almost_equal(doubled[2], np.array(6))
 

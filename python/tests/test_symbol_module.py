@@ -97,8 +97,10 @@ def test_module_fit_on_fashion_mnist():
     train_iter = mx.io.NDArrayIter(x, y, batch_size=100, shuffle=True)
     eval_iter = mx.io.NDArrayIter(tx, ty, batch_size=100)
     net = mx.mod.Module(symbol=mlp(), data_names=('data',), label_names=('softmax_label',))
-    net.fit(train_iter, eval_data=eval_iter, initializer=mx.init.Xavier(), optimizer_params={'learning_rate': 0.1},
-            num_epoch=3)
+    metric = mx.metric.Accuracy()
+    net.fit(train_iter, eval_data=eval_iter, eval_metric=metric, initializer=mx.init.Xavier(),
+            optimizer_params={'learning_rate': 0.1}, num_epoch=3)
+    assert metric.num_inst == 1000  # the object itself was used, last for the validation (as MXNet)
     (name, acc), = net.score(eval_iter, 'acc')
     assert name == 'accuracy' and acc > 0.75, acc  # chance is 0.1
     pred = net.predict(eval_iter)

@@ -30,7 +30,12 @@ void Module::fit(io::DataIter& train_data, const FitOptions& o) {
   bind(train_data.provide_data(), train_data.provide_label(), true, false, o.force_rebind);
   init_params(o.initializer, o.arg_params, o.aux_params, o.allow_missing, o.force_init);
   init_optimizer(o.kvstore, o.optimizer, o.optimizer_params);
-  auto metric = gluon::metric::create(o.eval_metric);
+  // A name makes a new metric each time; an object is the one metric of training and validation.
+  auto make_metric = [&o] {
+    const auto* name = std::get_if<std::string>(&o.eval_metric);
+    return name ? gluon::metric::create(*name) : std::get<gluon::metric::MetricPtr>(o.eval_metric);
+  };
+  auto metric = make_metric();
   for (int epoch = o.begin_epoch; epoch < o.num_epoch; ++epoch) {
     auto tic = std::chrono::steady_clock::now();
     metric->reset();
@@ -52,7 +57,7 @@ void Module::fit(io::DataIter& train_data, const FitOptions& o) {
       for (const auto& cb : o.epoch_end_callback) cb(epoch, symbol_, arg, aux);
     }
     if (o.eval_data) {
-      auto val = gluon::metric::create(o.eval_metric);
+      auto val = make_metric();
       score(*o.eval_data, *val);
       log_metric(epoch, "Validation", *val);
     }

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "braid/gluon/init.h"
@@ -44,7 +45,9 @@ using EpochEndCallback = std::function<void(int epoch, const Symbol&, const Para
 
 struct FitOptions {
   io::DataIter* eval_data = nullptr;
-  std::string eval_metric = "acc";
+  /// A metric's name (a new one for training, another for validation), or a metric object, used for
+  /// both as MXNet does (score resets it).
+  std::variant<std::string, gluon::metric::MetricPtr> eval_metric = "acc";
   std::vector<EpochEndCallback> epoch_end_callback;
   std::vector<BatchEndCallback> batch_end_callback;
   std::string kvstore = "local";
