@@ -2,7 +2,7 @@
 from ._core import autograd as _ag
 from ._core import NDArray
 
-__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+__all__ = ["Function", "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "backward", "grad", "mark_variables"]
 
 is_recording = _ag.is_recording
@@ -73,3 +73,37 @@ def mark_variables(variables, gradients, grad_reqs="write"):
     reqs = [grad_reqs] * len(variables) if isinstance(grad_reqs, str) else list(grad_reqs)
     for v, g, r in zip(variables, gradients, reqs):
         _ag.mark_variables([v], [g], r)
+
+
+class Function:
+    """A differentiable function of your own (MXNet's autograd.Function): define forward(*inputs)
+    and backward(*output_grads), which returns one gradient per input; save what backward needs
+    with save_for_backward. forward runs without recording; the call records one node whose
+    backward is yours (python/tests/test_autograd.py has MXNet's sigmoid example)."""
+
+    def __init__(self):
+        self._saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        self._saved_tensors = args
+
+    @property
+    def saved_tensors(self):
+        return self._saved_tensors
+
+    def __call__(self, *inputs):
+        previous = _ag.set_recording(False)
+        try:
+            outputs = self.forward(*inputs)
+        finally:
+            _ag.set_recording(previous)
+        single = isinstance(outputs, NDArray)
+        outs = [outputs] if single else list(outputs)
+        _ag.record_custom_function(list(inputs), outs, self.backward)
+        return outputs
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError

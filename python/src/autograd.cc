@@ -24,6 +24,21 @@ void bind_autograd(py::module_& m) {
     py::gil_scoped_release release;
     return autograd::grad(heads, variables, grads, retain_graph, train_mode);
   });
+  ag.def("record_custom_function", [](const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                                      py::function backward) {
+    auto fn = hold(std::move(backward));
+    return autograd::record_custom_function(inputs, outputs, [fn](const std::vector<NDArray>& out_grads) {
+      py::gil_scoped_acquire gil;
+      py::tuple args(out_grads.size());
+      for (size_t i = 0; i < out_grads.size(); ++i) args[i] = py::cast(out_grads[i]);
+      py::object r = (*fn)(*args);
+      std::vector<NDArray> grads;
+      auto one = [](py::handle g) { return g.is_none() ? NDArray() : g.cast<NDArray>(); };
+      if (py::isinstance<NDArray>(r) || r.is_none()) grads.push_back(one(r));
+      else for (auto g : r) grads.push_back(one(g));
+      return grads;
+    });
+  });
   ag.def("mark_variables", [](const std::vector<NDArray>& variables, const std::vector<NDArray>& gradients,
                               const std::string& req) {
     autograd::mark_variables(variables, gradients, parse_grad_req(req));

@@ -52,6 +52,10 @@ std::vector<Context> contexts(py::handle ctx);
 /// An initializer from an Initializer, MXNet's name ("xavier", "zeros") or None (nullptr).
 init::InitializerPtr init_of(py::handle value);
 
+/// A Python callable for C++ std::functions that may run, and be destroyed, where the GIL is not
+/// held (worker threads, a backward walk): release it with the GIL held; call it after taking the GIL.
+std::shared_ptr<py::function> hold(py::function fn);
+
 /// An array holding `source` (anything numpy.asarray takes) as `dtype` (default float32) on `ctx`
 /// (default: the current context).
 NDArray from_numpy(py::handle source, std::optional<Context> ctx, std::optional<DType> dtype);

@@ -83,6 +83,13 @@ init::InitializerPtr init_of(py::handle value) {
   return value.cast<std::shared_ptr<init::Initializer>>();
 }
 
+std::shared_ptr<py::function> hold(py::function fn) {
+  return std::shared_ptr<py::function>(new py::function(std::move(fn)), [](py::function* f) {
+    py::gil_scoped_acquire gil;
+    delete f;
+  });
+}
+
 Context current_context() {
   return py::module_::import("braid.context").attr("current_context")().cast<Context>();
 }

@@ -39,15 +39,6 @@ py::object python_sample(const std::vector<NDArray>& s) {
   return py::cast(s);
 }
 
-/// A Python callable held by C++ std::functions that may run on worker threads: called and
-/// released with the GIL held.
-std::shared_ptr<py::function> hold(py::function fn) {
-  return std::shared_ptr<py::function>(new py::function(std::move(fn)), [](py::function* f) {
-    py::gil_scoped_acquire gil;
-    delete f;
-  });
-}
-
 data::SampleFn sample_fn(py::function fn) {
   auto f = hold(std::move(fn));
   return [f](const Sample& s) {

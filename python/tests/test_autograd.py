@@ -71,3 +71,50 @@ def test_matrix_gradient_matches_finite_differences():
             d[i, j] = eps
             numeric[i, j] = (f(a + d) - f(a - d)) / (2 * eps)
     assert_almost_equal(x.grad, numeric, rtol=1e-6, atol=1e-8)
+
+
+class Sigmoid(autograd.Function):
+    """MXNet's documentation example of a custom Function."""
+
+    def forward(self, x):
+        y = 1 / (1 + nd.exp(-x))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, dy):
+        y, = self.saved_tensors
+        return dy * y * (1 - y)
+
+
+class ScaledSum(autograd.Function):
+    """Two inputs, two outputs; no gradient for the second input."""
+
+    def forward(self, a, b):
+        return a + b, a * 2
+
+    def backward(self, d_sum, d_double):
+        return d_sum + 2 * d_double, None
+
+
+def test_custom_function_gradients():
+    a = np.array([-2.0, 0.0, 1.5], dtype=np.float32)
+    x = nd.array(a)
+    x.attach_grad()
+    with autograd.record():
+        y = Sigmoid()(x)
+        z = (y * 3).sum()
+    z.backward()
+    s = 1 / (1 + np.exp(-a))
+    assert_almost_equal(y, s, rtol=1e-6)
+    assert_almost_equal(x.grad, 3 * s * (1 - s), rtol=1e-5)
+
+    p, q = nd.array([1.0, 2.0]), nd.array([5.0, 7.0])
+    p.attach_grad()
+    q.attach_grad()
+    with autograd.record():
+        total, double = ScaledSum()(p, q)
+        loss = (total * total).sum() + double.sum()
+    loss.backward()
+    # d/dp = 2 (p + q) + 2, and q's gradient is declared absent: it stays zero
+    assert_almost_equal(p.grad, 2 * (np.array([1, 2]) + np.array([5, 7])) + 2)
+    assert_almost_equal(q.grad, np.zeros(2))

@@ -7,6 +7,7 @@
 ///   x.attach_grad();
 ///   { autograd::RecordScope rec; y = nd::sum(x * x); }
 ///   y.backward();          // x.grad() == 2 * x
+#include <functional>
 #include <vector>
 
 #include "braid/ndarray/ndarray.h"
@@ -76,6 +77,15 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
 std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
                           const std::vector<NDArray>& head_grads = {}, bool retain_graph = false,
                           bool train_mode = true);
+
+/// A differentiable function of your own (MXNet's autograd.Function): `outputs` were computed from
+/// `inputs` without recording; while recording, this makes them one node of the graph whose
+/// backward is `backward(out_grads)` (zeros for outputs no gradient reached), returning one
+/// gradient per input, shaped like it (None: no gradient). Returns whether a node was recorded
+/// (not when not recording, or when no input needs a gradient).
+using CustomBackward = std::function<std::vector<NDArray>(const std::vector<NDArray>& out_grads)>;
+bool record_custom_function(const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                            CustomBackward backward);
 
 /// Whether a backward wrote (or added to) the gradient of variable `var` since the flag was last
 /// cleared: Trainer's check for parameters a model did not use in an iteration.

@@ -30,5 +30,7 @@ for epoch in range(3):
             loss = loss_fn(net(x), y)
         loss.backward()
         trainer.step(16)  # the global batch: every worker's gradients are summed
-print(json.dumps({"rank": rank, "workers": workers, "weight": net.weight.data().asnumpy().ravel().tolist(),
-                  "bias": float(net.bias.data().asscalar())}), flush=True)
+result = {"rank": rank, "workers": workers, "weight": net.weight.data().asnumpy().ravel().tolist(),
+          "bias": float(net.bias.data().asscalar())}
+sys.stdout.write(json.dumps(result) + "\n")  # one write: print() writes the newline apart when unbuffered
+sys.stdout.flush()
