@@ -142,6 +142,10 @@ def test_python_dataset_and_dataloader():
     dataset = gluon.data.ArrayDataset(np.arange(6).reshape(3, 2), np.array([0, 1, 2]))
     assert len(dataset) == 3
     assert_almost_equal(dataset[2][0], np.array([4, 5]))
+    # Worker threads call the Python dataset under the GIL: the same batches, no deadlock.
+    threaded = list(gluon.data.DataLoader(Squares(), batch_size=4, num_workers=2))
+    assert [b[1].asnumpy().tolist() for b in threaded] == [b[1].asnumpy().tolist() for b in batches]
+
     def batchify(samples):  # a user batchify_fn: the data stacked, the labels summed
         return nd.stack(*[s[0] for s in samples]), nd.array([sum(float(s[1].asscalar()) for s in samples)])
 

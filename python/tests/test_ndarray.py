@@ -108,6 +108,13 @@ def test_errors_raise_mxnet_error_with_the_cpp_message():
     assert issubclass(mx.MXNetError, RuntimeError)
 
 
+def test_errors_of_asynchronous_operations_surface_at_the_wait():
+    x = nd.arange(4)
+    y = nd.take(x, nd.array([0, 9]), mode='raise')  # pushed; the bad index is found by the kernel
+    with pytest.raises(mx.MXNetError, match="9"):
+        y.wait_to_read()
+
+
 def test_save_and_load(tmp_path):
     a, b = rand(2, 2), rand(3)
     f = str(tmp_path / "x.params")
