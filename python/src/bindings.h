@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/gluon/block.h"
 #include "braid/gluon/init.h"
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
@@ -51,6 +52,10 @@ Context current_context();
 std::vector<Context> contexts(py::handle ctx);
 /// An initializer from an Initializer, MXNet's name ("xavier", "zeros") or None (nullptr).
 init::InitializerPtr init_of(py::handle value);
+
+/// MXNet's `params=` of a block's constructor: while the result lives, the next block created takes
+/// its parameters from that ParameterDict (nothing for None).
+std::unique_ptr<gluon::ShareParameters> sharing(py::handle params);
 
 /// A Python callable for C++ std::functions that may run, and be destroyed, where the GIL is not
 /// held (worker threads, a backward walk): release it with the GIL held; call it after taking the GIL.

@@ -211,6 +211,8 @@ void bind_gluon_block(py::module_& m) {
         return s + ")";
       });
 
+  g.def("_share_parameters", [](py::object params) { return sharing(params); });
+  py::class_<gluon::ShareParameters>(g, "_ShareParameters");
   py::class_<NameScopeGuard>(g, "_NameScope")
       .def("__enter__", [](NameScopeGuard& s) { s.scope.emplace(*s.block); })
       .def("__exit__", [](NameScopeGuard& s, py::args) { s.scope.reset(); });

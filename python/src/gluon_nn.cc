@@ -43,6 +43,7 @@ void bind_conv(py::module_& m, const char* name, bool transposed) {
                        py::object output_padding, py::object dilation, int64_t groups, py::object layout,
                        py::object act, bool use_bias, py::object weight_init, py::object bias_init, int64_t in_channels,
                        OptName prefix, py::object params) {
+             auto share = sharing(params);
              return std::make_shared<Conv>(channels, dims(kernel_size),
                                            conv_options(strides, padding, output_padding, dilation, groups, layout, act,
                                                         use_bias, weight_init, bias_init, in_channels, prefix));
@@ -87,6 +88,15 @@ void bind_global_pool(py::module_& m, const char* name) {
            py::arg("layout") = py::none(), py::arg("prefix") = py::none());
 }
 
+}  // namespace
+
+std::unique_ptr<gluon::ShareParameters> sharing(py::handle params) {
+  if (params.is_none()) return nullptr;
+  return std::make_unique<gluon::ShareParameters>(params.cast<const gluon::ParameterDict&>());
+}
+
+namespace {
+
 /// Keeps Python children alive with their container (C++ holds only their C++ part).
 void add_children(py::object self, py::args blocks, bool hybrid_only) {
   auto& container = self.cast<Block&>();
@@ -106,7 +116,10 @@ void bind_gluon_nn(py::module_& m) {
   auto n = g.def_submodule("nn");
 
   py::class_<nn::Sequential, Block, std::shared_ptr<nn::Sequential>>(n, "Sequential", py::dynamic_attr())
-      .def(py::init([](OptName prefix, py::object) { return std::make_shared<nn::Sequential>(prefix); }),
+      .def(py::init([](OptName prefix, py::object params) {
+             auto share = sharing(params);
+             return std::make_shared<nn::Sequential>(prefix);
+           }),
            py::arg("prefix") = py::none(), py::arg("params") = py::none())
       .def("add", [](py::object self, py::args blocks) { add_children(self, blocks, false); })
       .def("__len__", &nn::Sequential::size)
@@ -117,7 +130,10 @@ void bind_gluon_nn(py::module_& m) {
       });
   py::class_<nn::HybridSequential, HybridBlock, std::shared_ptr<nn::HybridSequential>>(n, "HybridSequential",
                                                                                       py::dynamic_attr())
-      .def(py::init([](OptName prefix, py::object) { return std::make_shared<nn::HybridSequential>(prefix); }),
+      .def(py::init([](OptName prefix, py::object params) {
+             auto share = sharing(params);
+             return std::make_shared<nn::HybridSequential>(prefix);
+           }),
            py::arg("prefix") = py::none(), py::arg("params") = py::none())
       .def("add", [](py::object self, py::args blocks) { add_children(self, blocks, true); })
       .def("__len__", &nn::HybridSequential::size)
@@ -139,6 +155,7 @@ void bind_gluon_nn(py::module_& m) {
              o.bias_initializer = init_of(bias_init);
              o.in_units = in_units;
              o.prefix = std::move(prefix);
+             auto share = sharing(params);
              return std::make_shared<nn::Dense>(units, o);
            }),
            py::arg("units"), py::arg("activation") = py::none(), py::arg("use_bias") = true, py::arg("flatten") = true,

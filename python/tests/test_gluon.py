@@ -221,3 +221,22 @@ def test_deferred_parameters_of_a_python_block_get_their_shape_from_the_data(hyb
         back = gluon.SymbolBlock.imports(str(tmp_path / "mydense-symbol.json"), ["data"],
                                          str(tmp_path / "mydense-0000.params"))
         assert_almost_equal(back(x), y, rtol=1e-6)
+
+
+def test_blocks_share_parameters_through_params():
+    """MXNet's `Dense(20, params=dense0.collect_params())`, and a user block shared whole."""
+    dense0 = nn.Dense(4, in_units=3)
+    dense1 = nn.Dense(4, in_units=3, params=dense0.collect_params())
+    assert dense1.weight is dense0.weight and dense1.bias is dense0.bias
+    assert dense1.prefix != dense0.prefix and list(dense1.collect_params().keys()) == list(dense0.collect_params().keys())
+    dense0.initialize()
+    x = nd.ones((2, 3))
+    assert_almost_equal(dense1(x), dense0(x))
+
+    first = ScaledMLP()
+    second = ScaledMLP(params=first.collect_params())
+    assert sorted(second.collect_params().keys()) == sorted(first.collect_params().keys())
+    first.initialize(mx.init.Xavier())
+    x = nd.random.uniform(shape=(2, 5))
+    assert_almost_equal(second(x), first(x))
+    assert nn.Dense(2).prefix != nn.Dense(2).prefix  # without params=, nothing is shared

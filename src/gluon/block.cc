@@ -1,6 +1,7 @@
 #include "braid/gluon/block.h"
 
 #include <mutex>
+#include <utility>
 
 #include "braid/base/error.h"
 #include "braid/io/params.h"
@@ -9,6 +10,7 @@ namespace braid::gluon {
 namespace {
 
 thread_local Block* t_scope = nullptr;  // the block whose name_scope() is active
+thread_local std::shared_ptr<const ParameterDict> t_shared;  // for the next block (ShareParameters)
 
 /// MXNet's NameManager: a process-wide counter per hint for blocks created outside any scope.
 std::string next_global_name(const std::string& hint) {
@@ -23,14 +25,23 @@ std::string next_global_name(const std::string& hint) {
 NameScope::NameScope(Block& block) : prev_(t_scope) { t_scope = &block; }
 NameScope::~NameScope() { t_scope = prev_; }
 
+ShareParameters::ShareParameters(const ParameterDict& shared)
+    : prev_(std::exchange(t_shared, std::make_shared<ParameterDict>(shared))) {}
+ShareParameters::~ShareParameters() { t_shared = prev_; }
+
 Block::Block(const std::string& hint, std::optional<std::string> prefix) : hint_(hint) {
+  std::string own;
   if (t_scope == nullptr) {
     prefix_ = prefix ? *prefix : next_global_name(hint) + "_";
   } else {
-    std::string own = prefix ? *prefix : hint + std::to_string(t_scope->child_counters_[hint]++) + "_";
+    own = prefix ? *prefix : hint + std::to_string(t_scope->child_counters_[hint]++) + "_";
     prefix_ = t_scope->prefix_ + own;
   }
-  params_ = ParameterDict(prefix_);
+  // As MXNet: a block given shared parameters names its own after the shared dictionary; its
+  // children name theirs after it and share the same dictionary.
+  if (auto shared = std::exchange(t_shared, nullptr)) params_ = ParameterDict(shared->prefix(), shared);
+  else if (t_scope) params_ = ParameterDict(t_scope->params_.prefix() + own, t_scope->params_.shared());
+  else params_ = ParameterDict(prefix_);
 }
 
 std::string Block::name() const {
@@ -66,7 +77,7 @@ void Block::register_attribute(const std::string& name, const ParameterPtr& p) {
 }
 
 ParameterDict Block::collect_params(const std::string& select) const {
-  ParameterDict all(prefix_);
+  ParameterDict all(params_.prefix());  // MXNet: the parameters' prefix (the shared one's, when shared)
   all.update(params_);
   for (const auto& [n, c] : children_) all.update(c->collect_params());
   return select.empty() ? all : all.select(select);

@@ -24,6 +24,12 @@ ParameterPtr ParameterDict::get(const std::string& name, Shape shape, DType dtyp
     if (shape.ndim() >= 0) p->set_shape(shape);
     return p;
   }
+  if (shared_ && shared_->contains(full)) {
+    ParameterPtr p = (*shared_)[full];
+    if (shape.ndim() >= 0) p->set_shape(shape);
+    add(p);
+    return p;
+  }
   auto p = std::make_shared<Parameter>(full, std::move(shape), dtype, grad_req, std::move(init), allow_deferred_init);
   add(p);
   return p;

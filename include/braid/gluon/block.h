@@ -36,6 +36,20 @@ class NameScope {
   Block* prev_;
 };
 
+/// MXNet's `Block(params=shared)`: the next block created while it lives takes its parameters
+/// from `shared` where it has them (the shared dictionary's prefix plus the attribute name:
+/// `Dense(10, params=dense0.collect_params())` uses dense0_weight), and so do that block's children.
+class ShareParameters {
+ public:
+  explicit ShareParameters(const ParameterDict& shared);
+  ~ShareParameters();
+  ShareParameters(const ShareParameters&) = delete;
+  ShareParameters& operator=(const ShareParameters&) = delete;
+
+ private:
+  std::shared_ptr<const ParameterDict> prev_;
+};
+
 class Block {
  public:
   /// `hint`: the lowercase class name for the automatic prefix; `prefix`: an explicit one.

@@ -89,11 +89,15 @@ using ParameterPtr = std::shared_ptr<Parameter>;
 /// Parameters by full name ("dense0_weight"), in insertion order.
 class ParameterDict {
  public:
-  explicit ParameterDict(std::string prefix = "") : prefix_(std::move(prefix)) {}
+  /// `shared`: parameters to take (by full name) before making new ones — MXNet's
+  /// ParameterDict(prefix, shared), behind `Block(params=...)`.
+  explicit ParameterDict(std::string prefix = "", std::shared_ptr<const ParameterDict> shared = nullptr)
+      : prefix_(std::move(prefix)), shared_(std::move(shared)) {}
   const std::string& prefix() const { return prefix_; }
+  const std::shared_ptr<const ParameterDict>& shared() const { return shared_; }
 
-  /// The parameter prefix+name, created with the given properties if absent. An existing one
-  /// must agree on the shape (unknown dims aside).
+  /// The parameter prefix+name: this dictionary's, else the shared one's (then added here), else
+  /// a new one with the given properties. An existing one must agree on the shape (unknown dims aside).
   ParameterPtr get(const std::string& name, Shape shape = Shape(), DType dtype = DType::Float32,
                    GradReq grad_req = GradReq::Write, init::InitializerPtr init = nullptr,
                    bool allow_deferred_init = true);
@@ -129,6 +133,7 @@ class ParameterDict {
 
  private:
   std::string prefix_;
+  std::shared_ptr<const ParameterDict> shared_;
   std::vector<std::pair<std::string, ParameterPtr>> params_;
   std::map<std::string, size_t> index_;
 };

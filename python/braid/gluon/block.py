@@ -7,7 +7,6 @@ A subclass calls ``super().__init__(**kwargs)``, assigns its layers and paramete
 """
 from .. import ndarray as _nd
 from .._core import gluon as _g
-from ..base import MXNetError
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -20,18 +19,13 @@ def _setattr(self, name, value):
     object.__setattr__(self, name, value)
 
 
-def _no_shared_params(params):
-    if params is not None:
-        raise MXNetError("Block(params=...): sharing parameters through the constructor is not supported by "
-                         "Braid; assign the other block's Parameter objects as attributes instead")
-
-
 class Block(_g.Block):
     """A model or a part of one; subclasses define ``forward``."""
 
     def __init__(self, prefix=None, params=None):
-        _no_shared_params(params)
+        share = _g._share_parameters(params)  # params=: take parameters from that ParameterDict
         _g.Block.__init__(self, type(self).__name__.lower(), prefix)
+        del share
 
     __setattr__ = _setattr
 
@@ -41,8 +35,9 @@ class HybridBlock(_g.HybridBlock):
     ``F`` is ``braid.nd``; the block's parameters arrive as keyword arguments on the data's context."""
 
     def __init__(self, prefix=None, params=None):
-        _no_shared_params(params)
+        share = _g._share_parameters(params)  # params=: take parameters from that ParameterDict
         _g.HybridBlock.__init__(self, type(self).__name__.lower(), prefix)
+        del share
 
     __setattr__ = _setattr
 

@@ -251,3 +251,34 @@ TEST(Init, SameSeedSameParameters) {
 
 }  // namespace
 }  // namespace braid::gluon
+
+TEST(ShareParameters, TheNextBlockAndItsChildrenTakeTheSharedParameters) {
+  auto dense0 = std::make_shared<braid::gluon::nn::Dense>(4, braid::gluon::nn::DenseOptions{.in_units = 3});
+  std::shared_ptr<braid::gluon::nn::Dense> dense1;
+  {
+    braid::gluon::ShareParameters share(dense0->collect_params());
+    dense1 = std::make_shared<braid::gluon::nn::Dense>(4, braid::gluon::nn::DenseOptions{.in_units = 3});
+  }
+  EXPECT_EQ(dense1->weight(), dense0->weight());
+  EXPECT_EQ(dense1->bias(), dense0->bias());
+  EXPECT_NE(dense1->prefix(), dense0->prefix());
+  auto dense2 = std::make_shared<braid::gluon::nn::Dense>(4, braid::gluon::nn::DenseOptions{.in_units = 3});
+  EXPECT_NE(dense2->weight(), dense0->weight());  // the scope served one block only
+
+  // A container shared whole: its children (created in its name scope) find theirs by name.
+  auto make_net = [] {
+    auto net = std::make_shared<braid::gluon::nn::Sequential>();
+    auto scope = net->name_scope();
+    net->add(std::make_shared<braid::gluon::nn::Dense>(2, braid::gluon::nn::DenseOptions{.in_units = 3}));
+    return net;
+  };
+  auto first = make_net();
+  std::shared_ptr<braid::gluon::nn::Sequential> second;
+  {
+    braid::gluon::ShareParameters share(first->collect_params());
+    second = make_net();
+  }
+  EXPECT_EQ(second->collect_params().keys(), first->collect_params().keys());
+  EXPECT_EQ(std::dynamic_pointer_cast<braid::gluon::nn::Dense>((*second)[0])->weight(),
+            std::dynamic_pointer_cast<braid::gluon::nn::Dense>((*first)[0])->weight());
+}
