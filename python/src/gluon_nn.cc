@@ -181,7 +181,7 @@ void bind_gluon_nn(py::module_& m) {
   py::class_<nn::BatchNorm, HybridBlock, std::shared_ptr<nn::BatchNorm>>(n, "BatchNorm")
       .def(py::init([](int axis, double momentum, double epsilon, bool center, bool scale, bool use_global_stats,
                        py::object beta_init, py::object gamma_init, py::object mean_init, py::object var_init,
-                       int64_t in_channels, OptName prefix) {
+                       int64_t in_channels, OptName prefix, py::object params) {
              nn::BatchNormOptions o;
              o.axis = axis;
              o.momentum = momentum;
@@ -195,15 +195,17 @@ void bind_gluon_nn(py::module_& m) {
              o.running_variance_initializer = init_of(var_init);
              o.in_channels = in_channels;
              o.prefix = std::move(prefix);
+             auto share = sharing(params);
              return std::make_shared<nn::BatchNorm>(o);
            }),
            py::arg("axis") = 1, py::arg("momentum") = 0.9, py::arg("epsilon") = 1e-5, py::arg("center") = true,
            py::arg("scale") = true, py::arg("use_global_stats") = false, py::arg("beta_initializer") = "zeros",
            py::arg("gamma_initializer") = "ones", py::arg("running_mean_initializer") = "zeros",
-           py::arg("running_variance_initializer") = "ones", py::arg("in_channels") = 0, py::arg("prefix") = py::none());
+           py::arg("running_variance_initializer") = "ones", py::arg("in_channels") = 0, py::arg("prefix") = py::none(),
+           py::arg("params") = py::none());
   py::class_<nn::LayerNorm, HybridBlock, std::shared_ptr<nn::LayerNorm>>(n, "LayerNorm")
       .def(py::init([](int axis, double epsilon, bool center, bool scale, py::object beta_init, py::object gamma_init,
-                       int64_t in_channels, OptName prefix) {
+                       int64_t in_channels, OptName prefix, py::object params) {
              nn::LayerNormOptions o;
              o.axis = axis;
              o.epsilon = epsilon;
@@ -213,26 +215,29 @@ void bind_gluon_nn(py::module_& m) {
              o.gamma_initializer = init_of(gamma_init);
              o.in_channels = in_channels;
              o.prefix = std::move(prefix);
+             auto share = sharing(params);
              return std::make_shared<nn::LayerNorm>(o);
            }),
            py::arg("axis") = -1, py::arg("epsilon") = 1e-5, py::arg("center") = true, py::arg("scale") = true,
            py::arg("beta_initializer") = "zeros", py::arg("gamma_initializer") = "ones", py::arg("in_channels") = 0,
-           py::arg("prefix") = py::none());
+           py::arg("prefix") = py::none(), py::arg("params") = py::none());
   py::class_<nn::Dropout, HybridBlock, std::shared_ptr<nn::Dropout>>(n, "Dropout")
       .def(py::init<double, std::vector<int64_t>, OptName>(), py::arg("rate"),
            py::arg("axes") = std::vector<int64_t>{}, py::arg("prefix") = py::none());
   py::class_<nn::Embedding, HybridBlock, std::shared_ptr<nn::Embedding>>(n, "Embedding")
       .def(py::init([](int64_t input_dim, int64_t output_dim, py::object dtype, py::object weight_init, bool sparse_grad,
-                       OptName prefix) {
+                       OptName prefix, py::object params) {
              BRAID_CHECK(!sparse_grad, "Embedding(sparse_grad=True): sparse gradients are not supported by Braid");
              nn::EmbeddingOptions o;
              o.dtype = to_dtype(dtype);
              o.weight_initializer = init_of(weight_init);
              o.prefix = std::move(prefix);
+             auto share = sharing(params);
              return std::make_shared<nn::Embedding>(input_dim, output_dim, o);
            }),
            py::arg("input_dim"), py::arg("output_dim"), py::arg("dtype") = "float32",
-           py::arg("weight_initializer") = py::none(), py::arg("sparse_grad") = false, py::arg("prefix") = py::none());
+           py::arg("weight_initializer") = py::none(), py::arg("sparse_grad") = false, py::arg("prefix") = py::none(),
+           py::arg("params") = py::none());
   py::class_<nn::Flatten, HybridBlock, std::shared_ptr<nn::Flatten>>(n, "Flatten")
       .def(py::init<OptName>(), py::arg("prefix") = py::none());
   py::class_<nn::OpActivation, HybridBlock, std::shared_ptr<nn::OpActivation>>(n, "_OpActivation");
@@ -247,14 +252,16 @@ void bind_gluon_nn(py::module_& m) {
   py::class_<nn::GELU, nn::OpActivation, std::shared_ptr<nn::GELU>>(n, "GELU")
       .def(py::init<OptName>(), py::arg("prefix") = py::none());
   py::class_<nn::PReLU, HybridBlock, std::shared_ptr<nn::PReLU>>(n, "PReLU")
-      .def(py::init([](py::object alpha_init, int64_t in_channels, OptName prefix) {
+      .def(py::init([](py::object alpha_init, int64_t in_channels, OptName prefix, py::object params) {
              nn::PReLUOptions o;
              if (!alpha_init.is_none()) o.alpha_initializer = init_of(alpha_init);
              o.in_channels = in_channels;
              o.prefix = std::move(prefix);
+             auto share = sharing(params);
              return std::make_shared<nn::PReLU>(o);
            }),
-           py::arg("alpha_initializer") = py::none(), py::arg("in_channels") = 1, py::arg("prefix") = py::none());
+           py::arg("alpha_initializer") = py::none(), py::arg("in_channels") = 1, py::arg("prefix") = py::none(),
+           py::arg("params") = py::none());
   py::class_<nn::Lambda, Block, std::shared_ptr<nn::Lambda>>(n, "_Lambda")
       .def(py::init<nn::LambdaFunction, std::string, OptName>())
       .def(py::init<const std::string&, OptName>());

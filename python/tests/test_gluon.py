@@ -240,3 +240,8 @@ def test_blocks_share_parameters_through_params():
     x = nd.random.uniform(shape=(2, 5))
     assert_almost_equal(second(x), first(x))
     assert nn.Dense(2).prefix != nn.Dense(2).prefix  # without params=, nothing is shared
+    bn0 = nn.BatchNorm(in_channels=3)
+    bn1 = nn.BatchNorm(in_channels=3, params=bn0.collect_params())
+    assert sorted(bn1.collect_params().keys()) == sorted(bn0.collect_params().keys())
+    emb0 = nn.Embedding(10, 4)
+    assert nn.Embedding(10, 4, params=emb0.collect_params()).collect_params().keys() == emb0.collect_params().keys()
