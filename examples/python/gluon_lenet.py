@@ -6,7 +6,6 @@ of examples/gluon_lenet.cc (same numbers but the times).
 import argparse
 import time
 
-import braid as mx
 from braid import autograd, gluon, init
 from braid.gluon import nn
 from braid.gluon.data.vision import datasets, transforms

@@ -1,7 +1,7 @@
 """mxnet.optimizer: optimizers by name (``create('sgd', learning_rate=0.1)``), implemented in C++,
 and your own: subclass Optimizer, define create_state(index, weight) and update(index, weight,
 grad, state), and decorate the class with @register."""
-from ._core.optimizer import Optimizer, create as _create, names as _cpp_names, _set_lr_scheduler
+from ._core.optimizer import Optimizer, create as _create, _set_lr_scheduler
 
 __all__ = ["Optimizer", "create", "register"]
 

@@ -37,7 +37,7 @@ nn::ConvOptions conv_options(py::handle strides, py::handle padding, py::handle 
 }
 
 template <class Conv>
-void bind_conv(py::module_& m, const char* name, bool transposed) {
+void bind_conv(py::module_& m, const char* name) {
   py::class_<Conv, HybridBlock, std::shared_ptr<Conv>>(m, name)
       .def(py::init([](int64_t channels, py::object kernel_size, py::object strides, py::object padding,
                        py::object output_padding, py::object dilation, int64_t groups, py::object layout,
@@ -97,16 +97,15 @@ std::unique_ptr<gluon::ShareParameters> sharing(py::handle params) {
 
 namespace {
 
-/// Keeps Python children alive with their container (C++ holds only their C++ part).
+/// Sequential.add: registers each block through Block.register_child, which also keeps a block
+/// defined in Python alive with its container (C++ holds only its C++ part).
 void add_children(py::object self, py::args blocks, bool hybrid_only) {
-  auto& container = self.cast<Block&>();
   for (auto b : blocks) {
     auto ptr = b.cast<std::shared_ptr<Block>>();
     BRAID_CHECK(!hybrid_only || std::dynamic_pointer_cast<HybridBlock>(ptr), "HybridSequential.add: ",
                 ptr->prefix(), " is not a HybridBlock; use Sequential for plain Blocks");
     self.attr("register_child")(b);
   }
-  (void)container;
 }
 
 }  // namespace
@@ -165,10 +164,10 @@ void bind_gluon_nn(py::module_& m) {
       .def_property_readonly("weight", &nn::Dense::weight)
       .def_property_readonly("bias", &nn::Dense::bias);
 
-  bind_conv<nn::Conv1D>(n, "Conv1D", false);
-  bind_conv<nn::Conv2D>(n, "Conv2D", false);
-  bind_conv<nn::Conv1DTranspose>(n, "Conv1DTranspose", true);
-  bind_conv<nn::Conv2DTranspose>(n, "Conv2DTranspose", true);
+  bind_conv<nn::Conv1D>(n, "Conv1D");
+  bind_conv<nn::Conv2D>(n, "Conv2D");
+  bind_conv<nn::Conv1DTranspose>(n, "Conv1DTranspose");
+  bind_conv<nn::Conv2DTranspose>(n, "Conv2DTranspose");
   bind_pool<nn::MaxPool1D>(n, "MaxPool1D", py::int_(2));
   bind_pool<nn::MaxPool2D>(n, "MaxPool2D", py::make_tuple(2, 2));
   bind_pool<nn::AvgPool1D>(n, "AvgPool1D", py::int_(2));

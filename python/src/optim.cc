@@ -106,7 +106,6 @@ void bind_optim(py::module_& m) {
       if (!v.is_none()) params[k.cast<std::string>()] = attr_string(v);
     return std::shared_ptr<optim::Optimizer>(optim::create(name, params));
   }, py::arg("name"));
-  o.def("names", &optim::optimizer_names);
   o.def("_set_lr_scheduler", [](optim::Optimizer& opt, std::shared_ptr<optim::LRScheduler> s) { opt.set_lr_scheduler(s); });
 
   auto l = m.def_submodule("lr_scheduler");

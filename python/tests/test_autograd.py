@@ -1,7 +1,6 @@
 """autograd against analytic gradients computed with NumPy."""
 import numpy as np
 
-import braid as mx
 from braid import autograd, nd
 from braid.test_utils import assert_almost_equal
 

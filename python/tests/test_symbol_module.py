@@ -1,5 +1,4 @@
 """Symbol, Executor, io iterators, Module and user-defined optimizers from Python."""
-import os
 
 import numpy as np
 import pytest

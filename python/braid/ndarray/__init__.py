@@ -4,7 +4,6 @@
 ``nd.relu``, ``nd.dot``, ...); inputs are arrays given by position or by argument name
 (``data=``, ``weight=``), everything else is an attribute in MXNet's spelling, ``out=`` receives
 the result."""
-import numpy as _np
 
 from .. import _core
 from .._core import NDArray, array, empty, zeros, ones, full, arange, waitall, save, load
