@@ -32,9 +32,9 @@ void BM_Transpose4D(benchmark::State& state) {  // NCHW -> NHWC
   bytes_moved(state, x);
 }
 
-void BM_Dot(benchmark::State& state) {
+void BM_Dot(benchmark::State& state, braid::DType dtype) {  // float: oneDNN; double: OpenBLAS
   const int64_t n = state.range(0);
-  NDArray a(Shape({n, n})), b(Shape({n, n}));
+  NDArray a(Shape({n, n}), braid::cpu(), dtype), b(Shape({n, n}), braid::cpu(), dtype);
   a.fill(1);
   b.fill(1);
   for (auto _ : state) braid::nd::dot(a, b).wait_to_read();
@@ -52,7 +52,8 @@ void BM_BatchDot(benchmark::State& state) {
 BENCHMARK(BM_Copy2D)->Arg(1024)->Arg(4096)->UseRealTime();
 BENCHMARK(BM_Transpose2D)->Arg(1024)->Arg(4096)->UseRealTime();
 BENCHMARK(BM_Transpose4D)->UseRealTime();
-BENCHMARK(BM_Dot)->Arg(256)->Arg(1024)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dot, float32, braid::DType::Float32)->Arg(256)->Arg(1024)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Dot, float64, braid::DType::Float64)->Arg(256)->Arg(1024)->UseRealTime();
 BENCHMARK(BM_BatchDot)->UseRealTime();
 
 }  // namespace

@@ -1,11 +1,9 @@
 #include "gemm.h"
 
-#include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
-#include <climits>
-
 #include "braid/base/error.h"
+#include "openblas.h"
 
 namespace braid::op::detail {
 namespace {
@@ -20,11 +18,7 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, c
 
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
                const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  BRAID_CHECK(m <= INT_MAX && n <= INT_MAX && k <= INT_MAX, "matrix product of ", m, "x", k, " by ", k, "x", n,
-              " exceeds the 32-bit BLAS interface");
-  const auto t = [](bool x) { return x ? CblasTrans : CblasNoTrans; };
-  const auto i = [](int64_t x) { return static_cast<blasint>(x); };
-  cblas_dgemm(CblasRowMajor, t(ta), t(tb), i(m), i(n), i(k), alpha, a, i(lda), b, i(ldb), beta, c, i(ldc));
+  openblas_dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace

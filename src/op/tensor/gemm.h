@@ -1,9 +1,10 @@
 #pragma once
-// Matrix products, row-major: float on oneDNN's sgemm, double on OpenBLAS.
+// Matrix products, row-major: float on oneDNN's sgemm, double on OpenBLAS (openblas.h).
 //
 // float goes to oneDNN because its GEMM threads are the OpenMP pool every other kernel uses;
 // OpenBLAS's own pthreads spin in sched_yield for a while after each call and, on a machine with
-// few cores, take them from the next kernel (LeNet trained 20% faster once they stopped).
+// few cores, take them from the next kernel (LeNet trained 20% faster once they stopped), so
+// OpenBLAS runs on one thread and double products are split over OpenMP instead.
 #include <cstdint>
 
 namespace braid::op::detail {
