@@ -141,6 +141,10 @@ void ThreadedEngine::schedule(OprBlock* op) {
 }
 
 void ThreadedEngine::dispatch(OprBlock* op) {
+  if (op->run_inline) {
+    run(op);
+    return;
+  }
   DeviceWorkers* workers;
   {
     std::lock_guard<std::mutex> lock(devices_mu_);
@@ -243,7 +247,9 @@ void ThreadedEngine::wait_for_var(VarHandle var) {
   op->ctx = cpu();
   op->reads = {var};
   op->always_run = true;
-  op->priority = 1 << 30;  // a waiting caller goes first among ready operations
+  // Not queued for cpu(0)'s worker, which may be busy with another context's caller's work: the
+  // thread that completes the variable's last write wakes the caller itself.
+  op->run_inline = true;
   op->name = "wait_for_var";
   schedule(op);
   {

@@ -21,6 +21,7 @@ struct OprBlock {
   uint64_t seq = 0;
   const char* name = "";
   bool always_run = false;          // waits and deletions
+  bool run_inline = false;          // a wait's notification: run by whichever thread makes it ready
   Var* var_to_delete = nullptr;     // freed after this operation
   std::atomic<int> wait{0};         // grants still missing, plus one held by push itself
 };

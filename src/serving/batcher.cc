@@ -17,15 +17,22 @@ std::string merge_key(const std::map<std::string, NDArray>& inputs) {
   return key;
 }
 
-NDArray concat_rows(const std::vector<NDArray>& parts) {
-  if (parts.size() == 1) return parts[0];
-  return nd::invoke1("concat", parts, {{"dim", "0"}, {"num_args", std::to_string(parts.size())}});
+// The parts one after the other, on `ctx` (the instance's: the copy runs on its worker).
+NDArray concat_rows(const std::vector<NDArray>& parts, Context ctx) {
+  if (parts.size() == 1) return parts[0];  // the executor copies it in
+  std::vector<int64_t> dims = parts[0].shape().dims();
+  dims[0] = 0;
+  for (const auto& p : parts) dims[0] += p.shape()[0];
+  NDArray rows(Shape(dims), ctx, parts[0].dtype());
+  nd::invoke("concat", parts, {{"dim", "0"}, {"num_args", std::to_string(parts.size())}}, {rows});
+  return rows;
 }
 
 }  // namespace
 
-Batcher::Batcher(const std::function<std::unique_ptr<Model>()>& load, BatchingOptions options) : options_(options) {
-  for (int i = 0; i < std::max(1, options_.instances); ++i) models_.push_back(load());
+Batcher::Batcher(const std::function<std::unique_ptr<Model>(int instance)>& load, BatchingOptions options)
+    : options_(options) {
+  for (int i = 0; i < std::max(1, options_.instances); ++i) models_.push_back(load(i));
   for (auto& m : models_) threads_.emplace_back([this, model = m.get()] { instance(*model); });
 }
 
@@ -96,7 +103,7 @@ void Batcher::instance(Model& model) {
       for (const auto& [name, a] : batch[0]->inputs) {
         std::vector<NDArray> parts;
         for (const auto& p : batch) parts.push_back(p->inputs.at(name));
-        feed[name] = concat_rows(parts);
+        feed[name] = concat_rows(parts, model.context());
       }
       const std::vector<NDArray> outputs = model.run(feed);
       {

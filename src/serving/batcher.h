@@ -31,8 +31,8 @@ struct BatchingOptions {
 
 class Batcher {
  public:
-  /// `load` makes one copy of the model per instance.
-  Batcher(const std::function<std::unique_ptr<Model>()>& load, BatchingOptions options);
+  /// `load(i)` makes instance i's copy of the model.
+  Batcher(const std::function<std::unique_ptr<Model>(int instance)>& load, BatchingOptions options);
   ~Batcher();
   /// The outputs for `inputs` (a batch of its own); throws RequestError(503) when the queue is full,
   /// or the model's error.

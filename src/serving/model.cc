@@ -14,7 +14,8 @@ bool is_label(const std::string& name) { return name.size() >= 5 && name.ends_wi
 
 }  // namespace
 
-Model::Model(const std::string& symbol_file, const std::string& params_file) : symbol_(Symbol::load(symbol_file)) {
+Model::Model(const std::string& symbol_file, const std::string& params_file, Context ctx)
+    : symbol_(Symbol::load(symbol_file)), ctx_(ctx) {
   const auto args = symbol_.list_inputs();
   io::NamedArrays file = io::load(params_file);
   BRAID_CHECK(!file.names.empty() || file.arrays.empty(), params_file, " holds unnamed arrays, not parameters");
@@ -23,7 +24,7 @@ Model::Model(const std::string& symbol_file, const std::string& params_file) : s
     if (name.rfind("arg:", 0) == 0 || name.rfind("aux:", 0) == 0) name = name.substr(4);
     BRAID_CHECK(std::find(args.begin(), args.end(), name) != args.end(), params_file, " holds '", name,
                 "', which is no input of ", symbol_file, "; are these the parameters of another model?");
-    params_[name] = file.arrays[i];
+    params_[name] = file.arrays[i].as_in_context(ctx_);
   }
   for (const auto& name : symbol_.list_arguments())
     if (!params_.count(name) && !is_label(name)) inputs_.push_back(name);
@@ -50,12 +51,12 @@ std::vector<NDArray> Model::run(const std::map<std::string, NDArray>& inputs) {
   if (ex == executors_.end()) {
     std::vector<NDArray> args, aux;
     for (const auto& name : symbol_.list_arguments()) {
-      if (auto in = inputs.find(name); in != inputs.end() && !params_.count(name)) args.push_back(nd::zeros(in->second.shape()));
+      if (auto in = inputs.find(name); in != inputs.end() && !params_.count(name)) args.push_back(nd::zeros(in->second.shape(), ctx_));
       else if (auto p = params_.find(name); p != params_.end()) args.push_back(p->second);
-      else args.push_back(nd::zeros(Shape{batch}));  // a label
+      else args.push_back(nd::zeros(Shape{batch}, ctx_));  // a label
     }
     for (const auto& name : symbol_.list_auxiliary_states()) aux.push_back(params_.at(name));
-    ex = executors_.emplace(key, Executor::bind(symbol_, cpu(), args, {}, {}, aux)).first;
+    ex = executors_.emplace(key, Executor::bind(symbol_, ctx_, args, {}, {}, aux)).first;
   }
   std::map<std::string, NDArray> feed;
   for (const auto& name : inputs_) feed[name] = inputs.at(name);

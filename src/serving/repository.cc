@@ -113,9 +113,11 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
     outputs_.push_back(t);
   }
   batching.max_batch_size = max_batch_size_;
-  // The copy loaded here is the first instance; the others load their own.
+  // The copy loaded here is the first instance, on cpu(0); instance i loads its own on cpu(i), so
+  // that instances run their batches at once, the cores shared among them.
   batcher_ = std::make_unique<Batcher>(
-      [&] { return model ? std::move(model) : std::make_unique<Model>(symbol_file, params_file); }, batching);
+      [&](int i) { return i == 0 ? std::move(model) : std::make_unique<Model>(symbol_file, params_file, cpu(i)); },
+      batching);
 }
 
 ServedModel::~ServedModel() = default;

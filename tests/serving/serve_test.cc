@@ -191,11 +191,13 @@ TEST(Serve, BraidInferClassifiesTheTestSetAtTheFixturesAccuracy) {
 
 // Dynamic batching: 8 clients at once, one image each, several rounds; requests merge into
 // batches (the metrics show batches of more than one row) and each answer is that image's own.
-TEST(Serve, ConcurrentRequestsMergeIntoBatchesAndEachGetsItsOwnRows) {
+// 8 clients' single images merge into batches on `instances` copies of the model (copy i on
+// cpu(i)); each answer equals the image run alone, within rounding.
+void check_concurrent_requests_merge(int instances) {
   const std::string repo = make_repository();
   std::ofstream(repo + "/mnist/1/config.json")
       << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 8,
-            "dynamic_batching": {"max_queue_delay_us": 20000}})";
+            "dynamic_batching": {"max_queue_delay_us": 20000}, "instance_count": )" << instances << "}";
   Server s(repo);
   const NDArray images = test_images(32);
   serving::Model model(repo + "/mnist/1/model-symbol.json", repo + "/mnist/1/model-0035.params");
@@ -238,6 +240,10 @@ TEST(Serve, ConcurrentRequestsMergeIntoBatchesAndEachGetsItsOwnRows) {
   ASSERT_NE(at, std::string::npos) << text;
   EXPECT_LT(std::stoi(text.substr(at + 50)), 32) << text;
 }
+
+TEST(Serve, ConcurrentRequestsMergeIntoBatchesAndEachGetsItsOwnRows) { check_concurrent_requests_merge(1); }
+
+TEST(Serve, TwoInstancesOnTwoContextsAnswerAsOne) { check_concurrent_requests_merge(2); }
 
 // The repository API while a client keeps sending: unload, a new version loaded, a broken model
 // refused with its reason; the client only ever sees answers (200, or 404 while unloaded).

@@ -11,7 +11,9 @@ namespace braid::nd {
 /// Runs operator `op` on `inputs` (arguments then aux states) asynchronously and returns its
 /// visible outputs. Shapes and dtypes are inferred and checked now, so a bad call throws here.
 /// When `out` is given, results are written into those arrays instead (MXNet's out=).
-/// Ops without inputs are placed on the context named by the "ctx" attribute (default cpu(0)).
+/// Ops without inputs are placed on the context named by the "ctx" attribute (default cpu(0));
+/// others run on their inputs' context, or on `out`'s when that is another CPU context (a copy
+/// between CPU contexts runs on the worker of the context that will use it).
 std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
                             const op::AttrMap& attrs = {}, const std::vector<NDArray>& out = {});
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <random>
 #include <stdexcept>
@@ -192,6 +193,28 @@ TEST(ThreadedEngine, OperationsMayPushWhileThePusherIsThrottled) {
   EXPECT_EQ(inner.load(), 400);
   engine->delete_var([] {}, cpu(), v);
   engine->delete_var([] {}, cpu(), w);
+}
+
+// Waiting for a variable of cpu(1) must not need cpu(0)'s worker, busy here until released.
+TEST(ThreadedEngine, AWaitNeedsNoOtherContextsWorker) {
+  auto engine = create_engine(EngineType::ThreadedPerDevice, 1);
+  VarHandle busy = engine->new_var(), v = engine->new_var();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> busy_done{false};
+  push(*engine, [&] {
+    released.wait_for(std::chrono::seconds(10));  // bounded: a regression fails, it does not hang
+    busy_done = true;
+  }, {}, {busy}, cpu(0));
+  int value = 0;
+  push(*engine, [&] { value = 7; }, {}, {v}, cpu(1));
+  engine->wait_for_var(v);
+  EXPECT_EQ(value, 7);
+  EXPECT_FALSE(busy_done.load()) << "the wait for cpu(1)'s variable waited for cpu(0)'s operation";
+  release.set_value();
+  engine->wait_for_all();
+  engine->delete_var(nullptr, cpu(0), busy);
+  engine->delete_var(nullptr, cpu(1), v);
 }
 
 TEST(EngineStress, ThreadedMatchesNaiveOnRandomPrograms) {

@@ -1,7 +1,12 @@
 // NDArray: creation, views, copies, conversion, arithmetic with broadcasting, errors at wait.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
+
 #include "braid/base/error.h"
+#include "braid/engine/engine.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/invoke.h"
@@ -70,6 +75,29 @@ TEST(NDArray, CopiesAndConversion) {
   EXPECT_EQ(a.astype(DType::BFloat16).to_vector<float>(), a.to_vector<float>());
   EXPECT_THROW(a.copyto(gpu(0)), Error);
   EXPECT_THROW(a + c, Error);  // different contexts
+}
+
+// A copy between CPU contexts runs on the destination's worker: cpu(0)'s, busy here until
+// released, is not needed for a copy from cpu(0) to cpu(1).
+TEST(NDArray, CopyBetweenCpuContextsRunsOnTheDestinations) {
+  auto a = nd::array({1, 2, 3});
+  a.wait_to_read();
+  engine::Engine& e = engine::Engine::get();
+  engine::VarHandle busy = e.new_var();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> busy_done{false};
+  const std::vector<engine::VarHandle> writes{busy};
+  e.push([&] {
+    released.wait_for(std::chrono::seconds(10));  // bounded: a regression fails, it does not hang
+    busy_done = true;
+  }, cpu(0), {}, writes, 0, "busy");
+  auto b = a.copyto(cpu(1));
+  EXPECT_EQ(b.to_vector<float>(), V({1, 2, 3}));
+  EXPECT_FALSE(busy_done.load()) << "the copy to cpu(1) waited for cpu(0)'s worker";
+  release.set_value();
+  e.wait_for_var(busy);
+  e.delete_var(nullptr, cpu(0), busy);
 }
 
 TEST(NDArray, ArithmeticBroadcastsLikeNumPy) {
