@@ -189,6 +189,26 @@ TEST(Serve, BraidInferClassifiesTheTestSetAtTheFixturesAccuracy) {
   EXPECT_NE(out.find("10000 images in 1250 requests"), std::string::npos) << out;
 }
 
+// --warmup: untimed requests per connection first; --passes: the images again. The server counts
+// every request, the client times only the passes.
+TEST(Serve, BraidInferWarmsUpThenGoesOverTheImagesAgain) {
+  const std::string repo = make_repository();
+  Server s(repo);
+  Process client({BRAID_BINARY_DIR "/bin/braid", "infer", "--url", "http://127.0.0.1:" + std::to_string(s.port),
+                  "--model", "mnist", "--images", kFixtures + "/mnist-t10k-images-idx3-ubyte.gz", "--labels",
+                  kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz", "--limit", "100", "--batch-size", "30",
+                  "--concurrency", "3", "--warmup", "2", "--passes", "3"},
+                 {}, repo + "/infer.log");
+  EXPECT_EQ(client.wait(60), std::optional<int>(0)) << read_text(repo + "/infer.log");
+  const std::string out = read_text(repo + "/infer.log");
+  EXPECT_NE(out.find("300 images in 12 requests of up to 30, 3 at once"), std::string::npos) << out;  // 3 × 4
+  EXPECT_NE(out.find("accuracy="), std::string::npos) << out;
+  auto metrics = s.client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("braid_inference_requests_total{model=\"mnist\",version=\"2\"} 18"), std::string::npos)
+      << metrics->body;  // 12 timed + 3 connections × 2 warm-up
+}
+
 // Dynamic batching: 8 clients at once, one image each, several rounds; requests merge into
 // batches (the metrics show batches of more than one row) and each answer is that image's own.
 // 8 clients' single images merge into batches on `instances` copies of the model (copy i on

@@ -57,7 +57,7 @@ int serve(const ServeOptions& o);
 /// braid infer's options (see add_infer_command).
 struct InferOptions {
   std::string url = "http://127.0.0.1:8000", model, version, images, labels, input = "data";
-  int64_t batch_size = 64, limit = 0;
+  int64_t batch_size = 64, limit = 0, passes = 1, warmup = 0;
   int concurrency = 4;
 };
 CLI::App* add_infer_command(CLI::App& app, InferOptions& o);

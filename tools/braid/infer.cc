@@ -1,15 +1,20 @@
 // braid infer: a client of braid serve (or any Open Inference Protocol v2 server). Sends the
 // images of an idx file in batches from several connections at once, then prints the accuracy
-// (with labels), the latency percentiles and the throughput.
+// (with labels), the latency percentiles and the throughput. Each connection may first send a
+// few untimed warm-up requests (connections opened, the server's first batches run); the timed
+// part may go over the images several times.
 #include <httplib.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <functional>
 #include <cstdio>
+#include <functional>
+#include <latch>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "braid/base/error.h"
@@ -41,6 +46,8 @@ CLI::App* add_infer_command(CLI::App& app, InferOptions& o) {
   c->add_option("--batch-size", o.batch_size)->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--concurrency", o.concurrency, "requests in flight at once")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--limit", o.limit, "the first N images only (0: all)");
+  c->add_option("--passes", o.passes, "times over the images (timed)")->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--warmup", o.warmup, "untimed requests per connection first")->capture_default_str()->check(CLI::NonNegativeNumber);
   return c;
 }
 
@@ -56,23 +63,27 @@ int infer(const InferOptions& o) {
   std::atomic<int64_t> next{0};
   std::string failure;
   const std::string path = "/v2/models/" + o.model + (o.version.empty() ? "" : "/versions/" + o.version) + "/infer";
-  const auto start = Clock::now();
-  std::function<void()> send_batches;
+  const int64_t per_pass = (n + o.batch_size - 1) / o.batch_size;  // requests
+  std::latch warmed_up(o.concurrency + 1);
+  Clock::time_point start;
+  std::function<void(bool& warmed)> send_batches;
   auto client_loop = [&] {
+    bool warmed = false;
     try {
-      send_batches();
+      send_batches(warmed);
     } catch (const std::exception& e) {  // on a thread: reported, not fatal
+      if (!warmed) warmed_up.count_down();  // the timed part starts without this connection
       std::lock_guard<std::mutex> lock(mu);
       if (failure.empty()) failure = e.what();
     }
   };
-  send_batches = [&] {
+  send_batches = [&](bool& warmed) {
     httplib::Client client(o.url);
     client.set_read_timeout(60, 0);
     client.set_tcp_nodelay(true);
     client.set_keep_alive(true);  // one connection per client thread
-    for (int64_t begin; (begin = next.fetch_add(o.batch_size)) < n;) {
-      const int64_t rows = std::min(o.batch_size, n - begin);
+    // Sends images [begin, begin + rows).
+    auto post = [&](int64_t begin, int64_t rows) {
       std::vector<int64_t> shape = images.shape().dims();
       shape[0] = rows;
       // The binary-tensor extension: the JSON header, then the float32 pixels.
@@ -81,18 +92,19 @@ int infer(const InferOptions& o) {
                                       {"parameters", {{"binary_data_output", true}}}}.dump();
       std::string body = header;
       body.append(reinterpret_cast<const char*>(pixels.data() + begin * per_image), static_cast<size_t>(rows * per_image * 4));
-      const auto sent = Clock::now();
-      auto r = client.Post(path, {{"Inference-Header-Content-Length", std::to_string(header.size())}}, body,
-                           "application/octet-stream");
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
+      return client.Post(path, {{"Inference-Header-Content-Length", std::to_string(header.size())}}, body,
+                         "application/octet-stream");
+    };
+    // The bytes of the answer's output 0 (float32, rows × classes) inside r's body, or nothing
+    // after noting a failure.
+    auto output_of = [&](const httplib::Result& r) -> std::optional<std::string_view> {
       std::lock_guard<std::mutex> lock(mu);
       if (!r || r->status != 200) {
         if (failure.empty())
           failure = r ? cat("the server answered ", r->status, ": ", r->body.substr(0, 300))
                       : cat("no answer from ", o.url, " (", httplib::to_string(r.error()), ")");
-        return;
+        return std::nullopt;
       }
-      latencies.push_back(ms);
       // The answer's JSON header, then output 0's float32 values.
       json out;
       if (r->has_header("Inference-Header-Content-Length")) {
@@ -105,11 +117,25 @@ int infer(const InferOptions& o) {
         if (failure.empty())
           failure = "the server's answer is not an FP32 output in binary (Inference-Header-Content-Length); does it "
                     "support the binary-tensor extension?";
-        return;
+        return std::nullopt;
       }
-      const size_t json_bytes = std::stoull(r->get_header_value("Inference-Header-Content-Length"));
-      const auto* data = reinterpret_cast<const float*>(r->body.data() + json_bytes);
-      const int64_t classes = static_cast<int64_t>((r->body.size() - json_bytes) / 4) / rows;
+      return std::string_view(r->body).substr(std::stoull(r->get_header_value("Inference-Header-Content-Length")));
+    };
+    bool ok = true;
+    for (int64_t i = 0; i < o.warmup && ok; ++i) ok = output_of(post(0, std::min(o.batch_size, n))).has_value();
+    warmed = true;
+    warmed_up.arrive_and_wait();
+    for (int64_t request; ok && (request = next.fetch_add(1)) < per_pass * o.passes;) {
+      const int64_t begin = request % per_pass * o.batch_size, rows = std::min(o.batch_size, n - begin);
+      const auto sent = Clock::now();
+      const httplib::Result r = post(begin, rows);
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
+      const auto output = output_of(r);
+      if (!output) return;
+      const auto* data = reinterpret_cast<const float*>(output->data());
+      const int64_t classes = static_cast<int64_t>(output->size() / 4) / rows;
+      std::lock_guard<std::mutex> lock(mu);
+      latencies.push_back(ms);
       for (int64_t i = 0; i < rows; ++i) {
         const float* first = data + i * classes;
         predicted[static_cast<size_t>(begin + i)] = std::max_element(first, first + classes) - first;
@@ -118,6 +144,8 @@ int infer(const InferOptions& o) {
   };
   std::vector<std::thread> clients;
   for (int c = 0; c < o.concurrency; ++c) clients.emplace_back(client_loop);
+  warmed_up.arrive_and_wait();
+  start = Clock::now();
   for (auto& t : clients) t.join();
   BRAID_CHECK(failure.empty(), "braid infer: ", failure);
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -129,8 +157,8 @@ int infer(const InferOptions& o) {
   }
   std::printf("%lld images in %zu requests of up to %lld, %d at once: %.0f images/s; latency p50 %.2f ms, p95 %.2f ms, "
               "p99 %.2f ms\n",
-              static_cast<long long>(n), latencies.size(), static_cast<long long>(o.batch_size), o.concurrency,
-              static_cast<double>(n) / seconds, percentile(latencies, 0.5), percentile(latencies, 0.95),
+              static_cast<long long>(n * o.passes), latencies.size(), static_cast<long long>(o.batch_size),
+              o.concurrency, static_cast<double>(n * o.passes) / seconds, percentile(latencies, 0.5), percentile(latencies, 0.95),
               percentile(latencies, 0.99));
   return 0;
 }

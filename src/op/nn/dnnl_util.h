@@ -3,6 +3,7 @@
 // attributes, execution of a primitive on the caller's plain (row-major) float32 buffers with
 // reorders to and from the formats it computes in, and the choice among alternative formats.
 #include <oneapi/dnnl/dnnl.hpp>
+#include <omp.h>
 
 #include <cstdint>
 #include <functional>
@@ -72,7 +73,11 @@ DnnlExec first_supported(const char* op, Makers&&... makers) {
   return std::move(*chosen);
 }
 
-/// Values (primitives) built once per key of shapes and attributes and shared by every thread.
+/// Values (primitives) built once per key of shapes and attributes and shared by every thread
+/// that runs kernels with the same number of OpenMP threads: oneDNN fixes a primitive's
+/// partitioning, and the size of the team it starts, when it is created. (Without the count, a
+/// primitive made while one CPU context had both cores went on starting two threads per kernel
+/// once two contexts shared them: four threads on two cores.)
 template <class V>
 class DnnlCache {
  public:
@@ -85,7 +90,8 @@ class DnnlCache {
   }
   /// The value for `key`, made by `make` the first time. Held by shared_ptr so that a flush
   /// (at kMaxEntries) never pulls a primitive from under a running kernel.
-  std::shared_ptr<const V> find(const Key& key, const std::function<V()>& make) {
+  std::shared_ptr<const V> find(Key key, const std::function<V()>& make) {
+    key.push_back(omp_get_max_threads());
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = map_.find(key);
