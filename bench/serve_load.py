@@ -70,7 +70,7 @@ def main():
     statuses = collections.Counter()
     lock = threading.Lock()
     with tempfile.TemporaryDirectory() as repo:
-        add_mnist(repo, "mnist", {"max_batch_size": 64,
+        add_mnist(repo, "mnist", {"max_batch_size": 64, "instance_count": 2,
                                   "dynamic_batching": {"max_queue_delay_us": 200, "max_queue_size": 64}})
         server, port = start_server(args.build, repo, "--max-body-mb", "1")
         good, bad = requests(images())
