@@ -102,7 +102,8 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   if (recording) autograd::detail::record_op(def, param, training, inputs, nargs, outputs, nvisible);
   // Into given arrays of another CPU context (a copy between CPU contexts): the kernel runs on
   // theirs, the context that uses the result, instead of queueing behind the source's work.
-  const bool into_other_cpu = !out.empty() && out[0].ctx() != ctx && ctx.is_cpu_family() && out[0].ctx().is_cpu_family();
+  const bool into_other_cpu =
+      !out.empty() && out[0].ctx() != ctx && ctx.is_cpu_family() && out[0].ctx().is_cpu_family();
   detail::push_forward(def, param, training, into_other_cpu ? out[0].ctx() : ctx, inputs, nargs, outputs);
   if (detail::Tracer* t = detail::tracer()) t->record(def, op_name, attrs, inputs, outputs);
   if (!all_outputs) outputs.resize(static_cast<size_t>(nvisible));

@@ -51,7 +51,8 @@ std::vector<NDArray> Model::run(const std::map<std::string, NDArray>& inputs) {
   if (ex == executors_.end()) {
     std::vector<NDArray> args, aux;
     for (const auto& name : symbol_.list_arguments()) {
-      if (auto in = inputs.find(name); in != inputs.end() && !params_.count(name)) args.push_back(nd::zeros(in->second.shape(), ctx_));
+      if (auto in = inputs.find(name); in != inputs.end() && !params_.count(name))
+        args.push_back(nd::zeros(in->second.shape(), ctx_));
       else if (auto p = params_.find(name); p != params_.end()) args.push_back(p->second);
       else args.push_back(nd::zeros(Shape{batch}, ctx_));  // a label
     }

@@ -46,8 +46,12 @@ CLI::App* add_infer_command(CLI::App& app, InferOptions& o) {
   c->add_option("--batch-size", o.batch_size)->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--concurrency", o.concurrency, "requests in flight at once")->capture_default_str()->check(CLI::PositiveNumber);
   c->add_option("--limit", o.limit, "the first N images only (0: all)");
-  c->add_option("--passes", o.passes, "times over the images (timed)")->capture_default_str()->check(CLI::PositiveNumber);
-  c->add_option("--warmup", o.warmup, "untimed requests per connection first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  c->add_option("--passes", o.passes, "times over the images (timed)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  c->add_option("--warmup", o.warmup, "untimed requests per connection first")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   return c;
 }
 
