@@ -37,18 +37,38 @@ json specs_json(const std::vector<TensorSpec>& specs) {
 
 // Runs `fn`, answering a RequestError with its status and any other failure with 500.
 template <class Fn>
+void answer_failures(httplib::Response& res, Fn&& fn) {
+  try {
+    fn();
+  } catch (const RequestError& e) {
+    reply(res, e.status, {{"error", e.what()}});
+  } catch (const Error& e) {  // the model could not run these inputs
+    reply(res, 400, {{"error", e.what()}});
+  } catch (const std::exception& e) {
+    reply(res, 500, {{"error", std::string("internal error: ") + e.what()}});
+  }
+}
+
+template <class Fn>
 httplib::Server::Handler guarded(Fn fn) {
-  return [fn](const httplib::Request& req, httplib::Response& res) {
-    try {
-      fn(req, res);
-    } catch (const RequestError& e) {
-      reply(res, e.status, {{"error", e.what()}});
-    } catch (const Error& e) {  // the model could not run these inputs
-      reply(res, 400, {{"error", e.what()}});
-    } catch (const std::exception& e) {
-      reply(res, 500, {{"error", std::string("internal error: ") + e.what()}});
-    }
-  };
+  return [fn](const httplib::Request& req, httplib::Response& res) { answer_failures(res, [&] { fn(req, res); }); };
+}
+
+// The request's body, in a string sized once from Content-Length: cpp-httplib's own reading
+// grows it a few KB at a time, copying it again at every doubling (and faulting in fresh pages).
+std::string read_body(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader,
+                      size_t limit) {
+  std::string body;
+  body.reserve(static_cast<size_t>(std::min<uint64_t>(req.get_header_value<uint64_t>("Content-Length"), limit)));
+  const bool complete = reader([&](const char* data, size_t n) {
+    body.append(data, n);
+    return true;
+  });
+  if (!complete && res.status == 413)  // set by cpp-httplib, which stops reading there
+    throw RequestError(413, cat("the request body is over the server's limit of ", limit,
+                                " bytes (braid serve --max-body-mb)"));
+  if (!complete) throw RequestError(400, "the request body could not be read to its end");
+  return body;
 }
 
 }  // namespace
@@ -86,35 +106,10 @@ void InferenceServer::routes() {
     auto m = model_of(repo, req);
     reply(res, 200, {{"name", m->name()}, {"version", m->version()}, {"ready", true}});
   }));
-  s.Post(kModel + "/infer", guarded([this, &repo](const httplib::Request& req, httplib::Response& res) {
-    auto m = model_of(repo, req);
-    const auto arrived = std::chrono::steady_clock::now();
-    count(m->name(), m->version(), false);
-    struct Failure {  // counts the request as failed unless it reaches the end
-      InferenceServer* server;
-      std::shared_ptr<ServedModel> m;
-      bool ok = false;
-      ~Failure() {
-        if (!ok) server->count(m->name(), m->version(), true);
-      }
-    } failure{this, m};
-    size_t json_bytes = req.body.size();
-    if (req.has_header("Inference-Header-Content-Length")) {
-      try {
-        json_bytes = std::stoull(req.get_header_value("Inference-Header-Content-Length"));
-      } catch (const std::exception&) {
-        throw RequestError(400, "Inference-Header-Content-Length is not a byte count");
-      }
-    }
-    const InferRequest request = parse_infer_request(req.body, json_bytes);
-    size_t header = 0;
-    std::string body = infer_response(m->name(), m->version(), request.id, m->infer(request), request.binary_outputs,
-                                      &header);
-    if (request.binary_outputs) res.set_header("Inference-Header-Content-Length", std::to_string(header));
-    res.set_content(std::move(body), request.binary_outputs ? "application/octet-stream" : kJson);
-    failure.ok = true;
-    latency(m->name(), m->version(), std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
-  }));
+  s.Post(kModel + "/infer", [this, &repo](const httplib::Request& req, httplib::Response& res,
+                                          const httplib::ContentReader& reader) {
+    answer_failures(res, [&] { infer(repo, req, res, read_body(req, res, reader, options_.max_body_bytes)); });
+  });
   s.Post(R"(/v2/repository/models/([^/]+)/load)", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
     repo.load(req.matches[1]);
     reply(res, 200, json::object());
@@ -141,6 +136,39 @@ void InferenceServer::routes() {
       std::fprintf(stderr, "%s %s %s %d %zu\n", req.remote_addr.c_str(), req.method.c_str(), req.path.c_str(),
                    res.status, res.body.size());
     });
+}
+
+// POST .../infer: the body parsed, the model run (through its batcher), the answer in JSON or
+// binary.
+void InferenceServer::infer(const Repository& repo, const httplib::Request& req, httplib::Response& res,
+                            const std::string& body) {
+  auto m = model_of(repo, req);
+  const auto arrived = std::chrono::steady_clock::now();
+  count(m->name(), m->version(), false);
+  struct Failure {  // counts the request as failed unless it reaches the end
+    InferenceServer* server;
+    std::shared_ptr<ServedModel> m;
+    bool ok = false;
+    ~Failure() {
+      if (!ok) server->count(m->name(), m->version(), true);
+    }
+  } failure{this, m};
+  size_t json_bytes = body.size();
+  if (req.has_header("Inference-Header-Content-Length")) {
+    try {
+      json_bytes = std::stoull(req.get_header_value("Inference-Header-Content-Length"));
+    } catch (const std::exception&) {
+      throw RequestError(400, "Inference-Header-Content-Length is not a byte count");
+    }
+  }
+  const InferRequest request = parse_infer_request(body, json_bytes);
+  size_t header = 0;
+  std::string answer = infer_response(m->name(), m->version(), request.id, m->infer(request), request.binary_outputs,
+                                    &header);
+  if (request.binary_outputs) res.set_header("Inference-Header-Content-Length", std::to_string(header));
+  res.set_content(std::move(answer), request.binary_outputs ? "application/octet-stream" : kJson);
+  failure.ok = true;
+  latency(m->name(), m->version(), std::chrono::duration<double>(std::chrono::steady_clock::now() - arrived).count());
 }
 
 void InferenceServer::count(const std::string& model, const std::string& version, bool failed) {

@@ -172,6 +172,7 @@ TEST(Serve, EveryBadRequestGetsItsStatusAndReasonAndTheServerGoesOn) {
   // Over the body limit (1 MB).
   EXPECT_NE(error(s.post(infer, std::string(2 << 20, ' '), 413)).find("over the server's limit"), std::string::npos);
   EXPECT_EQ(s.get("/v2/health/live")["live"], true);
+  EXPECT_EQ(s.post(infer, infer_body(test_images(1)).dump())["outputs"][0]["shape"], json({1, 10}));
   EXPECT_FALSE(s.process->wait(0.1).has_value()) << "the server died";
 }
 

@@ -94,9 +94,16 @@ int infer(const InferOptions& o) {
       const std::string header = json{{"inputs", {{{"name", o.input}, {"datatype", "FP32"}, {"shape", shape},
                                                    {"parameters", {{"binary_data_size", rows * per_image * 4}}}}}},
                                       {"parameters", {{"binary_data_output", true}}}}.dump();
-      std::string body = header;
-      body.append(reinterpret_cast<const char*>(pixels.data() + begin * per_image), static_cast<size_t>(rows * per_image * 4));
-      return client.Post(path, {{"Inference-Header-Content-Length", std::to_string(header.size())}}, body,
+      // Written straight from `pixels` after the header: no copy of the body.
+      const char* data = reinterpret_cast<const char*>(pixels.data() + begin * per_image);
+      const size_t data_bytes = static_cast<size_t>(rows * per_image * 4);
+      return client.Post(path, {{"Inference-Header-Content-Length", std::to_string(header.size())}},
+                         header.size() + data_bytes,
+                         [&](size_t offset, size_t, httplib::DataSink& sink) {
+                           return offset < header.size()
+                                      ? sink.write(header.data() + offset, header.size() - offset)
+                                      : sink.write(data + (offset - header.size()), data_bytes - (offset - header.size()));
+                         },
                          "application/octet-stream");
     };
     // The bytes of the answer's output 0 (float32, rows × classes) inside r's body, or nothing

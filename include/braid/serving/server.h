@@ -25,7 +25,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace braid::serving {
 
@@ -50,6 +52,7 @@ class InferenceServer {
 
  private:
   void routes();
+  void infer(const Repository& repo, const httplib::Request& req, httplib::Response& res, const std::string& body);
   // Counts a request (failed: one answered with an error).
   void count(const std::string& model, const std::string& version, bool failed);
   // An answered request's time from arrival to answer.
