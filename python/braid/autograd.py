@@ -103,7 +103,8 @@ class Function:
         return outputs
 
     def forward(self, *inputs):
-        raise NotImplementedError
+        raise NotImplementedError("%s must define forward(self, *inputs)" % type(self).__name__)
 
     def backward(self, *output_grads):
-        raise NotImplementedError
+        raise NotImplementedError("%s must define backward(self, *output_grads), returning one gradient per input"
+                                  % type(self).__name__)

@@ -43,22 +43,13 @@ std::string python_class_name(const B* self) {
   return fn ? py::str(py::type::of(fn.attr("__self__")).attr("__name__")).cast<std::string>() : self->prefix();
 }
 
-class PyBlock : public Block {
+/// The trampoline of Block or HybridBlock (`B`): C++ calls a Python subclass's forward.
+template <class B>
+class PyBlockOf : public B {
  public:
-  using Block::Block;
-  std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override {
-    return python_forward<Block>(this, inputs);
-  }
-  std::string describe() const override { return python_class_name<Block>(this); }
-};
-
-class PyHybridBlock : public HybridBlock {
- public:
-  using HybridBlock::HybridBlock;
-  std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override {
-    return python_forward<HybridBlock>(this, inputs);
-  }
-  std::string describe() const override { return python_class_name<HybridBlock>(this); }
+  using B::B;
+  std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override { return python_forward<B>(this, inputs); }
+  std::string describe() const override { return python_class_name<B>(this); }
 };
 
 /// `with block.name_scope():` — the scope lives from __enter__ to __exit__.
@@ -217,7 +208,7 @@ void bind_gluon_block(py::module_& m) {
       .def("__enter__", [](NameScopeGuard& s) { s.scope.emplace(*s.block); })
       .def("__exit__", [](NameScopeGuard& s, py::args) { s.scope.reset(); });
 
-  py::class_<Block, PyBlock, std::shared_ptr<Block>>(g, "Block", py::dynamic_attr())
+  py::class_<Block, PyBlockOf<Block>, std::shared_ptr<Block>>(g, "Block", py::dynamic_attr())
       .def(py::init<const std::string&, std::optional<std::string>>(), py::arg("hint") = "block",
            py::arg("prefix") = py::none())
       .def_property_readonly("prefix", &Block::prefix)
@@ -265,7 +256,7 @@ void bind_gluon_block(py::module_& m) {
       })
       .def("__repr__", &Block::repr);
 
-  py::class_<HybridBlock, Block, PyHybridBlock, std::shared_ptr<HybridBlock>>(g, "HybridBlock", py::dynamic_attr())
+  py::class_<HybridBlock, Block, PyBlockOf<HybridBlock>, std::shared_ptr<HybridBlock>>(g, "HybridBlock", py::dynamic_attr())
       .def(py::init<const std::string&, std::optional<std::string>>(), py::arg("hint") = "hybridblock",
            py::arg("prefix") = py::none())
       .def("export", &HybridBlock::export_model, py::arg("path"), py::arg("epoch") = 0)

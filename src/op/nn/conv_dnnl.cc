@@ -95,7 +95,7 @@ std::shared_ptr<const DnnlExec> primitive(const ConvGeom& g, Kind kind, bool wit
   auto key = g.key();
   key.push_back(kind);
   key.push_back(with_bias);
-  return DnnlCache<DnnlExec>::get().find(key, [&] {
+  return DnnlCache<DnnlExec>::get().find(std::move(key), [&] {
     auto in = [&](tag act) { return [&, act] { return make(g, kind, with_bias, act); }; };
     return first_supported("Convolution", in(tag::nhwc), in(tag::any), in(tag::nchw));
   });

@@ -19,8 +19,8 @@ struct Primitives {
 
 // The primitives of `key`, built by `make` on first use and kept in the bounded primitive cache.
 template <class Make>
-std::shared_ptr<const Primitives> cached(const DnnlCache<Primitives>::Key& key, const char* what, Make make) {
-  return DnnlCache<Primitives>::get().find(key, [&] {
+std::shared_ptr<const Primitives> cached(DnnlCache<Primitives>::Key key, const char* what, Make make) {
+  return DnnlCache<Primitives>::get().find(std::move(key), [&] {
     try {
       return make();
     } catch (const dnnl::error& e) {

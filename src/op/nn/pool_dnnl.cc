@@ -38,7 +38,7 @@ DnnlExec make(const PoolGeom& g, bool backward, memory::format_tag tag) {
 std::shared_ptr<const DnnlExec> primitive(const PoolGeom& g, bool backward) {
   auto key = g.key();
   key.push_back(backward);
-  return DnnlCache<DnnlExec>::get().find(key, [&] {
+  return DnnlCache<DnnlExec>::get().find(std::move(key), [&] {
     auto in = [&](memory::format_tag tag) { return [&, tag] { return make(g, backward, tag); }; };
     if (g.channels_last) return first_supported("Pooling", in(memory::format_tag::nhwc));
     return first_supported("Pooling", in(memory::format_tag::nChw8c), in(memory::format_tag::nchw));
