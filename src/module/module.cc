@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 
 #include "braid/base/error.h"
 #include "braid/io/file.h"
@@ -69,7 +70,10 @@ std::map<std::string, Shape> Module::slice_shapes(const std::map<std::string, Sh
 
 void Module::bind(const std::vector<io::DataDesc>& data_shapes, const std::vector<io::DataDesc>& label_shapes,
                   bool for_training, bool inputs_need_grad, bool force_rebind) {
-  BRAID_CHECK(!binded() || force_rebind, "Module: already bound; pass force_rebind to bind again");
+  if (binded() && !force_rebind) {  // as MXNet: fit() after bind() keeps the bound executors
+    std::cerr << "Module: already bound, ignoring bind(); pass force_rebind to bind again\n";
+    return;
+  }
   std::map<std::string, Shape> shapes;
   for (const auto& d : data_shapes) {
     BRAID_CHECK(contains(data_names_, d.name), "Module::bind: '", d.name, "' is not one of the data names");

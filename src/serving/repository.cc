@@ -41,10 +41,23 @@ std::vector<TensorSpec> specs(const json& list, const std::string& where) {
   return out;
 }
 
-std::vector<int64_t> with_batch(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s{-1};
+std::vector<int64_t> with_batch(const std::vector<int64_t>& shape, int64_t batch = -1) {
+  std::vector<int64_t> s{batch};
   s.insert(s.end(), shape.begin(), shape.end());
   return s;
+}
+
+std::vector<int64_t> without_batch(const std::vector<int64_t>& shape) {
+  return shape.empty() ? shape : std::vector<int64_t>(shape.begin() + 1, shape.end());
+}
+
+// Whether an input of shape `dims` (batch first) fits `spec` (without it; -1: any size).
+bool fits(const std::vector<int64_t>& dims, const std::vector<int64_t>& spec) {
+  if (spec.empty()) return true;
+  if (dims.size() != spec.size() + 1) return false;
+  for (size_t i = 0; i < spec.size(); ++i)
+    if (spec[i] >= 0 && spec[i] != dims[i + 1]) return false;
+  return true;
 }
 
 }  // namespace
@@ -91,24 +104,30 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
   for (const auto& t : inputs_)
     BRAID_CHECK(std::count(model->inputs().begin(), model->inputs().end(), t.name), config_path, " names input '",
                 t.name, "', which is no data input of the model");
-  // With every input's shape known, one sample run tells the outputs' shapes.
-  const bool shapes_known = std::all_of(inputs_.begin(), inputs_.end(), [](const TensorSpec& t) { return !t.shape.empty(); });
+  // Shapes the config leaves open come from the symbol and the parameters; once every input's
+  // shape is complete, one sample run tells the outputs' exactly.
+  std::map<std::string, std::vector<int64_t>> given;
+  for (const auto& t : inputs_)
+    if (!t.shape.empty()) given[t.name] = with_batch(t.shape);
+  const Model::Shapes known = model->known_shapes(given);
+  for (auto& t : inputs_)
+    if (t.shape.empty()) t.shape = without_batch(known.inputs.at(t.name));
+  const bool complete = std::all_of(inputs_.begin(), inputs_.end(), [](const TensorSpec& t) {
+    return !t.shape.empty() && std::none_of(t.shape.begin(), t.shape.end(), [](int64_t d) { return d < 0; });
+  });
   std::vector<NDArray> sample;
-  if (shapes_known) {
+  if (complete) {
     std::map<std::string, NDArray> feed;
-    for (const auto& t : inputs_) {
-      std::vector<int64_t> one = t.shape;
-      one.insert(one.begin(), 1);
-      feed[t.name] = nd::zeros(Shape(one), cpu(), preprocess_ ? DType::Float32 : t.dtype);
-    }
+    for (const auto& t : inputs_)
+      feed[t.name] = nd::zeros(Shape(with_batch(t.shape, 1)), cpu(), preprocess_ ? DType::Float32 : t.dtype);
     sample = model->run(feed);
   }
   const auto names = model->outputs();
   for (size_t i = 0; i < names.size(); ++i) {
-    TensorSpec t{names[i], DType::Float32, {}};
+    TensorSpec t{names[i], DType::Float32, without_batch(known.outputs[i])};
     if (!sample.empty()) {
       t.dtype = sample[i].dtype();
-      t.shape.assign(sample[i].shape().dims().begin() + 1, sample[i].shape().dims().end());
+      t.shape = without_batch(sample[i].shape().dims());
     }
     outputs_.push_back(t);
   }
@@ -165,9 +184,9 @@ std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {
                                   "' takes ", datatype_of(spec->dtype)));
     const auto& dims = in.data.shape().dims();
     if (dims.empty()) throw RequestError(400, cat("input '", in.name, "' needs a batch axis first"));
-    if (!spec->shape.empty() && !std::equal(dims.begin() + 1, dims.end(), spec->shape.begin(), spec->shape.end()))
+    if (!fits(dims, spec->shape))
       throw RequestError(400, cat("input '", in.name, "' has shape ", in.data.shape().str(), " but model '", name_,
-                                  "' takes ", Shape(with_batch(spec->shape)).str(), " (-1: any batch size)"));
+                                  "' takes ", Shape(with_batch(spec->shape)).str(), " (-1: any size)"));
     if (batch >= 0 && dims[0] != batch)
       throw RequestError(400, cat("input '", in.name, "' has a batch of ", dims[0], " but another input ", batch));
     batch = dims[0];

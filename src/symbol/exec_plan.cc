@@ -143,7 +143,7 @@ class PlanBuilder {
 
   static bool differentiable(const Step& s) {
     if (s.def) return static_cast<bool>(s.def->backward);
-    for (const auto& f : s.chain)
+    for (const auto& f : *s.chain)
       if (!f.def->backward) return false;
     return true;
   }

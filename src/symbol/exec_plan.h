@@ -8,6 +8,7 @@
 #include <any>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,16 @@ struct FusedOp {
   const op::OpDef* def;
   std::any param;
 };
+/// Shared with the kernels that run it, which may outlive the plan (a queued kernel of an
+/// executor that is destroyed before the kernel runs).
+using FusedChain = std::shared_ptr<const std::vector<FusedOp>>;
 
 /// One kernel of the forward pass and, when `backward`, its gradient.
 struct Step {
   const op::OpDef* def = nullptr;  // null for a fused chain
   std::any param;
   op::AttrMap attrs;  // what `param` was parsed from
-  std::vector<FusedOp> chain;  // a fused chain, applied in order
+  FusedChain chain;  // a fused chain, applied in order
   std::string name;
   Context ctx;
   std::vector<uint32_t> inputs;  // values: arguments, then aux states

@@ -44,13 +44,15 @@ void fuse_elementwise(Plan& plan) {
     if (chain.size() < 2) continue;
     Step f;
     f.name = "fused(";
+    std::vector<FusedOp> ops;
     for (size_t k : chain) {
       const Step& s = plan.steps[k];
-      f.chain.push_back(FusedOp{s.def, s.param});
+      ops.push_back(FusedOp{s.def, s.param});
       f.name += (k == chain.front() ? "" : ", ") + s.name;
       absorbed[k] = true;
     }
     f.name += ")";
+    f.chain = std::make_shared<const std::vector<FusedOp>>(std::move(ops));
     f.ctx = plan.steps[i].ctx;
     f.inputs = plan.steps[i].inputs;
     f.num_args = 1;

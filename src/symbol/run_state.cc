@@ -45,10 +45,11 @@ nd::detail::Kernel fused_kernel(const Step& s, const RunState& st, bool backward
     k.writes.push_back(y.var());
   }
   bool training = st.training;
-  k.fn = [&s, x, y, g, dx, req, backward, training] {
+  // Everything the kernel touches is its own: the plan and `st` may be gone when it runs.
+  k.fn = [chain = s.chain, x, y, g, dx, req, backward, training] {
     const op::TBlob xb = x.blob();
     const DType t = xb.dtype;
-    const size_t n = s.chain.size();
+    const size_t n = chain->size();
     const int64_t total = xb.size();
     // Scratch: the n - 1 intermediate activations (all n in backward) and one gradient.
     std::vector<std::vector<char>> scratch(n + 1, std::vector<char>(static_cast<size_t>(kFusedBlock) * dtype_size(t)));
@@ -59,7 +60,7 @@ nd::detail::Kernel fused_kernel(const Step& s, const RunState& st, bool backward
       acts[0] = block(xb, begin, len);
       for (size_t k = 1; k <= n; ++k) acts[k] = op::TBlob{scratch[k - 1].data(), Shape{len}, t};
       if (!backward) acts[n] = block(y.blob(), begin, len);
-      chain_forward(s.chain, oc, acts);
+      chain_forward(*chain, oc, acts);
       if (!backward) continue;
       op::TBlob grad = op::TBlob{scratch[n].data(), Shape{len}, t};
       std::copy_n(static_cast<const char*>(g.blob().dptr) + begin * static_cast<int64_t>(dtype_size(t)),
@@ -68,7 +69,7 @@ nd::detail::Kernel fused_kernel(const Step& s, const RunState& st, bool backward
         // Element-wise gradients may write over the output gradient they read.
         op::TBlob target = k == 0 ? block(dx.blob(), begin, len) : grad;
         op::BackwardArgs ba{{grad}, {acts[k]}, {acts[k + 1]}, {}, {target}, {k == 0 ? req : op::OpReq::Write}};
-        s.chain[k].def->backward(oc, s.chain[k].param, ba);
+        (*chain)[k].def->backward(oc, (*chain)[k].param, ba);
       }
     }
   };

@@ -89,10 +89,12 @@ TEST(Serve, HealthServerAndModelMetadata) {
   EXPECT_EQ(s.get("/v2/health/live")["live"], true);
   EXPECT_EQ(s.get("/v2/health/ready")["ready"], true);
   EXPECT_EQ(s.get("/v2")["name"], "braid");
-  // The newest version serves by default: 2, which has no config (shapes unknown).
+  // The newest version serves by default: 2, which has no config: its shapes are what the symbol
+  // and the parameters tell (the first convolution's weight fixes one channel).
   json m = s.get("/v2/models/mnist");
   EXPECT_EQ(m["versions"], json({"2"}));
-  EXPECT_EQ(m["inputs"][0]["shape"], json({-1}));
+  EXPECT_EQ(m["inputs"][0], json({{"name", "data"}, {"datatype", "FP32"}, {"shape", {-1, 1, -1, -1}}}));
+  EXPECT_EQ(m["outputs"][0]["shape"], json({-1, 10}));
   json v1 = s.get("/v2/models/mnist/versions/1");
   EXPECT_EQ(v1["inputs"][0], json({{"name", "data"}, {"datatype", "FP32"}, {"shape", {-1, 1, 28, 28}}}));
   EXPECT_EQ(v1["outputs"][0]["shape"], json({-1, 10}));
@@ -165,10 +167,11 @@ TEST(Serve, EveryBadRequestGetsItsStatusAndReasonAndTheServerGoesOn) {
   body = infer_body(test_images(1));
   body["outputs"] = {{{"name", "logits"}}};
   EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("has no output 'logits'"), std::string::npos);
-  // Without a config the model's own shape check answers.
+  // Without a config, the shape the model file tells is checked.
   body = infer_body(test_images(1));
   body["inputs"][0]["shape"] = {1, 784};
-  EXPECT_EQ(s.post("/v2/models/mnist/versions/2/infer", body.dump(), 400).count("error"), 1u);
+  EXPECT_NE(error(s.post("/v2/models/mnist/versions/2/infer", body.dump(), 400)).find("takes (-1, 1, -1, -1)"),
+            std::string::npos);
   // Over the body limit (1 MB).
   EXPECT_NE(error(s.post(infer, std::string(2 << 20, ' '), 413)).find("over the server's limit"), std::string::npos);
   EXPECT_EQ(s.get("/v2/health/live")["live"], true);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "model_inputs.h"
+
 namespace braid::cli {
 
 int ops_list(std::ostream& out);
@@ -66,7 +68,7 @@ int infer(const InferOptions& o);
 /// braid eval / braid predict: a symbol file and its parameters over idx images.
 struct ModelOptions {
   std::string symbol, params, images, labels, output, data_name = "data";
-  double mean = 0, std = 1;
+  InputOptions input;
   int64_t batch_size = 100;
 };
 CLI::App* add_model_commands(CLI::App& app, ModelOptions& o, CLI::App** predict);

@@ -20,7 +20,7 @@
 #include "braid/base/error.h"
 #include "commands.h"
 #include "braid/io/idx.h"
-#include "model_runner.h"
+#include "model_inputs.h"
 
 namespace braid::cli {
 namespace {
@@ -40,7 +40,7 @@ CLI::App* add_infer_command(CLI::App& app, InferOptions& o) {
   c->add_option("--url", o.url, "the server")->capture_default_str();
   c->add_option("--model", o.model, "the model's name")->required();
   c->add_option("--model-version", o.version, "a version (default: the server's newest)");
-  c->add_option("--images", o.images, "idx images (pixels scaled to [0, 1])")->required();
+  c->add_option("--images", o.images, "idx images (pixels scaled to [0, 1]) or a .npy array")->required();
   c->add_option("--labels", o.labels, "idx labels: print the accuracy of output 0's argmax");
   c->add_option("--input-name", o.input, "the model's input")->capture_default_str();
   c->add_option("--batch-size", o.batch_size)->capture_default_str()->check(CLI::PositiveNumber);
@@ -56,7 +56,7 @@ CLI::App* add_infer_command(CLI::App& app, InferOptions& o) {
 }
 
 int infer(const InferOptions& o) {
-  NDArray images = load_images(o.images, 0, 1);
+  NDArray images = load_inputs(o.images);
   if (o.limit > 0 && o.limit < images.shape()[0]) images = images.slice(0, o.limit);
   const int64_t n = images.shape()[0];
   const std::vector<float> pixels = images.to_vector<float>();

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "braid/base/error.h"
-#include "braid/io/idx.h"
 
 namespace braid::cli {
 
@@ -16,15 +15,5 @@ ModelRunner::ModelRunner(const std::string& symbol_file, const std::string& para
 }
 
 NDArray ModelRunner::run(const NDArray& batch) { return model_.run({{data_name_, batch}})[0]; }
-
-NDArray load_images(const std::string& path, double mean, double std) {
-  BRAID_CHECK(std != 0, "--std must not be 0");
-  NDArray x = io::load_idx_images(path);
-  if (mean != 0 || std != 1) {
-    x -= mean;
-    x /= std;
-  }
-  return x;
-}
 
 }  // namespace braid::cli

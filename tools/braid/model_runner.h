@@ -21,7 +21,4 @@ class ModelRunner {
   std::string data_name_;
 };
 
-/// Pixels of an idx image file scaled to [0, 1], then (x - mean) / std; shape (N, 1, rows, cols).
-NDArray load_images(const std::string& path, double mean, double std);
-
 }  // namespace braid::cli

@@ -30,6 +30,18 @@ class Model {
   /// Every output for `inputs` (all of them, batch axis first, one batch size).
   std::vector<NDArray> run(const std::map<std::string, NDArray>& inputs);
 
+  /// Shapes with the batch axis first and -1 for what is not known (an empty vector: not even
+  /// the rank).
+  struct Shapes {
+    std::map<std::string, std::vector<int64_t>> inputs;
+    std::vector<std::vector<int64_t>> outputs;
+  };
+  /// What the symbol and the parameters tell of the shapes, given some inputs' (`given`, -1
+  /// where unknown). An input of unknown rank gets the lowest rank from 2 to 5 that the graph
+  /// accepts, with the sizes the parameters fix: a convolutional net's image input comes out
+  /// as (-1, C, -1, -1), an MLP's as (-1, features).
+  Shapes known_shapes(const std::map<std::string, std::vector<int64_t>>& given = {}) const;
+
  private:
   Symbol symbol_;
   Context ctx_;

@@ -14,8 +14,8 @@ enum class Kind { kLinear, kMAE, kLogistic };
 
 bool infer_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out) {
   merge_shape(in[0], out[0], op, "data");
+  if (in[0].known()) merge_shape(out[0], in[0], op, "output");  // partly known too, as MXNet
   if (!in[0].fully_known()) return false;
-  merge_shape(out[0], in[0], op, "output");
   const Shape& d = in[0];
   BRAID_CHECK(d.ndim() >= 1, "operator ", op, ": data must have at least one dimension");
   if (!in[1].known()) {

@@ -1,6 +1,7 @@
 // softmax, log_softmax and softmin along one axis (MXNet 1.x): attributes axis (default -1),
 // temperature, dtype of the output, and use_length (a second input giving each row's length;
-// entries past it are 0 in the output and get no gradient).
+// entries past it are 0 in the output and get no gradient). Also MXNet's older
+// SoftmaxActivation (mode instance: over everything but the batch axis; channel: over axis 1).
 #include <optional>
 
 #include "nn_basic_softmax.h"
@@ -121,12 +122,61 @@ OpDef make_op(const std::string& name, const std::string& doc, bool log, bool ne
   return d;
 }
 
+// SoftmaxActivation's view of the data: per sample over the rest (instance), or over axis 1 at
+// every position of the axes after it (channel).
+AxisSplit activation_split(const Shape& s, bool channel) {
+  if (channel) return {s[0], s[1], s.prod(2, s.ndim())};
+  return {s[0], s.prod(1, s.ndim()), 1};
+}
+
+OpDef softmax_activation() {
+  OpDef d;
+  d.name = "SoftmaxActivation";
+  d.doc = "MXNet's older softmax: mode 'instance' normalizes each sample over all its values, 'channel' "
+          "normalizes over axis 1 at every other position (e.g. per pixel of (N, C, H, W)).";
+  d.parse = [](const AttrMap& attrs) {
+    ParamReader rd(attrs, "SoftmaxActivation");
+    const bool channel = rd.get_enum("mode", {"instance", "channel"}, "instance") == "channel";
+    rd.finish();
+    return std::any(channel);
+  };
+  d.list_arguments = [](const std::any&) { return std::vector<std::string>{"data"}; };
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    merge_shape(in[0], out[0], "SoftmaxActivation", "data");
+    merge_shape(out[0], in[0], "SoftmaxActivation", "output");
+    if (!in[0].known()) return false;
+    const int need = std::any_cast<bool>(pa) ? 2 : 1;
+    BRAID_CHECK(in[0].ndim() >= need, "operator SoftmaxActivation: mode ", need == 2 ? "channel" : "instance",
+                " needs data with at least ", need, " axes (batch first), got shape ", in[0]);
+    return true;
+  };
+  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const TBlob& data = a.inputs[0];
+    const AxisSplit s = activation_split(data.shape, std::any_cast<bool>(pa));
+    BRAID_REAL_TYPE_SWITCH(data.dtype, T, "SoftmaxActivation", {
+      with_req_buffer(a.outputs[0].ptr<T>(), a.req[0], data.size(),
+                      [&](T* y) { softmax_forward(data.ptr<T>(), y, s, SoftmaxSpec{}); });
+    });
+  };
+  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    const TBlob& y = a.outputs[0];
+    const AxisSplit s = activation_split(y.shape, std::any_cast<bool>(pa));
+    BRAID_REAL_TYPE_SWITCH(y.dtype, T, "SoftmaxActivation", {
+      with_req_buffer(a.in_grads[0].ptr<T>(), a.req[0], y.size(), [&](T* dx) {
+        softmax_backward(y.ptr<T>(), a.out_grads[0].ptr<T>(), dx, s, SoftmaxSpec{});
+      });
+    });
+  };
+  return d;
+}
+
 }  // namespace
 
 void register_nn_basic_softmax_ops(Registry& r) {
   r.add(make_op("softmax", "exp(x / temperature) normalized to sum 1 along `axis`.", false, false));
   r.add(make_op("log_softmax", "log(softmax(x)) along `axis`, computed stably.", true, false));
   r.add(make_op("softmin", "softmax(-x) along `axis`.", false, true));
+  r.add(softmax_activation());
 }
 
 }  // namespace braid::op::detail

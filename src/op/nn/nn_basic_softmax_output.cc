@@ -42,8 +42,8 @@ AxisSplit class_split(const SoftmaxOutputParam& p, const Shape& data) {
 bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
   const auto& p = param<SoftmaxOutputParam>(pa);
   merge_shape(in[0], out[0], "SoftmaxOutput", "data");
+  if (in[0].known()) merge_shape(out[0], in[0], "SoftmaxOutput", "output");  // partly known too, as MXNet
   if (!in[0].fully_known()) return false;
-  merge_shape(out[0], in[0], "SoftmaxOutput", "output");
   const Shape& d = in[0];
   if (in[1] == d) return true;  // the label gives class probabilities
   BRAID_CHECK(d.ndim() >= (p.preserve_shape ? 1 : 2), "operator SoftmaxOutput: data of shape ", d,

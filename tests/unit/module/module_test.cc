@@ -165,9 +165,26 @@ TEST(Module, ClearErrors) {
   EXPECT_THROW(Module(mlp(), {"image"}), Error);
   EXPECT_THROW(Module(mlp(), {"data"}, {"softmax_label"}, {}), Error);  // no context
   m.bind(it.provide_data(), it.provide_label());
-  EXPECT_THROW(m.bind(it.provide_data(), it.provide_label()), Error);  // bound twice
   m.init_params();
   EXPECT_THROW(m.init_optimizer("dist_sync"), Error);
+}
+
+// As MXNet: binding a bound module again is ignored (fit after bind keeps the executors and their
+// parameters) unless force_rebind, which keeps the parameters and takes the new shapes.
+TEST(Module, BindingTwiceIsIgnoredUnlessForced) {
+  auto [x, y] = blobs();
+  io::NDArrayIter by30(x, y, 30), by10(x, y, 10);
+  Module m(mlp());
+  m.bind(by30.provide_data(), by30.provide_label());
+  m.init_params();
+  const auto params = values(m.get_params().first["fc1_weight"]);
+  m.bind(by10.provide_data(), by10.provide_label());
+  m.forward(*by30.next(), false);
+  EXPECT_EQ(m.get_outputs()[0].shape(), (Shape{30, 3}));
+  m.bind(by10.provide_data(), by10.provide_label(), true, false, /*force_rebind=*/true);
+  m.forward(*by10.next(), false);
+  EXPECT_EQ(m.get_outputs()[0].shape(), (Shape{10, 3}));
+  EXPECT_EQ(values(m.get_params().first["fc1_weight"]), params);
 }
 
 // Data parallelism: a batch split over cpu(0) and cpu(1) (unevenly: 23 = 12 + 11) trains like the

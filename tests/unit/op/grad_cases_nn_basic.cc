@@ -70,6 +70,8 @@ void add_softmax_cases(std::vector<GradCase>& c) {
   c.push_back({"log_softmax", {{"axis", "0"}, {"use_length", "True"}}, {Shape({4, 2}), Shape({2})}, {}, {1},
                integers(1, 1, 4)});
   c.push_back({"softmax", {{"dtype", "float64"}}, {Shape({2, 3})}});
+  c.push_back({"SoftmaxActivation", {}, {Shape({2, 3, 2})}});
+  c.push_back({"SoftmaxActivation", {{"mode", "channel"}}, {Shape({2, 3, 2, 2})}});
   c.push_back({"softmax_cross_entropy", {}, {Shape({3, 4}), Shape({3})}, {}, {1}, integers(1, 0, 3)});
 }
 

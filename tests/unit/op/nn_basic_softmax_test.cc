@@ -42,6 +42,23 @@ TEST(NnBasicSoftmax, HandValuesAndGradients) {
   EXPECT_TRUE(all_close(r.outputs[0], {kP[0], 1.0 / 3, kP[1], 1.0 / 3, kP[2], 1.0 / 3}));
 }
 
+// MXNet's older SoftmaxActivation: instance mode over all of a sample, channel mode over axis 1.
+TEST(NnBasicSoftmax, SoftmaxActivationModes) {
+  // One sample of shape (3, 1): instance mode normalizes its 3 values.
+  OpResult r = run1("SoftmaxActivation", {}, Shape({1, 3, 1}), {0, kL2, kL5}, {1, 0, 0});
+  EXPECT_TRUE(all_close(r.outputs[0], kP));
+  EXPECT_TRUE(all_close(r.grads[0], {7.0 / 64, -2.0 / 64, -5.0 / 64}));
+  // (1, 3, 2) in channel mode: each of the 2 positions over the 3 channels; position 0 holds the
+  // logits above, position 1 zeros. Instance mode mixes all 6.
+  const Values x = {0, 0, kL2, 0, kL5, 0};
+  r = run1("SoftmaxActivation", {{"mode", "channel"}}, Shape({1, 3, 2}), x, Values(6, 0.0));
+  EXPECT_TRUE(all_close(r.outputs[0], {kP[0], 1.0 / 3, kP[1], 1.0 / 3, kP[2], 1.0 / 3}));
+  r = run1("SoftmaxActivation", {{"mode", "instance"}}, Shape({1, 3, 2}), x, Values(6, 0.0));
+  EXPECT_TRUE(all_close(r.outputs[0], {1.0 / 11, 1.0 / 11, 2.0 / 11, 1.0 / 11, 5.0 / 11, 1.0 / 11}));
+  EXPECT_THROW(run1("SoftmaxActivation", {{"mode", "pixel"}}, Shape({1, 3}), {0, 0, 0}, {0, 0, 0}), Error);
+  EXPECT_THROW(run1("SoftmaxActivation", {{"mode", "channel"}}, Shape({3}), {0, 0, 0}, {0, 0, 0}), Error);
+}
+
 TEST(NnBasicSoftmax, LengthMasksTheTailOfEachRow) {
   OpCall c{"softmax", {{"use_length", "True"}}, {Shape({3, 3}), Shape({3})},
            {{0, kL2, kL5, 0, kL2, kL5, 1, 2, 3}, {2, 3, 0}}};

@@ -2,8 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <random>
 
+#include "braid/io/file.h"
+#include "braid/io/npy.h"
+#include "braid/io/params.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/serving/model.h"
 #include "common/cli_runner.h"
+#include "common/face_like_net.h"
 
 namespace braid {
 namespace {
@@ -36,6 +43,55 @@ TEST(PredictCli, WritesNumpyOutputsThatNumpyReads) {
   auto py = test::run_command("/usr/bin/python3 -c \"" + script + "\"");
   ASSERT_EQ(py.code, 0) << py.err;
   EXPECT_EQ(py.out, "(10000, 10) float32 0.9903\n");
+  std::filesystem::remove_all(dir);
+}
+
+// Colour images, as real models take them: a 3-channel idx file (N, H, W, 3) of raw pixels and the
+// same pixels as .npy arrays (uint8 NHWC, float32 NCHW) give the outputs the model computes in
+// this process on the NCHW floats.
+TEST(PredictCli, ColourImagesFromIdxAndNpy) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "braid_predict_colour";
+  std::filesystem::create_directories(dir);
+  Symbol net = test::face_like_net(false);
+  const auto params = test::face_params(net);
+  std::vector<std::pair<std::string, NDArray>> named;
+  for (const auto& [name, a] : params.arg) named.emplace_back("arg:" + name, a);
+  for (const auto& [name, a] : params.aux) named.emplace_back("aux:" + name, a);
+  net.save((dir / "face-symbol.json").string());
+  io::save((dir / "face-0000.params").string(), named);
+  const int64_t n = 5, side = test::kFaceSide;
+  std::vector<uint8_t> pixels(static_cast<size_t>(n * side * side * 3));
+  std::mt19937 rng(4);
+  for (auto& p : pixels) p = static_cast<uint8_t>(rng() & 0xff);
+  std::string idx = {0, 0, 8, 4};
+  for (int64_t d : {n, side, side, int64_t{3}})
+    for (int shift : {24, 16, 8, 0}) idx += static_cast<char>((d >> shift) & 0xff);
+  idx.append(pixels.begin(), pixels.end());
+  io::write_file_atomically((dir / "faces.idx").string(), idx);
+  NDArray nhwc = nd::array<uint8_t>(pixels, Shape{n, side, side, 3});
+  io::save_npy((dir / "faces_nhwc.npy").string(), nhwc);
+  NDArray nchw = nd::invoke1("transpose", {nhwc.astype(DType::Float32)}, {{"axes", "(0, 3, 1, 2)"}});
+  io::save_npy((dir / "faces_nchw.npy").string(), nchw);
+  serving::Model model((dir / "face-symbol.json").string(), (dir / "face-0000.params").string());
+  const std::vector<float> want = model.run({{"data", nchw}})[0].to_vector<float>();
+  const std::string files = "--symbol " + (dir / "face-symbol.json").string() + " --params " +
+                            (dir / "face-0000.params").string() + " --batch-size 2 --output " +
+                            (dir / "out.npy").string() + " --images ";
+  for (const std::string input : {"faces.idx --scale 1", "faces_nhwc.npy --scale 1", "faces_nchw.npy",
+                                  "faces.idx --scale 2 --mean 0,0,0 --std 2,2,2 --layout NHWC"}) {
+    SCOPED_TRACE(input);
+    auto r = test::braid_cli("predict " + files + (dir / input).string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    NDArray out = io::load_npy((dir / "out.npy").string());
+    ASSERT_EQ(out.shape(), (Shape{n, test::kFaceClasses}));
+    const std::vector<float> got = out.to_vector<float>();
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5) << "element " << i;
+  }
+  // Per-channel values that do not match the channels.
+  auto mismatch = test::braid_cli("predict " + files + (dir / "faces_nhwc.npy").string() + " --layout auto --mean 1,2");
+  EXPECT_EQ(mismatch.code, 2);
+  EXPECT_NE(mismatch.err.find("--mean has 2 values but the input has shape (5, 3, 16, 16)"), std::string::npos)
+      << mismatch.err;
   std::filesystem::remove_all(dir);
 }
 
