@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test bench tsan clean
+.PHONY: all deps build demo test bench tsan asan clean
 
 all: build
 
@@ -23,7 +23,7 @@ demo: build
 	$(BUILD_DIR)/bin/braid launch -n 2 -s 1 -- $(BUILD_DIR)/bin/braid train --model lenet --kvstore dist_sync \
 		--epochs 2 --json-log $(BUILD_DIR)/demo-log.json
 
-# The whole suite, ThreadSanitizer run of the engine included.
+# The whole suite, the ThreadSanitizer and AddressSanitizer runs included.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
 
@@ -45,6 +45,10 @@ bench: build
 # Only the engine tests under ThreadSanitizer.
 tsan: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -L tsan
+
+# Only the lifetime tests against the library built with AddressSanitizer.
+asan: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -L asan
 
 clean:
 	rm -rf $(BUILD_DIR)

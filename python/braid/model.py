@@ -60,6 +60,10 @@ class FeedForward(object):
                 raise ValueError("FeedForward.fit: y (the labels) is needed when X is an array")
             y = np.zeros(X.shape[0], dtype=np.float32)
         y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.flatten()
+        if y.ndim != 1:
+            raise ValueError("FeedForward: labels must be 1-D (or 2-D with one column), got shape %s" % (y.shape,))
         if X.shape[0] != y.shape[0]:
             raise ValueError("FeedForward: X has %d samples but y has %d" % (X.shape[0], y.shape[0]))
         batch_size = min(X.shape[0], self.numpy_batch_size)

@@ -181,3 +181,26 @@ def test_kvstore_local_and_device():
     assert_almost_equal(out, np.full((3,), -0.5))
     with pytest.raises(mx.MXNetError, match="nosuchstore"):
         mx.kv.create('nosuchstore')
+
+
+def test_mtcnn_like_net_with_softmax_activation_matches_numpy():
+    """MTCNN's first net ends in SoftmaxActivation(mode='channel') after PReLU and a 'full' pooling:
+    the probabilities are a softmax over axis 1 at every position; 'instance' mode over each sample."""
+    data = mx.sym.Variable('data')
+    x = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, name='conv1')
+    x = mx.sym.LeakyReLU(x, act_type='prelu', name='prelu1')
+    x = mx.sym.Pooling(x, kernel=(2, 2), stride=(2, 2), pool_type='max', pooling_convention='full')
+    logits = mx.sym.Convolution(x, kernel=(1, 1), num_filter=2, name='conv4_1')
+    net = mx.sym.Group([mx.sym.SoftmaxActivation(logits, mode='channel', name='prob1'),
+                        mx.sym.SoftmaxActivation(logits, name='prob_instance'), logits])
+    rs = np.random.RandomState(0)
+    arg_shapes, _, _ = net.infer_shape(data=(2, 3, 12, 11))
+    args = {n: nd.array(rs.uniform(-1, 1, s)) for n, s in zip(net.list_arguments(), arg_shapes)}
+    ex = net.bind(mx.cpu(), args)
+    channel, instance, z = [o.asnumpy() for o in ex.forward()]
+    assert z.shape == (2, 2, 5, 5)  # 'full' rounds the pooled size up: ceil((10 - 2) / 2) + 1
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(channel, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    flat = z.reshape(2, -1)
+    e = np.exp(flat - flat.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(instance, (e / e.sum(axis=1, keepdims=True)).reshape(z.shape), rtol=1e-5, atol=1e-7)
