@@ -1,6 +1,7 @@
 // What every KVStore type shares: keys and their kinds, the list forms of init, push and pull,
-// the optimizer or updater, and saving the optimizer's states. The types: one_machine_store.h
-// (local, device) and ps/dist_store.h (the parameter server's).
+// the optimizer or updater, and saving the optimizer's states; the store a trainer uses. The
+// types (store_types.cc): one_machine_store.h (local, device), ps/dist_store.h (the parameter
+// server's), collective/horovod_store.h.
 #include "braid/kvstore/kvstore.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "braid/base/error.h"
 #include "braid/io/file.h"
 #include "braid/io/params.h"
+#include "braid/kvstore/store_types.h"
 #include "braid/ndarray/creation.h"
 #include "braid/op/param_reader.h"
 
@@ -130,10 +132,12 @@ bool update_on_kvstore_by_default() { return env_int({"MXNET_UPDATE_ON_KVSTORE"}
 
 TrainingStore create_for_training(const std::string& type, size_t contexts, int64_t largest) {
   if (type.empty() || type == "None") return {};
-  if (contexts <= 1 && type.find("dist") == std::string::npos && type != "horovod") return {};
-  // horovod runs no optimizer: every rank updates.
-  TrainingStore t{create(type), update_on_kvstore_by_default() && type != "horovod"};
-  if (type == "local" && largest > 16 * 1024 * 1024) t.update_on_kvstore = false;
+  const StoreType& kind = store_type(type);
+  if (contexts <= 1 && !kind.distributed) return {};
+  TrainingStore t{kind.make(kind), update_on_kvstore_by_default() && kind.runs_optimizer};
+  // MXNet's rule for "local": updating big parameters on the one CPU that sums is slower.
+  const bool sums_on_cpu = !kind.distributed && !kind.device_aggregation;
+  if (sums_on_cpu && largest > 16 * 1024 * 1024) t.update_on_kvstore = false;
   return t;
 }
 

@@ -5,15 +5,11 @@
 // holding the fewest bytes so far (MXNet's CommDevice spreads its merge buffers the same way).
 // On CPU contexts, which share memory, both read the values in place instead (cpu_reduce.h).
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 
 #include "braid/base/error.h"
-#include "braid/kvstore/ps.h"
 #include "braid/ndarray/invoke.h"
-#include "collective/horovod_store.h"
 #include "one_machine_store.h"
-#include "ps/dist_store.h"
 
 namespace braid::kv {
 namespace {
@@ -76,16 +72,18 @@ class DeviceStore : public OneMachineStore {
 
 }  // namespace
 
-std::shared_ptr<KVStore> create(const std::string& type) {
-  if (type == "local") return std::make_shared<LocalStore>();
-  if (type == "device") return std::make_shared<DeviceStore>();
-  if (ps::is_dist_type(type)) {
-    if (is_server_process()) std::exit(run_server());  // MXNet's server processes never return either
-    return ps::create_dist_store(type);
-  }
-  if (type == "horovod") return collective::detail::create_horovod_store();
-  throw Error(cat("kvstore: unknown type '", type, "'; valid: local, device, dist_sync, dist_async, ",
-                  "dist_sync_device, dist_async_device, dist, horovod"));
+namespace detail {
+
+template <class Store>
+std::shared_ptr<KVStore> make(const StoreType&) {
+  return std::make_shared<Store>();
 }
+
+std::vector<StoreType> one_machine_store_types() {
+  return {{.name = "local", .make = make<LocalStore>},
+          {.name = "device", .device_aggregation = true, .make = make<DeviceStore>}};
+}
+
+}  // namespace detail
 
 }  // namespace braid::kv

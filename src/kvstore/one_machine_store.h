@@ -9,11 +9,14 @@
 #include <vector>
 
 #include "braid/kvstore/kvstore.h"
+#include "braid/kvstore/store_types.h"
 
 namespace braid::kv {
 namespace detail {
 struct Shards;
-}
+/// The store types "local" and "device" (local_stores.cc).
+std::vector<StoreType> one_machine_store_types();
+}  // namespace detail
 
 class OneMachineStore : public KVStore {
  public:

@@ -8,6 +8,7 @@
 #include "braid/base/error.h"
 #include "braid/io/file.h"
 #include "braid/io/params.h"
+#include "braid/kvstore/store_types.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
 
@@ -171,7 +172,7 @@ void Module::init_kvstore(const kv::TrainingStore& chosen) {
     kvstore_->pull(static_cast<int>(i), copies, -static_cast<int>(i));
   }
   // A parameter server runs its own copy of the optimizer: give it the loaded states (worker 0).
-  if (update_on_kvstore_ && !preloaded_states_path_.empty() && kvstore_->type().rfind("dist", 0) == 0) {
+  if (update_on_kvstore_ && !preloaded_states_path_.empty() && kv::store_type(kvstore_->type()).distributed) {
     if (kvstore_->rank() == 0) kvstore_->load_optimizer_states(preloaded_states_path_);
     kvstore_->barrier();
   }
@@ -187,7 +188,7 @@ void Module::init_optimizer(const std::string& kvstore, const std::string& optim
   const kv::TrainingStore chosen = kv::create_for_training(kvstore, contexts_.size(), largest);
   // dist_sync and horovod sum the gradients of every worker's batch: the scale covers them all.
   int64_t scale_batch = batch_size_;
-  if (chosen.store && chosen.store->num_workers() > 1 && chosen.store->type().find("async") == std::string::npos)
+  if (chosen.store && chosen.store->num_workers() > 1 && !kv::store_type(chosen.store->type()).asynchronous)
     scale_batch *= chosen.store->num_workers();
   auto params = optimizer_params;
   if (!params.count("rescale_grad")) params["rescale_grad"] = std::to_string(1.0 / static_cast<double>(scale_batch));

@@ -19,6 +19,7 @@
 #include "braid/io/file.h"
 #include "braid/io/idx.h"
 #include "braid/kvstore/kvstore.h"
+#include "braid/kvstore/store_types.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/random.h"
 #include "braid/ndarray/reduce.h"
@@ -139,10 +140,12 @@ int train(const TrainOptions& o) {
   // A parameter-server worker (under braid launch) trains on its own shard of the data, all
   // shards of one size so that every worker runs the same number of batches (a worker with one
   // batch more would wait for the others' pushes forever, MXNet issue 7888).
+  const bool no_store = o.kvstore.empty() || o.kvstore == "None";
+  const kv::StoreType* kind = no_store ? nullptr : &kv::store_type(o.kvstore);
   std::shared_ptr<kv::KVStore> dist_store;  // parameter server (dist_*) or allreduce over MPI (horovod)
-  if (o.kvstore.rfind("dist", 0) == 0 || o.kvstore == "horovod") dist_store = kv::create(o.kvstore);
+  if (kind && kind->distributed) dist_store = kind->make(*kind);
   const int rank = dist_store ? dist_store->rank() : 0, workers = dist_store ? dist_store->num_workers() : 1;
-  const bool sync_rounds = dist_store && o.kvstore.find("async") == std::string::npos;
+  const bool sync_rounds = dist_store && !kind->asynchronous;
   auto train_set = load_dataset(o, true), test_set = load_dataset(o, false);
   if (workers > 1) train_set = train_set->shard(workers, rank)->take(train_set->size() / workers);
   data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true,

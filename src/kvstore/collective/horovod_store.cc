@@ -89,6 +89,10 @@ class HorovodStore : public kv::KVStore {
 
 }  // namespace
 
-std::shared_ptr<kv::KVStore> create_horovod_store() { return std::make_shared<HorovodStore>(); }
+std::vector<kv::StoreType> horovod_store_types() {
+  // Distributed over the MPI job; trainers update on every rank.
+  auto make = [](const kv::StoreType&) -> std::shared_ptr<kv::KVStore> { return std::make_shared<HorovodStore>(); };
+  return {{.name = "horovod", .distributed = true, .runs_optimizer = false, .make = make}};
+}
 
 }  // namespace braid::collective::detail

@@ -4,11 +4,14 @@
 // every rank (allreduce, sum), pull copies the result out. It runs no optimizer: trainers update
 // on every rank (update_on_kvstore=false), as in MXNet.
 #include <memory>
+#include <vector>
 
 #include "braid/kvstore/kvstore.h"
+#include "braid/kvstore/store_types.h"
 
 namespace braid::collective::detail {
 
-std::shared_ptr<kv::KVStore> create_horovod_store();
+/// The store type "horovod" (not distributed by its own processes' count: by the MPI job's).
+std::vector<kv::StoreType> horovod_store_types();
 
 }  // namespace braid::collective::detail

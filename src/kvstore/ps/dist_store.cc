@@ -4,12 +4,12 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
-#include <set>
 #include <utility>
 
 #include "braid/base/error.h"
 #include "braid/engine/engine.h"
 #include "braid/io/params.h"
+#include "braid/kvstore/ps.h"
 #include "braid/ndarray/creation.h"
 #include "braid/op/param_reader.h"
 #include "key_value.h"
@@ -18,9 +18,6 @@
 
 namespace braid::kv::ps {
 namespace {
-
-const std::set<std::string> kSyncTypes = {"dist", "dist_sync", "dist_sync_device", "dist_device_sync"};
-const std::set<std::string> kAsyncTypes = {"dist_async", "dist_async_device", "dist_device_async"};
 
 struct KeyState {
   int index = 0;
@@ -69,12 +66,12 @@ std::string lines_of(const std::map<std::string, std::string>& params) {
 
 class DistStore : public KVStore {
  public:
-  explicit DistStore(const std::string& type)
-      : KVStore(type),
+  explicit DistStore(const StoreType& type)
+      : KVStore(type.name),
         worker_(Config::from_env()),
-        local_(create(type.find("device") != std::string::npos ? "device" : "local")),
+        local_(create(type.device_aggregation ? "device" : "local")),
         params_sent_(static_cast<size_t>(worker_.num_servers())) {
-    worker_.call_all(server_command(ServerCommand::kSyncMode, kSyncTypes.count(type) ? "sync" : "async"));
+    worker_.call_all(server_command(ServerCommand::kSyncMode, type.asynchronous ? "async" : "sync"));
   }
 
   ~DistStore() override {
@@ -371,11 +368,20 @@ class DistStore : public KVStore {
 
 }  // namespace
 
-bool is_dist_type(const std::string& type) { return kSyncTypes.count(type) || kAsyncTypes.count(type); }
-
-std::shared_ptr<KVStore> create_dist_store(const std::string& type) {
-  BRAID_CHECK(is_dist_type(type), "not a parameter-server kvstore type: '", type, "'");
-  return std::make_shared<DistStore>(type);
+std::vector<StoreType> dist_store_types() {
+  // A process whose DMLC_ROLE is server or scheduler runs that role and exits, as MXNet's do.
+  auto make = [](const StoreType& t) -> std::shared_ptr<KVStore> {
+    if (is_server_process()) std::exit(run_server());
+    return std::make_shared<DistStore>(t);
+  };
+  std::vector<StoreType> types;
+  for (const char* name : {"dist_sync", "dist_async", "dist_sync_device", "dist_async_device", "dist",
+                           "dist_device_sync", "dist_device_async"}) {
+    const std::string n = name;
+    types.push_back({.name = n, .distributed = true, .asynchronous = n.find("async") != std::string::npos,
+                     .device_aggregation = n.find("device") != std::string::npos, .make = make});
+  }
+  return types;
 }
 
 }  // namespace braid::kv::ps

@@ -8,15 +8,16 @@
 // that a key's pushes and pulls keep their order while different keys overlap.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "braid/kvstore/kvstore.h"
+#include "braid/kvstore/store_types.h"
 
 namespace braid::kv::ps {
 
-/// Whether `type` names a parameter-server store (dist, dist_sync, dist_async, dist_sync_device,
-/// dist_async_device, and MXNet's spellings dist_device_sync, dist_device_async).
-bool is_dist_type(const std::string& type);
-/// A worker's store of `type`, registered with the job of the DMLC_* environment.
-std::shared_ptr<KVStore> create_dist_store(const std::string& type);
+/// The parameter server's store types (dist_sync, dist_async, dist_sync_device, dist_async_device,
+/// dist = dist_sync, and MXNet's spellings dist_device_sync, dist_device_async): each makes a
+/// worker's store, registered with the job of the DMLC_* environment.
+std::vector<StoreType> dist_store_types();
 
 }  // namespace braid::kv::ps
