@@ -78,6 +78,31 @@ TEST(BlockLifetime, GradientsOutliveTheBlock) {
   }
 }
 
+// The recorded graph keeps what its backward needs: a block dropped between forward and
+// backward still gives its parameters' gradients, the compiled graph's included.
+TEST(BlockLifetime, BackwardAfterTheBlockIsGone) {
+  for (Mode mode : {Mode::Imperative, Mode::Hybridized, Mode::StaticAlloc}) {
+    SCOPED_TRACE(static_cast<int>(mode));
+    auto forward = [mode](std::vector<NDArray>& grads) {
+      auto net = face_block(mode);
+      autograd::RecordScope rec;
+      NDArray y = (*net)(pixels());
+      for (const auto& [name, p] : net->collect_params_with_prefix())
+        if (p->grad_req() != GradReq::Null) grads.push_back(p->grad());
+      return y;  // the block goes here
+    };
+    std::vector<NDArray> want, got;
+    NDArray y = forward(want);
+    y.backward();
+    for (int run = 0; run < test::drop_runs(); ++run) {
+      got.clear();
+      forward(got).backward();
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].to_vector<float>(), want[i].to_vector<float>()) << i;
+    }
+  }
+}
+
 TEST(BlockLifetime, ATrainingStepOutlivesTheTrainerAndTheBlock) {
   for (Mode mode : {Mode::Imperative, Mode::Hybridized}) {
     SCOPED_TRACE(static_cast<int>(mode));
