@@ -14,7 +14,7 @@ void register_all_ops(Registry& r) {
   register_indexing_ops(r);
   register_ordering_ops(r);
   register_nn_conv_ops(r);
-  register_nn_basic_ops(r);
+  register_nn_ops(r);
   register_optimizer_ops(r);
   register_image_ops(r);
 }

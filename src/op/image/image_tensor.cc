@@ -2,7 +2,7 @@
 // _image_normalize ((x - mean[c]) / std[c] on CHW or NCHW), with MXNet's names and attributes.
 #include <vector>
 
-#include "../nn/nn_basic.h"
+#include "../nn/nn_util.h"
 #include "image_util.h"
 
 namespace braid::op::detail {

@@ -4,7 +4,7 @@
 // get none.
 #include <algorithm>
 
-#include "nn_basic.h"
+#include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -94,7 +94,7 @@ void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
 
 }  // namespace
 
-void register_nn_basic_embedding_ops(Registry& r) {
+void register_embedding_ops(Registry& r) {
   OpDef d;
   d.name = "Embedding";
   d.doc = "Looks up rows of weight (input_dim, output_dim) by index; out is data.shape + (output_dim,).";

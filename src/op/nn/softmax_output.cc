@@ -3,7 +3,7 @@
 // out_grad) and gives the cross-entropy gradient (softmax - onehot(label)) * grad_scale / norm.
 #include <cmath>
 
-#include "nn_basic_softmax.h"
+#include "softmax_kernels.h"
 
 namespace braid::op::detail {
 namespace {
@@ -198,7 +198,7 @@ OpDef softmax_cross_entropy_op() {
 
 }  // namespace
 
-void register_nn_basic_softmax_output_ops(Registry& r) {
+void register_softmax_output_ops(Registry& r) {
   r.add(softmax_output_op());
   r.add_alias("Softmax", "SoftmaxOutput");
   r.add(softmax_cross_entropy_op());

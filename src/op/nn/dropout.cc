@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "nn_basic.h"
+#include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -101,7 +101,7 @@ void forward_typed(const OpContext& ctx, const DropoutParam& p, const ForwardArg
 
 }  // namespace
 
-void register_nn_basic_dropout_ops(Registry& r) {
+void register_dropout_ops(Registry& r) {
   OpDef d;
   d.name = "Dropout";
   d.doc = "Zeroes elements with probability p in training (mode='always': also in inference) and "

@@ -6,7 +6,7 @@
 // variance is the biased one, in normalization and in the moving average alike, as MXNet.
 #include <cmath>
 
-#include "nn_basic.h"
+#include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -197,7 +197,7 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
 
 }  // namespace
 
-void register_nn_basic_batch_norm_ops(Registry& r) {
+void register_batch_norm_ops(Registry& r) {
   OpDef d;
   d.name = "BatchNorm";
   d.doc = "Batch normalization over every axis but `axis` (default 1, the channels): "

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "nn_basic.h"
+#include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -167,7 +167,7 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
 
 }  // namespace
 
-void register_nn_basic_layer_norm_ops(Registry& r) {
+void register_layer_norm_ops(Registry& r) {
   OpDef d;
   d.name = "LayerNorm";
   d.doc = "Layer normalization along `axis` (default -1): (x - mean) / sqrt(var + eps) * gamma + beta. "

@@ -1,7 +1,7 @@
 // LinearRegressionOutput, MAERegressionOutput and LogisticRegressionOutput (MXNet 1.x): output
 // layers whose backward ignores the output gradient and gives the loss gradient
 // d(out, label) * grad_scale / num_output, where num_output = label.size / label.shape[0].
-#include "nn_basic.h"
+#include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -73,7 +73,7 @@ void add_regression(Registry& r, const std::string& name, Kind kind, const std::
 
 }  // namespace
 
-void register_nn_basic_regression_ops(Registry& r) {
+void register_regression_ops(Registry& r) {
   add_regression(r, "LinearRegressionOutput", Kind::kLinear,
                  "Identity forward; backward (out - label) * grad_scale / num_output (squared loss).");
   add_regression(r, "MAERegressionOutput", Kind::kMAE,

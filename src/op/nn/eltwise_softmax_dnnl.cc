@@ -1,4 +1,4 @@
-#include "nn_basic_dnnl.h"
+#include "eltwise_softmax_dnnl.h"
 
 #include <bit>
 #include <memory>

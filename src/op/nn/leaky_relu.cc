@@ -5,7 +5,7 @@
 #include <numbers>
 #include <optional>
 
-#include "nn_basic_dnnl.h"
+#include "eltwise_softmax_dnnl.h"
 
 namespace braid::op::detail {
 namespace {
@@ -204,7 +204,7 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
 
 }  // namespace
 
-void register_nn_basic_leaky_relu_ops(Registry& r) {
+void register_leaky_relu_ops(Registry& r) {
   OpDef d;
   d.name = "LeakyReLU";
   d.doc = "Leaky activations: act_type leaky (slope * x below 0), prelu (learnable gamma per channel "

@@ -1,10 +1,10 @@
 #pragma once
-// oneDNN float32 kernels of the nn_basic family: elementwise activations and softmax (vectorized
+// oneDNN float32 kernels of the layer operators: elementwise activations and softmax (vectorized
 // exp, the library's threads). Primitives are created once per algorithm and shape and cached.
 // Callers keep plain loops for float64 and for what oneDNN lacks.
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "nn_basic.h"
+#include "nn_util.h"
 
 namespace braid::op::detail {
 
@@ -21,7 +21,7 @@ void dnnl_eltwise_backward(const DnnlEltwise& f, const float* x, const float* y,
 
 /// Softmax (or log-softmax) along the last axis (split.inner == 1). oneDNN 2.6 vectorizes only
 /// that case and only the forward pass; other axes and the backward pass are faster with the
-/// loops of nn_basic_softmax.h.
+/// loops of softmax_kernels.h.
 void dnnl_softmax_forward(bool log, const float* x, float* y, const AxisSplit& s);
 
 }  // namespace braid::op::detail

@@ -1,5 +1,5 @@
 #pragma once
-// Internal helpers of the nn_basic operator family (activations, normalization, softmax, dropout,
+// Internal helpers of the layer operators (activations, normalization, softmax, dropout,
 // output layers, Embedding, Flatten): registration entry points of its files and the small pieces
 // of kernel plumbing they share.
 #include <cmath>
@@ -12,16 +12,16 @@
 
 namespace braid::op::detail {
 
-void register_nn_basic_activation_ops(Registry& r);   // nn_basic_activation.cc
-void register_nn_basic_leaky_relu_ops(Registry& r);   // nn_basic_leaky_relu.cc
-void register_nn_basic_batch_norm_ops(Registry& r);   // nn_basic_batch_norm.cc
-void register_nn_basic_layer_norm_ops(Registry& r);   // nn_basic_layer_norm.cc
-void register_nn_basic_dropout_ops(Registry& r);      // nn_basic_dropout.cc
-void register_nn_basic_softmax_ops(Registry& r);      // nn_basic_softmax.cc
-void register_nn_basic_softmax_output_ops(Registry& r);  // nn_basic_softmax_output.cc
-void register_nn_basic_regression_ops(Registry& r);   // nn_basic_regression.cc
-void register_nn_basic_embedding_ops(Registry& r);    // nn_basic_embedding.cc
-void register_nn_basic_flatten_ops(Registry& r);      // nn_basic_flatten.cc
+void register_activation_ops(Registry& r);   // activation.cc
+void register_leaky_relu_ops(Registry& r);   // leaky_relu.cc
+void register_batch_norm_ops(Registry& r);   // batch_norm.cc
+void register_layer_norm_ops(Registry& r);   // layer_norm.cc
+void register_dropout_ops(Registry& r);      // dropout.cc
+void register_softmax_ops(Registry& r);      // softmax.cc
+void register_softmax_output_ops(Registry& r);  // softmax_output.cc
+void register_regression_ops(Registry& r);   // regression_output.cc
+void register_embedding_ops(Registry& r);    // embedding.cc
+void register_flatten_ops(Registry& r);      // flatten.cc
 
 /// A contiguous array seen as (outer, n, inner) around one axis: element (o, i, k) sits at
 /// (o * n + i) * inner + k.

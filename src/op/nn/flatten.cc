@@ -1,9 +1,9 @@
 // Flatten (alias flatten): (d0, d1, ..., dk) -> (d0, d1 * ... * dk), a copy of the elements.
-#include "nn_basic.h"
+#include "nn_util.h"
 
 namespace braid::op::detail {
 
-void register_nn_basic_flatten_ops(Registry& r) {
+void register_flatten_ops(Registry& r) {
   OpDef d;
   d.name = "Flatten";
   d.doc = "Collapses all axes but the first: (d0, d1, ..., dk) -> (d0, d1 * ... * dk).";

@@ -1,7 +1,7 @@
 // Activation: relu, sigmoid, tanh, softrelu (softplus) and softsign, elementwise.
 #include <algorithm>
 
-#include "nn_basic_dnnl.h"
+#include "eltwise_softmax_dnnl.h"
 
 namespace braid::op::detail {
 namespace {
@@ -103,7 +103,7 @@ void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
 
 }  // namespace
 
-void register_nn_basic_activation_ops(Registry& r) {
+void register_activation_ops(Registry& r) {
   OpDef d;
   d.name = "Activation";
   d.doc = "Elementwise activation: act_type relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or "

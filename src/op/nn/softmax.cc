@@ -4,7 +4,7 @@
 // SoftmaxActivation (mode instance: over everything but the batch axis; channel: over axis 1).
 #include <optional>
 
-#include "nn_basic_softmax.h"
+#include "softmax_kernels.h"
 
 namespace braid::op::detail {
 namespace {
@@ -172,7 +172,7 @@ OpDef softmax_activation() {
 
 }  // namespace
 
-void register_nn_basic_softmax_ops(Registry& r) {
+void register_softmax_ops(Registry& r) {
   r.add(make_op("softmax", "exp(x / temperature) normalized to sum 1 along `axis`.", false, false));
   r.add(make_op("log_softmax", "log(softmax(x)) along `axis`, computed stably.", true, false));
   r.add(make_op("softmin", "softmax(-x) along `axis`.", false, true));

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "nn_basic_dnnl.h"
+#include "eltwise_softmax_dnnl.h"
 
 namespace braid::op::detail {
 

@@ -1,0 +1,26 @@
+// Registers the layer operators of src/op/nn other than convolution and pooling (activations,
+// normalization, softmax, dropout, output layers, Embedding, Flatten), one file each.
+#include <cstring>
+
+#include "nn_util.h"
+
+namespace braid::op::detail {
+
+void zero_grad(const TBlob& g, OpReq req) {
+  if (req == OpReq::Write) std::memset(g.dptr, 0, static_cast<size_t>(g.size()) * dtype_size(g.dtype));
+}
+
+void register_nn_ops(Registry& r) {
+  register_activation_ops(r);
+  register_leaky_relu_ops(r);
+  register_batch_norm_ops(r);
+  register_layer_norm_ops(r);
+  register_dropout_ops(r);
+  register_softmax_ops(r);
+  register_softmax_output_ops(r);
+  register_regression_ops(r);
+  register_embedding_ops(r);
+  register_flatten_ops(r);
+}
+
+}  // namespace braid::op::detail
