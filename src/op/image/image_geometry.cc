@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <random>
 
-#include "../nn/req_util.h"
+#include "../common/req_util.h"
 #include "../tensor/matrix_util.h"
 #include "image_util.h"
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "conv_kernels.h"
-#include "req_util.h"
+#include "../common/req_util.h"
 
 namespace braid::op::detail {
 namespace {

@@ -2,9 +2,9 @@
 // the float64 path and is what the oneDNN float32 path is tested against.
 #include <algorithm>
 
-#include "../tensor/gemm.h"
+#include "../common/gemm.h"
 #include "conv_kernels.h"
-#include "req_util.h"
+#include "../common/req_util.h"
 
 namespace braid::op::detail {
 namespace {

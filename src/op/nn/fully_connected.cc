@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "../op_util.h"
-#include "../tensor/gemm.h"
+#include "../common/gemm.h"
 #include "nn_conv_ops.h"
 
 namespace braid::op::detail {

@@ -2,7 +2,7 @@
 // batch_dot (a product per leading index), both one GEMM per matrix on OpenBLAS.
 #include <optional>
 
-#include "gemm.h"
+#include "../common/gemm.h"
 #include "matrix_util.h"
 
 namespace braid::op::detail {

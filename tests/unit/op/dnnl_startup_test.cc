@@ -23,7 +23,7 @@ void exit_with_thread_count() { std::exit(threads_of_this_process()); }
 TEST(DnnlStartup, StaticInitialisationStartsNoThreads) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: only static initialisation ran
   // OpenBLAS, which started a worker per core when it was linked, is opened only by the first
-  // float64 product (src/op/tensor/openblas.h).
+  // float64 product (src/op/common/openblas.h).
   EXPECT_EXIT(exit_with_thread_count(), ::testing::ExitedWithCode(1), "");
 }
 
