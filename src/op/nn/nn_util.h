@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../common/axis_split.h"
 #include "../op_util.h"
 #include "../register_all.h"
 
@@ -22,15 +23,6 @@ void register_softmax_output_ops(Registry& r);  // softmax_output.cc
 void register_regression_ops(Registry& r);   // regression_output.cc
 void register_embedding_ops(Registry& r);    // embedding.cc
 void register_flatten_ops(Registry& r);      // flatten.cc
-
-/// A contiguous array seen as (outer, n, inner) around one axis: element (o, i, k) sits at
-/// (o * n + i) * inner + k.
-struct AxisSplit {
-  int64_t outer = 1, n = 1, inner = 1;
-  static AxisSplit around(const Shape& s, int axis) {
-    return {s.prod(0, axis), s[axis], s.prod(axis + 1, s.ndim())};
-  }
-};
 
 /// `axis` (negative counts from the end) as an index into `s`; throws naming `op` when out of range.
 inline int checked_axis(const std::string& op, int axis, const Shape& s) {

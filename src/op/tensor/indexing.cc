@@ -4,7 +4,7 @@
 
 #include "../op_util.h"
 #include "../register_all.h"
-#include "axis_split.h"
+#include "axis_util.h"
 #include "index_util.h"
 #include "reduce_plan.h"
 
@@ -55,14 +55,14 @@ void add_take(Registry& r) {
   d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<TakeParam>(pa);
     const AxisSplit s = split_at_axis(a.inputs[0].shape, checked_axis("take", a.inputs[0].shape, p.axis));
-    const auto pos = take_positions(a.inputs[1], s.len, p.mode);
+    const auto pos = take_positions(a.inputs[1], s.n, p.mode);
     const int64_t n = static_cast<int64_t>(pos.size());
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, "take", {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
       for (int64_t o = 0; o < s.outer; ++o)
         for (int64_t j = 0; j < n; ++j)
-          copy_block(y + (o * n + j) * s.inner, x + (o * s.len + pos[static_cast<size_t>(j)]) * s.inner,
+          copy_block(y + (o * n + j) * s.inner, x + (o * s.n + pos[static_cast<size_t>(j)]) * s.inner,
                      s.inner, a.req[0]);
     });
   };
@@ -71,7 +71,7 @@ void add_take(Registry& r) {
     if (a.req[0] == OpReq::Null) return;
     const auto& p = param<TakeParam>(pa);
     const AxisSplit s = split_at_axis(a.inputs[0].shape, checked_axis("take", a.inputs[0].shape, p.axis));
-    const auto pos = take_positions(a.inputs[1], s.len, p.mode);
+    const auto pos = take_positions(a.inputs[1], s.n, p.mode);
     const int64_t n = static_cast<int64_t>(pos.size());
     BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "take", {
       T* dx = a.in_grads[0].ptr<T>();
@@ -79,7 +79,7 @@ void add_take(Registry& r) {
       if (a.req[0] == OpReq::Write) std::fill(dx, dx + a.in_grads[0].size(), T(0));
       for (int64_t o = 0; o < s.outer; ++o)
         for (int64_t j = 0; j < n; ++j)
-          add_block(dx + (o * s.len + pos[static_cast<size_t>(j)]) * s.inner, g + (o * n + j) * s.inner, s.inner);
+          add_block(dx + (o * s.n + pos[static_cast<size_t>(j)]) * s.inner, g + (o * n + j) * s.inner, s.inner);
     });
   };
   r.add(std::move(d));
@@ -96,12 +96,12 @@ struct PickParam {
 // For each (outer, inner) line, the flat position in `data` of the picked element.
 std::vector<int64_t> pick_positions(const PickParam& p, const TBlob& data, const TBlob& index) {
   const AxisSplit s = split_at_axis(data.shape, checked_axis("pick", data.shape, p.axis));
-  BRAID_CHECK(s.len > 0, "operator pick: cannot pick from an axis of size 0");
+  BRAID_CHECK(s.n > 0, "operator pick: cannot pick from an axis of size 0");
   auto pos = read_indices(index, "pick");
   for (int64_t o = 0; o < s.outer; ++o)
     for (int64_t i = 0; i < s.inner; ++i) {
       auto& k = pos[static_cast<size_t>(o * s.inner + i)];
-      k = (o * s.len + resolve_index(k, s.len, p.mode, "pick")) * s.inner + i;
+      k = (o * s.n + resolve_index(k, s.n, p.mode, "pick")) * s.inner + i;
     }
   return pos;
 }

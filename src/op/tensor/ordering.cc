@@ -8,7 +8,7 @@
 
 #include "../op_util.h"
 #include "../register_all.h"
-#include "axis_split.h"
+#include "axis_util.h"
 #include "index_util.h"
 
 namespace braid::op::detail {
@@ -36,9 +36,9 @@ struct TopKLayout {
 TopKLayout topk_layout(const std::string& op, const TopKParam& p, const Shape& in) {
   TopKLayout l;
   l.s = p.axis ? split_at_axis(in, checked_axis(op, in, *p.axis)) : AxisSplit{1, in.size(), 1};
-  l.k = p.k < 1 ? l.s.len : p.k;
-  BRAID_CHECK(l.k >= 1 && l.k <= l.s.len, "operator ", op, ": k=", p.k, " exceeds the ", l.s.len,
-              " elements along the axis of shape ", in, "; use k <= ", l.s.len, " (or k < 1 for all)");
+  l.k = p.k < 1 ? l.s.n : p.k;
+  BRAID_CHECK(l.k >= 1 && l.k <= l.s.n, "operator ", op, ": k=", p.k, " exceeds the ", l.s.n,
+              " elements along the axis of shape ", in, "; use k <= ", l.s.n, " (or k < 1 for all)");
   return l;
 }
 
@@ -69,8 +69,8 @@ template <class T>
 std::vector<int64_t> select_topk(const T* x, const TopKLayout& l, bool ascend) {
   const AxisSplit& s = l.s;
   std::vector<int64_t> pos(static_cast<size_t>(s.outer * l.k * s.inner));
-  std::vector<T> line(static_cast<size_t>(s.len));
-  std::vector<int64_t> order(static_cast<size_t>(s.len));
+  std::vector<T> line(static_cast<size_t>(s.n));
+  std::vector<int64_t> order(static_cast<size_t>(s.n));
   const auto before = [&](int64_t p, int64_t q) {
     const T a = line[static_cast<size_t>(p)], b = line[static_cast<size_t>(q)];
     const bool p_first = ascend ? nan_last_less(a, b) : nan_last_less(b, a);
@@ -79,10 +79,10 @@ std::vector<int64_t> select_topk(const T* x, const TopKLayout& l, bool ascend) {
   };
   for (int64_t o = 0; o < s.outer; ++o)
     for (int64_t i = 0; i < s.inner; ++i) {
-      const T* xl = x + o * s.len * s.inner + i;
-      for (int64_t j = 0; j < s.len; ++j) line[static_cast<size_t>(j)] = xl[j * s.inner];
+      const T* xl = x + o * s.n * s.inner + i;
+      for (int64_t j = 0; j < s.n; ++j) line[static_cast<size_t>(j)] = xl[j * s.inner];
       std::iota(order.begin(), order.end(), int64_t{0});
-      if (l.k == s.len) std::sort(order.begin(), order.end(), before);
+      if (l.k == s.n) std::sort(order.begin(), order.end(), before);
       else std::partial_sort(order.begin(), order.begin() + l.k, order.end(), before);
       for (int64_t j = 0; j < l.k; ++j) pos[static_cast<size_t>((o * l.k + j) * s.inner + i)] = order[static_cast<size_t>(j)];
     }
@@ -92,7 +92,7 @@ std::vector<int64_t> select_topk(const T* x, const TopKLayout& l, bool ascend) {
 // Flat input offset of the element at `pos` entry e (layout [outer, k, inner]).
 inline int64_t source_of(const TopKLayout& l, int64_t e, int64_t pos) {
   const int64_t i = e % l.s.inner, o = e / (l.k * l.s.inner);
-  return (o * l.s.len + pos) * l.s.inner + i;
+  return (o * l.s.n + pos) * l.s.inner + i;
 }
 
 template <class T>
@@ -109,7 +109,7 @@ void topk_forward(const std::string& op, const TopKParam& p, const ForwardArgs& 
     return;
   }
   const size_t idx_out = returns_values(p) ? 1 : 0;
-  check_index_dtype(op, a.outputs[idx_out].dtype, l.s.len);
+  check_index_dtype(op, a.outputs[idx_out].dtype, l.s.n);
   store_indices(pos, a.outputs[idx_out], a.req[idx_out]);
   if (returns_values(p)) {
     T* y = a.outputs[0].ptr<T>();

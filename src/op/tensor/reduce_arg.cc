@@ -28,11 +28,11 @@ void arg_reduce(const T* x, T* y, OpReq req, const AxisSplit& s, Better better) 
   std::vector<T> best(static_cast<size_t>(s.inner));
   std::vector<int64_t> pos(static_cast<size_t>(s.inner));
   for (int64_t o = 0; o < s.outer; ++o) {
-    const T* xo = x + o * s.len * s.inner;
+    const T* xo = x + o * s.n * s.inner;
     if (s.inner == 1) {  // a contiguous line: keep the best in registers
       T b = xo[0];
       int64_t p = 0;
-      for (int64_t j = 1; j < s.len; ++j)
+      for (int64_t j = 1; j < s.n; ++j)
         if (better(xo[j], b)) {
           b = xo[j];
           p = j;
@@ -44,7 +44,7 @@ void arg_reduce(const T* x, T* y, OpReq req, const AxisSplit& s, Better better) 
       best[static_cast<size_t>(i)] = xo[i];
       pos[static_cast<size_t>(i)] = 0;
     }
-    for (int64_t j = 1; j < s.len; ++j) {  // rows of `inner` contiguous elements
+    for (int64_t j = 1; j < s.n; ++j) {  // rows of `inner` contiguous elements
       const T* row = xo + j * s.inner;
       for (int64_t i = 0; i < s.inner; ++i) {
         if (better(row[i], best[static_cast<size_t>(i)])) {
@@ -87,7 +87,7 @@ void add_arg_reduce(Registry& r, const std::string& name, const std::string& wha
     const auto& p = param<ArgReduceParam>(pa);
     const Shape& in = a.inputs[0].shape;
     const AxisSplit s = p.axis ? split_at_axis(in, checked_axis(name, in, *p.axis)) : AxisSplit{1, in.size(), 1};
-    BRAID_CHECK(s.len > 0, "operator ", name, ": the reduced axis of shape ", in, " is empty");
+    BRAID_CHECK(s.n > 0, "operator ", name, ": the reduced axis of shape ", in, " is empty");
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(),
                       { arg_reduce(a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), a.req[0], s, better); });
   };

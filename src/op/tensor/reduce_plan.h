@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "axis_split.h"
+#include "axis_util.h"
 #include "braid/base/shape.h"
 
 namespace braid::op::detail {

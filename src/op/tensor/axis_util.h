@@ -1,11 +1,13 @@
 #pragma once
-// One-axis views shared by the reduction, indexing and ordering operators.
+// Axis arguments of the reduction, indexing and ordering operators, and their view of the array
+// around one axis (common/axis_split.h).
 #include <optional>
 #include <string>
 
 #include "braid/base/error.h"
 #include "braid/base/shape.h"
 #include "braid/op/param_reader.h"
+#include "../common/axis_split.h"
 
 namespace braid::op::detail {
 
@@ -17,14 +19,7 @@ inline int checked_axis(const std::string& op, const Shape& s, int64_t axis) {
   return static_cast<int>(axis < 0 ? axis + n : axis);
 }
 
-/// The array seen as [outer, len, inner] around `axis`: element (o, j, i) is at (o*len + j)*inner + i.
-struct AxisSplit {
-  int64_t outer = 1, len = 1, inner = 1;
-};
-
-inline AxisSplit split_at_axis(const Shape& s, int axis) {
-  return {s.prod(0, axis), s[axis], s.prod(axis + 1, s.ndim())};
-}
+inline AxisSplit split_at_axis(const Shape& s, int axis) { return AxisSplit::around(s, axis); }
 
 /// An optional axis attribute whose absence means `fallback` and whose "None" means "the
 /// flattened array" (MXNet's dmlc::optional<int> axis with a default, as in topk and pick).
