@@ -44,8 +44,8 @@ struct Bench {
     for (const auto& s : in) ba.in_grads.push_back(make(s));
     ba.req.assign(in.size(), OpReq::Write);
   }
-  void forward(bool train) { def.forward(OpContext{train, braid::cpu(), &rng}, param, fa); }
-  void backward(bool train) { def.backward(OpContext{train, braid::cpu(), &rng}, param, ba); }
+  void forward(bool train) { def.cpu.forward(OpContext{train, braid::cpu(), &rng}, param, fa); }
+  void backward(bool train) { def.cpu.backward(OpContext{train, braid::cpu(), &rng}, param, ba); }
   int64_t bytes() const { return in[0].size() * 4; }
 };
 

@@ -65,8 +65,8 @@ class OpRun {
     ctx_.is_train = true;
   }
   void forward_backward() {
-    def_.forward(ctx_, param_, fwd_);
-    def_.backward(ctx_, param_, bwd_);
+    def_.cpu.forward(ctx_, param_, fwd_);
+    def_.cpu.backward(ctx_, param_, bwd_);
   }
 
  private:

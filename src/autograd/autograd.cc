@@ -2,29 +2,18 @@
 
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
-#include "node.h"
+#include "imperative/tape.h"
+#include "record.h"
 
 namespace braid::autograd {
-namespace {
-
-thread_local bool t_recording = false;
-thread_local bool t_training = false;
-
-}  // namespace
 
 bool set_recording(bool recording) {
-  bool prev = t_recording;
-  t_recording = recording;
-  return prev;
+  return imperative::set_recorder(recording ? &detail::tape_recorder() : nullptr) != nullptr;
 }
-bool is_recording() { return t_recording; }
+bool is_recording() { return imperative::recorder() != nullptr; }
 
-bool set_training(bool training) {
-  bool prev = t_training;
-  t_training = training;
-  return prev;
-}
-bool is_training() { return t_training; }
+bool set_training(bool training) { return imperative::set_training(training); }
+bool is_training() { return imperative::is_training(); }
 
 RecordScope::RecordScope(bool train_mode)
     : prev_recording_(set_recording(true)), prev_training_(set_training(train_mode)) {}
@@ -53,13 +42,13 @@ void mark_variables(const std::vector<NDArray>& variables, const std::vector<NDA
     BRAID_CHECK(!v.is_none() && !g.is_none(), "mark_variables: variable or gradient ", i, " is None");
     BRAID_CHECK(g.shape() == v.shape(), "mark_variables: gradient ", i, " has shape ", g.shape(),
                 " but the variable has ", v.shape());
-    detail::Entry& e = detail::Access::entry(v);
+    imperative::Entry& e = imperative::Access::entry(v);
     if (req == GradReq::Null) {
       e = {};
       continue;
     }
-    auto node = std::make_shared<detail::Node>();
-    node->kind = detail::NodeKind::Variable;
+    auto node = std::make_shared<imperative::Node>();
+    node->kind = imperative::NodeKind::Variable;
     node->grad = g;
     node->req = req;
     e = {std::move(node), 0};
@@ -68,10 +57,10 @@ void mark_variables(const std::vector<NDArray>& variables, const std::vector<NDA
 
 namespace {
 
-detail::Node& variable_node(const NDArray& var, const char* what) {
+imperative::Node& variable_node(const NDArray& var, const char* what) {
   BRAID_CHECK(!var.is_none(), what, ": the array is None");
-  const detail::Entry& e = detail::Access::entry(var);
-  BRAID_CHECK(e && e.node->kind == detail::NodeKind::Variable, what, ": the array (shape ", var.shape(),
+  const imperative::Entry& e = imperative::Access::entry(var);
+  BRAID_CHECK(e && e.node->kind == imperative::NodeKind::Variable, what, ": the array (shape ", var.shape(),
               ") is not a variable; call attach_grad first");
   return *e.node;
 }
@@ -87,20 +76,20 @@ namespace braid {
 
 void NDArray::attach_grad(GradReq req) {
   if (req == GradReq::Null) {
-    autograd::detail::Access::entry(*this) = {};  // no longer a variable: no buffer to allocate
+    imperative::Access::entry(*this) = {};  // no longer a variable: no buffer to allocate
     return;
   }
   autograd::mark_variables({*this}, {nd::zeros(shape_, ctx(), dtype_)}, req);
 }
 
 NDArray NDArray::grad() const {
-  const auto& e = autograd::detail::Access::entry(*this);
-  return e && e.node->kind == autograd::detail::NodeKind::Variable ? e.node->grad : NDArray();
+  const auto& e = imperative::Access::entry(*this);
+  return e && e.node->kind == imperative::NodeKind::Variable ? e.node->grad : NDArray();
 }
 
 GradReq NDArray::grad_req() const {
-  const auto& e = autograd::detail::Access::entry(*this);
-  return e && e.node->kind == autograd::detail::NodeKind::Variable ? e.node->req : GradReq::Null;
+  const auto& e = imperative::Access::entry(*this);
+  return e && e.node->kind == imperative::NodeKind::Variable ? e.node->req : GradReq::Null;
 }
 
 void NDArray::backward() const { backward(NDArray()); }
@@ -111,7 +100,7 @@ void NDArray::backward(const NDArray& head_grad, bool retain_graph, bool train_m
 
 NDArray NDArray::detach() const {
   NDArray d = *this;
-  d.slot_ = std::make_shared<autograd::detail::Slot>();
+  d.slot_ = std::make_shared<imperative::Slot>();
   return d;
 }
 

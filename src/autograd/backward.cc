@@ -7,16 +7,16 @@
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
-#include "../ndarray/push_op.h"
-#include "node.h"
+#include "imperative/push_op.h"
+#include "imperative/tape.h"
 
 namespace braid::autograd {
 namespace {
 
-using detail::Access;
-using detail::Entry;
-using detail::Node;
-using detail::NodeKind;
+using imperative::Access;
+using imperative::Entry;
+using imperative::Node;
+using imperative::NodeKind;
 using NodePtr = std::shared_ptr<Node>;
 
 constexpr const char* kReleased =
@@ -111,7 +111,7 @@ class Pass {
       in_grads[i] = NDArray(x.shape(), x.ctx(), x.dtype());
       req[i] = op::OpReq::Write;
     }
-    nd::detail::push_backward(*n.def, n.param, n.training, out_grads, n.inputs, n.outputs, in_grads, req);
+    imperative::push_backward(*n.def, n.param, n.training, out_grads, n.inputs, n.outputs, in_grads, req);
     for (size_t i = 0; i < n.parents.size(); ++i)
       if (n.parents[i]) add(n.parents[i], in_grads[i]);
   }

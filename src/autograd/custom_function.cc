@@ -1,7 +1,7 @@
 // autograd::record_custom_function: a user's function as one node of the recorded graph.
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
-#include "node.h"
+#include "imperative/recorder.h"
 
 namespace braid::autograd {
 
@@ -9,7 +9,9 @@ bool record_custom_function(const std::vector<NDArray>& inputs, const std::vecto
                             CustomBackward backward) {
   std::vector<Shape> shapes;
   for (const auto& a : inputs) shapes.push_back(a.shape());
-  return detail::record_function(
+  imperative::Recorder* recorder = imperative::recorder();
+  if (!recorder) return false;
+  return recorder->record_function(
       inputs, outputs,
       [backward = std::move(backward), shapes](const std::vector<NDArray>& out_grads, const std::vector<bool>& wanted) {
         std::vector<NDArray> grads = backward(out_grads);

@@ -13,7 +13,7 @@ thread_local GraphTracer* t_current = nullptr;
 }  // namespace
 
 GraphTracer::GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix)
-    : prev_(nd::detail::set_tracer(this)) {
+    : prev_(imperative::set_tracer(this)) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::string name = inputs.size() == 1 ? "data" : cat("data", i);
     input_names_.push_back(name);
@@ -25,7 +25,7 @@ GraphTracer::GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict
 }
 
 GraphTracer::~GraphTracer() {
-  nd::detail::set_tracer(prev_);
+  imperative::set_tracer(prev_);
   t_current = nullptr;
 }
 

@@ -12,11 +12,11 @@
 
 #include "braid/gluon/parameter.h"
 #include "braid/symbol/symbol.h"
-#include "../ndarray/tracer.h"
+#include "imperative/tracer.h"
 
 namespace braid::gluon::detail {
 
-class GraphTracer : public nd::detail::Tracer {
+class GraphTracer : public imperative::Tracer {
  public:
   GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix);
   ~GraphTracer() override;
@@ -48,7 +48,7 @@ class GraphTracer : public nd::detail::Tracer {
   std::vector<ParameterPtr> params_;
   std::vector<std::string> input_names_;
   std::vector<Scope> scopes_;
-  nd::detail::Tracer* prev_;
+  imperative::Tracer* prev_;
 };
 
 }  // namespace braid::gluon::detail

@@ -9,7 +9,7 @@
 #include "braid/op/registry.h"
 #include "cached_graph.h"
 #include "graph_tracer.h"
-#include "../ndarray/tracer.h"
+#include "imperative/tracer.h"
 
 namespace braid::gluon {
 
@@ -98,7 +98,7 @@ std::vector<NDArray> invoke_with_parameters(const std::string& op_name,
   if (deferred) {
     // Complete the parameters' unknown dimensions from the data, like MXNet's deferred init;
     // initializing them is no part of a traced graph.
-    nd::detail::TracerPause pause;
+    imperative::TracerPause pause;
     std::vector<Shape> in(nargs), aux(slots.size() - nargs), out(static_cast<size_t>(def.num_outputs(param)));
     for (size_t i = 0; i < slots.size(); ++i) {
       const auto* arr = std::get_if<NDArray>(placed[i]);

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../ndarray/push_op.h"
+#include "imperative/push_op.h"
 
 namespace braid::kv::detail {
 namespace {
@@ -72,8 +72,8 @@ void copy_bytes(char* to, const char* from, size_t bytes) {
 
 char* bytes_of(const NDArray& a) { return static_cast<char*>(a.blob().dptr); }
 
-nd::detail::Kernel kernel_on(const NDArray& out, const char* name) {
-  nd::detail::Kernel k;
+imperative::Kernel kernel_on(const NDArray& out, const char* name) {
+  imperative::Kernel k;
   k.ctx = out.ctx();
   k.name = name;
   k.writes.push_back(out.var());
@@ -89,10 +89,10 @@ bool on_cpus(const std::vector<NDArray>& arrays, DType dtype) {
 }
 
 void sum_into(const std::vector<NDArray>& values, const NDArray& out) {
-  nd::detail::Kernel k = kernel_on(out, "kvstore sum");
+  imperative::Kernel k = kernel_on(out, "kvstore sum");
   for (const auto& v : values) k.reads.push_back(v.var());
   k.fn = [values, out] { add_range(values, 0, out); };
-  nd::detail::push(std::move(k));
+  imperative::push(std::move(k));
 }
 
 bool Shards::worth_it(const std::vector<NDArray>& values) {
@@ -123,15 +123,15 @@ void Shards::fit(const std::vector<NDArray>& values) {
 void reduce_scatter(const std::vector<NDArray>& values, const Shards& shards) {
   for (size_t i = 0; i < shards.parts.size(); ++i) {
     const NDArray& part = shards.parts[i];
-    nd::detail::Kernel k = kernel_on(part, "kvstore reduce-scatter");
+    imperative::Kernel k = kernel_on(part, "kvstore reduce-scatter");
     for (const auto& v : values) k.reads.push_back(v.var());
     k.fn = [values, part, from = shards.begin[i]] { add_range(values, from, part); };
-    nd::detail::push(std::move(k));
+    imperative::push(std::move(k));
   }
 }
 
 void all_gather(const Shards& shards, const NDArray& out) {
-  nd::detail::Kernel k = kernel_on(out, "kvstore all-gather");
+  imperative::Kernel k = kernel_on(out, "kvstore all-gather");
   for (const auto& p : shards.parts) k.reads.push_back(p.var());
   k.fn = [parts = shards.parts, begin = shards.begin, out] {
     const size_t item = dtype_size(out.dtype());
@@ -139,16 +139,16 @@ void all_gather(const Shards& shards, const NDArray& out) {
       copy_bytes(bytes_of(out) + static_cast<size_t>(begin[i]) * item, bytes_of(parts[i]),
                  static_cast<size_t>(parts[i].size()) * item);
   };
-  nd::detail::push(std::move(k));
+  imperative::push(std::move(k));
 }
 
 void copy_on_destination(const NDArray& from, const NDArray& out) {
-  nd::detail::Kernel k = kernel_on(out, "kvstore copy");
+  imperative::Kernel k = kernel_on(out, "kvstore copy");
   k.reads.push_back(from.var());
   k.fn = [from, out] {
     copy_bytes(bytes_of(out), bytes_of(from), static_cast<size_t>(out.size()) * dtype_size(out.dtype()));
   };
-  nd::detail::push(std::move(k));
+  imperative::push(std::move(k));
 }
 
 }  // namespace braid::kv::detail

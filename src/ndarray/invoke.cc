@@ -1,17 +1,12 @@
 #include "braid/ndarray/invoke.h"
 
-#include <mutex>
 
-#include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
-#include "braid/base/gpu.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
-#include "../autograd/node.h"
-#include "push_op.h"
-#include "kernel_threads.h"
-#include "tracer.h"
-#include "random_state.h"
+#include "imperative/push_op.h"
+#include "imperative/recorder.h"
+#include "imperative/tracer.h"
 
 namespace braid::nd {
 namespace {
@@ -26,12 +21,8 @@ std::string arg_list(const std::vector<std::string>& names) {
 
 void waitall() { engine::Engine::get().wait_for_all(); }
 
-namespace {
-thread_local int t_priority = 0;  // the innermost PriorityScope's
-}  // namespace
-
-PriorityScope::PriorityScope(int priority) : saved_(t_priority) { t_priority = priority; }
-PriorityScope::~PriorityScope() { t_priority = saved_; }
+PriorityScope::PriorityScope(int priority) : saved_(imperative::set_priority(priority)) {}
+PriorityScope::~PriorityScope() { imperative::set_priority(saved_); }
 
 namespace {
 
@@ -52,13 +43,7 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   } else if (auto it = attrs.find("ctx"); it != attrs.end()) {
     ctx = Context::parse(it->second);
   }
-  // The GPU backend has the runtime (memory, copies) but no operator kernels yet (docs/gpu.md).
-  if (!ctx.is_cpu_family()) {
-    const std::string no_gpu = gpu_runtime::unavailable_reason();
-    throw Error(no_gpu.empty() ? cat("operator ", def.name, " has no GPU kernel yet, so it cannot run on ", ctx,
-                                     "; copy the arrays to cpu() (as_in_context) and run it there")
-                               : cat("operator ", def.name, " cannot run on ", ctx, ": ", no_gpu, "; use cpu()"));
-  }
+  def.kernels(ctx);  // throws here, before any output is allocated, when def cannot run on ctx
   std::vector<Shape> in_shapes(nargs), aux_shapes(naux);
   std::vector<DType> in_types(nargs), aux_types(naux);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -91,21 +76,21 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
                 def.name, ": out array ", i, " is ", out[i].shape(), " ", dtype_name(out[i].dtype()),
                 " but the result is ", out_shapes[i], " ", dtype_name(out_types[i]));
 
-  const bool recording = autograd::is_recording();
-  if (recording)
-    for (const auto& o : out) autograd::detail::check_writable(o, def.name.c_str());
+  imperative::Recorder* recorder = imperative::recorder();
+  if (recorder)
+    for (const auto& o : out) recorder->check_writable(o, def.name.c_str());
   std::vector<NDArray> outputs(out.begin(), out.end());
   for (int i = static_cast<int>(out.size()); i < nout; ++i)
     outputs.emplace_back(out_shapes[static_cast<size_t>(i)], ctx, out_types[static_cast<size_t>(i)]);
 
-  bool training = autograd::is_training();
-  if (recording) autograd::detail::record_op(def, param, training, inputs, nargs, outputs, nvisible);
+  bool training = imperative::is_training();
+  if (recorder) recorder->record_op(def, param, training, inputs, nargs, outputs, nvisible);
   // Into given arrays of another CPU context (a copy between CPU contexts): the kernel runs on
   // theirs, the context that uses the result, instead of queueing behind the source's work.
   const bool into_other_cpu =
       !out.empty() && out[0].ctx() != ctx && ctx.is_cpu_family() && out[0].ctx().is_cpu_family();
-  detail::push_forward(def, param, training, into_other_cpu ? out[0].ctx() : ctx, inputs, nargs, outputs);
-  if (detail::Tracer* t = detail::tracer()) t->record(def, op_name, attrs, inputs, outputs);
+  imperative::push_forward(def, param, training, into_other_cpu ? out[0].ctx() : ctx, inputs, nargs, outputs);
+  if (imperative::Tracer* t = imperative::tracer()) t->record(def, op_name, attrs, inputs, outputs);
   if (!all_outputs) outputs.resize(static_cast<size_t>(nvisible));
   return outputs;
 }
@@ -149,117 +134,9 @@ void invoke_backward(const std::string& op_name, const op::AttrMap& attrs,
   std::vector<op::OpReq> req;
   for (const auto& g : in_grads)
     req.push_back(g.is_none() ? op::OpReq::Null : accumulate ? op::OpReq::Add : op::OpReq::Write);
-  detail::push_backward(def, def.parse(attrs), autograd::is_training(), out_grads, inputs, outputs,
+  imperative::push_backward(def, def.parse(attrs), imperative::is_training(), out_grads, inputs, outputs,
                         in_grads, req);
 }
-
-namespace detail {
-
-namespace {
-thread_local Tracer* t_tracer = nullptr;
-}  // namespace
-
-Tracer* tracer() { return t_tracer; }
-
-Tracer* set_tracer(Tracer* t) {
-  Tracer* prev = t_tracer;
-  t_tracer = t;
-  return prev;
-}
-
-Kernel forward_kernel(const op::OpDef& def, const std::any& param, bool training, Context ctx,
-                      const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {
-  Kernel k;
-  k.ctx = ctx;
-  k.name = def.name.c_str();
-  std::vector<bool> written(inputs.size(), false);
-  for (size_t i = nargs; i < inputs.size(); ++i) written[i] = def.mutates_aux && training;
-  for (int i : def.mutate_inputs) written[static_cast<size_t>(i)] = true;
-  for (size_t i = 0; i < inputs.size(); ++i) (written[i] ? k.writes : k.reads).push_back(inputs[i].var());
-  for (const auto& o : outputs) k.writes.push_back(o.var());
-  std::mt19937_64* rng = nullptr;
-  if (def.needs_rng) {
-    RandomState& rs = random_state(ctx);
-    k.writes.push_back(rs.var);
-    rng = &rs.generator;
-  }
-  k.fn = [&def, param, args = std::vector<NDArray>(inputs.begin(), inputs.begin() + static_cast<long>(nargs)),
-          aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()), outputs, ctx,
-          training, rng] {
-    op::ForwardArgs fa;
-    for (const auto& a : args) fa.inputs.push_back(a.blob());
-    for (const auto& a : aux) fa.aux.push_back(a.blob());
-    for (const auto& o : outputs) fa.outputs.push_back(o.blob());
-    fa.req.assign(outputs.size(), op::OpReq::Write);
-    op::OpContext oc{training, ctx, rng};
-    def.forward(oc, param, fa);
-  };
-  return k;
-}
-
-Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool training,
-                       const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
-                       const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
-                       const std::vector<op::OpReq>& req) {
-  BRAID_CHECK(def.backward, "operator ", def.name, " has no gradient");
-  size_t nargs = def.list_arguments(param).size();
-  size_t nout = static_cast<size_t>(def.num_outputs(param));
-  BRAID_CHECK(inputs.size() == nargs + def.list_aux(param).size() && in_grads.size() == nargs &&
-                  req.size() == nargs && outputs.size() == nout && out_grads.size() <= nout,
-              "backward of ", def.name, ": expected ", nargs, " inputs and gradients, ", nout,
-              " outputs; got ", inputs.size(), ", ", in_grads.size(), ", ", outputs.size());
-  for (size_t i = 0; i < nargs; ++i)
-    BRAID_CHECK(in_grads[i].is_none() || in_grads[i].shape() == inputs[i].shape(), "backward of ",
-                def.name, ": gradient ", i, " has shape ", in_grads[i].shape(), " but the input has ",
-                inputs[i].shape());
-  Kernel k;
-  k.name = def.name.c_str();
-  for (const auto* list : {&out_grads, &inputs, &outputs})
-    for (const auto& a : *list)
-      if (!a.is_none()) k.reads.push_back(a.var());
-  for (size_t i = 0; i < nargs; ++i)
-    if (!in_grads[i].is_none() && req[i] != op::OpReq::Null) k.writes.push_back(in_grads[i].var());
-  Context ctx = inputs.empty() ? cpu() : inputs[0].ctx();
-  k.ctx = ctx;
-  k.fn = [&def, param, out_grads, inputs, outputs, in_grads, req, nargs, ctx, training] {
-    auto blob_or_null = [](const NDArray& a) { return a.is_none() ? op::TBlob{} : a.blob(); };
-    op::BackwardArgs ba;
-    for (const auto& g : out_grads) ba.out_grads.push_back(blob_or_null(g));
-    for (size_t i = 0; i < inputs.size(); ++i) (i < nargs ? ba.inputs : ba.aux).push_back(inputs[i].blob());
-    for (const auto& o : outputs) ba.outputs.push_back(o.blob());
-    for (size_t i = 0; i < nargs; ++i) {
-      bool wanted = !in_grads[i].is_none() && req[i] != op::OpReq::Null;
-      ba.in_grads.push_back(wanted ? in_grads[i].blob() : op::TBlob{});
-      ba.req.push_back(wanted ? req[i] : op::OpReq::Null);
-    }
-    op::OpContext oc{training, ctx, nullptr};
-    def.backward(oc, param, ba);
-  };
-  return k;
-}
-
-void push(Kernel kernel) {
-  note_context(kernel.ctx);
-  auto fn = [fn = std::move(kernel.fn), ctx = kernel.ctx] {
-    use_kernel_threads(ctx);
-    fn();
-  };
-  engine::Engine::get().push(std::move(fn), kernel.ctx, kernel.reads, kernel.writes, t_priority, kernel.name);
-}
-
-void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,
-                  const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {
-  push(forward_kernel(def, param, training, ctx, inputs, nargs, outputs));
-}
-
-void push_backward(const op::OpDef& def, const std::any& param, bool training,
-                   const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
-                   const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
-                   const std::vector<op::OpReq>& req) {
-  push(backward_kernel(def, param, training, out_grads, inputs, outputs, in_grads, req));
-}
-
-}  // namespace detail
 
 NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs) {
   auto outs = invoke(op, inputs, attrs);

@@ -4,16 +4,15 @@
 #include "braid/base/error.h"
 #include "braid/base/gpu.h"
 #include "braid/base/reshape.h"
-#include "braid/autograd/autograd.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/op/param_reader.h"
-#include "../autograd/node.h"
+#include "imperative/recorder.h"
 #include "chunk.h"
 
 namespace braid {
 
 NDArray::NDArray(const Shape& shape, Context ctx, DType dtype)
-    : slot_(std::make_shared<autograd::detail::Slot>()), shape_(shape), dtype_(dtype) {
+    : slot_(std::make_shared<imperative::Slot>()), shape_(shape), dtype_(dtype) {
   BRAID_CHECK(shape.known(), "cannot create an array of unknown shape");
   for (int i = 0; i < shape.ndim(); ++i)
     BRAID_CHECK(shape[i] >= 0, "cannot create an array of shape ", shape, " (negative dimension)");
@@ -83,8 +82,8 @@ NDArray NDArray::view(int64_t offset, const Shape& shape) const {
   NDArray v = *this;
   v.offset_ = offset;
   v.shape_ = shape;
-  v.slot_ = std::make_shared<autograd::detail::Slot>();  // a new array to autograd
-  if (autograd::is_recording()) autograd::detail::record_view(*this, v);
+  v.slot_ = std::make_shared<imperative::Slot>();  // a new array to autograd
+  if (imperative::Recorder* r = imperative::recorder()) r->record_view(*this, v);
   return v;
 }
 
@@ -145,7 +144,7 @@ NDArray NDArray::copyto(const NDArray& dst) const {
   // To or from a GPU: the runtime's copy, pushed on the GPU's context.
   BRAID_CHECK(dst.dtype() == dtype_, "copyto ", ctx(), " -> ", dst.ctx(), ": ", dtype_name(dtype_), " to ",
               dtype_name(dst.dtype()), " needs a conversion; use astype on the CPU first");
-  BRAID_CHECK(!autograd::is_recording(), "copyto ", ctx(), " -> ", dst.ctx(),
+  BRAID_CHECK(!imperative::recorder(), "copyto ", ctx(), " -> ", dst.ctx(),
               ": copies to and from GPUs are not recorded by autograd yet; copy outside autograd.record()");
   const Context gpu_side = ctx().is_cpu_family() ? dst.ctx() : ctx();
   const engine::VarHandle reads[] = {var()}, writes[] = {dst.var()};

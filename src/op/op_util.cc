@@ -2,23 +2,6 @@
 
 namespace braid::op::detail {
 
-bool merge_shape(Shape& dst, const Shape& src, const std::string& op, const std::string& what) {
-  if (!src.known()) return false;
-  if (!dst.known()) {
-    dst = src;
-    return true;
-  }
-  BRAID_CHECK(dst.ndim() == src.ndim(), "operator ", op, ": ", what, " has shape ", dst,
-              " but ", src, " is required (rank differs)");
-  for (int i = 0; i < dst.ndim(); ++i) {
-    if (src[i] == 0) continue;
-    if (dst[i] == 0) dst[i] = src[i];
-    BRAID_CHECK(dst[i] == src[i], "operator ", op, ": ", what, " has shape ", dst, " but ", src,
-                " is required");
-  }
-  return true;
-}
-
 bool infer_same_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out) {
   Shape s;
   for (size_t i = 0; i < in.size(); ++i) merge_shape(s, in[i], op, cat("input ", i));

@@ -6,12 +6,9 @@
 #include "braid/base/error.h"
 #include "braid/op/op_def.h"
 #include "braid/op/param_reader.h"
+#include "braid/op/shape_inference.h"
 
 namespace braid::op::detail {
-
-/// Merges `src` into `dst`: unknown shapes and 0-dims of `dst` are filled from `src`; a conflict
-/// throws naming `op` and `what`. Returns false when `src` carries no information.
-bool merge_shape(Shape& dst, const Shape& src, const std::string& op, const std::string& what);
 
 /// Every input and output has the same shape (elementwise ops).
 bool infer_same_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out);

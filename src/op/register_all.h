@@ -17,8 +17,12 @@ void register_indexing_ops(Registry& r);          // src/op/tensor/indexing.cc
 void register_ordering_ops(Registry& r);          // src/op/tensor/ordering.cc
 void register_random_ops(Registry& r);            // src/op/tensor/random.cc
 void register_nn_conv_ops(Registry& r);           // src/op/nn/nn_conv.cc
-void register_nn_ops(Registry& r);          // src/op/nn/register_nn.cc
+void register_nn_ops(Registry& r);                // src/op/nn/register_nn.cc
 void register_optimizer_ops(Registry& r);         // src/op/optimizer/optimizer_ops.cc
 void register_image_ops(Registry& r);             // src/op/image/image_tensor.cc (+ image_geometry.cc)
+
+// GPU kernels, attached to the ops registered above (builds with CUDA only).
+void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu
+void register_elemwise_binary_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_binary.cu
 
 }  // namespace braid::op::detail

@@ -21,8 +21,8 @@ Registry& Registry::get() {
 OpDef& Registry::add(OpDef def) {
   BRAID_CHECK(!ops_.count(def.name) && !aliases_.count(def.name), "operator ", def.name,
               " is registered twice");
-  BRAID_CHECK(def.list_arguments && def.infer_shape && def.forward, "operator ", def.name,
-              " is missing list_arguments, infer_shape or forward");
+  BRAID_CHECK(def.list_arguments && def.infer_shape && def.cpu.forward, "operator ", def.name,
+              " is missing list_arguments, infer_shape or a CPU forward kernel");
   if (!def.num_visible_outputs) def.num_visible_outputs = def.num_outputs;
   if (!def.infer_type) {
     def.infer_type = [n = def.name](const std::any&, std::vector<DType>& in, std::vector<DType>& out,
@@ -54,6 +54,8 @@ const OpDef& Registry::find(const std::string& name) const {
   for (const auto& [a, n] : aliases_) known.push_back(a);
   throw Error(cat("unknown operator '", name, "'", did_you_mean(name, known)));
 }
+
+OpDef& Registry::at(const std::string& name) { return const_cast<OpDef&>(find(name)); }
 
 std::vector<std::string> Registry::names() const {
   std::vector<std::string> out;

@@ -127,6 +127,7 @@ class PlanBuilder {
       s.attrs = n.op_attrs();
       s.name = n.name;
       s.ctx = node_ctx(n);
+      s.def->kernels(s.ctx);  // at bind: throws when the op cannot run on the node's context
       s.num_args = n.num_arguments();
       s.num_visible = n.num_visible_outputs();
       for (uint32_t e : g_.input_entries[i]) s.inputs.push_back(on_context(e, s.ctx));
@@ -142,9 +143,9 @@ class PlanBuilder {
   }
 
   static bool differentiable(const Step& s) {
-    if (s.def) return static_cast<bool>(s.def->backward);
+    if (s.def) return s.def->has_gradient();
     for (const auto& f : *s.chain)
-      if (!f.def->backward) return false;
+      if (!f.def->has_gradient()) return false;
     return true;
   }
 

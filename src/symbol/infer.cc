@@ -2,7 +2,7 @@
 
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
-#include "../op/op_util.h"
+#include "braid/op/shape_inference.h"
 
 namespace braid::symbol::detail {
 namespace {
@@ -48,13 +48,13 @@ bool infer_shapes(const IndexedGraph& g, std::vector<Shape>& shapes) {
     auto it = n.attrs.find("__shape__");
     if (!n.is_variable() || it == n.attrs.end()) continue;
     Shape hint(op::parse_tuple(it->second));
-    op::detail::merge_shape(shapes[g.entry_id(i, 0)], hint, n.name, "its __shape__ attribute");
+    op::merge_shape(shapes[g.entry_id(i, 0)], hint, n.name, "its __shape__ attribute");
   }
   sweep(g, shapes, "shape",
         [](const Node& n, auto& in, auto& out, auto& aux) { n.op->infer_shape(n.param, in, out, aux); },
         [](Shape& cur, const Shape& found, const Node& n) {
           if (found == cur) return false;
-          op::detail::merge_shape(cur, found, n.name, "an input or output");
+          op::merge_shape(cur, found, n.name, "an input or output");
           return true;
         });
   for (const auto& s : shapes)

@@ -4,7 +4,7 @@
 
 #include "braid/base/error.h"
 #include "braid/engine/engine.h"
-#include "../ndarray/push_op.h"
+#include "imperative/push_op.h"
 
 namespace braid::symbol::detail {
 namespace {
@@ -20,18 +20,18 @@ op::TBlob block(const op::TBlob& b, int64_t begin, int64_t n) {
 void chain_forward(const std::vector<FusedOp>& chain, const op::OpContext& oc, std::vector<op::TBlob>& acts) {
   for (size_t k = 0; k < chain.size(); ++k) {
     op::ForwardArgs fa{{acts[k]}, {acts[k + 1]}, {op::OpReq::Write}, {}};
-    chain[k].def->forward(oc, chain[k].param, fa);
+    chain[k].def->kernels(oc.ctx).forward(oc, chain[k].param, fa);
   }
 }
 
 /// Per block: the chain's activations, the last one into `y` (forward) or into scratch memory
 /// (backward, which then runs the ops' gradients back to front on that block).
-nd::detail::Kernel fused_kernel(const Step& s, const RunState& st, bool backward) {
+imperative::Kernel fused_kernel(const Step& s, const RunState& st, bool backward) {
   const NDArray x = st.values[s.inputs[0]];
   const NDArray y = st.values[s.outputs[0]];
   NDArray g, dx;
   op::OpReq req = op::OpReq::Write;
-  nd::detail::Kernel k;
+  imperative::Kernel k;
   k.ctx = s.ctx;
   k.name = backward ? "fused backward" : "fused";
   k.reads = {x.var()};
@@ -69,7 +69,7 @@ nd::detail::Kernel fused_kernel(const Step& s, const RunState& st, bool backward
         // Element-wise gradients may write over the output gradient they read.
         op::TBlob target = k == 0 ? block(dx.blob(), begin, len) : grad;
         op::BackwardArgs ba{{grad}, {acts[k]}, {acts[k + 1]}, {}, {target}, {k == 0 ? req : op::OpReq::Write}};
-        (*chain)[k].def->backward(oc, (*chain)[k].param, ba);
+        (*chain)[k].def->kernels(oc.ctx).backward(oc, (*chain)[k].param, ba);
       }
     }
   };
@@ -77,12 +77,12 @@ nd::detail::Kernel fused_kernel(const Step& s, const RunState& st, bool backward
 }
 
 /// Pushes the kernels, as one engine operation when `bulk` (no scheduling between them).
-void push_all(std::vector<nd::detail::Kernel> kernels, bool bulk, const char* name) {
+void push_all(std::vector<imperative::Kernel> kernels, bool bulk, const char* name) {
   if (!bulk || kernels.size() < 2) {
-    for (auto& k : kernels) nd::detail::push(std::move(k));
+    for (auto& k : kernels) imperative::push(std::move(k));
     return;
   }
-  nd::detail::Kernel all;
+  imperative::Kernel all;
   all.ctx = kernels[0].ctx;
   all.name = name;
   std::vector<std::function<void()>> fns;
@@ -94,7 +94,7 @@ void push_all(std::vector<nd::detail::Kernel> kernels, bool bulk, const char* na
   all.fn = [fns = std::move(fns)] {
     for (const auto& f : fns) f();
   };
-  nd::detail::push(std::move(all));
+  imperative::push(std::move(all));
 }
 
 std::vector<NDArray> arrays(const RunState& st, const std::vector<uint32_t>& ids) {
@@ -137,9 +137,9 @@ void bind_arrays(const Plan& plan, RunState& st, std::vector<NDArray> args, std:
 
 void run_forward(const Plan& plan, RunState& st, bool is_train) {
   st.training = is_train;
-  std::vector<nd::detail::Kernel> kernels;
+  std::vector<imperative::Kernel> kernels;
   for (const Step& s : plan.steps)
-    kernels.push_back(s.def ? nd::detail::forward_kernel(*s.def, s.param, is_train, s.ctx, arrays(st, s.inputs),
+    kernels.push_back(s.def ? imperative::forward_kernel(*s.def, s.param, is_train, s.ctx, arrays(st, s.inputs),
                                                          s.num_args, arrays(st, s.outputs))
                             : fused_kernel(s, st, false));
   push_all(std::move(kernels), plan.bulk, "forward (bulk)");
@@ -162,11 +162,11 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
       g.fill(1);
     }
   }
-  std::vector<nd::detail::Kernel> kernels;
+  std::vector<imperative::Kernel> kernels;
   for (size_t i = plan.steps.size(); i-- > 0;) {
     const Step& s = plan.steps[i];
     if (!s.backward) continue;
-    kernels.push_back(s.def ? nd::detail::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads),
+    kernels.push_back(s.def ? imperative::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads),
                                                           arrays(st, s.inputs), arrays(st, s.outputs),
                                                           arrays(st, s.in_grads), s.in_grad_req)
                             : fused_kernel(s, st, true));

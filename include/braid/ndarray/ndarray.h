@@ -23,10 +23,10 @@ namespace braid {
 namespace detail {
 struct Chunk;
 }
-namespace autograd::detail {
+namespace imperative {
 struct Slot;
 struct Access;
-}  // namespace autograd::detail
+}  // namespace imperative
 
 class NDArray {
  public:
@@ -119,11 +119,11 @@ class NDArray {
  private:
   NDArray view(int64_t offset, const Shape& shape) const;
 
-  friend struct autograd::detail::Access;
+  friend struct imperative::Access;
 
   std::shared_ptr<detail::Chunk> chunk_;
   // Shared by copies of this handle: where this array sits in the recorded graph.
-  std::shared_ptr<autograd::detail::Slot> slot_;
+  std::shared_ptr<imperative::Slot> slot_;
   int64_t offset_ = 0;  // in elements
   Shape shape_;
   DType dtype_ = DType::Float32;

@@ -52,6 +52,17 @@ struct BackwardReads {
   bool outputs = true;
 };
 
+using ForwardKernel = std::function<void(const OpContext&, const std::any&, const ForwardArgs&)>;
+using BackwardKernel = std::function<void(const OpContext&, const std::any&, const BackwardArgs&)>;
+
+/// An operator's kernels for one device type.
+struct Kernels {
+  ForwardKernel forward;
+  /// Empty where the op has no gradient (comparisons, argmax, random sampling) or, on a device
+  /// other than the CPU, no gradient kernel yet.
+  BackwardKernel backward;
+};
+
 struct OpDef {
   std::string name;
   std::string doc;
@@ -75,9 +86,15 @@ struct OpDef {
   std::function<void(const std::any&, std::vector<DType>& in, std::vector<DType>& out,
                      std::vector<DType>& aux)>
       infer_type;
-  std::function<void(const OpContext&, const std::any&, const ForwardArgs&)> forward;
-  /// Empty for ops without a gradient (comparisons, argmax, random sampling).
-  std::function<void(const OpContext&, const std::any&, const BackwardArgs&)> backward;
+  /// The kernels per device type. Every operator has CPU kernels (they serve cpu, cpu_pinned and
+  /// cpu_shared contexts); GPU kernels are registered by the op family's .cu file when Braid is
+  /// built with CUDA. Whether an op has a gradient at all is said by its CPU backward.
+  Kernels cpu;
+  Kernels gpu;
+  /// The kernels that run on `ctx`, the one place where a device's kernels are chosen (invoke,
+  /// autograd, the executor's plan and its fused chains). Throws braid::Error naming the op and
+  /// the context when the op cannot run there.
+  const Kernels& kernels(Context ctx) const;
   /// True for ops whose gradient is zero almost everywhere (floor, sign, round): they get a
   /// backward writing zeros and need no gradient-check entry.
   bool zero_gradient = false;
@@ -110,7 +127,8 @@ struct OpDef {
   /// output 0; an empty std::any when this param cannot (average pooling).
   std::function<std::any(const std::any& param)> fuse_input_relu_grad;
 
-  bool differentiable() const { return static_cast<bool>(backward) && !zero_gradient; }
+  bool has_gradient() const { return static_cast<bool>(cpu.backward); }
+  bool differentiable() const { return has_gradient() && !zero_gradient; }
 };
 
 }  // namespace braid::op

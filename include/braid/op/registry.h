@@ -22,6 +22,9 @@ class Registry {
   /// Throws braid::Error "unknown operator 'X'" with close names as suggestions.
   const OpDef& find(const std::string& name) const;
   const OpDef* find_or_null(const std::string& name) const;
+  /// The registered `name` (or alias), to attach another device's kernels while registering
+  /// (the GPU kernels of src/op/**/*.cu); throws like find.
+  OpDef& at(const std::string& name);
   /// Canonical names, sorted.
   std::vector<std::string> names() const;
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "../py_repr.h"
+#include "gluon/py_repr.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/invoke.h"

@@ -1,6 +1,6 @@
 #include "braid/gluon/nn/activations.h"
 
-#include "../py_repr.h"
+#include "gluon/py_repr.h"
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
 #include "layer_util.h"

@@ -1,6 +1,6 @@
 #include "braid/gluon/nn/pooling.h"
 
-#include "../py_repr.h"
+#include "gluon/py_repr.h"
 #include "braid/base/error.h"
 #include "layer_util.h"
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <random>
 
-#include "../common/req_util.h"
-#include "../tensor/matrix_util.h"
+#include "op/common/req_util.h"
+#include "op/tensor/matrix_util.h"
 #include "image_util.h"
 
 namespace braid::op::detail {
@@ -54,7 +54,7 @@ void add_flips(Registry& r) {
     image_dims("_image_random_flip_left_right", in);
     return in;
   });
-  rd.forward = [](const OpContext& ctx, const std::any&, const ForwardArgs& a) {
+  rd.cpu.forward = [](const OpContext& ctx, const std::any&, const ForwardArgs& a) {
     const TBlob& in = a.inputs[0];
     InputView v = flip_view(in.shape);
     if (!std::bernoulli_distribution(0.5)(*ctx.rng)) {
@@ -165,7 +165,7 @@ void add_padded_crop(Registry& r) {
     image_dims("_image_padded_crop", in);
     return crop_shape(param<CropParam>(p), in);
   });
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const CropParam& p = param<CropParam>(pa);
     const TBlob& in = a.inputs[0];
     const TBlob& out = a.outputs[0];
@@ -177,7 +177,7 @@ void add_padded_crop(Registry& r) {
       });
     });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     OpReq req = a.req[0];
     if (req == OpReq::Null) return;
     const TBlob& dx = a.in_grads[0];

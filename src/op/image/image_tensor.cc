@@ -2,7 +2,7 @@
 // _image_normalize ((x - mean[c]) / std[c] on CHW or NCHW), with MXNet's names and attributes.
 #include <vector>
 
-#include "../nn/nn_util.h"
+#include "op/nn/nn_util.h"
 #include "image_util.h"
 
 namespace braid::op::detail {
@@ -65,7 +65,7 @@ void add_to_tensor(Registry& r) {
   d.infer_type = [](const std::any&, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
     out[0] = DType::Float32;
   };
-  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     const TBlob& in = a.inputs[0];
     ImageDims g = image_dims("_image_to_tensor", in.shape);
     float* out = a.outputs[0].ptr<float>();
@@ -129,7 +129,7 @@ void add_normalize(Registry& r) {
                 "operator _image_normalize: input is ", dtype_name(in[0]),
                 "; normalize float32 or float64 tensors (apply ToTensor or Cast first)");
   };
-  d.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     const TBlob& in = a.inputs[0];
     const auto& pr = param<NormalizeParam>(p);
     int64_t c = image_dims("_image_normalize", in.shape, "CHW").c;
@@ -143,7 +143,7 @@ void add_normalize(Registry& r) {
       });
     });
   };
-  d.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     const TBlob& dx = a.in_grads[0];
     auto sd = per_channel(param<NormalizeParam>(p).std, image_dims("_image_normalize", dx.shape, "CHW").c,
                           "std", dx.shape);

@@ -3,8 +3,8 @@
 // or batches (N, H, W, C), tensors (C, H, W) or (N, C, H, W).
 #include <string>
 
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 
 namespace braid::op::detail {
 

@@ -113,8 +113,8 @@ void register_activation_ops(Registry& r) {
   d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_same_shape("Activation", in, out);
   };
-  d.forward = forward;
-  d.backward = backward;
+  d.cpu.forward = forward;
+  d.cpu.backward = backward;
   d.elementwise = true;
   // relu, sigmoid and tanh differentiate from their output alone.
   d.backward_reads = [](const std::any& p) { return BackwardReads{param<ActivationParam>(p).act > 2, true}; };

@@ -209,11 +209,11 @@ void register_batch_norm_ops(Registry& r) {
   d.num_outputs = [](const std::any&) { return 3; };
   d.num_visible_outputs = [](const std::any& p) { return param<BatchNormParam>(p).output_mean_var ? 3 : 1; };
   d.infer_shape = infer_shape;
-  d.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "BatchNorm",
                            { forward_typed<T>(ctx, param<BatchNormParam>(pa), a); });
   };
-  d.backward = [](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "BatchNorm",
                            { backward_typed<T>(ctx, param<BatchNormParam>(pa), a); });
   };

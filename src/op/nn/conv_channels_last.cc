@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "conv_kernels.h"
-#include "../common/req_util.h"
+#include "op/common/req_util.h"
 
 namespace braid::op::detail {
 namespace {

@@ -3,7 +3,7 @@
 // computes in whichever memory format measured fastest (see primitive()).
 #include "conv_kernels.h"
 #include "dnnl_util.h"
-#include "../common/req_util.h"
+#include "op/common/req_util.h"
 
 namespace braid::op::detail {
 namespace {

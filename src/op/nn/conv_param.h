@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "../op_util.h"
+#include "op/op_util.h"
 #include "conv_kernels.h"
 
 namespace braid::op::detail {

@@ -2,9 +2,9 @@
 // the float64 path and is what the oneDNN float32 path is tested against.
 #include <algorithm>
 
-#include "../common/gemm.h"
+#include "op/common/gemm.h"
 #include "conv_kernels.h"
-#include "../common/req_util.h"
+#include "op/common/req_util.h"
 
 namespace braid::op::detail {
 namespace {

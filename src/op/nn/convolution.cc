@@ -85,10 +85,10 @@ void add_conv_op(Registry& r, const std::string& name, bool transposed, const st
   d.list_arguments = [](const std::any& p) { return conv_arguments(param<ConvParam>(p)); };
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
                      std::vector<Shape>&) { return infer_conv_shape(param<ConvParam>(p), in, out); };
-  d.forward = [fwd](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [fwd](const OpContext&, const std::any& p, const ForwardArgs& a) {
     fwd(param<ConvParam>(p), a);
   };
-  d.backward = [bwd](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [bwd](const OpContext&, const std::any& p, const BackwardArgs& a) {
     bwd(param<ConvParam>(p), a);
   };
   // x and w; y only to take a fused relu's gradient.

@@ -116,10 +116,10 @@ void register_dropout_ops(Registry& r) {
       for (int64_t ax : param<DropoutParam>(pa).axes) checked_axis("Dropout", static_cast<int>(ax), in[0]);
     return known;
   };
-  d.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Dropout", { forward_typed<T>(ctx, param<DropoutParam>(pa), a); });
   };
-  d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Dropout", {
       const T* g = a.out_grads[0].ptr<T>();
       const T* mask = a.outputs[1].ptr<T>();

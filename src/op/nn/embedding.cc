@@ -102,8 +102,8 @@ void register_embedding_ops(Registry& r) {
   d.list_arguments = args({"data", "weight"});
   d.infer_shape = infer_shape;
   d.infer_type = infer_type;
-  d.forward = forward;
-  d.backward = backward;
+  d.cpu.forward = forward;
+  d.cpu.backward = backward;
   r.add(std::move(d));
 }
 

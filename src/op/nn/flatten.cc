@@ -16,13 +16,13 @@ void register_flatten_ops(Registry& r) {
     return in[0].fully_known();
   };
   // A plain copy in both directions: the layout of the elements does not change.
-  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, "Flatten", {
       const T* x = a.inputs[0].ptr<T>();
       write_each(a.outputs[0].ptr<T>(), a.req[0], a.inputs[0].size(), [x](int64_t i) { return x[i]; });
     });
   };
-  d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "Flatten", {
       const T* g = a.out_grads[0].ptr<T>();
       write_each(a.in_grads[0].ptr<T>(), a.req[0], a.in_grads[0].size(), [g](int64_t i) { return g[i]; });

@@ -1,8 +1,8 @@
 // FullyConnected: y = x * weight^T + bias, weight (num_hidden, in_units), on OpenBLAS GEMM.
 #include <algorithm>
 
-#include "../op_util.h"
-#include "../common/gemm.h"
+#include "op/op_util.h"
+#include "op/common/gemm.h"
 #include "nn_conv_ops.h"
 
 namespace braid::op::detail {
@@ -108,10 +108,10 @@ void add_fully_connected(Registry& r) {
   };
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
                      std::vector<Shape>&) { return infer_fc(param<FCParam>(p), in, out); };
-  d.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "FullyConnected", { fc_forward<T>(param<FCParam>(p), a); });
   };
-  d.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "FullyConnected", { fc_backward<T>(param<FCParam>(p), a); });
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };  // x and w, not y

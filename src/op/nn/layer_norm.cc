@@ -177,10 +177,10 @@ void register_layer_norm_ops(Registry& r) {
   d.num_outputs = [](const std::any&) { return 3; };
   d.num_visible_outputs = [](const std::any& p) { return param<LayerNormParam>(p).output_mean_var ? 3 : 1; };
   d.infer_shape = infer_shape;
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LayerNorm", { forward_typed<T>(param<LayerNormParam>(pa), a); });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LayerNorm", { backward_typed<T>(param<LayerNormParam>(pa), a); });
   };
   r.add(std::move(d));

@@ -218,11 +218,11 @@ void register_leaky_relu_ops(Registry& r) {
   d.num_outputs = [](const std::any& p) { return param<LeakyParam>(p).act == kRReLU ? 2 : 1; };
   d.num_visible_outputs = [](const std::any&) { return 1; };
   d.infer_shape = infer_shape;
-  d.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU",
                            { forward_typed<T>(ctx, param<LeakyParam>(pa), a); });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU", { backward_typed<T>(param<LeakyParam>(pa), a); });
   };
   d.needs_rng = true;  // rrelu draws its slopes

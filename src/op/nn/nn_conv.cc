@@ -1,5 +1,5 @@
 // The nn_conv family: FullyConnected, Convolution, Deconvolution, Pooling.
-#include "../register_all.h"
+#include "op/register_all.h"
 #include "nn_conv_ops.h"
 
 namespace braid::op::detail {

@@ -7,9 +7,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "../common/axis_split.h"
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/common/axis_split.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 
 namespace braid::op::detail {
 

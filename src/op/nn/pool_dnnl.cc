@@ -2,7 +2,7 @@
 // pooling is the average including padding (a constant divisor in oneDNN) times the window size.
 #include "dnnl_util.h"
 #include "pool_kernels.h"
-#include "../common/req_util.h"
+#include "op/common/req_util.h"
 
 namespace braid::op::detail {
 namespace {

@@ -3,7 +3,7 @@
 // hidden second output, the mask of where each maximum came from, read by the backward.
 #include <cmath>
 
-#include "../op_util.h"
+#include "op/op_util.h"
 #include "nn_conv_ops.h"
 #include "pool_kernels.h"
 
@@ -147,14 +147,14 @@ void add_pooling(Registry& r) {
   d.num_visible_outputs = [](const std::any&) { return 1; };
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
                      std::vector<Shape>&) { return infer_pool(param<PoolParam>(p), in, out); };
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {
       T* mask = g.type == PoolType::Max ? a.outputs[1].ptr<T>() : nullptr;
       pool_forward<T>(g, a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), mask, a.req[0]);
     });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {
       const T* mask = g.type == PoolType::Max ? a.outputs[1].ptr<T>() : nullptr;

@@ -49,14 +49,14 @@ void add_regression(Registry& r, const std::string& name, Kind kind, const std::
   d.infer_shape = [name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_shape(name, in, out);
   };
-  d.forward = [name, kind](const OpContext&, const std::any&, const ForwardArgs& a) {
+  d.cpu.forward = [name, kind](const OpContext&, const std::any&, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       const T* x = a.inputs[0].ptr<T>();
       write_each(a.outputs[0].ptr<T>(), a.req[0], a.inputs[0].size(),
                  [=](int64_t i) { return kind == Kind::kLogistic ? stable_sigmoid(x[i]) : x[i]; });
     });
   };
-  d.backward = [name, kind](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [name, kind](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     zero_grad(a.in_grads[1], a.req[1]);
     const TBlob& label = a.inputs[1];
     const double num_output = static_cast<double>(label.size()) / static_cast<double>(label.shape[0]);

@@ -95,7 +95,7 @@ OpDef make_op(const std::string& name, const std::string& doc, bool log, bool ne
                 " differs from the input's ", dtype_name(in[0]), "; set the dtype attribute");
     if (p.use_length && in[1] == kDTypeUnknown) in[1] = DType::Int32;
   };
-  d.forward = [name](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [name](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<SoftmaxParam>(pa);
     const TBlob& data = a.inputs[0];
     const AxisSplit s = AxisSplit::around(data.shape, checked_axis(name, p.axis, data.shape));
@@ -106,7 +106,7 @@ OpDef make_op(const std::string& name, const std::string& doc, bool log, bool ne
       });
     });
   };
-  d.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     const auto& p = param<SoftmaxParam>(pa);
     if (p.use_length) zero_grad(a.in_grads[1], a.req[1]);
     const TBlob& data = a.inputs[0];
@@ -150,7 +150,7 @@ OpDef softmax_activation() {
                 " needs data with at least ", need, " axes (batch first), got shape ", in[0]);
     return true;
   };
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const TBlob& data = a.inputs[0];
     const AxisSplit s = activation_split(data.shape, std::any_cast<bool>(pa));
     BRAID_REAL_TYPE_SWITCH(data.dtype, T, "SoftmaxActivation", {
@@ -158,7 +158,7 @@ OpDef softmax_activation() {
                       [&](T* y) { softmax_forward(data.ptr<T>(), y, s, SoftmaxSpec{}); });
     });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     const TBlob& y = a.outputs[0];
     const AxisSplit s = activation_split(y.shape, std::any_cast<bool>(pa));
     BRAID_REAL_TYPE_SWITCH(y.dtype, T, "SoftmaxActivation", {

@@ -127,7 +127,7 @@ OpDef softmax_output_op() {
   d.parse = parse;
   d.list_arguments = args({"data", "label"});
   d.infer_shape = infer_shape;
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const TBlob& data = a.inputs[0];
     const AxisSplit s = class_split(param<SoftmaxOutputParam>(pa), data.shape);
     BRAID_REAL_TYPE_SWITCH(data.dtype, T, "SoftmaxOutput", {
@@ -135,7 +135,7 @@ OpDef softmax_output_op() {
                       [&](T* y) { softmax_forward(data.ptr<T>(), y, s, SoftmaxSpec{}); });
     });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     zero_grad(a.in_grads[1], a.req[1]);
     if (a.req[0] == OpReq::Null) return;
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "SoftmaxOutput",
@@ -168,7 +168,7 @@ OpDef softmax_cross_entropy_op() {
   d.parse = no_params("softmax_cross_entropy");
   d.list_arguments = args({"data", "label"});
   d.infer_shape = ce_infer_shape;
-  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "softmax_cross_entropy", {
       const std::vector<T> p = ce_softmax<T>(a.inputs[0]);
       const T* label = a.inputs[1].ptr<T>();
@@ -181,7 +181,7 @@ OpDef softmax_cross_entropy_op() {
       assign(a.outputs[0].ptr<T>()[0], a.req[0], static_cast<T>(loss));
     });
   };
-  d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     zero_grad(a.in_grads[1], a.req[1]);
     if (a.req[0] == OpReq::Null) return;
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "softmax_cross_entropy", {

@@ -3,7 +3,7 @@
 // runs as chains of small ops or lacks, under Braid's own names (prefix _braid_): AdaGrad (dense;
 // MXNet's _sparse_adagrad_update is an alias), AdaDelta, AdamW and the mp_ twins MXNet lacks.
 // Each is one engine operation over plain loops.
-#include "../register_all.h"
+#include "op/register_all.h"
 #include "update_op.h"
 
 namespace braid::op::detail {

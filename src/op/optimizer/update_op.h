@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "../op_util.h"
+#include "op/op_util.h"
 #include "braid/op/registry.h"
 #include "braid/base/half.h"
 #include "update_rules.h"
@@ -73,7 +73,7 @@ void add_update_ops(Registry& r, const UpdateOpSpec& spec) {
   for (bool mp : {false, true}) {
     if (mp && spec.mp_name.empty()) continue;
     OpDef d = update_op_def(spec, mp);
-    d.forward = [name = d.name, mp](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    d.cpu.forward = [name = d.name, mp](const OpContext&, const std::any& pa, const ForwardArgs& a) {
       if (a.req[0] == OpReq::Null) return;
       const UpdateParam& p = param<UpdateParam>(pa);
       switch (a.inputs[0].dtype) {

@@ -7,7 +7,7 @@
 #include "braid/base/error.h"
 #include "braid/base/shape.h"
 #include "braid/op/param_reader.h"
-#include "../common/axis_split.h"
+#include "op/common/axis_split.h"
 
 namespace braid::op::detail {
 

@@ -1,6 +1,6 @@
 // broadcast_to, broadcast_like and where.
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 #include "broadcast.h"
 
 namespace braid::op::detail {
@@ -65,8 +65,8 @@ void add_broadcast_to(Registry& r) {
                 "broadcast_to", "output");
     return out[0].fully_known();
   };
-  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_to"); };
-  d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) { backward_broadcast(a, "broadcast_to"); };
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_to"); };
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) { backward_broadcast(a, "broadcast_to"); };
   r.add(std::move(d));
 
   OpDef like;
@@ -79,8 +79,8 @@ void add_broadcast_to(Registry& r) {
     merge_shape(out[0], broadcast_target("broadcast_like", in[0], in[1]), "broadcast_like", "output");
     return out[0].fully_known();
   };
-  like.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_like"); };
-  like.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+  like.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_like"); };
+  like.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     backward_broadcast(a, "broadcast_like");
     if (a.req[1] == OpReq::Write)
       BRAID_REAL_TYPE_SWITCH(a.in_grads[1].dtype, T, "broadcast_like", {
@@ -104,7 +104,7 @@ void add_where(Registry& r) {
                 " and ", dtype_name(in[2]));
     out[0] = in[1];
   };
-  d.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
       const C* c = a.inputs[0].ptr<C>();
       BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "where", {
@@ -115,7 +115,7 @@ void add_where(Registry& r) {
       });
     });
   };
-  d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
       const C* c = a.inputs[0].ptr<C>();
       BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, "where", {

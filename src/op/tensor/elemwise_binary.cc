@@ -2,9 +2,9 @@
 // broadcasting (broadcast_add, ...), which share one kernel.
 #include <cmath>
 
-#include "../op_util.h"
-#include "../register_all.h"
-#include "binary_functions.h"
+#include "op/op_util.h"
+#include "op/math/binary_functions.h"
+#include "op/register_all.h"
 #include "broadcast.h"
 
 namespace braid::op::detail {
@@ -24,7 +24,7 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
     merge_shape(out[0], broadcast_shapes(name, in[0], in[1]), name, "output");
     return out[0].fully_known() || out[0].size() == 0;
   };
-  d.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
+  d.cpu.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
     const TBlob &l = a.inputs[0], &rb = a.inputs[1], &o = a.outputs[0];
     BRAID_TYPE_SWITCH(o.dtype, T, name.c_str(), {
       const T* x = l.ptr<T>();
@@ -41,7 +41,7 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
     });
   };
   if constexpr (Fn::differentiable) {
-    d.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
+    d.cpu.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
       const TBlob &l = a.inputs[0], &rb = a.inputs[1], &o = a.outputs[0];
       BRAID_REAL_TYPE_SWITCH(o.dtype, T, name.c_str(), {
         const T* x = l.ptr<T>();
@@ -60,7 +60,7 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
       });
     };
   } else {
-    d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
       for (size_t i = 0; i < 2; ++i)
         if (a.req[i] == OpReq::Write)
           BRAID_REAL_TYPE_SWITCH(a.in_grads[i].dtype, T, "comparison", {
@@ -72,34 +72,22 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
   r.add(std::move(d));
 }
 
-// Registers the same-shape op `name`, its broadcast twin `broadcast_<stem>`, and aliases.
-template <class Fn>
-void add_pair(Registry& r, const std::string& name, const std::string& stem,
-              std::initializer_list<const char*> aliases = {},
-              std::initializer_list<const char*> broadcast_aliases = {}) {
-  add_binary<Fn>(r, name, false);
-  add_binary<Fn>(r, "broadcast_" + stem, true);
-  for (const char* a : aliases) r.add_alias(a, name);
-  for (const char* a : broadcast_aliases) r.add_alias(a, "broadcast_" + stem);
-}
-
 }  // namespace
 
 void register_elemwise_binary_ops(Registry& r) {
-  add_pair<AddFn>(r, "elemwise_add", "add", {"_plus", "_add", "_Plus"}, {"broadcast_plus"});
-  add_pair<SubFn>(r, "elemwise_sub", "sub", {"_minus", "_sub", "_Minus"}, {"broadcast_minus"});
-  add_pair<MulFn>(r, "elemwise_mul", "mul", {"_mul", "_Mul"});
-  add_pair<DivFn>(r, "elemwise_div", "div", {"_div", "_Div"});
-  add_pair<PowerFn>(r, "_power", "power", {"_Power"});
-  add_pair<MaximumFn>(r, "_maximum", "maximum", {"_Maximum"});
-  add_pair<MinimumFn>(r, "_minimum", "minimum", {"_Minimum"});
-  add_pair<HypotFn>(r, "_hypot", "hypot");
-  add_pair<EqualFn>(r, "_equal", "equal");
-  add_pair<NotEqualFn>(r, "_not_equal", "not_equal");
-  add_pair<GreaterFn>(r, "_greater", "greater");
-  add_pair<GreaterEqualFn>(r, "_greater_equal", "greater_equal");
-  add_pair<LesserFn>(r, "_lesser", "lesser");
-  add_pair<LesserEqualFn>(r, "_lesser_equal", "lesser_equal");
+  math::for_each_binary_op([&r](const char* name, const char* stem, auto fn) {
+    add_binary<decltype(fn)>(r, name, false);
+    add_binary<decltype(fn)>(r, cat("broadcast_", stem), true);
+  });
+  for (const char* alias : {"_plus", "_add", "_Plus"}) r.add_alias(alias, "elemwise_add");
+  for (const char* alias : {"_minus", "_sub", "_Minus"}) r.add_alias(alias, "elemwise_sub");
+  for (const char* alias : {"_mul", "_Mul"}) r.add_alias(alias, "elemwise_mul");
+  for (const char* alias : {"_div", "_Div"}) r.add_alias(alias, "elemwise_div");
+  r.add_alias("_Power", "_power");
+  r.add_alias("_Maximum", "_maximum");
+  r.add_alias("_Minimum", "_minimum");
+  r.add_alias("broadcast_plus", "broadcast_add");
+  r.add_alias("broadcast_minus", "broadcast_sub");
 }
 
 }  // namespace braid::op::detail

@@ -1,7 +1,7 @@
 // Binary operations with a scalar attribute: _plus_scalar, _rminus_scalar, _power_scalar, ...
-#include "../op_util.h"
-#include "../register_all.h"
-#include "binary_functions.h"
+#include "op/op_util.h"
+#include "op/math/binary_functions.h"
+#include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
@@ -28,7 +28,7 @@ void add_scalar(Registry& r, const std::string& name) {
   d.infer_shape = [name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_same_shape(name, in, out);
   };
-  d.forward = [name](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [name](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       const T s = static_cast<T>(param<ScalarParam>(pa).scalar);
       const T* x = a.inputs[0].ptr<T>();
@@ -38,7 +38,7 @@ void add_scalar(Registry& r, const std::string& name) {
     });
   };
   if constexpr (Fn::differentiable) {
-    d.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    d.cpu.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
       if (a.req[0] == OpReq::Null) return;
       BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
         const T s = static_cast<T>(param<ScalarParam>(pa).scalar);
@@ -51,7 +51,7 @@ void add_scalar(Registry& r, const std::string& name) {
       });
     };
   } else {
-    d.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
       if (a.req[0] == OpReq::Write)
         BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "comparison", {
           std::fill(a.in_grads[0].ptr<T>(), a.in_grads[0].ptr<T>() + a.in_grads[0].size(), T(0));
@@ -65,23 +65,23 @@ void add_scalar(Registry& r, const std::string& name) {
 }  // namespace
 
 void register_elemwise_scalar_ops(Registry& r) {
-  add_scalar<AddFn, false>(r, "_plus_scalar");
-  add_scalar<SubFn, false>(r, "_minus_scalar");
-  add_scalar<SubFn, true>(r, "_rminus_scalar");
-  add_scalar<MulFn, false>(r, "_mul_scalar");
-  add_scalar<DivFn, false>(r, "_div_scalar");
-  add_scalar<DivFn, true>(r, "_rdiv_scalar");
-  add_scalar<PowerFn, false>(r, "_power_scalar");
-  add_scalar<PowerFn, true>(r, "_rpower_scalar");
-  add_scalar<MaximumFn, false>(r, "_maximum_scalar");
-  add_scalar<MinimumFn, false>(r, "_minimum_scalar");
-  add_scalar<HypotFn, false>(r, "_hypot_scalar");
-  add_scalar<EqualFn, false>(r, "_equal_scalar");
-  add_scalar<NotEqualFn, false>(r, "_not_equal_scalar");
-  add_scalar<GreaterFn, false>(r, "_greater_scalar");
-  add_scalar<GreaterEqualFn, false>(r, "_greater_equal_scalar");
-  add_scalar<LesserFn, false>(r, "_lesser_scalar");
-  add_scalar<LesserEqualFn, false>(r, "_lesser_equal_scalar");
+  add_scalar<math::AddFn, false>(r, "_plus_scalar");
+  add_scalar<math::SubFn, false>(r, "_minus_scalar");
+  add_scalar<math::SubFn, true>(r, "_rminus_scalar");
+  add_scalar<math::MulFn, false>(r, "_mul_scalar");
+  add_scalar<math::DivFn, false>(r, "_div_scalar");
+  add_scalar<math::DivFn, true>(r, "_rdiv_scalar");
+  add_scalar<math::PowerFn, false>(r, "_power_scalar");
+  add_scalar<math::PowerFn, true>(r, "_rpower_scalar");
+  add_scalar<math::MaximumFn, false>(r, "_maximum_scalar");
+  add_scalar<math::MinimumFn, false>(r, "_minimum_scalar");
+  add_scalar<math::HypotFn, false>(r, "_hypot_scalar");
+  add_scalar<math::EqualFn, false>(r, "_equal_scalar");
+  add_scalar<math::NotEqualFn, false>(r, "_not_equal_scalar");
+  add_scalar<math::GreaterFn, false>(r, "_greater_scalar");
+  add_scalar<math::GreaterEqualFn, false>(r, "_greater_equal_scalar");
+  add_scalar<math::LesserFn, false>(r, "_lesser_scalar");
+  add_scalar<math::LesserEqualFn, false>(r, "_lesser_equal_scalar");
   r.add_alias("_PlusScalar", "_plus_scalar");
   r.add_alias("_MinusScalar", "_minus_scalar");
   r.add_alias("_RMinusScalar", "_rminus_scalar");

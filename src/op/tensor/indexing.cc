@@ -2,8 +2,8 @@
 // axis) and one_hot. Index inputs have no gradient (zeros, as in MXNet).
 #include <algorithm>
 
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 #include "axis_util.h"
 #include "index_util.h"
 #include "reduce_plan.h"
@@ -52,7 +52,7 @@ void add_take(Registry& r) {
   d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
     infer_data_index_type("take", in, out);
   };
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<TakeParam>(pa);
     const AxisSplit s = split_at_axis(a.inputs[0].shape, checked_axis("take", a.inputs[0].shape, p.axis));
     const auto pos = take_positions(a.inputs[1], s.n, p.mode);
@@ -66,7 +66,7 @@ void add_take(Registry& r) {
                      s.inner, a.req[0]);
     });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     zero_index_grad(a.in_grads[1], a.req[1]);
     if (a.req[0] == OpReq::Null) return;
     const auto& p = param<TakeParam>(pa);
@@ -136,7 +136,7 @@ void add_pick(Registry& r) {
   d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
     infer_data_index_type("pick", in, out);
   };
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto pos = pick_positions(param<PickParam>(pa), a.inputs[0], a.inputs[1]);
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, "pick", {
       const T* x = a.inputs[0].ptr<T>();
@@ -144,7 +144,7 @@ void add_pick(Registry& r) {
       for (size_t i = 0; i < pos.size(); ++i) assign(y[i], a.req[0], x[pos[i]]);
     });
   };
-  d.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     zero_index_grad(a.in_grads[1], a.req[1]);
     if (a.req[0] == OpReq::Null) return;
     const auto pos = pick_positions(param<PickParam>(pa), a.inputs[0], a.inputs[1]);
@@ -194,7 +194,7 @@ void add_one_hot(Registry& r) {
     if (in[0] == kDTypeUnknown) in[0] = DType::Float32;
     out[0] = param<OneHotParam>(pa).dtype;
   };
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<OneHotParam>(pa);
     const auto idx = read_indices(a.inputs[0], "one_hot");
     BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "one_hot", {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 #include "braid/base/convert.h"
 
 namespace braid::op::detail {
@@ -54,7 +54,7 @@ void add_fill_op(Registry& r, const std::string& name, double fixed, bool has_va
   d.list_arguments = args({});
   d.infer_shape = infer_from_param;
   d.infer_type = type_from_param;
-  d.forward = [fixed, has_value](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [fixed, has_value](const OpContext&, const std::any& p, const ForwardArgs& a) {
     fill_value(a.outputs[0], has_value ? param<InitParam>(p).value : fixed);
   };
   r.add(std::move(d));
@@ -113,7 +113,7 @@ void register_init_ops(Registry& r) {
   arange.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
     out[0] = param<ArangeParam>(p).dtype;
   };
-  arange.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  arange.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<ArangeParam>(pa);
     BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_arange", {
       T* o = a.outputs[0].ptr<T>();
@@ -134,12 +134,12 @@ void register_init_ops(Registry& r) {
   copy.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
     if (out[0] == kDTypeUnknown) out[0] = in[0];
   };
-  copy.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+  copy.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     if (a.inputs[0].dptr != a.outputs[0].dptr)
       convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype,
                        a.inputs[0].size());
   };
-  copy.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+  copy.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     if (a.req[0] == OpReq::Null) return;
     BRAID_CHECK(a.req[0] == OpReq::Write || a.out_grads[0].dtype == a.in_grads[0].dtype,
                 "_copyto: accumulating a gradient across dtypes is not supported");
@@ -174,11 +174,11 @@ void register_init_ops(Registry& r) {
   cast.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
     out[0] = param<CastParam>(p).dtype;
   };
-  cast.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+  cast.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype,
                      a.inputs[0].size());
   };
-  cast.backward = r.find("_copyto").backward;
+  cast.cpu.backward = r.find("_copyto").cpu.backward;
   r.add(std::move(cast));
   r.add_alias("cast", "Cast");
 }

@@ -2,7 +2,7 @@
 // batch_dot (a product per leading index), both one GEMM per matrix on OpenBLAS.
 #include <optional>
 
-#include "../common/gemm.h"
+#include "op/common/gemm.h"
 #include "matrix_util.h"
 
 namespace braid::op::detail {
@@ -153,13 +153,13 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
                 "operator ", name, " supports float32 and float64, not ", dtype_name(out[0]),
                 "; convert with astype first");
   };
-  d.forward = [product, name](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [product, name](const OpContext&, const std::any& p, const ForwardArgs& a) {
     const Product pr = product(param<DotParam>(p), a.inputs[0].shape, a.inputs[1].shape);
     BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(), {
       product_forward<T>(pr, a.inputs[0], a.inputs[1], a.outputs[0], a.req[0]);
     });
   };
-  d.backward = [product, name](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [product, name](const OpContext&, const std::any& p, const BackwardArgs& a) {
     const Product pr = product(param<DotParam>(p), a.inputs[0].shape, a.inputs[1].shape);
     BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, name.c_str(), { product_backward<T>(pr, a); });
   };

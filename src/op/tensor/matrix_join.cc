@@ -136,11 +136,11 @@ void add_concat(Registry& r) {
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_concat(param<ConcatParam>(p), in, out);
   };
-  d.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     std::vector<OpReq> req(a.inputs.size(), a.req[0]);
     copy_parts(concat_layout(param<ConcatParam>(p), a.inputs), a.inputs, a.outputs[0], true, req, "concat");
   };
-  d.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     copy_parts(concat_layout(param<ConcatParam>(p), a.in_grads), a.in_grads, a.out_grads[0], false,
                a.req, "concat");
   };
@@ -197,12 +197,12 @@ void add_stack(Registry& r) {
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_stack(param<StackParam>(p), in, out);
   };
-  d.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     std::vector<OpReq> req(a.inputs.size(), a.req[0]);
     copy_parts(stack_layout(param<StackParam>(p), a.inputs[0].shape), a.inputs, a.outputs[0], true,
                req, "stack");
   };
-  d.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     copy_parts(stack_layout(param<StackParam>(p), a.in_grads[0].shape), a.in_grads, a.out_grads[0],
                false, a.req, "stack");
   };
@@ -258,11 +258,11 @@ void add_split(Registry& r) {
     for (size_t i = 0; i < out.size(); ++i) merge_shape(out[i], Shape(dims), "split", cat("output ", i));
     return true;
   };
-  d.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     copy_parts(split_layout(param<SplitParam>(p), a.inputs[0].shape), a.outputs, a.inputs[0], false,
                a.req, "split");
   };
-  d.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     std::vector<OpReq> req(a.out_grads.size(), a.req[0]);
     copy_parts(split_layout(param<SplitParam>(p), a.in_grads[0].shape), a.out_grads, a.in_grads[0],
                true, req, "split");

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 #include "strided_copy.h"
 
 namespace braid::op::detail {

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 #include "axis_util.h"
 #include "index_util.h"
 
@@ -163,11 +163,11 @@ void add_ordering_op(Registry& r, const std::string& name, const std::string& do
     BRAID_CHECK(in[0] == out[0], "operator ", name, ": the output dtype ", dtype_name(out[0]),
                 " differs from the data dtype ", dtype_name(in[0]));
   };
-  d.forward = [name](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [name](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), { topk_forward<T>(name, param<TopKParam>(pa), a); });
   };
   if (differentiable) {
-    d.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    d.cpu.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
       topk_backward(name, param<TopKParam>(pa), a);
     };
   }

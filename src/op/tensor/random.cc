@@ -1,8 +1,8 @@
 // Sampling operators: _random_uniform, _random_normal, _random_randint (no inputs, need the rng).
 #include <random>
 
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
@@ -39,7 +39,7 @@ void add_sampler(Registry& r, const std::string& name, const char* first, const 
     out[0] = param<SampleParam>(p).dtype;
   };
   d.needs_rng = true;
-  d.forward = [sample](const OpContext& ctx, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [sample](const OpContext& ctx, const std::any& p, const ForwardArgs& a) {
     sample(*ctx.rng, param<SampleParam>(p), a.outputs[0]);
   };
   r.add(std::move(d));

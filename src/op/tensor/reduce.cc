@@ -39,7 +39,7 @@ OpDef reduce_def(const std::string& name, const std::string& doc, bool integers)
                          std::vector<Shape>&) {
     return infer_reduce_shape(name, param<ReduceAxesParam>(p), in, out);
   };
-  d.forward = [name, integers](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [name, integers](const OpContext&, const std::any& p, const ForwardArgs& a) {
     const ReducePlan plan = reduce_plan_for(name, param<ReduceAxesParam>(p), a.inputs[0].shape);
     if (integers) {
       BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(),
@@ -90,36 +90,36 @@ void register_reduce_ops(Registry& r) {
   const auto arg_extremum = [](auto x, auto y, auto g, auto) { return x == y ? g : decltype(g)(0); };
 
   OpDef sum = reduce_def<SumOp>("sum", std::string("Sum") + kAxesDoc, true);
-  sum.backward = elementwise_reduce_grad<ReduceAxesParam>("sum", pass);
+  sum.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("sum", pass);
   r.add(std::move(sum));
   r.add_alias("sum_axis", "sum");
 
   OpDef mean = reduce_def<MeanOp>("mean", std::string("Mean") + kAxesDoc, true);
-  mean.backward = elementwise_reduce_grad<ReduceAxesParam>(
+  mean.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>(
       "mean", [](auto, auto, auto g, auto n) { return g / n; });
   r.add(std::move(mean));
 
   OpDef nansum = reduce_def<NanSumOp>("nansum", std::string("Sum, NaN counted as 0,") + kAxesDoc, false);
-  nansum.backward = elementwise_reduce_grad<ReduceAxesParam>(
+  nansum.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>(
       "nansum", [](auto x, auto, auto g, auto) { return is_nan(x) ? decltype(g)(0) : g; });
   r.add(std::move(nansum));
 
   OpDef prod = reduce_def<ProdOp>("prod", std::string("Product") + kAxesDoc, true);
-  prod.backward = prod_grad<false>("prod");
+  prod.cpu.backward = prod_grad<false>("prod");
   r.add(std::move(prod));
 
   OpDef nanprod = reduce_def<NanProdOp>("nanprod", std::string("Product, NaN counted as 1,") + kAxesDoc, false);
-  nanprod.backward = prod_grad<true>("nanprod");
+  nanprod.cpu.backward = prod_grad<true>("nanprod");
   r.add(std::move(nanprod));
 
   // The gradient of max/min goes to every element equal to the result (MXNet's rule for ties).
   OpDef max = reduce_def<MaxOp>("max", std::string("Maximum") + kAxesDoc, true);
-  max.backward = elementwise_reduce_grad<ReduceAxesParam>("max", arg_extremum);
+  max.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("max", arg_extremum);
   r.add(std::move(max));
   r.add_alias("max_axis", "max");
 
   OpDef min = reduce_def<MinOp>("min", std::string("Minimum") + kAxesDoc, true);
-  min.backward = elementwise_reduce_grad<ReduceAxesParam>("min", arg_extremum);
+  min.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("min", arg_extremum);
   r.add(std::move(min));
   r.add_alias("min_axis", "min");
 

@@ -83,7 +83,7 @@ void add_arg_reduce(Registry& r, const std::string& name, const std::string& wha
     merge_shape(out[0], arg_reduce_shape(name, param<ArgReduceParam>(p), in[0]), name, "output");
     return in[0].fully_known();
   };
-  d.forward = [name, better](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [name, better](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<ArgReduceParam>(pa);
     const Shape& in = a.inputs[0].shape;
     const AxisSplit s = p.axis ? split_at_axis(in, checked_axis(name, in, *p.axis)) : AxisSplit{1, in.size(), 1};

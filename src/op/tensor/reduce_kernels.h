@@ -1,117 +1,28 @@
 #pragma once
-// Reduction kernels over a ReducePlan. A reducer `Op<T>` names its accumulator type `Acc` and
-// provides init(), reduce(acc, x) (fold one element), combine(acc, acc) (merge partial results)
-// and finish(acc, count) (the output value).
+// Reduction kernels over a ReducePlan, with the reducers of op/math/reduce_functions.h.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
 #include "braid/op/tensor.h"
+#include "op/math/reduce_functions.h"
 #include "reduce_plan.h"
 
 namespace braid::op::detail {
 
-/// Floats accumulate in double (a float32 sum of many terms would lose digits); integers
-/// accumulate in their own type and wrap, as in MXNet.
-template <class T>
-using wide_t = std::conditional_t<std::is_floating_point_v<T>, double, T>;
-
-template <class T>
-bool is_nan(T x) {
-  return x != x;  // false for integers
-}
-
-template <class T>
-struct SumOp {
-  using Acc = wide_t<T>;
-  static Acc init() { return Acc(0); }
-  static void reduce(Acc& a, T x) { a += x; }
-  static void combine(Acc& a, Acc b) { a += b; }
-  static T finish(Acc a, int64_t) { return static_cast<T>(a); }
-};
-
-template <class T>
-struct MeanOp : SumOp<T> {
-  static T finish(typename SumOp<T>::Acc a, int64_t n) {
-    return static_cast<T>(a / static_cast<typename SumOp<T>::Acc>(n));
-  }
-};
-
-template <class T>
-struct NanSumOp : SumOp<T> {  // NaN counts as 0
-  static void reduce(typename SumOp<T>::Acc& a, T x) { a += is_nan(x) ? T(0) : x; }
-};
-
-template <class T>
-struct ProdOp {
-  using Acc = wide_t<T>;
-  static Acc init() { return Acc(1); }
-  static void reduce(Acc& a, T x) { a *= x; }
-  static void combine(Acc& a, Acc b) { a *= b; }
-  static T finish(Acc a, int64_t) { return static_cast<T>(a); }
-};
-
-template <class T>
-struct NanProdOp : ProdOp<T> {  // NaN counts as 1
-  static void reduce(typename ProdOp<T>::Acc& a, T x) { a *= is_nan(x) ? T(1) : x; }
-};
-
-// max/min propagate NaN, as NumPy and MXNet do.
-template <class T>
-struct MaxOp {
-  using Acc = T;
-  static Acc init() {
-    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
-  }
-  static void reduce(Acc& a, T x) { a = (a >= x || is_nan(a)) ? a : x; }
-  static void combine(Acc& a, Acc b) { reduce(a, b); }
-  static T finish(Acc a, int64_t) { return a; }
-};
-
-template <class T>
-struct MinOp {
-  using Acc = T;
-  static Acc init() {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
-  }
-  static void reduce(Acc& a, T x) { a = (a <= x || is_nan(a)) ? a : x; }
-  static void combine(Acc& a, Acc b) { reduce(a, b); }
-  static T finish(Acc a, int64_t) { return a; }
-};
-
-template <class T>
-struct L1NormOp : SumOp<T> {
-  static void reduce(typename SumOp<T>::Acc& a, T x) { a += x < T(0) ? -x : x; }
-};
-
-template <class T>
-struct L2NormOp : SumOp<T> {
-  static void reduce(typename SumOp<T>::Acc& a, T x) { a += static_cast<typename SumOp<T>::Acc>(x) * x; }
-  static T finish(typename SumOp<T>::Acc a, int64_t) { return static_cast<T>(std::sqrt(a)); }
-};
-
-/// Product of the nonzero elements and the number of zeros: what the gradient of prod needs to
-/// stay exact when an input is 0 (MXNet's out/x would give inf or NaN there).
-template <class T, bool SkipNan>
-struct ProdPartsOp {
-  struct Acc {
-    wide_t<T> nonzero = 1;
-    int64_t zeros = 0;
-  };
-  static Acc init() { return {}; }
-  static void reduce(Acc& a, T x) {
-    if (SkipNan && is_nan(x)) return;
-    if (x == T(0)) ++a.zeros;
-    else a.nonzero *= x;
-  }
-  static void combine(Acc& a, Acc b) {
-    a.nonzero *= b.nonzero;
-    a.zeros += b.zeros;
-  }
-};
+using math::is_nan;
+using math::wide_t;
+using math::SumOp;
+using math::MeanOp;
+using math::NanSumOp;
+using math::ProdOp;
+using math::NanProdOp;
+using math::MaxOp;
+using math::MinOp;
+using math::L1NormOp;
+using math::L2NormOp;
+using math::ProdPartsOp;
 
 /// Folds `len` contiguous elements with independent partial accumulators, so the loop is not
 /// bound by the latency of one dependency chain.

@@ -45,7 +45,7 @@ void add_norm_op(Registry& r) {
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_reduce_shape("norm", param<NormParam>(p), in, out);
   };
-  d.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<NormParam>(pa);
     const ReducePlan plan = reduce_plan_for("norm", p, a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "norm", {
@@ -58,7 +58,7 @@ void add_norm_op(Registry& r) {
   const auto l1 = elementwise_reduce_grad<NormParam>("norm", [](auto x, auto, auto g, auto) { return g * sign_of(x); });
   const auto l2 = elementwise_reduce_grad<NormParam>(
       "norm", [](auto x, auto y, auto g, auto) { return y == 0 ? decltype(g)(0) : g * x / y; });
-  d.backward = [l1, l2](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
+  d.cpu.backward = [l1, l2](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
     if (param<NormParam>(pa).ord == 1) l1(ctx, pa, a);
     else l2(ctx, pa, a);
   };

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "../op_util.h"
-#include "../register_all.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 #include "reduce_kernels.h"
 
 namespace braid::op::detail {

@@ -21,7 +21,7 @@ void register_thread_probe() {
     out[0] = in[0];
     return true;
   };
-  d.forward = [](const op::OpContext&, const std::any&, const op::ForwardArgs& a) {
+  d.cpu.forward = [](const op::OpContext&, const std::any&, const op::ForwardArgs& a) {
     a.outputs[0].ptr<float>()[0] = static_cast<float>(omp_get_max_threads());
   };
   op::Registry::get().add(std::move(d));

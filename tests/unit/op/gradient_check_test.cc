@@ -48,7 +48,7 @@ struct Runner {
     fa.req.assign(outs.size(), op::OpReq::Write);
     std::mt19937_64 rng(7);  // the same random draws (Dropout masks) at every call
     op::OpContext ctx{c.is_train, cpu(), &rng};
-    def.forward(ctx, param, fa);
+    def.cpu.forward(ctx, param, fa);
     return outs;
   }
 };
@@ -69,7 +69,7 @@ class GradientCheck : public ::testing::TestWithParam<GradCase> {};
 TEST_P(GradientCheck, AnalyticMatchesFiniteDifferences) {
   const GradCase& c = GetParam();
   Runner run(c);
-  ASSERT_TRUE(run.def.backward) << c.op << " has no backward";
+  ASSERT_TRUE(run.def.cpu.backward) << c.op << " has no backward";
   std::mt19937_64 gen(1234);
   std::vector<std::vector<double>> inputs = random_inputs(c, gen);
 
@@ -109,7 +109,7 @@ TEST_P(GradientCheck, AnalyticMatchesFiniteDifferences) {
   }
   std::mt19937_64 rng(7);
   op::OpContext ctx{c.is_train, cpu(), &rng};
-  run.def.backward(ctx, run.param, ba);
+  run.def.cpu.backward(ctx, run.param, ba);
 
   for (size_t i = 0; i < run.nargs; ++i) {
     if (skip.count(static_cast<int>(i))) continue;

@@ -93,7 +93,7 @@ void run_backward(const std::string& name, const op::AttrMap& attrs, std::vector
   }
   fa.req.assign(out.size(), op::OpReq::Write);
   op::OpContext ctx;
-  def.forward(ctx, p, fa);
+  def.cpu.forward(ctx, p, fa);
   ASSERT_EQ(out_grads.size(), out.size()) << name;
   op::BackwardArgs ba;
   ba.inputs = fa.inputs;
@@ -101,7 +101,7 @@ void run_backward(const std::string& name, const op::AttrMap& attrs, std::vector
   for (size_t k = 0; k < out.size(); ++k) ba.out_grads.push_back({out_grads[k].data(), out[k], DType::Float64});
   for (size_t i = 0; i < grads.size(); ++i) ba.in_grads.push_back({grads[i].data(), shapes[i], DType::Float64});
   ba.req = req;
-  def.backward(ctx, p, ba);
+  def.cpu.backward(ctx, p, ba);
 }
 
 Shape mxnet_shape(const NumpyResult& r) { return r.shape.empty() ? Shape({1}) : Shape(r.shape); }

@@ -51,7 +51,7 @@ class MatrixReq : public ::testing::TestWithParam<GradCase> {
   std::vector<std::vector<T>> forward(std::vector<std::vector<T>> in, std::vector<std::vector<T>> out, op::OpReq req) {
     op::ForwardArgs fa{blobs(in, in_shapes_), blobs(out, out_shapes_), {}, {}};
     fa.req.assign(out.size(), req);
-    def_->forward(op::OpContext{}, param_, fa);
+    def_->cpu.forward(op::OpContext{}, param_, fa);
     return out;
   }
 
@@ -60,7 +60,7 @@ class MatrixReq : public ::testing::TestWithParam<GradCase> {
     auto in = b_.in, out = forward<double>(b_.in, b_.out, op::OpReq::Write), g = b_.grad_out;
     op::BackwardArgs ba{blobs(g, out_shapes_), blobs(in, in_shapes_), blobs(out, out_shapes_), {},
                         blobs(grad_in, in_shapes_), req};
-    def_->backward(op::OpContext{}, param_, ba);
+    def_->cpu.backward(op::OpContext{}, param_, ba);
     return grad_in;
   }
 

@@ -73,12 +73,12 @@ OpResult run_op(const OpCall& call) {
   fa.req.assign(outs.size(), op::OpReq::Write);
   std::mt19937_64 rng(call.seed);
   op::OpContext ctx{call.is_train, cpu(), &rng};
-  def.forward(ctx, param, fa);
+  def.cpu.forward(ctx, param, fa);
   for (auto& o : outs) r.outputs.push_back(o.values());
   for (size_t i = nargs; i < ins.size(); ++i) r.aux.push_back(ins[i].values());
   if (call.out_grads.empty()) return r;
 
-  BRAID_CHECK(def.backward, "run_op(", call.op, "): no backward");
+  BRAID_CHECK(def.cpu.backward, "run_op(", call.op, "): no backward");
   op::BackwardArgs ba;
   ba.inputs = fa.inputs;
   ba.aux = fa.aux;
@@ -95,7 +95,7 @@ OpResult run_op(const OpCall& call) {
   ba.req = call.grad_req.empty() ? std::vector<op::OpReq>(nargs, op::OpReq::Write) : call.grad_req;
   std::mt19937_64 rng2(call.seed);
   op::OpContext ctx2{call.is_train, cpu(), &rng2};
-  def.backward(ctx2, param, ba);
+  def.cpu.backward(ctx2, param, ba);
   for (auto& g : grads) r.grads.push_back(g.values());
   return r;
 }

@@ -99,7 +99,7 @@ TEST(NnConvErrors, Float16IsRejected) {
   const auto& def = op::Registry::get().find("Convolution");
   auto p = def.parse({{"kernel", "(2, 2)"}, {"num_filter", "1"}, {"no_bias", "True"}});
   op::OpContext ctx{};
-  EXPECT_THROW(def.forward(ctx, p, {{xb, wb}, {yb}, {op::OpReq::Write}, {}}), Error);
+  EXPECT_THROW(def.cpu.forward(ctx, p, {{xb, wb}, {yb}, {op::OpReq::Write}, {}}), Error);
 }
 
 }  // namespace

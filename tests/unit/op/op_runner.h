@@ -49,7 +49,7 @@ OpResult run_op(const std::string& op, const op::AttrMap& attrs, const std::vect
   for (size_t i = 0; i < outs.size(); ++i) fa.outputs.push_back(blob(outs[i], r.out_shapes[i]));
   fa.req.assign(outs.size(), op::OpReq::Write);
   op::OpContext ctx{true, cpu(), nullptr};
-  def.forward(ctx, p, fa);
+  def.cpu.forward(ctx, p, fa);
   for (const auto& o : outs) r.outputs.emplace_back(o.begin(), o.end());
   if (dy.empty()) return r;
 
@@ -66,7 +66,7 @@ OpResult run_op(const std::string& op, const op::AttrMap& attrs, const std::vect
     ba.in_grads.push_back(blob(grads[i], r.in_shapes[i]));
   }
   ba.req.assign(ins.size(), req);
-  def.backward(ctx, p, ba);
+  def.cpu.backward(ctx, p, ba);
   for (const auto& g : grads) r.in_grads.emplace_back(g.begin(), g.end());
   return r;
 }

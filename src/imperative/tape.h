@@ -1,5 +1,5 @@
 #pragma once
-// Internal: the recorded graph. Each array handle holds a Slot (shared by its copies) naming the
+// The recorded graph (autograd's tape). Each array handle holds a Slot (shared by its copies) naming the
 // node that produced it; nodes hold their parents, so the tape lives exactly as long as the
 // arrays that can still back-propagate through it. Saved arrays are stripped of their slots,
 // which keeps the graph free of reference cycles.
@@ -11,7 +11,7 @@
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
 
-namespace braid::autograd::detail {
+namespace braid::imperative {
 
 struct Node;
 
@@ -77,20 +77,7 @@ struct Access {
   static int64_t offset(const NDArray& a) { return a.offset_; }
 };
 
-/// Called by the imperative path after `def` was pushed: records a node when recording and an
-/// argument (the first `nargs` of `inputs`) needs a gradient. `outputs` are all of them.
-void record_op(const op::OpDef& def, const std::any& param, bool training,
-               const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs,
-               int num_visible);
-/// Records a Function node over `inputs` (their gradients come from `fn`) producing `outputs`,
-/// when recording and some input needs a gradient. Returns whether it recorded.
-bool record_function(const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs, BackwardFn fn);
 /// Whether `a` is a variable or computed from one in the recorded graph.
 bool needs_grad(const NDArray& a);
-/// Throws when writing into `out` while recording would corrupt the graph (an array already in
-/// it, or a variable).
-void check_writable(const NDArray& out, const char* op_name);
-/// Called for each view taken while recording.
-void record_view(const NDArray& src, const NDArray& view);
 
-}  // namespace braid::autograd::detail
+}  // namespace braid::imperative

@@ -5,7 +5,7 @@
 // docs/performance.md). So a kernel on a CPU context runs with BRAID_CPU_KERNEL_NTHREADS
 // threads if set, else the process's OpenMP threads divided by the CPU contexts used so far and
 // by the workers per context (at least 1).
-#include "kernel_threads.h"
+#include "imperative/kernel_threads.h"
 
 #include <omp.h>
 
@@ -18,8 +18,7 @@
 #include "braid/base/env.h"
 #include "braid/ndarray/invoke.h"
 
-namespace braid::nd {
-namespace detail {
+namespace braid::imperative {
 namespace {
 
 std::atomic<uint64_t> g_low_ids{0};  // CPU contexts 0..63 that ran kernels, as bits
@@ -49,22 +48,25 @@ void note_context(Context ctx) {
 
 void use_kernel_threads(Context ctx) {
   thread_local int current = 0;
-  const int want = kernel_threads(ctx);
+  const int want = nd::kernel_threads(ctx);
   if (want == current) return;
   omp_set_num_threads(want);
   current = want;
 }
 
-}  // namespace detail
+}  // namespace braid::imperative
 
+namespace braid::nd {
+
+// Declared in braid/ndarray/invoke.h.
 int kernel_threads(Context ctx) {
   static const int fixed = static_cast<int>(env_int({"BRAID_CPU_KERNEL_NTHREADS"}, 0));
   static const int workers =
       std::max(1, static_cast<int>(env_int({"BRAID_CPU_WORKER_NTHREADS", "MXNET_CPU_WORKER_NTHREADS"}, 1)));
-  if (!ctx.is_cpu_family()) return detail::total_threads();
+  if (!ctx.is_cpu_family()) return imperative::total_threads();
   if (fixed > 0) return fixed;
-  const int contexts = std::max(1, detail::g_cpu_contexts.load(std::memory_order_relaxed));
-  return std::max(1, detail::total_threads() / (contexts * workers));
+  const int contexts = std::max(1, imperative::g_cpu_contexts.load(std::memory_order_relaxed));
+  return std::max(1, imperative::total_threads() / (contexts * workers));
 }
 
 }  // namespace braid::nd

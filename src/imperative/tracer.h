@@ -1,5 +1,5 @@
 #pragma once
-// Internal: watching the imperative path. While a Tracer is installed on a thread, every
+// Watching the imperative path. While a Tracer is installed on a thread, every
 // operator invoke() runs there is also reported to it, so that a block's forward can be turned
 // into a graph (hybridize) by running it once.
 #include <string>
@@ -8,7 +8,7 @@
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
 
-namespace braid::nd::detail {
+namespace braid::imperative {
 
 class Tracer {
  public:
@@ -34,4 +34,4 @@ class TracerPause {
   Tracer* prev_;
 };
 
-}  // namespace braid::nd::detail
+}  // namespace braid::imperative

@@ -1,6 +1,6 @@
 #pragma once
-// Internal: pushing the forward or backward of an operator whose attributes are already parsed,
-// for invoke, autograd and the symbolic executor.
+// Pushing the forward or backward of an operator whose attributes are already parsed, for
+// invoke, autograd, the symbolic executor and the stores' reductions.
 #include <any>
 #include <functional>
 #include <vector>
@@ -8,7 +8,7 @@
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
 
-namespace braid::nd::detail {
+namespace braid::imperative {
 
 /// One kernel call ready to be pushed: the function and the engine variables it reads and
 /// writes. Several can be run by one engine operation (the executor's bulk execution).
@@ -19,6 +19,11 @@ struct Kernel {
   const char* name = "";
 };
 void push(Kernel kernel);
+
+/// The engine priority of the calling thread's pushes (nd::PriorityScope sets it); set_priority
+/// returns the previous one.
+int priority();
+int set_priority(int priority);
 
 /// The kernels push_forward and push_backward push.
 Kernel forward_kernel(const op::OpDef& def, const std::any& param, bool training, Context ctx,
@@ -41,4 +46,4 @@ void push_backward(const op::OpDef& def, const std::any& param, bool training,
                    const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
                    const std::vector<op::OpReq>& req);
 
-}  // namespace braid::nd::detail
+}  // namespace braid::imperative

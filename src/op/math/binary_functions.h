@@ -1,0 +1,106 @@
+#pragma once
+// The math of the binary ops, same-shape, broadcast and with a scalar (_plus_scalar), written
+// once for the CPU kernels and the CUDA kernels: f(a, b), and the partial derivatives
+// dl = df/da and dr = df/db given a, b and the result z.
+#include <cmath>
+#include <type_traits>
+
+#include "op/math/host_device.h"
+
+namespace braid::op::math {
+
+template <class T>
+BRAID_HOST_DEVICE T pow_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  } else {
+    return std::pow(a, b);
+  }
+}
+
+struct AddFn {
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a + b; }
+  template <class T> BRAID_HOST_DEVICE static T dl(T, T, T) { return T(1); }
+  template <class T> BRAID_HOST_DEVICE static T dr(T, T, T) { return T(1); }
+};
+struct SubFn {
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a - b; }
+  template <class T> BRAID_HOST_DEVICE static T dl(T, T, T) { return T(1); }
+  template <class T> BRAID_HOST_DEVICE static T dr(T, T, T) { return T(-1); }
+};
+struct MulFn {
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a * b; }
+  template <class T> BRAID_HOST_DEVICE static T dl(T, T b, T) { return b; }
+  template <class T> BRAID_HOST_DEVICE static T dr(T a, T, T) { return a; }
+};
+struct DivFn {
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a / b; }
+  template <class T> BRAID_HOST_DEVICE static T dl(T, T b, T) { return T(1) / b; }
+  template <class T> BRAID_HOST_DEVICE static T dr(T a, T b, T) { return -a / (b * b); }
+};
+struct PowerFn {
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return pow_of(a, b); }
+  template <class T> BRAID_HOST_DEVICE static T dl(T a, T b, T) { return b * pow_of(a, b - T(1)); }
+  template <class T> BRAID_HOST_DEVICE static T dr(T a, T, T z) { return a > T(0) ? z * std::log(a) : T(0); }
+};
+struct MaximumFn {  // the gradient goes to the left operand on ties, as in MXNet
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a >= b ? a : b; }
+  template <class T> BRAID_HOST_DEVICE static T dl(T a, T b, T) { return a >= b ? T(1) : T(0); }
+  template <class T> BRAID_HOST_DEVICE static T dr(T a, T b, T) { return a >= b ? T(0) : T(1); }
+};
+struct MinimumFn {
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a <= b ? a : b; }
+  template <class T> BRAID_HOST_DEVICE static T dl(T a, T b, T) { return a <= b ? T(1) : T(0); }
+  template <class T> BRAID_HOST_DEVICE static T dr(T a, T b, T) { return a <= b ? T(0) : T(1); }
+};
+struct HypotFn {
+  static constexpr bool differentiable = true;
+  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) {
+    return static_cast<T>(std::hypot(static_cast<double>(a), static_cast<double>(b)));
+  }
+  template <class T> BRAID_HOST_DEVICE static T dl(T a, T, T z) { return a / z; }
+  template <class T> BRAID_HOST_DEVICE static T dr(T, T b, T z) { return b / z; }
+};
+
+// Comparisons give 1 or 0 in the operands' dtype (MXNet 1.x) and have no gradient.
+#define BRAID_COMPARISON(NAME, EXPR)                                   \
+  struct NAME {                                                        \
+    static constexpr bool differentiable = false;                      \
+    template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return (EXPR) ? T(1) : T(0); } \
+  };
+BRAID_COMPARISON(EqualFn, a == b)
+BRAID_COMPARISON(NotEqualFn, a != b)
+BRAID_COMPARISON(GreaterFn, a > b)
+BRAID_COMPARISON(GreaterEqualFn, a >= b)
+BRAID_COMPARISON(LesserFn, a < b)
+BRAID_COMPARISON(LesserEqualFn, a <= b)
+#undef BRAID_COMPARISON
+
+/// Calls visit(name, stem, Functor{}) for every same-shape binary op, whose broadcasting twin
+/// is broadcast_<stem>: the one list that both the CPU and the CUDA registration walk.
+template <class Visit>
+void for_each_binary_op(Visit&& visit) {
+  visit("elemwise_add", "add", AddFn{});
+  visit("elemwise_sub", "sub", SubFn{});
+  visit("elemwise_mul", "mul", MulFn{});
+  visit("elemwise_div", "div", DivFn{});
+  visit("_power", "power", PowerFn{});
+  visit("_maximum", "maximum", MaximumFn{});
+  visit("_minimum", "minimum", MinimumFn{});
+  visit("_hypot", "hypot", HypotFn{});
+  visit("_equal", "equal", EqualFn{});
+  visit("_not_equal", "not_equal", NotEqualFn{});
+  visit("_greater", "greater", GreaterFn{});
+  visit("_greater_equal", "greater_equal", GreaterEqualFn{});
+  visit("_lesser", "lesser", LesserFn{});
+  visit("_lesser_equal", "lesser_equal", LesserEqualFn{});
+}
+
+}  // namespace braid::op::math

@@ -1,0 +1,82 @@
+#include "braid/symbol/cached_op.h"
+
+#include "braid/base/error.h"
+#include "braid/ndarray/creation.h"
+#include "exec_plan.h"
+#include "imperative/recorder.h"
+#include "run_state.h"
+
+namespace braid::symbol {
+
+struct CachedOp::Compiled {
+  std::shared_ptr<const detail::Plan> plan;
+  std::shared_ptr<detail::RunState> state;  // static_alloc only
+};
+
+CachedOp::CachedOp(Symbol symbol, bool static_alloc, ExecutorOptions options)
+    : symbol_(std::move(symbol)), static_alloc_(static_alloc), options_(options) {}
+
+CachedOp::~CachedOp() = default;
+
+std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, const std::vector<NDArray>& aux) {
+  const size_t nargs = symbol_.list_arguments().size(), naux = symbol_.list_auxiliary_states().size();
+  BRAID_CHECK(args.size() == nargs && aux.size() == naux, "the cached graph takes ", nargs, " arguments and ",
+              naux, " auxiliary states but got ", args.size(), " and ", aux.size());
+  BRAID_CHECK(!args.empty() && !args[0].is_none(), "a cached graph needs its input arrays");
+  for (size_t i = 0; i < args.size(); ++i)
+    BRAID_CHECK(!args[i].is_none(), "the cached graph's argument ", symbol_.list_arguments()[i], " is None");
+
+  imperative::Recorder* recorder = imperative::recorder();
+  detail::BindInfo info;
+  info.ctx = args[0].ctx();
+  info.options = options_;
+  std::string key = info.ctx.str();
+  for (const auto& a : args) {
+    info.arg_shapes.push_back(a.shape());
+    info.arg_types.push_back(a.dtype());
+    info.arg_ctx.push_back(a.ctx());
+    bool wanted = recorder && imperative::needs_grad(a);
+    info.grad_req.push_back(wanted ? GradReq::Write : GradReq::Null);
+    key += cat(a.shape().str(), static_cast<int>(a.dtype()), wanted ? "g" : "", ";");
+  }
+  for (const auto& a : aux) {
+    info.aux_shapes.push_back(a.shape());
+    info.aux_types.push_back(a.dtype());
+    info.aux_ctx.push_back(a.ctx());
+  }
+  std::unique_ptr<Compiled>& c = compiled_[key];
+  if (!c) {
+    c = std::make_unique<Compiled>();
+    c->plan = std::make_shared<const detail::Plan>(detail::make_plan(symbol_.outputs(), info));
+  }
+  std::shared_ptr<detail::RunState> state;
+  std::vector<NDArray> no_grads(args.size());
+  if (static_alloc_) {
+    if (!c->state) c->state = detail::make_state(*c->plan, args, aux, no_grads);
+    detail::bind_arrays(*c->plan, *c->state, args, aux, no_grads);
+    state = c->state;
+  } else {
+    state = detail::make_state(*c->plan, args, aux, no_grads);
+  }
+  detail::run_forward(*c->plan, *state, imperative::is_training());
+  // Handles of their own: autograd state lives in the handle, and static buffers are reused.
+  std::vector<NDArray> outputs;
+  for (const auto& o : state->outputs) outputs.push_back(o.detach());
+  if (recorder && c->plan->has_backward) {
+    auto backward = [plan = c->plan, state, args, aux](const std::vector<NDArray>& out_grads,
+                                                       const std::vector<bool>& wanted) {
+      std::vector<NDArray> grads(args.size());
+      for (size_t i = 0; i < args.size(); ++i)
+        if (wanted[i])
+          grads[i] = plan->arg_grad_written[i] ? NDArray(args[i].shape(), args[i].ctx(), args[i].dtype())
+                                               : nd::zeros(args[i].shape(), args[i].ctx(), args[i].dtype());
+      detail::bind_arrays(*plan, *state, args, aux, grads);
+      detail::run_backward(*plan, *state, out_grads);
+      return grads;
+    };
+    recorder->record_function(args, outputs, backward);
+  }
+  return outputs;
+}
+
+}  // namespace braid::symbol

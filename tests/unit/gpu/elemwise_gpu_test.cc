@@ -1,0 +1,83 @@
+// The CUDA kernels of the element-wise families (src/op/tensor/*.cu) against their CPU kernels:
+// every op with a GPU kernel, forward and backward, float32 and float64. Where the build has
+// CUDA, the kernels must be registered (checked everywhere); running them needs a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "braid/base/gpu.h"
+#include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/ndarray/random.h"
+#include "braid/op/registry.h"
+#include "common/gpu_test.h"
+
+using namespace braid;
+
+namespace {
+
+std::vector<std::string> ops_with_gpu_kernels() {
+  std::vector<std::string> names;
+  for (const auto& name : op::Registry::get().names())
+    if (op::Registry::get().find(name).gpu.forward) names.push_back(name);
+  return names;
+}
+
+TEST(ElemwiseGpu, CudaBuildsRegisterTheElementwiseKernels) {
+  const std::vector<std::string> names = ops_with_gpu_kernels();
+  if (!gpu_runtime::built_with_cuda()) {
+    EXPECT_TRUE(names.empty());
+    return;
+  }
+  for (const char* name : {"exp", "relu", "sigmoid", "fix", "elemwise_add", "_power", "_greater"})
+    EXPECT_TRUE(op::Registry::get().find(name).gpu.forward) << name;
+  EXPECT_TRUE(op::Registry::get().find("relu").gpu.backward);
+  EXPECT_FALSE(op::Registry::get().find("dot").gpu.forward);
+}
+
+void expect_close(const NDArray& gpu_result, const NDArray& cpu_result, const std::string& what) {
+  const std::vector<double> g = gpu_result.copyto(cpu()).to_vector<double>();
+  const std::vector<double> c = cpu_result.to_vector<double>();
+  ASSERT_EQ(g.size(), c.size()) << what;
+  for (size_t i = 0; i < g.size(); ++i)
+    ASSERT_NEAR(g[i], c[i], 1e-5 * (1 + std::abs(c[i]))) << what << " at " << i;
+}
+
+TEST(ElemwiseGpu, EveryGpuKernelMatchesTheCpuKernel) {
+  REQUIRE_GPU();
+  nd::seed(7);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    for (const auto& name : ops_with_gpu_kernels()) {
+      const op::OpDef& def = op::Registry::get().find(name);
+      const size_t nargs = def.list_arguments(def.parse({})).size();
+      std::vector<NDArray> cpu_in, gpu_in, cpu_grads, gpu_grads;
+      for (size_t i = 0; i < nargs; ++i) {
+        // Inside every op's domain (log, sqrt, reciprocal), away from ties and kinks.
+        cpu_in.push_back(nd::random_uniform(0.2, 2.0, Shape({1000}), cpu(), dtype));
+        gpu_in.push_back(cpu_in.back().copyto(gpu(0)));
+        cpu_grads.push_back(nd::zeros(cpu_in.back().shape(), cpu(), dtype));
+        gpu_grads.push_back(cpu_grads.back().copyto(gpu(0)));
+      }
+      const std::string what = cat(name, " ", dtype_name(dtype));
+      std::vector<NDArray> cpu_out = nd::invoke_all(name, cpu_in), gpu_out = nd::invoke_all(name, gpu_in);
+      expect_close(gpu_out[0], cpu_out[0], what + " forward");
+      if (!def.gpu.backward) continue;
+      NDArray head = nd::random_uniform(-1.0, 1.0, cpu_out[0].shape(), cpu(), dtype);
+      nd::invoke_backward(name, {}, {head}, cpu_in, cpu_out, cpu_grads);
+      nd::invoke_backward(name, {}, {head.copyto(gpu(0))}, gpu_in, gpu_out, gpu_grads);
+      for (size_t i = 0; i < nargs; ++i) expect_close(gpu_grads[i], cpu_grads[i], cat(what, " gradient ", i));
+    }
+  }
+}
+
+TEST(ElemwiseGpu, BroadcastingOpsWithoutAGpuKernelSaySo) {
+  REQUIRE_GPU();
+  NDArray a = nd::ones(Shape({2, 3})).copyto(gpu(0));
+  NDArray b = nd::ones(Shape({1, 3})).copyto(gpu(0));
+  const std::string err = test_support::error_of([&] { nd::invoke1("broadcast_add", {a, b}).wait_to_read(); });
+  EXPECT_NE(err.find("operator broadcast_add has no GPU kernel"), std::string::npos) << err;
+}
+
+}  // namespace
