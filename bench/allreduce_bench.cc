@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     for (int r = -1; r < rounds; ++r) {  // one round of warm-up
       MPI_Barrier(MPI_COMM_WORLD);
       auto t = Clock::now();
-      for (int i = 0; i < reps; ++i) collective::synchronize(collective::allreduce_async(a, a, "bench", collective::ReduceOp::Sum));
+      for (int i = 0; i < reps; ++i)
+        collective::synchronize(collective::allreduce_async(a, a, "bench", collective::ReduceOp::Sum));
       const double s_ours = seconds_since(t) / reps;
       MPI_Barrier(MPI_COMM_WORLD);
       t = Clock::now();
@@ -87,8 +88,8 @@ int main(int argc, char** argv) {
     }
   }
   if (me == 0)
-    std::printf("100 x 40 KB: fused %.2f ms, one by one %.2f ms: fusion %.1fx faster\n", median(fused),
-                median(unfused), median(unfused) / median(fused));
+    std::printf("100 x 40 KB: fused %.2f ms, one by one %.2f ms: fusion %.1fx faster\n", median(fused), median(unfused),
+                median(unfused) / median(fused));
   collective::shutdown();
   return 0;
 }

@@ -52,18 +52,22 @@ struct Bench {
 void run(benchmark::State& st, Bench& b, bool backward) {
   b.forward(true);
   for (auto _ : st) {
-    if (backward) b.backward(true);
-    else b.forward(true);
+    if (backward)
+      b.backward(true);
+    else
+      b.forward(true);
   }
   st.SetBytesProcessed(st.iterations() * b.bytes());
 }
 
 void BM_BatchNormForward(benchmark::State& st) {
-  Bench b("BatchNorm", {{"fix_gamma", "False"}}, {Shape({32, 64, 28, 28}), Shape({64}), Shape({64}), Shape({64}), Shape({64})}, 2);
+  Bench b("BatchNorm", {{"fix_gamma", "False"}},
+          {Shape({32, 64, 28, 28}), Shape({64}), Shape({64}), Shape({64}), Shape({64})}, 2);
   run(st, b, false);
 }
 void BM_BatchNormBackward(benchmark::State& st) {
-  Bench b("BatchNorm", {{"fix_gamma", "False"}}, {Shape({32, 64, 28, 28}), Shape({64}), Shape({64}), Shape({64}), Shape({64})}, 2);
+  Bench b("BatchNorm", {{"fix_gamma", "False"}},
+          {Shape({32, 64, 28, 28}), Shape({64}), Shape({64}), Shape({64}), Shape({64})}, 2);
   run(st, b, true);
 }
 void BM_LayerNormForward(benchmark::State& st) {

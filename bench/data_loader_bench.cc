@@ -3,9 +3,9 @@
 // per-sample random transform (RandomFlipLeftRight before ToTensor).
 //   bin/data_loader_bench [epochs]
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include "braid/gluon/data/dataloader.h"
 #include "braid/gluon/data/vision/datasets.h"

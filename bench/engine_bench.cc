@@ -28,8 +28,8 @@ void push_empty_ops(benchmark::State& state, EngineType type) {
     engine->wait_for_all();
   }
   state.SetItemsProcessed(state.iterations() * kBatch);
-  state.counters["ns_per_op"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * kBatch), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_op"] = benchmark::Counter(static_cast<double>(state.iterations() * kBatch),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   for (VarHandle v : vars) engine->delete_var(nullptr, braid::cpu(), v);
   engine->wait_for_all();
 }

@@ -17,17 +17,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <numeric>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <random>
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
-#include "braid/gluon/init.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/model_zoo/simple.h"
 #include "braid/gluon/trainer.h"
 #include "braid/gluon/utils.h"
+#include "braid/init/init.h"
 #include "braid/io/idx.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"

@@ -30,7 +30,7 @@ Params init_params() {
   const double scale = 0.01;
   return {nd::random_normal(0, scale, Shape({20, 1, 3, 3})),  nd::zeros(Shape({20})),
           nd::random_normal(0, scale, Shape({50, 20, 5, 5})), nd::zeros(Shape({50})),
-          nd::random_normal(0, scale, Shape({800, 128})),    nd::zeros(Shape({128})),
+          nd::random_normal(0, scale, Shape({800, 128})),     nd::zeros(Shape({128})),
           nd::random_normal(0, scale, Shape({128, 10})),      nd::zeros(Shape({10}))};
 }
 
@@ -48,9 +48,7 @@ NDArray lenet(const NDArray& x, const Params& p) {
 }
 
 // Softmax cross-entropy per example (gluon.loss.SoftmaxCrossEntropyLoss with sparse labels).
-NDArray loss(const NDArray& y_hat, const NDArray& y) {
-  return -nd::pick(nd::invoke1("log_softmax", {y_hat}), y, -1);
-}
+NDArray loss(const NDArray& y_hat, const NDArray& y) { return -nd::pick(nd::invoke1("log_softmax", {y_hat}), y, -1); }
 
 // Copies the parameters to `device` and attaches gradients to the copies.
 Params get_params(const Params& params, Context device) {
@@ -113,11 +111,16 @@ int main(int argc, char** argv) {
   int64_t limit = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
-    if (k == "--devices") num_devices = std::atoi(argv[i + 1]);
-    else if (k == "--epochs") epochs = std::atoi(argv[i + 1]);
-    else if (k == "--batch") batch = std::atoll(argv[i + 1]);
-    else if (k == "--lr") lr = std::atof(argv[i + 1]);
-    else if (k == "--limit") limit = std::atoll(argv[i + 1]);
+    if (k == "--devices")
+      num_devices = std::atoi(argv[i + 1]);
+    else if (k == "--epochs")
+      epochs = std::atoi(argv[i + 1]);
+    else if (k == "--batch")
+      batch = std::atoll(argv[i + 1]);
+    else if (k == "--lr")
+      lr = std::atof(argv[i + 1]);
+    else if (k == "--limit")
+      limit = std::atoll(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;

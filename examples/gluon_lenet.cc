@@ -13,10 +13,10 @@
 #include "braid/gluon/data/dataloader.h"
 #include "braid/gluon/data/vision/datasets.h"
 #include "braid/gluon/data/vision/transforms.h"
-#include "braid/gluon/init.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/nn.h"
 #include "braid/gluon/trainer.h"
+#include "braid/init/init.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/reduce.h"
 
@@ -40,11 +40,14 @@ int run(int argc, char** argv) {
   int epochs = 10;
   int64_t limit = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--epochs") == 0) epochs = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--limit") == 0) limit = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--epochs") == 0)
+      epochs = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--limit") == 0)
+      limit = std::atoll(argv[i + 1]);
   }
   const int64_t batch_size = 256;
-  data::DataLoader train_data(fashion_mnist(true, limit), {.batch_size = batch_size, .shuffle = true, .num_workers = 2});
+  data::DataLoader train_data(fashion_mnist(true, limit),
+                              {.batch_size = batch_size, .shuffle = true, .num_workers = 2});
   data::DataLoader valid_data(fashion_mnist(false, limit), {.batch_size = batch_size, .num_workers = 2});
 
   nn::Sequential net;

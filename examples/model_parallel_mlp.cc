@@ -13,11 +13,11 @@
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
-#include "braid/gluon/init.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/nn.h"
 #include "braid/gluon/trainer.h"
 #include "braid/gluon/utils.h"
+#include "braid/init/init.h"
 #include "braid/io/idx.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
@@ -81,13 +81,18 @@ std::pair<double, double> train(const NDArray& images, const NDArray& labels, co
 int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--batches") == 0) o.batches = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--batch") == 0) o.batch = std::atoll(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--micro-batches") == 0) o.micro = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--hidden") == 0) o.hidden = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--batches") == 0)
+      o.batches = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--batch") == 0)
+      o.batch = std::atoll(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--micro-batches") == 0)
+      o.micro = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--hidden") == 0)
+      o.hidden = std::atoll(argv[i + 1]);
   }
   try {
-    BRAID_CHECK(o.batches > 5 && o.micro >= 1 && o.batch >= o.micro, "give --batches > 5 and --batch >= --micro-batches");
+    BRAID_CHECK(o.batches > 5 && o.micro >= 1 && o.batch >= o.micro,
+                "give --batches > 5 and --batch >= --micro-batches");
     const std::string dir = io::fashion_mnist_dir();
     NDArray images = io::load_idx(dir + "/train-images-idx3-ubyte.gz").astype(DType::Float32);
     images = images.reshape({images.shape()[0], -1});

@@ -60,9 +60,12 @@ int run(int argc, char** argv) {
   double lr = 0.5;
   int64_t limit = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--epochs") == 0) num_epochs = std::atoi(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--lr") == 0) lr = std::atof(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--limit") == 0) limit = std::atoll(argv[i + 1]);
+    if (std::strcmp(argv[i], "--epochs") == 0)
+      num_epochs = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--lr") == 0)
+      lr = std::atof(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--limit") == 0)
+      limit = std::atoll(argv[i + 1]);
   }
   const int64_t batch_size = 256, num_inputs = 784, num_outputs = 10, num_hiddens = 256;
   auto train_iter = load_data_fashion_mnist(batch_size, true, limit);
@@ -90,8 +93,8 @@ int run(int argc, char** argv) {
       train_acc_sum += nd::sum(nd::argmax(y_hat, 1) == y).scalar<float>();
       n += static_cast<double>(y.size());
     }
-    std::printf("epoch %d, loss %.4f, train acc %.3f, test acc %.3f\n", epoch + 1, train_l_sum / n,
-                train_acc_sum / n, evaluate_accuracy(test_iter, params));
+    std::printf("epoch %d, loss %.4f, train acc %.3f, test acc %.3f\n", epoch + 1, train_l_sum / n, train_acc_sum / n,
+                evaluate_accuracy(test_iter, params));
     std::fflush(stdout);
   }
   return 0;

@@ -1,16 +1,16 @@
 #pragma once
 // Shared by the binding files of braid._core: the bind_* entry points and the conversions
 // between Python values and Braid's (MXNet attribute strings, contexts, arrays).
-#include <pybind11/pybind11.h>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <string>
 #include <vector>
 
 #include "braid/gluon/block.h"
-#include "braid/gluon/init.h"
+#include "braid/init/init.h"
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
 

@@ -8,10 +8,14 @@ namespace {
 
 const char* type_name(DeviceType t) {
   switch (t) {
-    case DeviceType::CPU: return "cpu";
-    case DeviceType::GPU: return "gpu";
-    case DeviceType::CPUPinned: return "cpu_pinned";
-    case DeviceType::CPUShared: return "cpu_shared";
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::GPU:
+      return "gpu";
+    case DeviceType::CPUPinned:
+      return "cpu_pinned";
+    case DeviceType::CPUShared:
+      return "cpu_shared";
   }
   return "cpu";
 }
@@ -33,8 +37,8 @@ void bind_context(py::module_& m) {
       .def("__hash__", [](const Context& c) { return std::hash<Context>()(c); })
       .def("__repr__", &Context::str)
       .def("__str__", &Context::str)
-      .def(py::pickle([](const Context& c) { return c.str(); },
-                      [](const std::string& s) { return Context::parse(s); }));
+      .def(
+          py::pickle([](const Context& c) { return c.str(); }, [](const std::string& s) { return Context::parse(s); }));
   m.def("num_gpus", &num_gpus);
 }
 

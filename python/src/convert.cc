@@ -3,7 +3,7 @@
 
 #include "bindings.h"
 #include "braid/base/error.h"
-#include "braid/gluon/init.h"
+#include "braid/init/init.h"
 
 namespace braid::python {
 
@@ -21,8 +21,10 @@ std::string attr_string(py::handle value) {
   if (py::isinstance<Context>(value)) return value.cast<Context>().str();
   // NumPy scalars and dtypes, and anything else that prints as MXNet expects.
   auto numpy = py::module_::import("numpy");
-  if (py::isinstance(value, numpy.attr("integer"))) return py::str(py::int_(py::reinterpret_borrow<py::object>(value))).cast<std::string>();
-  if (py::isinstance(value, numpy.attr("floating"))) return py::repr(py::float_(py::reinterpret_borrow<py::object>(value))).cast<std::string>();
+  if (py::isinstance(value, numpy.attr("integer")))
+    return py::str(py::int_(py::reinterpret_borrow<py::object>(value))).cast<std::string>();
+  if (py::isinstance(value, numpy.attr("floating")))
+    return py::repr(py::float_(py::reinterpret_borrow<py::object>(value))).cast<std::string>();
   if (py::isinstance(value, numpy.attr("dtype")) || py::isinstance<py::type>(value)) {
     return dtype_name(to_dtype(value));
   }
@@ -90,8 +92,6 @@ std::shared_ptr<py::function> hold(py::function fn) {
   });
 }
 
-Context current_context() {
-  return py::module_::import("braid.context").attr("current_context")().cast<Context>();
-}
+Context current_context() { return py::module_::import("braid.context").attr("current_context")().cast<Context>(); }
 
 }  // namespace braid::python

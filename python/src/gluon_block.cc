@@ -17,7 +17,6 @@ using gluon::Parameter;
 using gluon::ParameterDict;
 using gluon::ParameterPtr;
 
-
 /// Calls the Python forward of `self` with the inputs unpacked; its result (an array or a
 /// sequence of arrays) becomes the outputs. `B` must be the class the instance was bound as
 /// (pybind11 finds the Python object by it).
@@ -79,9 +78,8 @@ py::object call_block(py::object self, py::args args) {
       // takes arrays only.
       py::object cpp_forward = py::module_::import("braid._core").attr("gluon").attr("Block").attr("forward");
       py::object forward = py::type::of(self).attr("forward");
-      BRAID_CHECK(!forward.is(cpp_forward), "block ", block.prefix(),
-                  " takes NDArrays; argument ", inputs.size(), " is a ",
-                  py::str(py::type::of(a).attr("__name__")).cast<std::string>());
+      BRAID_CHECK(!forward.is(cpp_forward), "block ", block.prefix(), " takes NDArrays; argument ", inputs.size(),
+                  " is a ", py::str(py::type::of(a).attr("__name__")).cast<std::string>());
       return self.attr("forward")(*args);
     }
     inputs.push_back(a.cast<NDArray>());
@@ -98,11 +96,10 @@ void bind_gluon_block(py::module_& m) {
 
   py::class_<Parameter, ParameterPtr>(g, "Parameter")
       .def(py::init([](const std::string& name, const std::string& grad_req, py::object shape, py::object dtype,
-                       double lr_mult, double wd_mult, py::object init,
-                       bool allow_deferred_init) {
+                       double lr_mult, double wd_mult, py::object init, bool allow_deferred_init) {
              auto p = std::make_shared<Parameter>(name, shape.is_none() ? Shape() : to_shape(shape),
-                                                  dtype.is_none() ? DType::Float32 : to_dtype(dtype), parse_grad_req(grad_req),
-                                                  init_of(init), allow_deferred_init);
+                                                  dtype.is_none() ? DType::Float32 : to_dtype(dtype),
+                                                  parse_grad_req(grad_req), init_of(init), allow_deferred_init);
              p->lr_mult = lr_mult;
              p->wd_mult = wd_mult;
              return p;
@@ -111,28 +108,35 @@ void bind_gluon_block(py::module_& m) {
            py::arg("lr_mult") = 1.0, py::arg("wd_mult") = 1.0, py::arg("init") = py::none(),
            py::arg("allow_deferred_init") = false)
       .def_property_readonly("name", &Parameter::name)
-      .def_property("shape", [](const Parameter& p) -> py::object {
-        return p.shape().known() ? py::object(shape_tuple(p.shape())) : py::none();
-      }, [](Parameter& p, py::object s) { p.set_shape(to_shape(s)); })
+      .def_property(
+          "shape",
+          [](const Parameter& p) -> py::object {
+            return p.shape().known() ? py::object(shape_tuple(p.shape())) : py::none();
+          },
+          [](Parameter& p, py::object s) { p.set_shape(to_shape(s)); })
       .def_property_readonly("dtype", [](const Parameter& p) { return dtype_type(p.dtype()); })
-      .def_property("grad_req", [](const Parameter& p) { return grad_req_name(p.grad_req()); },
-                    [](Parameter& p, const std::string& r) { p.set_grad_req(parse_grad_req(r)); })
-      .def_property("init", [](const Parameter& p) { return std::const_pointer_cast<init::Initializer>(p.init()); },
-                    [](Parameter& p, std::shared_ptr<init::Initializer> i) { p.set_init(i); })
+      .def_property(
+          "grad_req", [](const Parameter& p) { return grad_req_name(p.grad_req()); },
+          [](Parameter& p, const std::string& r) { p.set_grad_req(parse_grad_req(r)); })
+      .def_property(
+          "init", [](const Parameter& p) { return std::const_pointer_cast<init::Initializer>(p.init()); },
+          [](Parameter& p, std::shared_ptr<init::Initializer> i) { p.set_init(i); })
       .def_readwrite("lr_mult", &Parameter::lr_mult)
       .def_readwrite("wd_mult", &Parameter::wd_mult)
-      .def("initialize", [](Parameter& p, py::object init, py::object ctx,
-                            py::object default_init, bool force_reinit) {
-        p.initialize(init.is_none() ? init_of(default_init) : init_of(init), contexts(ctx), force_reinit);
-      }, py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("default_init") = py::none(),
-         py::arg("force_reinit") = false, py::keep_alive<1, 2>(), py::keep_alive<1, 4>())
-      .def("data", [](const Parameter& p, py::object ctx) {
-        return ctx.is_none() ? p.data() : p.data(to_context(ctx));
-      }, py::arg("ctx") = py::none())
+      .def(
+          "initialize",
+          [](Parameter& p, py::object init, py::object ctx, py::object default_init, bool force_reinit) {
+            p.initialize(init.is_none() ? init_of(default_init) : init_of(init), contexts(ctx), force_reinit);
+          },
+          py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("default_init") = py::none(),
+          py::arg("force_reinit") = false, py::keep_alive<1, 2>(), py::keep_alive<1, 4>())
+      .def(
+          "data", [](const Parameter& p, py::object ctx) { return ctx.is_none() ? p.data() : p.data(to_context(ctx)); },
+          py::arg("ctx") = py::none())
       .def("list_data", &Parameter::list_data)
-      .def("grad", [](const Parameter& p, py::object ctx) {
-        return ctx.is_none() ? p.grad() : p.grad(to_context(ctx));
-      }, py::arg("ctx") = py::none())
+      .def(
+          "grad", [](const Parameter& p, py::object ctx) { return ctx.is_none() ? p.grad() : p.grad(to_context(ctx)); },
+          py::arg("ctx") = py::none())
       .def("list_grad", &Parameter::list_grad)
       .def("list_ctx", &Parameter::list_ctx)
       .def("zero_grad", &Parameter::zero_grad)
@@ -150,55 +154,70 @@ void bind_gluon_block(py::module_& m) {
   py::class_<ParameterDict>(g, "ParameterDict")
       .def(py::init<std::string>(), py::arg("prefix") = "")
       .def_property_readonly("prefix", &ParameterDict::prefix)
-      .def("get", [](ParameterDict& d, const std::string& name, py::object shape, py::object dtype,
-                     const std::string& grad_req, py::object init,
-                     bool allow_deferred_init, py::object lr_mult, py::object wd_mult) {
-        ParameterPtr p = d.get(name, shape.is_none() ? Shape() : to_shape(shape),
-                               dtype.is_none() ? DType::Float32 : to_dtype(dtype), parse_grad_req(grad_req), init_of(init),
-                               allow_deferred_init);
-        if (!lr_mult.is_none()) p->lr_mult = lr_mult.cast<double>();
-        if (!wd_mult.is_none()) p->wd_mult = wd_mult.cast<double>();
-        return p;
-      }, py::arg("name"), py::arg("shape") = py::none(), py::arg("dtype") = py::none(), py::arg("grad_req") = "write",
-         py::arg("init") = py::none(), py::arg("allow_deferred_init") = true, py::arg("lr_mult") = py::none(),
-         py::arg("wd_mult") = py::none())
+      .def(
+          "get",
+          [](ParameterDict& d, const std::string& name, py::object shape, py::object dtype, const std::string& grad_req,
+             py::object init, bool allow_deferred_init, py::object lr_mult, py::object wd_mult) {
+            ParameterPtr p = d.get(name, shape.is_none() ? Shape() : to_shape(shape),
+                                   dtype.is_none() ? DType::Float32 : to_dtype(dtype), parse_grad_req(grad_req),
+                                   init_of(init), allow_deferred_init);
+            if (!lr_mult.is_none()) p->lr_mult = lr_mult.cast<double>();
+            if (!wd_mult.is_none()) p->wd_mult = wd_mult.cast<double>();
+            return p;
+          },
+          py::arg("name"), py::arg("shape") = py::none(), py::arg("dtype") = py::none(), py::arg("grad_req") = "write",
+          py::arg("init") = py::none(), py::arg("allow_deferred_init") = true, py::arg("lr_mult") = py::none(),
+          py::arg("wd_mult") = py::none())
       .def("update", &ParameterDict::update)
       .def("keys", &ParameterDict::keys)
-      .def("values", [](const ParameterDict& d) {
-        std::vector<ParameterPtr> v;
-        for (const auto& [n, p] : d) v.push_back(p);
-        return v;
-      })
-      .def("items", [](const ParameterDict& d) {
-        std::vector<std::pair<std::string, ParameterPtr>> v(d.begin(), d.end());
-        return v;
-      })
+      .def("values",
+           [](const ParameterDict& d) {
+             std::vector<ParameterPtr> v;
+             for (const auto& [n, p] : d) v.push_back(p);
+             return v;
+           })
+      .def("items",
+           [](const ParameterDict& d) {
+             std::vector<std::pair<std::string, ParameterPtr>> v(d.begin(), d.end());
+             return v;
+           })
       .def("__getitem__", &ParameterDict::operator[])
       .def("__contains__", &ParameterDict::contains)
       .def("__len__", &ParameterDict::size)
       .def("__iter__", [](const ParameterDict& d) { return py::iter(py::cast(d.keys())); })
       .def("select", &ParameterDict::select)
-      .def("initialize", [](ParameterDict& d, py::object init, py::object ctx,
-                            bool verbose, bool force_reinit) { d.initialize(init_of(init), contexts(ctx), force_reinit); },
-           py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
-           py::arg("force_reinit") = false, py::keep_alive<1, 2>())  // an initializer defined in Python
+      .def(
+          "initialize",
+          [](ParameterDict& d, py::object init, py::object ctx, bool verbose, bool force_reinit) {
+            d.initialize(init_of(init), contexts(ctx), force_reinit);
+          },
+          py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
+          py::arg("force_reinit") = false, py::keep_alive<1, 2>())  // an initializer defined in Python
       .def("zero_grad", &ParameterDict::zero_grad)
       .def("reset_ctx", [](ParameterDict& d, py::object ctx) { d.reset_ctx(contexts(ctx)); })
-      .def("setattr", [](ParameterDict& d, const std::string& name, py::object value) {
-        if (name == "grad_req") d.set_grad_req(parse_grad_req(value.cast<std::string>()));
-        else if (name == "lr_mult") d.set_lr_mult(value.cast<double>());
-        else if (name == "wd_mult") d.set_wd_mult(value.cast<double>());
-        else throw Error("ParameterDict.setattr: '" + name + "' is not supported; use grad_req, lr_mult or wd_mult");
-      })
+      .def("setattr",
+           [](ParameterDict& d, const std::string& name, py::object value) {
+             if (name == "grad_req")
+               d.set_grad_req(parse_grad_req(value.cast<std::string>()));
+             else if (name == "lr_mult")
+               d.set_lr_mult(value.cast<double>());
+             else if (name == "wd_mult")
+               d.set_wd_mult(value.cast<double>());
+             else
+               throw Error("ParameterDict.setattr: '" + name + "' is not supported; use grad_req, lr_mult or wd_mult");
+           })
       .def("save", &ParameterDict::save, py::arg("filename"), py::arg("strip_prefix") = "")
-      .def("load", [](ParameterDict& d, const std::string& f, py::object ctx, bool allow_missing, bool ignore_extra,
-                      const std::string& restore_prefix, bool cast_dtype) {
-        d.load(f, contexts(ctx), allow_missing, ignore_extra, restore_prefix, cast_dtype);
-      }, py::arg("filename"), py::arg("ctx") = py::none(), py::arg("allow_missing") = false,
-         py::arg("ignore_extra") = false, py::arg("restore_prefix") = "", py::arg("cast_dtype") = false)
+      .def(
+          "load",
+          [](ParameterDict& d, const std::string& f, py::object ctx, bool allow_missing, bool ignore_extra,
+             const std::string& restore_prefix,
+             bool cast_dtype) { d.load(f, contexts(ctx), allow_missing, ignore_extra, restore_prefix, cast_dtype); },
+          py::arg("filename"), py::arg("ctx") = py::none(), py::arg("allow_missing") = false,
+          py::arg("ignore_extra") = false, py::arg("restore_prefix") = "", py::arg("cast_dtype") = false)
       .def("__repr__", [](const ParameterDict& d) {
         std::string s = "(\n";
-        for (const auto& [n, p] : d) s += "  Parameter " + n + " (shape=" + p->shape().str() + ", dtype=" + dtype_name(p->dtype()) + ")\n";
+        for (const auto& [n, p] : d)
+          s += "  Parameter " + n + " (shape=" + p->shape().str() + ", dtype=" + dtype_name(p->dtype()) + ")\n";
         return s + ")";
       });
 
@@ -214,49 +233,62 @@ void bind_gluon_block(py::module_& m) {
       .def_property_readonly("prefix", &Block::prefix)
       .def_property_readonly("name", &Block::name)
       .def_property_readonly("params", py::overload_cast<>(&Block::params), py::return_value_policy::reference_internal)
-      .def("name_scope", [](Block& b) { return std::make_unique<NameScopeGuard>(&b); }, py::keep_alive<0, 1>())
-      .def("register_child", [](py::object self, py::object child, py::object name) {
-        auto ptr = child.cast<std::shared_ptr<Block>>();
-        self.cast<Block&>().register_child(ptr, name.is_none() ? "" : name.cast<std::string>());
-        keep_alive(self, child);
-        return child;
-      }, py::arg("block"), py::arg("name") = py::none())
+      .def(
+          "name_scope", [](Block& b) { return std::make_unique<NameScopeGuard>(&b); }, py::keep_alive<0, 1>())
+      .def(
+          "register_child",
+          [](py::object self, py::object child, py::object name) {
+            auto ptr = child.cast<std::shared_ptr<Block>>();
+            self.cast<Block&>().register_child(ptr, name.is_none() ? "" : name.cast<std::string>());
+            keep_alive(self, child);
+            return child;
+          },
+          py::arg("block"), py::arg("name") = py::none())
       .def("_register_attribute", &Block::register_attribute)
-      .def("_attribute_params", [](const Block& b) {
-        py::dict d;
-        for (const auto& [n, p] : b.attribute_params()) d[py::str(n)] = p;
-        return d;
-      })
-      .def_property_readonly("_children", [](const Block& b) {
-        py::dict d;
-        for (const auto& [n, c] : b.children()) d[py::str(n)] = c;
-        return d;
-      })
+      .def("_attribute_params",
+           [](const Block& b) {
+             py::dict d;
+             for (const auto& [n, p] : b.attribute_params()) d[py::str(n)] = p;
+             return d;
+           })
+      .def_property_readonly("_children",
+                             [](const Block& b) {
+                               py::dict d;
+                               for (const auto& [n, c] : b.children()) d[py::str(n)] = c;
+                               return d;
+                             })
       .def("collect_params", &Block::collect_params, py::arg("select") = "")
       .def("_collect_params_with_prefix", &Block::collect_params_with_prefix, py::arg("prefix") = "")
-      .def("initialize", [](Block& b, py::object init, py::object ctx, bool verbose,
-                            bool force_reinit) { b.initialize(init_of(init), contexts(ctx), force_reinit); },
-           py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
-           py::arg("force_reinit") = false, py::keep_alive<1, 2>())  // an initializer defined in Python
+      .def(
+          "initialize",
+          [](Block& b, py::object init, py::object ctx, bool verbose, bool force_reinit) {
+            b.initialize(init_of(init), contexts(ctx), force_reinit);
+          },
+          py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("verbose") = false,
+          py::arg("force_reinit") = false, py::keep_alive<1, 2>())  // an initializer defined in Python
       .def("save_parameters", &Block::save_parameters, py::arg("filename"))
-      .def("load_parameters", [](Block& b, const std::string& f, py::object ctx, bool allow_missing, bool ignore_extra,
-                                 bool cast_dtype) { b.load_parameters(f, contexts(ctx), allow_missing, ignore_extra, cast_dtype); },
-           py::arg("filename"), py::arg("ctx") = py::none(), py::arg("allow_missing") = false,
-           py::arg("ignore_extra") = false, py::arg("cast_dtype") = false)
+      .def(
+          "load_parameters",
+          [](Block& b, const std::string& f, py::object ctx, bool allow_missing, bool ignore_extra, bool cast_dtype) {
+            b.load_parameters(f, contexts(ctx), allow_missing, ignore_extra, cast_dtype);
+          },
+          py::arg("filename"), py::arg("ctx") = py::none(), py::arg("allow_missing") = false,
+          py::arg("ignore_extra") = false, py::arg("cast_dtype") = false)
       .def("hybridize", &Block::hybridize, py::arg("active") = true, py::arg("static_alloc") = false,
            py::arg("static_shape") = false)
       .def("cast", [](Block& b, py::object dtype) { b.cast(to_dtype(dtype)); })
-      .def("apply", [](py::object self, py::function fn) {
-        self.cast<Block&>().apply([&](Block& b) { fn(py::cast(&b, py::return_value_policy::reference)); });
-        return self;
-      })
+      .def("apply",
+           [](py::object self, py::function fn) {
+             self.cast<Block&>().apply([&](Block& b) { fn(py::cast(&b, py::return_value_policy::reference)); });
+             return self;
+           })
       .def("__call__", &call_block)
-      .def("forward", [](Block& b, py::args args) {
-        return call_block(py::cast(&b, py::return_value_policy::reference), args);
-      })
+      .def("forward",
+           [](Block& b, py::args args) { return call_block(py::cast(&b, py::return_value_policy::reference), args); })
       .def("__repr__", &Block::repr);
 
-  py::class_<HybridBlock, Block, PyBlockOf<HybridBlock>, std::shared_ptr<HybridBlock>>(g, "HybridBlock", py::dynamic_attr())
+  py::class_<HybridBlock, Block, PyBlockOf<HybridBlock>, std::shared_ptr<HybridBlock>>(g, "HybridBlock",
+                                                                                       py::dynamic_attr())
       .def(py::init<const std::string&, std::optional<std::string>>(), py::arg("hint") = "hybridblock",
            py::arg("prefix") = py::none())
       .def("export", &HybridBlock::export_model, py::arg("path"), py::arg("epoch") = 0)
@@ -268,20 +300,27 @@ void bind_gluon_block(py::module_& m) {
              Symbol out = py::isinstance<Symbol>(outputs) ? outputs.cast<Symbol>()
                                                           : Symbol::Group(outputs.cast<std::vector<Symbol>>());
              std::vector<std::string> names;
-             if (py::isinstance<Symbol>(inputs)) names.push_back(inputs.cast<Symbol>().name());
-             else for (auto i : inputs) names.push_back(i.cast<Symbol>().name());
-             return std::make_shared<gluon::SymbolBlock>(out, names, params.is_none() ? ParameterDict()
-                                                                                       : params.cast<ParameterDict>());
+             if (py::isinstance<Symbol>(inputs))
+               names.push_back(inputs.cast<Symbol>().name());
+             else
+               for (auto i : inputs) names.push_back(i.cast<Symbol>().name());
+             return std::make_shared<gluon::SymbolBlock>(
+                 out, names, params.is_none() ? ParameterDict() : params.cast<ParameterDict>());
            }),
            py::arg("outputs"), py::arg("inputs"), py::arg("params") = py::none())
-      .def_static("imports", [](const std::string& symbol_file, py::object input_names, py::object param_file,
-                                py::object ctx) {
-        std::vector<std::string> names;
-        if (py::isinstance<py::str>(input_names)) names.push_back(input_names.cast<std::string>());
-        else names = input_names.cast<std::vector<std::string>>();
-        return gluon::SymbolBlock::imports(symbol_file, names,
-                                           param_file.is_none() ? "" : param_file.cast<std::string>(), contexts(ctx));
-      }, py::arg("symbol_file"), py::arg("input_names"), py::arg("param_file") = py::none(), py::arg("ctx") = py::none());
+      .def_static(
+          "imports",
+          [](const std::string& symbol_file, py::object input_names, py::object param_file, py::object ctx) {
+            std::vector<std::string> names;
+            if (py::isinstance<py::str>(input_names))
+              names.push_back(input_names.cast<std::string>());
+            else
+              names = input_names.cast<std::vector<std::string>>();
+            return gluon::SymbolBlock::imports(
+                symbol_file, names, param_file.is_none() ? "" : param_file.cast<std::string>(), contexts(ctx));
+          },
+          py::arg("symbol_file"), py::arg("input_names"), py::arg("param_file") = py::none(),
+          py::arg("ctx") = py::none());
 }
 
 }  // namespace braid::python

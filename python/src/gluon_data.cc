@@ -102,29 +102,39 @@ void bind_gluon_data(py::module_& m) {
   py::class_<Dataset, PyDataset, std::shared_ptr<Dataset>>(d, "Dataset", py::dynamic_attr())
       .def(py::init<>())
       .def("__len__", &Dataset::size)
-      .def("__getitem__", [](const Dataset& ds, int64_t i) {
-        int64_t n = ds.size();
-        if (i < -n || i >= n) throw py::index_error("dataset index " + std::to_string(i) + " out of range");
-        return python_sample(ds.get(i < 0 ? i + n : i));
-      })
-      .def("transform", [](const Dataset& ds, py::function fn, bool lazy) {
-        return mutable_ptr(ds.transform(sample_fn(fn), lazy));
-      }, py::arg("fn"), py::arg("lazy") = true, py::keep_alive<0, 1>())
-      .def("transform_first", [](const Dataset& ds, py::object fn, bool lazy) {
-        return mutable_ptr(ds.transform_first(transform_of(fn), lazy));
-      }, py::arg("fn"), py::arg("lazy") = true, py::keep_alive<0, 1>())
-      .def("shard", [](const Dataset& ds, int64_t n, int64_t i) { return mutable_ptr(ds.shard(n, i)); },
-           py::keep_alive<0, 1>())
-      .def("take", [](const Dataset& ds, int64_t count) { return mutable_ptr(ds.take(count)); }, py::keep_alive<0, 1>())
-      .def("filter", [](const Dataset& ds, py::function fn) {
-        auto f = hold(fn);
-        return mutable_ptr(ds.filter([f](const Sample& s) {
-          py::gil_scoped_acquire gil;
-          py::tuple args(s.size());
-          for (size_t i = 0; i < s.size(); ++i) args[i] = py::cast(s[i]);
-          return (*f)(*args).cast<bool>();
-        }));
-      }, py::keep_alive<0, 1>());
+      .def("__getitem__",
+           [](const Dataset& ds, int64_t i) {
+             int64_t n = ds.size();
+             if (i < -n || i >= n) throw py::index_error("dataset index " + std::to_string(i) + " out of range");
+             return python_sample(ds.get(i < 0 ? i + n : i));
+           })
+      .def(
+          "transform",
+          [](const Dataset& ds, py::function fn, bool lazy) { return mutable_ptr(ds.transform(sample_fn(fn), lazy)); },
+          py::arg("fn"), py::arg("lazy") = true, py::keep_alive<0, 1>())
+      .def(
+          "transform_first",
+          [](const Dataset& ds, py::object fn, bool lazy) {
+            return mutable_ptr(ds.transform_first(transform_of(fn), lazy));
+          },
+          py::arg("fn"), py::arg("lazy") = true, py::keep_alive<0, 1>())
+      .def(
+          "shard", [](const Dataset& ds, int64_t n, int64_t i) { return mutable_ptr(ds.shard(n, i)); },
+          py::keep_alive<0, 1>())
+      .def(
+          "take", [](const Dataset& ds, int64_t count) { return mutable_ptr(ds.take(count)); }, py::keep_alive<0, 1>())
+      .def(
+          "filter",
+          [](const Dataset& ds, py::function fn) {
+            auto f = hold(fn);
+            return mutable_ptr(ds.filter([f](const Sample& s) {
+              py::gil_scoped_acquire gil;
+              py::tuple args(s.size());
+              for (size_t i = 0; i < s.size(); ++i) args[i] = py::cast(s[i]);
+              return (*f)(*args).cast<bool>();
+            }));
+          },
+          py::keep_alive<0, 1>());
   py::class_<data::SimpleDataset, Dataset, std::shared_ptr<data::SimpleDataset>>(d, "SimpleDataset")
       .def(py::init([](py::sequence samples) {
         std::vector<Sample> s;
@@ -156,7 +166,9 @@ void bind_gluon_data(py::module_& m) {
            py::arg("pin_memory") = false, py::arg("prefetch") = py::none(), py::arg("thread_pool") = false,
            py::arg("timeout") = 120, py::keep_alive<1, 2>())  // a dataset defined in Python lives as long
       .def("__len__", &data::DataLoader::size)
-      .def("__iter__", [](std::shared_ptr<data::DataLoader> loader) { return EpochIterator{loader, std::nullopt, false}; });
+      .def("__iter__", [](std::shared_ptr<data::DataLoader> loader) {
+        return EpochIterator{loader, std::nullopt, false};
+      });
   py::class_<EpochIterator>(d, "_EpochIterator")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__", [](EpochIterator& e) {
@@ -184,7 +196,8 @@ void bind_gluon_data(py::module_& m) {
                  transform.is_none() ? nullptr : sample_fn(transform));
            }),
            py::arg("root") = py::none(), py::arg("train") = true, py::arg("transform") = py::none());
-  py::class_<data::vision::FashionMNIST, data::vision::MNIST, std::shared_ptr<data::vision::FashionMNIST>>(v, "FashionMNIST")
+  py::class_<data::vision::FashionMNIST, data::vision::MNIST, std::shared_ptr<data::vision::FashionMNIST>>(
+      v, "FashionMNIST")
       .def(py::init([](py::object root, bool train, py::object transform) {
              return std::make_shared<data::vision::FashionMNIST>(
                  root.is_none() ? data::vision::FashionMNIST::default_root() : root.cast<std::string>(), train,
@@ -198,28 +211,31 @@ void bind_gluon_data(py::module_& m) {
   py::class_<data::vision::transforms::Normalize, data::Transform>(t, "Normalize")
       .def(py::init([](py::object mean, py::object std) {
              auto values = [](py::handle x) {
-               if (py::isinstance<py::float_>(x) || py::isinstance<py::int_>(x)) return std::vector<double>{x.cast<double>()};
+               if (py::isinstance<py::float_>(x) || py::isinstance<py::int_>(x))
+                 return std::vector<double>{x.cast<double>()};
                return x.cast<std::vector<double>>();
              };
              return data::vision::transforms::Normalize(values(mean), values(std));
            }),
            py::arg("mean") = 0.0, py::arg("std") = 1.0);
-  py::class_<data::vision::transforms::Cast, data::Transform>(t, "Cast")
-      .def(py::init([](py::object dtype) { return data::vision::transforms::Cast(to_dtype(dtype)); }), py::arg("dtype") = "float32");
-  py::class_<data::vision::transforms::RandomFlipLeftRight, data::Transform>(t, "RandomFlipLeftRight").def(py::init<>());
+  py::class_<data::vision::transforms::Cast, data::Transform>(t, "Cast").def(
+      py::init([](py::object dtype) { return data::vision::transforms::Cast(to_dtype(dtype)); }),
+      py::arg("dtype") = "float32");
+  py::class_<data::vision::transforms::RandomFlipLeftRight, data::Transform>(t, "RandomFlipLeftRight")
+      .def(py::init<>());
   py::class_<data::vision::transforms::RandomCrop, data::Transform>(t, "RandomCrop")
       .def(py::init([](py::object size, int64_t pad, double pad_value) {
-             if (py::isinstance<py::int_>(size)) return data::vision::transforms::RandomCrop(size.cast<int64_t>(), pad, pad_value);
+             if (py::isinstance<py::int_>(size))
+               return data::vision::transforms::RandomCrop(size.cast<int64_t>(), pad, pad_value);
              auto hw = size.cast<std::pair<int64_t, int64_t>>();
              return data::vision::transforms::RandomCrop(hw, {pad}, pad_value);
            }),
            py::arg("size"), py::arg("pad") = 0, py::arg("pad_value") = 0.0);
-  py::class_<data::vision::transforms::Compose, data::Transform>(t, "Compose")
-      .def(py::init([](py::sequence ts) {
-        std::vector<data::Transform> v;
-        for (auto x : ts) v.push_back(transform_of(x));
-        return data::vision::transforms::Compose(v);
-      }));
+  py::class_<data::vision::transforms::Compose, data::Transform>(t, "Compose").def(py::init([](py::sequence ts) {
+    std::vector<data::Transform> v;
+    for (auto x : ts) v.push_back(transform_of(x));
+    return data::vision::transforms::Compose(v);
+  }));
 }
 
 }  // namespace braid::python

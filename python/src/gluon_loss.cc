@@ -55,41 +55,47 @@ void bind_gluon_loss(py::module_& m) {
       .def(py::init([](double rho, std::optional<double> weight, int batch_axis, OptName prefix) {
              return std::make_shared<gluon::loss::HuberLoss>(rho, loss_options(weight, batch_axis, prefix));
            }),
-           py::arg("rho") = 1.0, py::arg("weight") = py::none(), py::arg("batch_axis") = 0, py::arg("prefix") = py::none());
+           py::arg("rho") = 1.0, py::arg("weight") = py::none(), py::arg("batch_axis") = 0,
+           py::arg("prefix") = py::none());
   auto softmax_ce = [](int axis, bool sparse_label, bool from_logits, std::optional<double> weight, int batch_axis,
                        OptName prefix) {
     return std::make_shared<gluon::loss::SoftmaxCrossEntropyLoss>(axis, sparse_label, from_logits,
-                                                            loss_options(weight, batch_axis, prefix));
+                                                                  loss_options(weight, batch_axis, prefix));
   };
-  py::class_<gluon::loss::SoftmaxCrossEntropyLoss, gluon::loss::Loss, std::shared_ptr<gluon::loss::SoftmaxCrossEntropyLoss>> sce(
-      l, "SoftmaxCrossEntropyLoss");
+  py::class_<gluon::loss::SoftmaxCrossEntropyLoss, gluon::loss::Loss,
+             std::shared_ptr<gluon::loss::SoftmaxCrossEntropyLoss>>
+      sce(l, "SoftmaxCrossEntropyLoss");
   sce.def(py::init(softmax_ce), py::arg("axis") = -1, py::arg("sparse_label") = true, py::arg("from_logits") = false,
           py::arg("weight") = py::none(), py::arg("batch_axis") = 0, py::arg("prefix") = py::none());
   l.attr("SoftmaxCELoss") = sce;
-  py::class_<gluon::loss::SigmoidBinaryCrossEntropyLoss, gluon::loss::Loss, std::shared_ptr<gluon::loss::SigmoidBinaryCrossEntropyLoss>>
+  py::class_<gluon::loss::SigmoidBinaryCrossEntropyLoss, gluon::loss::Loss,
+             std::shared_ptr<gluon::loss::SigmoidBinaryCrossEntropyLoss>>
       sbce(l, "SigmoidBinaryCrossEntropyLoss");
   sbce.def(py::init([](bool from_sigmoid, std::optional<double> weight, int batch_axis, OptName prefix) {
-             return std::make_shared<gluon::loss::SigmoidBinaryCrossEntropyLoss>(from_sigmoid,
-                                                                           loss_options(weight, batch_axis, prefix));
+             return std::make_shared<gluon::loss::SigmoidBinaryCrossEntropyLoss>(
+                 from_sigmoid, loss_options(weight, batch_axis, prefix));
            }),
            py::arg("from_sigmoid") = false, py::arg("weight") = py::none(), py::arg("batch_axis") = 0,
            py::arg("prefix") = py::none());
   l.attr("SigmoidBCELoss") = sbce;
   py::class_<gluon::loss::KLDivLoss, gluon::loss::Loss, std::shared_ptr<gluon::loss::KLDivLoss>>(l, "KLDivLoss")
       .def(py::init([](bool from_logits, int axis, std::optional<double> weight, int batch_axis, OptName prefix) {
-             return std::make_shared<gluon::loss::KLDivLoss>(from_logits, axis, loss_options(weight, batch_axis, prefix));
+             return std::make_shared<gluon::loss::KLDivLoss>(from_logits, axis,
+                                                             loss_options(weight, batch_axis, prefix));
            }),
-           py::arg("from_logits") = true, py::arg("axis") = -1, py::arg("weight") = py::none(), py::arg("batch_axis") = 0,
-           py::arg("prefix") = py::none());
+           py::arg("from_logits") = true, py::arg("axis") = -1, py::arg("weight") = py::none(),
+           py::arg("batch_axis") = 0, py::arg("prefix") = py::none());
 
   py::class_<gluon::Trainer, std::shared_ptr<gluon::Trainer>>(g, "Trainer")
       .def(py::init([](const gluon::ParameterDict& params, py::object optimizer, py::object optimizer_params,
                        py::object kvstore, py::object compression_params, py::object update_on_kvstore) {
-             BRAID_CHECK(compression_params.is_none(), "Trainer(compression_params=...): set gradient compression on "
+             BRAID_CHECK(compression_params.is_none(),
+                         "Trainer(compression_params=...): set gradient compression on "
                          "the store (kv.set_gradient_compression) and pass the store as kvstore");
              if (py::isinstance<py::str>(optimizer))
-               return std::make_shared<gluon::Trainer>(params, optimizer.cast<std::string>(), string_map(optimizer_params),
-                                                       kvstore_choice(kvstore), optional_bool(update_on_kvstore));
+               return std::make_shared<gluon::Trainer>(params, optimizer.cast<std::string>(),
+                                                       string_map(optimizer_params), kvstore_choice(kvstore),
+                                                       optional_bool(update_on_kvstore));
              BRAID_CHECK(optimizer_params.is_none() || py::len(optimizer_params) == 0,
                          "Trainer: optimizer_params must be empty when optimizer is an Optimizer object");
              return std::make_shared<gluon::Trainer>(params, optimizer.cast<std::shared_ptr<optim::Optimizer>>(),
@@ -105,21 +111,27 @@ void bind_gluon_loss(py::module_& m) {
            py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("learning_rate", &gluon::Trainer::learning_rate)
       .def("set_learning_rate", &gluon::Trainer::set_learning_rate)
-      .def_property_readonly("optimizer", [](gluon::Trainer& t) { return &t.optimizer(); },
-                             py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "optimizer", [](gluon::Trainer& t) { return &t.optimizer(); }, py::return_value_policy::reference_internal)
       .def("save_states", &gluon::Trainer::save_states)
       .def("load_states", &gluon::Trainer::load_states);
 
   auto u = g.def_submodule("utils");
   u.def("split_data", &gluon::utils::split_data, py::arg("data"), py::arg("num_slice"), py::arg("batch_axis") = 0,
         py::arg("even_split") = true);
-  u.def("split_and_load", [](py::object data, py::object ctx_list, int batch_axis, bool even_split) {
-    NDArray d = py::isinstance<NDArray>(data) ? data.cast<NDArray>() : from_numpy(data, cpu(), std::nullopt);
-    return gluon::utils::split_and_load(d, contexts(ctx_list), batch_axis, even_split);
-  }, py::arg("data"), py::arg("ctx_list"), py::arg("batch_axis") = 0, py::arg("even_split") = true);
-  u.def("clip_global_norm", [](std::vector<NDArray> arrays, double max_norm, bool check_isfinite) {
-    return gluon::utils::clip_global_norm(arrays, max_norm, check_isfinite);
-  }, py::arg("arrays"), py::arg("max_norm"), py::arg("check_isfinite") = true);
+  u.def(
+      "split_and_load",
+      [](py::object data, py::object ctx_list, int batch_axis, bool even_split) {
+        NDArray d = py::isinstance<NDArray>(data) ? data.cast<NDArray>() : from_numpy(data, cpu(), std::nullopt);
+        return gluon::utils::split_and_load(d, contexts(ctx_list), batch_axis, even_split);
+      },
+      py::arg("data"), py::arg("ctx_list"), py::arg("batch_axis") = 0, py::arg("even_split") = true);
+  u.def(
+      "clip_global_norm",
+      [](std::vector<NDArray> arrays, double max_norm, bool check_isfinite) {
+        return gluon::utils::clip_global_norm(arrays, max_norm, check_isfinite);
+      },
+      py::arg("arrays"), py::arg("max_norm"), py::arg("check_isfinite") = true);
 }
 
 }  // namespace braid::python

@@ -49,43 +49,43 @@ void bind_conv(py::module_& m, const char* name) {
                                                         use_bias, weight_init, bias_init, in_channels, prefix));
            }),
            py::arg("channels"), py::arg("kernel_size"), py::arg("strides") = 1, py::arg("padding") = 0,
-           py::arg("output_padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1, py::arg("layout") = py::none(),
-           py::arg("activation") = py::none(), py::arg("use_bias") = true, py::arg("weight_initializer") = py::none(),
-           py::arg("bias_initializer") = "zeros", py::arg("in_channels") = 0, py::arg("prefix") = py::none(),
-           py::arg("params") = py::none())
+           py::arg("output_padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1,
+           py::arg("layout") = py::none(), py::arg("activation") = py::none(), py::arg("use_bias") = true,
+           py::arg("weight_initializer") = py::none(), py::arg("bias_initializer") = "zeros",
+           py::arg("in_channels") = 0, py::arg("prefix") = py::none(), py::arg("params") = py::none())
       .def_property_readonly("weight", [](const Conv& c) { return c.weight(); })
       .def_property_readonly("bias", [](const Conv& c) { return c.bias(); });
 }
 
 template <class Pool>
 void bind_pool(py::module_& m, const char* name, py::object default_size) {
-  py::class_<Pool, HybridBlock, std::shared_ptr<Pool>>(m, name)
-      .def(py::init([](py::object pool_size, py::object strides, py::object padding, py::object layout, bool ceil_mode,
-                       bool count_include_pad, OptName prefix) {
-             nn::PoolOptions o;
-             if (!strides.is_none()) o.strides = dims(strides);
-             o.padding = dims(padding);
-             o.layout = layout.is_none() ? "" : layout.cast<std::string>();
-             o.ceil_mode = ceil_mode;
-             o.count_include_pad = count_include_pad;
-             o.prefix = std::move(prefix);
-             return std::make_shared<Pool>(dims(pool_size), o);
-           }),
-           py::arg("pool_size") = default_size, py::arg("strides") = py::none(), py::arg("padding") = 0,
-           py::arg("layout") = py::none(), py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
-           py::arg("prefix") = py::none());
+  py::class_<Pool, HybridBlock, std::shared_ptr<Pool>>(m, name).def(
+      py::init([](py::object pool_size, py::object strides, py::object padding, py::object layout, bool ceil_mode,
+                  bool count_include_pad, OptName prefix) {
+        nn::PoolOptions o;
+        if (!strides.is_none()) o.strides = dims(strides);
+        o.padding = dims(padding);
+        o.layout = layout.is_none() ? "" : layout.cast<std::string>();
+        o.ceil_mode = ceil_mode;
+        o.count_include_pad = count_include_pad;
+        o.prefix = std::move(prefix);
+        return std::make_shared<Pool>(dims(pool_size), o);
+      }),
+      py::arg("pool_size") = default_size, py::arg("strides") = py::none(), py::arg("padding") = 0,
+      py::arg("layout") = py::none(), py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+      py::arg("prefix") = py::none());
 }
 
 template <class Pool>
 void bind_global_pool(py::module_& m, const char* name) {
-  py::class_<Pool, HybridBlock, std::shared_ptr<Pool>>(m, name)
-      .def(py::init([](py::object layout, OptName prefix) {
-             nn::PoolOptions o;
-             o.layout = layout.is_none() ? "" : layout.cast<std::string>();
-             o.prefix = std::move(prefix);
-             return std::make_shared<Pool>(o);
-           }),
-           py::arg("layout") = py::none(), py::arg("prefix") = py::none());
+  py::class_<Pool, HybridBlock, std::shared_ptr<Pool>>(m, name).def(
+      py::init([](py::object layout, OptName prefix) {
+        nn::PoolOptions o;
+        o.layout = layout.is_none() ? "" : layout.cast<std::string>();
+        o.prefix = std::move(prefix);
+        return std::make_shared<Pool>(o);
+      }),
+      py::arg("layout") = py::none(), py::arg("prefix") = py::none());
 }
 
 }  // namespace
@@ -102,8 +102,8 @@ namespace {
 void add_children(py::object self, py::args blocks, bool hybrid_only) {
   for (auto b : blocks) {
     auto ptr = b.cast<std::shared_ptr<Block>>();
-    BRAID_CHECK(!hybrid_only || std::dynamic_pointer_cast<HybridBlock>(ptr), "HybridSequential.add: ",
-                ptr->prefix(), " is not a HybridBlock; use Sequential for plain Blocks");
+    BRAID_CHECK(!hybrid_only || std::dynamic_pointer_cast<HybridBlock>(ptr), "HybridSequential.add: ", ptr->prefix(),
+                " is not a HybridBlock; use Sequential for plain Blocks");
     self.attr("register_child")(b);
   }
 }
@@ -128,7 +128,7 @@ void bind_gluon_nn(py::module_& m) {
         return s[static_cast<size_t>(i < 0 ? i + n : i)];
       });
   py::class_<nn::HybridSequential, HybridBlock, std::shared_ptr<nn::HybridSequential>>(n, "HybridSequential",
-                                                                                      py::dynamic_attr())
+                                                                                       py::dynamic_attr())
       .def(py::init([](OptName prefix, py::object params) {
              auto share = sharing(params);
              return std::make_shared<nn::HybridSequential>(prefix);
@@ -144,7 +144,8 @@ void bind_gluon_nn(py::module_& m) {
 
   py::class_<nn::Dense, HybridBlock, std::shared_ptr<nn::Dense>>(n, "Dense")
       .def(py::init([](int64_t units, py::object act, bool use_bias, bool flatten, py::object dtype,
-                       py::object weight_init, py::object bias_init, int64_t in_units, OptName prefix, py::object params) {
+                       py::object weight_init, py::object bias_init, int64_t in_units, OptName prefix,
+                       py::object params) {
              nn::DenseOptions o;
              o.activation = activation(act);
              o.use_bias = use_bias;
@@ -221,11 +222,11 @@ void bind_gluon_nn(py::module_& m) {
            py::arg("beta_initializer") = "zeros", py::arg("gamma_initializer") = "ones", py::arg("in_channels") = 0,
            py::arg("prefix") = py::none(), py::arg("params") = py::none());
   py::class_<nn::Dropout, HybridBlock, std::shared_ptr<nn::Dropout>>(n, "Dropout")
-      .def(py::init<double, std::vector<int64_t>, OptName>(), py::arg("rate"),
-           py::arg("axes") = std::vector<int64_t>{}, py::arg("prefix") = py::none());
+      .def(py::init<double, std::vector<int64_t>, OptName>(), py::arg("rate"), py::arg("axes") = std::vector<int64_t>{},
+           py::arg("prefix") = py::none());
   py::class_<nn::Embedding, HybridBlock, std::shared_ptr<nn::Embedding>>(n, "Embedding")
-      .def(py::init([](int64_t input_dim, int64_t output_dim, py::object dtype, py::object weight_init, bool sparse_grad,
-                       OptName prefix, py::object params) {
+      .def(py::init([](int64_t input_dim, int64_t output_dim, py::object dtype, py::object weight_init,
+                       bool sparse_grad, OptName prefix, py::object params) {
              BRAID_CHECK(!sparse_grad, "Embedding(sparse_grad=True): sparse gradients are not supported by Braid");
              nn::EmbeddingOptions o;
              o.dtype = to_dtype(dtype);
@@ -244,12 +245,12 @@ void bind_gluon_nn(py::module_& m) {
       .def(py::init<const std::string&, OptName>(), py::arg("activation"), py::arg("prefix") = py::none());
   py::class_<nn::LeakyReLU, nn::OpActivation, std::shared_ptr<nn::LeakyReLU>>(n, "LeakyReLU")
       .def(py::init<double, OptName>(), py::arg("alpha"), py::arg("prefix") = py::none());
-  py::class_<nn::ELU, nn::OpActivation, std::shared_ptr<nn::ELU>>(n, "ELU")
-      .def(py::init<double, OptName>(), py::arg("alpha") = 1.0, py::arg("prefix") = py::none());
-  py::class_<nn::SELU, nn::OpActivation, std::shared_ptr<nn::SELU>>(n, "SELU")
-      .def(py::init<OptName>(), py::arg("prefix") = py::none());
-  py::class_<nn::GELU, nn::OpActivation, std::shared_ptr<nn::GELU>>(n, "GELU")
-      .def(py::init<OptName>(), py::arg("prefix") = py::none());
+  py::class_<nn::ELU, nn::OpActivation, std::shared_ptr<nn::ELU>>(n, "ELU").def(
+      py::init<double, OptName>(), py::arg("alpha") = 1.0, py::arg("prefix") = py::none());
+  py::class_<nn::SELU, nn::OpActivation, std::shared_ptr<nn::SELU>>(n, "SELU").def(py::init<OptName>(),
+                                                                                   py::arg("prefix") = py::none());
+  py::class_<nn::GELU, nn::OpActivation, std::shared_ptr<nn::GELU>>(n, "GELU").def(py::init<OptName>(),
+                                                                                   py::arg("prefix") = py::none());
   py::class_<nn::PReLU, HybridBlock, std::shared_ptr<nn::PReLU>>(n, "PReLU")
       .def(py::init([](py::object alpha_init, int64_t in_channels, OptName prefix, py::object params) {
              nn::PReLUOptions o;

@@ -30,8 +30,7 @@ struct BasicIndex {
 };
 
 BasicIndex parse_index(const Shape& shape, py::handle index) {
-  py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index)
-                                                     : py::make_tuple(index);
+  py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index) : py::make_tuple(index);
   size_t used = 0;
   for (auto it : items) used += !(it.is_none() || it.is(py::ellipsis()));
   const int ndim = shape.ndim();
@@ -100,11 +99,15 @@ NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
     const int64_t n = r.shape()[axis];
     if (k == 0 && s.step == 1) {
       r = s.integer ? r.at(s.begin) : r.slice(s.begin, s.begin + s.count);  // a view
-      if (!s.integer) { dims.push_back(s.count); ++axis; }
+      if (!s.integer) {
+        dims.push_back(s.count);
+        ++axis;
+      }
       continue;
     }
     if (s.step == 1 && !s.full(n)) {
-      r = nd::invoke1("slice_axis", {r}, {{"axis", str(axis)}, {"begin", str(s.begin)}, {"end", str(s.begin + s.count)}});
+      r = nd::invoke1("slice_axis", {r},
+                      {{"axis", str(axis)}, {"begin", str(s.begin)}, {"end", str(s.begin + s.count)}});
     } else if (s.step != 1) {
       std::vector<int64_t> picks;
       for (int64_t i = 0; i < s.count; ++i) picks.push_back(s.begin + i * s.step);
@@ -119,15 +122,15 @@ NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
 }
 
 /// Element offsets of the selected region of a contiguous array of `shape`, in row-major order.
-void region_offsets(const Shape& shape, const BasicIndex& ix, size_t axis, int64_t base,
-                    std::vector<int64_t>& out) {
+void region_offsets(const Shape& shape, const BasicIndex& ix, size_t axis, int64_t base, std::vector<int64_t>& out) {
   if (axis == ix.axes.size()) {
     out.push_back(base);
     return;
   }
   int64_t stride = shape.prod(static_cast<int>(axis) + 1, shape.ndim());
   const AxisIndex& s = ix.axes[axis];
-  for (int64_t i = 0; i < s.count; ++i) region_offsets(shape, ix, axis + 1, base + (s.begin + i * s.step) * stride, out);
+  for (int64_t i = 0; i < s.count; ++i)
+    region_offsets(shape, ix, axis + 1, base + (s.begin + i * s.step) * stride, out);
 }
 
 }  // namespace
@@ -147,15 +150,18 @@ void setitem(NDArray& a, py::handle index, py::handle value) {
   // The region as a view when it is contiguous: the first axis selected with a unit step, the
   // others whole.
   bool contiguous = ix.axes.empty() || ix.axes[0].step == 1;
-  for (size_t k = 1; k < ix.axes.size() && contiguous; ++k) contiguous = ix.axes[k].full(a.shape()[static_cast<int>(k)]);
+  for (size_t k = 1; k < ix.axes.size() && contiguous; ++k)
+    contiguous = ix.axes[k].full(a.shape()[static_cast<int>(k)]);
   if (contiguous) {
-    NDArray region = ix.axes.empty() ? a
+    NDArray region = ix.axes.empty()      ? a
                      : ix.axes[0].integer ? a.at(ix.axes[0].begin)
                                           : a.slice(ix.axes[0].begin, ix.axes[0].begin + ix.axes[0].count);
-    if (py::isinstance<NDArray>(value)) region.assign(value.cast<NDArray>());
+    if (py::isinstance<NDArray>(value))
+      region.assign(value.cast<NDArray>());
     else if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
       region.fill(value.cast<double>());
-    else region.assign(from_numpy(value, a.ctx(), a.dtype()));
+    else
+      region.assign(from_numpy(value, a.ctx(), a.dtype()));
     return;
   }
   // A strided region: written element by element once pending work on `a` is done.

@@ -1,6 +1,6 @@
 // mx.init: the built-in initializers and user-defined ones (subclasses overriding _init_weight).
+#include "braid/init/init.h"
 #include "bindings.h"
-#include "braid/gluon/init.h"
 
 namespace braid::python {
 namespace {
@@ -26,9 +26,8 @@ void bind_init(py::module_& m) {
   py::class_<init::Initializer, PyInitializer, std::shared_ptr<init::Initializer>>(i, "Initializer", py::dynamic_attr())
       .def(py::init<>())
       .def("__call__", [](const init::Initializer& self, py::object desc, NDArray arr) { self(py::str(desc), arr); })
-      .def("_init_weight", [](const init::Initializer& self, const std::string& name, NDArray arr) {
-        self.init_weight(name, arr);
-      })
+      .def("_init_weight",
+           [](const init::Initializer& self, const std::string& name, NDArray arr) { self.init_weight(name, arr); })
       .def("__repr__", &init::Initializer::str);
   py::class_<init::Uniform, init::Initializer, std::shared_ptr<init::Uniform>>(i, "Uniform")
       .def(py::init<double>(), py::arg("scale") = 0.07);
@@ -43,7 +42,8 @@ void bind_init(py::module_& m) {
            py::arg("factor_type") = "avg", py::arg("magnitude") = 3.0);
   py::class_<init::MSRAPrelu, init::Xavier, std::shared_ptr<init::MSRAPrelu>>(i, "MSRAPrelu")
       .def(py::init<std::string, double>(), py::arg("factor_type") = "avg", py::arg("slope") = 0.25);
-  i.def("create", [](const std::string& name) { return std::const_pointer_cast<init::Initializer>(init::create(name)); });
+  i.def("create",
+        [](const std::string& name) { return std::const_pointer_cast<init::Initializer>(init::create(name)); });
 }
 
 }  // namespace braid::python

@@ -44,8 +44,10 @@ class PyDataIter : public io::DataIter {
     py::object v = py::cast(static_cast<const io::DataIter*>(this)).attr(name);
     if (v.is_none()) return out;
     for (auto d : v) {
-      if (py::isinstance<io::DataDesc>(d)) out.push_back(d.cast<io::DataDesc>());
-      else out.push_back(io::DataDesc{d[py::int_(0)].cast<std::string>(), to_shape(d[py::int_(1)])});
+      if (py::isinstance<io::DataDesc>(d))
+        out.push_back(d.cast<io::DataDesc>());
+      else
+        out.push_back(io::DataDesc{d[py::int_(0)].cast<std::string>(), to_shape(d[py::int_(1)])});
     }
     return out;
   }
@@ -83,11 +85,12 @@ void bind_io(py::module_& m) {
       .def_property_readonly("shape", [](const io::DataDesc& d) { return shape_tuple(d.shape); })
       .def_property_readonly("dtype", [](const io::DataDesc& d) { return dtype_type(d.dtype); })
       .def_readonly("layout", &io::DataDesc::layout)
-      .def("__getitem__", [](const io::DataDesc& d, int k) -> py::object {  // MXNet's (name, shape) tuple
-        if (k == 0) return py::str(d.name);
-        if (k == 1) return shape_tuple(d.shape);
-        throw py::index_error("DataDesc has two fields: name and shape");
-      })
+      .def("__getitem__",
+           [](const io::DataDesc& d, int k) -> py::object {  // MXNet's (name, shape) tuple
+             if (k == 0) return py::str(d.name);
+             if (k == 1) return shape_tuple(d.shape);
+             throw py::index_error("DataDesc has two fields: name and shape");
+           })
       .def("__len__", [](const io::DataDesc&) { return 2; })
       .def("__repr__", [](const io::DataDesc& d) {
         return "DataDesc[" + d.name + "," + d.shape.str() + "," + dtype_name(d.dtype) + "," + d.layout + "]";
@@ -108,35 +111,38 @@ void bind_io(py::module_& m) {
       .def_readwrite("index", &io::DataBatch::index);
   py::class_<io::DataIter, PyDataIter, std::shared_ptr<io::DataIter>>(i, "DataIter", py::dynamic_attr())
       .def(py::init<>())
-      .def("__iter__", [](py::object self) {
-        self.attr("reset")();
-        return self;
-      })
-      .def("__next__", [](io::DataIter& it) {
-        std::optional<io::DataBatch> b;
-        {
-          py::gil_scoped_release release;
-          b = it.next();
-        }
-        if (!b) throw py::stop_iteration();
-        return *b;
-      })
-      .def("next", [](io::DataIter& it) {
-        auto b = it.next();
-        if (!b) throw py::stop_iteration();
-        return *b;
-      })
+      .def("__iter__",
+           [](py::object self) {
+             self.attr("reset")();
+             return self;
+           })
+      .def("__next__",
+           [](io::DataIter& it) {
+             std::optional<io::DataBatch> b;
+             {
+               py::gil_scoped_release release;
+               b = it.next();
+             }
+             if (!b) throw py::stop_iteration();
+             return *b;
+           })
+      .def("next",
+           [](io::DataIter& it) {
+             auto b = it.next();
+             if (!b) throw py::stop_iteration();
+             return *b;
+           })
       .def("reset", &io::DataIter::reset)
       .def_property_readonly("provide_data", &io::DataIter::provide_data)
       .def_property_readonly("provide_label", &io::DataIter::provide_label)
       .def_property_readonly("batch_size", &io::DataIter::batch_size);
   py::class_<io::NDArrayIter, io::DataIter, std::shared_ptr<io::NDArrayIter>>(i, "NDArrayIter")
       .def(py::init([](py::object data, py::object label, int64_t batch_size, bool shuffle,
-                       const std::string& last_batch_handle, const std::string& data_name, const std::string& label_name,
-                       std::optional<uint64_t> seed) {
-             return std::make_shared<io::NDArrayIter>(named_inputs(data, data_name), named_inputs(label, label_name),
-                                                      batch_size, shuffle, io::parse_last_batch_handle(last_batch_handle),
-                                                      seed.value_or(io::NDArrayIter::kDefaultSeed));
+                       const std::string& last_batch_handle, const std::string& data_name,
+                       const std::string& label_name, std::optional<uint64_t> seed) {
+             return std::make_shared<io::NDArrayIter>(
+                 named_inputs(data, data_name), named_inputs(label, label_name), batch_size, shuffle,
+                 io::parse_last_batch_handle(last_batch_handle), seed.value_or(io::NDArrayIter::kDefaultSeed));
            }),
            py::arg("data"), py::arg("label") = py::none(), py::arg("batch_size") = 1, py::arg("shuffle") = false,
            py::arg("last_batch_handle") = "pad", py::arg("data_name") = "data", py::arg("label_name") = "softmax_label",
@@ -145,9 +151,8 @@ void bind_io(py::module_& m) {
       .def(py::init([](const std::string& image, const std::string& label, int64_t batch_size, bool shuffle, bool flat,
                        uint64_t seed, bool silent, int num_parts, int part_index, const std::string& data_name,
                        const std::string& label_name) {
-             return std::make_shared<io::MNISTIter>(io::MNISTIterOptions{image, label, batch_size, shuffle, flat, seed,
-                                                                         silent, num_parts, part_index, data_name,
-                                                                         label_name});
+             return std::make_shared<io::MNISTIter>(io::MNISTIterOptions{
+                 image, label, batch_size, shuffle, flat, seed, silent, num_parts, part_index, data_name, label_name});
            }),
            py::arg("image") = "./train-images-idx3-ubyte", py::arg("label") = "./train-labels-idx1-ubyte",
            py::arg("batch_size") = 128, py::arg("shuffle") = true, py::arg("flat") = false, py::arg("seed") = 0,

@@ -1,10 +1,10 @@
 // mx.kv: KVStore of every type (local, device, dist_*, horovod), the parameter server's roles,
 // and the Horovod-style collectives (braid.horovod).
+#include "braid/kvstore/kvstore.h"
 #include "bindings.h"
 #include "braid/base/error.h"
 #include "braid/gluon/distributed_trainer.h"
 #include "braid/kvstore/collective.h"
-#include "braid/kvstore/kvstore.h"
 #include "braid/kvstore/ps.h"
 
 namespace braid::python {
@@ -43,45 +43,63 @@ void bind_kvstore(py::module_& m) {
       .def_property_readonly("num_workers", &kv::KVStore::num_workers)
       .def("is_capable", &kv::KVStore::is_capable)
       .def("barrier", &kv::KVStore::barrier, py::call_guard<py::gil_scoped_release>())
-      .def("init", [](kv::KVStore& s, py::object key, py::object value) {
-        for_each_key(key, value, [&](const kv::Key& kk, const std::vector<NDArray>& v) {
-          BRAID_CHECK(v.size() == 1, "kvstore.init: one array per key, got ", v.size());
-          s.init(kk, v[0]);
-        });
-      })
-      .def("push", [](kv::KVStore& s, py::object key, py::object value, int priority) {
-        for_each_key(key, value, [&](const kv::Key& kk, const std::vector<NDArray>& v) { s.push(kk, v, priority); });
-      }, py::arg("key"), py::arg("value"), py::arg("priority") = 0)
-      .def("pull", [](kv::KVStore& s, py::object key, py::object out, int priority, bool) {
-        for_each_key(key, out, [&](const kv::Key& kk, const std::vector<NDArray>& o) { s.pull(kk, o, priority); });
-      }, py::arg("key"), py::arg("out"), py::arg("priority") = 0, py::arg("ignore_sparse") = true)
-      .def("pushpull", [](kv::KVStore& s, py::object key, py::object value, py::object out, int priority) {
-        if (out.is_none()) out = value;
-        if (py::isinstance<py::list>(key) || py::isinstance<py::tuple>(key)) {
-          auto keys = py::reinterpret_borrow<py::sequence>(key);
-          auto values = py::reinterpret_borrow<py::sequence>(value), outs = py::reinterpret_borrow<py::sequence>(out);
-          for (size_t i = 0; i < keys.size(); ++i) s.pushpull(key_of(keys[i]), array_list(values[i]), array_list(outs[i]), priority);
-        } else {
-          s.pushpull(key_of(key), array_list(value), array_list(out), priority);
-        }
-      }, py::arg("key"), py::arg("value"), py::arg("out") = py::none(), py::arg("priority") = 0)
-      .def("broadcast", [](kv::KVStore& s, py::object key, const NDArray& value, py::object out, int priority) {
-        s.broadcast(key_of(key), value, array_list(out), priority);
-      }, py::arg("key"), py::arg("value"), py::arg("out"), py::arg("priority") = 0)
+      .def("init",
+           [](kv::KVStore& s, py::object key, py::object value) {
+             for_each_key(key, value, [&](const kv::Key& kk, const std::vector<NDArray>& v) {
+               BRAID_CHECK(v.size() == 1, "kvstore.init: one array per key, got ", v.size());
+               s.init(kk, v[0]);
+             });
+           })
+      .def(
+          "push",
+          [](kv::KVStore& s, py::object key, py::object value, int priority) {
+            for_each_key(key, value,
+                         [&](const kv::Key& kk, const std::vector<NDArray>& v) { s.push(kk, v, priority); });
+          },
+          py::arg("key"), py::arg("value"), py::arg("priority") = 0)
+      .def(
+          "pull",
+          [](kv::KVStore& s, py::object key, py::object out, int priority, bool) {
+            for_each_key(key, out, [&](const kv::Key& kk, const std::vector<NDArray>& o) { s.pull(kk, o, priority); });
+          },
+          py::arg("key"), py::arg("out"), py::arg("priority") = 0, py::arg("ignore_sparse") = true)
+      .def(
+          "pushpull",
+          [](kv::KVStore& s, py::object key, py::object value, py::object out, int priority) {
+            if (out.is_none()) out = value;
+            if (py::isinstance<py::list>(key) || py::isinstance<py::tuple>(key)) {
+              auto keys = py::reinterpret_borrow<py::sequence>(key);
+              auto values = py::reinterpret_borrow<py::sequence>(value),
+                   outs = py::reinterpret_borrow<py::sequence>(out);
+              for (size_t i = 0; i < keys.size(); ++i)
+                s.pushpull(key_of(keys[i]), array_list(values[i]), array_list(outs[i]), priority);
+            } else {
+              s.pushpull(key_of(key), array_list(value), array_list(out), priority);
+            }
+          },
+          py::arg("key"), py::arg("value"), py::arg("out") = py::none(), py::arg("priority") = 0)
+      .def(
+          "broadcast",
+          [](kv::KVStore& s, py::object key, const NDArray& value, py::object out, int priority) {
+            s.broadcast(key_of(key), value, array_list(out), priority);
+          },
+          py::arg("key"), py::arg("value"), py::arg("out"), py::arg("priority") = 0)
       .def("set_optimizer", &kv::KVStore::set_optimizer)
-      .def("_set_updater", [](kv::KVStore& s, py::function fn) {
-        s.set_updater([fn](const kv::Key& key, const NDArray& summed, NDArray& stored) {
-          py::gil_scoped_acquire gil;
-          py::object k = std::holds_alternative<int>(key) ? py::object(py::int_(std::get<int>(key)))
-                                                          : py::object(py::str(std::get<std::string>(key)));
-          fn(k, summed, stored);
-        });
-      })
-      .def("set_gradient_compression", [](kv::KVStore& s, py::dict params) {
-        std::map<std::string, std::string> p;
-        for (auto [kk, v] : params) p[kk.cast<std::string>()] = attr_string(v);
-        s.set_gradient_compression(p);
-      })
+      .def("_set_updater",
+           [](kv::KVStore& s, py::function fn) {
+             s.set_updater([fn](const kv::Key& key, const NDArray& summed, NDArray& stored) {
+               py::gil_scoped_acquire gil;
+               py::object k = std::holds_alternative<int>(key) ? py::object(py::int_(std::get<int>(key)))
+                                                               : py::object(py::str(std::get<std::string>(key)));
+               fn(k, summed, stored);
+             });
+           })
+      .def("set_gradient_compression",
+           [](kv::KVStore& s, py::dict params) {
+             std::map<std::string, std::string> p;
+             for (auto [kk, v] : params) p[kk.cast<std::string>()] = attr_string(v);
+             s.set_gradient_compression(p);
+           })
       .def("save_optimizer_states", &kv::KVStore::save_optimizer_states, py::arg("fname"),
            py::arg("dump_optimizer") = false)
       .def("load_optimizer_states", &kv::KVStore::load_optimizer_states, py::arg("fname"));
@@ -100,27 +118,37 @@ void bind_kvstore(py::module_& m) {
   h.def("cross_rank", &collective::cross_rank);
   h.def("cross_size", &collective::cross_size);
   h.def("set_fusion_threshold", &collective::set_fusion_threshold);
-  h.def("allreduce", [](const NDArray& in, bool average, const std::string& name, double prescale, double postscale) {
-    return collective::allreduce(in, name, average ? collective::ReduceOp::Average : collective::ReduceOp::Sum,
-                                 prescale, postscale);
-  }, py::arg("tensor"), py::arg("average"), py::arg("name"), py::arg("prescale_factor") = 1.0,
-     py::arg("postscale_factor") = 1.0, py::call_guard<py::gil_scoped_release>());
-  h.def("allreduce_", [](const NDArray& t, bool average, const std::string& name, double prescale, double postscale) {
-    collective::synchronize(collective::allreduce_async(
-        t, t, name, average ? collective::ReduceOp::Average : collective::ReduceOp::Sum, prescale, postscale));
-    return t;
-  }, py::arg("tensor"), py::arg("average"), py::arg("name"), py::arg("prescale_factor") = 1.0,
-     py::arg("postscale_factor") = 1.0, py::call_guard<py::gil_scoped_release>());
+  h.def(
+      "allreduce",
+      [](const NDArray& in, bool average, const std::string& name, double prescale, double postscale) {
+        return collective::allreduce(in, name, average ? collective::ReduceOp::Average : collective::ReduceOp::Sum,
+                                     prescale, postscale);
+      },
+      py::arg("tensor"), py::arg("average"), py::arg("name"), py::arg("prescale_factor") = 1.0,
+      py::arg("postscale_factor") = 1.0, py::call_guard<py::gil_scoped_release>());
+  h.def(
+      "allreduce_",
+      [](const NDArray& t, bool average, const std::string& name, double prescale, double postscale) {
+        collective::synchronize(collective::allreduce_async(
+            t, t, name, average ? collective::ReduceOp::Average : collective::ReduceOp::Sum, prescale, postscale));
+        return t;
+      },
+      py::arg("tensor"), py::arg("average"), py::arg("name"), py::arg("prescale_factor") = 1.0,
+      py::arg("postscale_factor") = 1.0, py::call_guard<py::gil_scoped_release>());
   h.def("allgather", &collective::allgather, py::call_guard<py::gil_scoped_release>());
   h.def("broadcast", &collective::broadcast, py::call_guard<py::gil_scoped_release>());
-  h.def("broadcast_", [](const NDArray& t, int root, const std::string& name) {
-    collective::synchronize(collective::broadcast_async(t, t, root, name));
-    return t;
-  }, py::call_guard<py::gil_scoped_release>());
+  h.def(
+      "broadcast_",
+      [](const NDArray& t, int root, const std::string& name) {
+        collective::synchronize(collective::broadcast_async(t, t, root, name));
+        return t;
+      },
+      py::call_guard<py::gil_scoped_release>());
   h.def("alltoall", &collective::alltoall, py::call_guard<py::gil_scoped_release>());
   h.def("broadcast_parameters", &gluon::broadcast_parameters, py::arg("params"), py::arg("root_rank") = 0,
         py::call_guard<py::gil_scoped_release>());
-  py::class_<gluon::DistributedTrainer, gluon::Trainer, std::shared_ptr<gluon::DistributedTrainer>>(h, "DistributedTrainer")
+  py::class_<gluon::DistributedTrainer, gluon::Trainer, std::shared_ptr<gluon::DistributedTrainer>>(
+      h, "DistributedTrainer")
       .def(py::init([](const gluon::ParameterDict& params, const std::string& optimizer, py::object optimizer_params,
                        double gradient_predivide_factor) {
              std::map<std::string, std::string> p;

@@ -20,7 +20,8 @@ namespace braid::python {
 
 NDArray from_numpy(py::handle source, std::optional<Context> ctx, std::optional<DType> dtype) {
   DType type = dtype.value_or(DType::Float32);
-  BRAID_CHECK(type != DType::BFloat16, "nd.array: bfloat16 arrays cannot be made from NumPy data; make a "
+  BRAID_CHECK(type != DType::BFloat16,
+              "nd.array: bfloat16 arrays cannot be made from NumPy data; make a "
               "float32 array and astype('bfloat16')");
   py::dtype np_type(std::string(dtype_name(type)));
   auto src = py::array::ensure(py::module_::import("numpy").attr("asarray")(source, np_type),
@@ -75,9 +76,8 @@ py::object invoke_op(const std::string& op, const py::list& args, const py::dict
   py::object out_arg = py::none();
   bool parameters = false;
   for (auto a : args) {
-    BRAID_CHECK(is_input(a), "operator ", op, ": positional argument ", inputs.size(),
-                " must be an NDArray, got ", py::str(py::type::of(a)).cast<std::string>(),
-                "; give attributes by keyword");
+    BRAID_CHECK(is_input(a), "operator ", op, ": positional argument ", inputs.size(), " must be an NDArray, got ",
+                py::str(py::type::of(a)).cast<std::string>(), "; give attributes by keyword");
     parameters = parameters || !py::isinstance<NDArray>(a);
     inputs.emplace_back("", op_arg(a));
   }
@@ -85,8 +85,10 @@ py::object invoke_op(const std::string& op, const py::list& args, const py::dict
     std::string key = k.cast<std::string>();
     if (key == "out") {
       out_arg = py::reinterpret_borrow<py::object>(v);
-      if (py::isinstance<NDArray>(v)) out.push_back(v.cast<NDArray>());
-      else if (!v.is_none()) out = v.cast<std::vector<NDArray>>();
+      if (py::isinstance<NDArray>(v))
+        out.push_back(v.cast<NDArray>());
+      else if (!v.is_none())
+        out = v.cast<std::vector<NDArray>>();
     } else if (key == "name") {
       continue;  // a symbol's name; arrays have none
     } else if (is_input(v)) {
@@ -125,90 +127,138 @@ void bind_ndarray(py::module_& m) {
       .def_property_readonly("ndim", &NDArray::ndim)
       .def_property_readonly("stype", [](const NDArray&) { return "default"; })
       .def("asnumpy", &to_numpy)
-      .def("asscalar", [](const NDArray& a) -> py::object {
-        BRAID_CHECK(a.size() == 1, "asscalar: the array has shape ", a.shape(), "; only size-1 arrays convert");
-        return to_numpy(a).attr("reshape")(py::make_tuple()).attr("item")();
-      })
+      .def("asscalar",
+           [](const NDArray& a) -> py::object {
+             BRAID_CHECK(a.size() == 1, "asscalar: the array has shape ", a.shape(), "; only size-1 arrays convert");
+             return to_numpy(a).attr("reshape")(py::make_tuple()).attr("item")();
+           })
       .def("wait_to_read", &NDArray::wait_to_read, py::call_guard<py::gil_scoped_release>())
       .def("wait_to_write", &NDArray::wait_to_write, py::call_guard<py::gil_scoped_release>())
-      .def("copyto", [](const NDArray& a, py::object other) -> NDArray {
-        if (py::isinstance<NDArray>(other)) return a.copyto(other.cast<NDArray>());
-        return a.copyto(to_context(other));
-      }, py::arg("other"))
+      .def(
+          "copyto",
+          [](const NDArray& a, py::object other) -> NDArray {
+            if (py::isinstance<NDArray>(other)) return a.copyto(other.cast<NDArray>());
+            return a.copyto(to_context(other));
+          },
+          py::arg("other"))
       .def("copy", &NDArray::copy)
       .def("as_in_context", [](const NDArray& a, py::object ctx) { return a.as_in_context(to_context(ctx)); })
       .def("as_in_ctx", [](const NDArray& a, py::object ctx) { return a.as_in_context(to_context(ctx)); })
-      .def("astype", [](const NDArray& a, py::object dtype, bool copy) {
-        DType t = to_dtype(dtype);
-        return (!copy && t == a.dtype()) ? a : a.astype(t);
-      }, py::arg("dtype"), py::arg("copy") = true)
+      .def(
+          "astype",
+          [](const NDArray& a, py::object dtype, bool copy) {
+            DType t = to_dtype(dtype);
+            return (!copy && t == a.dtype()) ? a : a.astype(t);
+          },
+          py::arg("dtype"), py::arg("copy") = true)
       .def("_reshape", [](const NDArray& a, const std::vector<int64_t>& spec) { return a.reshape(spec); })
       .def("_slice0", &NDArray::slice)
       .def("_at", &NDArray::at)
       .def("expand_dims", &NDArray::expand_dims, py::arg("axis"))
       .def("_fill", [](NDArray& a, double v) { a.fill(v); })
       .def("_assign", [](NDArray& a, const NDArray& src) { a.assign(src); })
-      .def("attach_grad", [](NDArray& a, const std::string& grad_req, py::object) { a.attach_grad(parse_grad_req(grad_req)); },
-           py::arg("grad_req") = "write", py::arg("stype") = py::none())
-      .def_property_readonly("grad", [](const NDArray& a) -> py::object {
-        NDArray g = a.grad();
-        return g.is_none() ? py::none() : py::cast(g);
-      })
+      .def(
+          "attach_grad",
+          [](NDArray& a, const std::string& grad_req, py::object) { a.attach_grad(parse_grad_req(grad_req)); },
+          py::arg("grad_req") = "write", py::arg("stype") = py::none())
+      .def_property_readonly("grad",
+                             [](const NDArray& a) -> py::object {
+                               NDArray g = a.grad();
+                               return g.is_none() ? py::none() : py::cast(g);
+                             })
       .def_property_readonly("_grad_req", [](const NDArray& a) { return grad_req_name(a.grad_req()); })
-      .def("backward", [](const NDArray& a, std::optional<NDArray> out_grad, bool retain_graph, bool train_mode) {
-        a.backward(out_grad.value_or(NDArray()), retain_graph, train_mode);
-      }, py::arg("out_grad") = py::none(), py::arg("retain_graph") = false, py::arg("train_mode") = true,
-         py::call_guard<py::gil_scoped_release>())
+      .def(
+          "backward",
+          [](const NDArray& a, std::optional<NDArray> out_grad, bool retain_graph, bool train_mode) {
+            a.backward(out_grad.value_or(NDArray()), retain_graph, train_mode);
+          },
+          py::arg("out_grad") = py::none(), py::arg("retain_graph") = false, py::arg("train_mode") = true,
+          py::call_guard<py::gil_scoped_release>())
       .def("detach", &NDArray::detach)
       .def("_same_as", &NDArray::same_as)
       .def("__repr__", &repr)
       .def("__hash__", [](py::object self) { return py::hash(py::cast<py::object>(PyLong_FromVoidPtr(self.ptr()))); })
-      .def("__len__", [](const NDArray& a) {
-        BRAID_CHECK(a.ndim() >= 1, "len() of a 0-d array");
-        return a.shape()[0];
-      })
-      .def(py::self + py::self).def(py::self - py::self).def(py::self * py::self).def(py::self / py::self)
-      .def(py::self + double()).def(py::self - double()).def(py::self * double()).def(py::self / double())
-      .def(double() + py::self).def(double() - py::self).def(double() * py::self).def(double() / py::self)
-      .def(py::self == py::self).def(py::self != py::self).def(py::self < py::self)
-      .def(py::self <= py::self).def(py::self > py::self).def(py::self >= py::self)
-      .def(py::self == double()).def(py::self != double()).def(py::self < double())
-      .def(py::self <= double()).def(py::self > double()).def(py::self >= double())
+      .def("__len__",
+           [](const NDArray& a) {
+             BRAID_CHECK(a.ndim() >= 1, "len() of a 0-d array");
+             return a.shape()[0];
+           })
+      .def(py::self + py::self)
+      .def(py::self - py::self)
+      .def(py::self * py::self)
+      .def(py::self / py::self)
+      .def(py::self + double())
+      .def(py::self - double())
+      .def(py::self * double())
+      .def(py::self / double())
+      .def(double() + py::self)
+      .def(double() - py::self)
+      .def(double() * py::self)
+      .def(double() / py::self)
+      .def(py::self == py::self)
+      .def(py::self != py::self)
+      .def(py::self < py::self)
+      .def(py::self <= py::self)
+      .def(py::self > py::self)
+      .def(py::self >= py::self)
+      .def(py::self == double())
+      .def(py::self != double())
+      .def(py::self < double())
+      .def(py::self <= double())
+      .def(py::self > double())
+      .def(py::self >= double())
       .def(-py::self)
-      .def(py::self += py::self).def(py::self -= py::self).def(py::self *= py::self).def(py::self /= py::self)
-      .def(py::self += double()).def(py::self -= double()).def(py::self *= double()).def(py::self /= double())
+      .def(py::self += py::self)
+      .def(py::self -= py::self)
+      .def(py::self *= py::self)
+      .def(py::self /= py::self)
+      .def(py::self += double())
+      .def(py::self -= double())
+      .def(py::self *= double())
+      .def(py::self /= double())
       .def("__pow__", [](const NDArray& a, const NDArray& b) { return nd::power(a, b); })
       .def("__pow__", [](const NDArray& a, double b) { return nd::power(a, b); })
       .def("__abs__", [](const NDArray& a) { return nd::abs(a); })
-      .def("__rpow__", [](const NDArray& a, double b) { return nd::power(b, a); })
-;
+      .def("__rpow__", [](const NDArray& a, double b) { return nd::power(b, a); });
 
-  m.def("array", [](py::object source, py::object ctx, py::object dtype) {
-    if (py::isinstance<NDArray>(source)) {
-      NDArray s = source.cast<NDArray>();
-      NDArray out = s.copyto(ctx.is_none() ? s.ctx() : to_context(ctx));
-      return dtype.is_none() || to_dtype(dtype) == out.dtype() ? out : out.astype(to_dtype(dtype));
-    }
-    std::optional<DType> t;
-    if (!dtype.is_none()) t = to_dtype(dtype);
-    return from_numpy(source, to_context(ctx), t);
-  }, py::arg("source_array"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  m.def(
+      "array",
+      [](py::object source, py::object ctx, py::object dtype) {
+        if (py::isinstance<NDArray>(source)) {
+          NDArray s = source.cast<NDArray>();
+          NDArray out = s.copyto(ctx.is_none() ? s.ctx() : to_context(ctx));
+          return dtype.is_none() || to_dtype(dtype) == out.dtype() ? out : out.astype(to_dtype(dtype));
+        }
+        std::optional<DType> t;
+        if (!dtype.is_none()) t = to_dtype(dtype);
+        return from_numpy(source, to_context(ctx), t);
+      },
+      py::arg("source_array"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
   auto maker = [&](const char* name, NDArray (*fn)(const Shape&, Context, DType)) {
-    m.def(name, [fn](py::object shape, py::object ctx, py::object dtype) {
-      return fn(to_shape(shape), to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
-    }, py::arg("shape"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+    m.def(
+        name,
+        [fn](py::object shape, py::object ctx, py::object dtype) {
+          return fn(to_shape(shape), to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
+        },
+        py::arg("shape"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
   };
   maker("empty", &nd::empty);
   maker("zeros", &nd::zeros);
   maker("ones", &nd::ones);
-  m.def("full", [](py::object shape, double value, py::object ctx, py::object dtype) {
-    return nd::full(to_shape(shape), value, to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
-  }, py::arg("shape"), py::arg("val"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
-  m.def("arange", [](double start, py::object stop, double step, int64_t repeat, py::object ctx, py::object dtype) {
-    double lo = stop.is_none() ? 0.0 : start, hi = stop.is_none() ? start : stop.cast<double>();
-    return nd::arange(lo, hi, step, repeat, to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
-  }, py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1.0, py::arg("repeat") = 1,
-     py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  m.def(
+      "full",
+      [](py::object shape, double value, py::object ctx, py::object dtype) {
+        return nd::full(to_shape(shape), value, to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
+      },
+      py::arg("shape"), py::arg("val"), py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
+  m.def(
+      "arange",
+      [](double start, py::object stop, double step, int64_t repeat, py::object ctx, py::object dtype) {
+        double lo = stop.is_none() ? 0.0 : start, hi = stop.is_none() ? start : stop.cast<double>();
+        return nd::arange(lo, hi, step, repeat, to_context(ctx), dtype.is_none() ? DType::Float32 : to_dtype(dtype));
+      },
+      py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1.0, py::arg("repeat") = 1,
+      py::arg("ctx") = py::none(), py::arg("dtype") = py::none());
 
   m.def("invoke", &invoke_op, py::arg("op"), py::arg("args"), py::arg("kwargs"));
   m.def("list_operators", [] { return op::Registry::get().names(); });

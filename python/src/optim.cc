@@ -26,8 +26,10 @@ class PyOptimizer : public optim::Optimizer {
     py::gil_scoped_acquire gil;
     py::object state = method("create_state")(index, weight);
     std::vector<NDArray> out;
-    if (py::isinstance<NDArray>(state)) out.push_back(state.cast<NDArray>());
-    else if (!state.is_none()) out = state.cast<std::vector<NDArray>>();
+    if (py::isinstance<NDArray>(state))
+      out.push_back(state.cast<NDArray>());
+    else if (!state.is_none())
+      out = state.cast<std::vector<NDArray>>();
     num_states_ = out.size();
     return out;
   }
@@ -35,7 +37,7 @@ class PyOptimizer : public optim::Optimizer {
     py::gil_scoped_acquire gil;
     current_lr = s.lr;
     current_wd = s.wd;
-    py::object state = s.states.empty() ? py::object(py::none())
+    py::object state = s.states.empty()       ? py::object(py::none())
                        : s.states.size() == 1 ? py::cast(s.states[0])
                                               : py::object(py::tuple(py::cast(s.states)));
     method("update")(s.index, s.weight, s.grad, state);
@@ -67,21 +69,24 @@ void bind_optim(py::module_& m) {
            }),
            py::arg("learning_rate") = 0.01, py::arg("wd") = 0.0, py::arg("rescale_grad") = 1.0,
            py::arg("clip_gradient") = py::none(), py::arg("multi_precision") = false, py::arg("begin_num_update") = 0)
-      .def("_set_name", [](optim::Optimizer& opt, const std::string& name) {
-        auto* p = dynamic_cast<PyOptimizer*>(&opt);
-        BRAID_CHECK(p, "only optimizers defined in Python can be renamed");
-        p->set_name(name);
-      })
-      .def("_get_lr", [](const optim::Optimizer& opt, int) {
-        auto* p = dynamic_cast<const PyOptimizer*>(&opt);
-        BRAID_CHECK(p, "_get_lr is for update() of optimizers defined in Python");
-        return p->current_lr;
-      })
-      .def("_get_wd", [](const optim::Optimizer& opt, int) {
-        auto* p = dynamic_cast<const PyOptimizer*>(&opt);
-        BRAID_CHECK(p, "_get_wd is for update() of optimizers defined in Python");
-        return p->current_wd;
-      })
+      .def("_set_name",
+           [](optim::Optimizer& opt, const std::string& name) {
+             auto* p = dynamic_cast<PyOptimizer*>(&opt);
+             BRAID_CHECK(p, "only optimizers defined in Python can be renamed");
+             p->set_name(name);
+           })
+      .def("_get_lr",
+           [](const optim::Optimizer& opt, int) {
+             auto* p = dynamic_cast<const PyOptimizer*>(&opt);
+             BRAID_CHECK(p, "_get_lr is for update() of optimizers defined in Python");
+             return p->current_lr;
+           })
+      .def("_get_wd",
+           [](const optim::Optimizer& opt, int) {
+             auto* p = dynamic_cast<const PyOptimizer*>(&opt);
+             BRAID_CHECK(p, "_get_wd is for update() of optimizers defined in Python");
+             return p->current_wd;
+           })
       .def("_update_count", [](const optim::Optimizer&, py::object) {})  // counted by the C++ core
       .def("create_state", [](const optim::Optimizer&, int, const NDArray&) { return py::none(); })
       .def_property_readonly("name", &optim::Optimizer::name)
@@ -92,24 +97,32 @@ void bind_optim(py::module_& m) {
       .def_property("rescale_grad", &optim::Optimizer::rescale_grad, &optim::Optimizer::set_rescale_grad)
       .def_property_readonly("num_update", &optim::Optimizer::num_update)
       .def("param", &optim::Optimizer::param)
-      .def("set_param", [](optim::Optimizer& opt, const std::string& key, py::object value) {
-        opt.set_param(key, attr_string(value));
-      })
+      .def("set_param", [](optim::Optimizer& opt, const std::string& key,
+                           py::object value) { opt.set_param(key, attr_string(value)); })
       .def("params", &optim::Optimizer::params)
-      .def("update", [](optim::Optimizer& opt, int index, NDArray weight, const NDArray& grad, py::object) {
-        opt.update(index, weight, grad);
-      }, py::arg("index"), py::arg("weight"), py::arg("grad"), py::arg("state") = py::none())
+      .def(
+          "update",
+          [](optim::Optimizer& opt, int index, NDArray weight, const NDArray& grad, py::object) {
+            opt.update(index, weight, grad);
+          },
+          py::arg("index"), py::arg("weight"), py::arg("grad"), py::arg("state") = py::none())
       .def("__repr__", [](const optim::Optimizer& opt) { return "<Optimizer " + opt.name() + ">"; });
-  o.def("create", [](const std::string& name, py::kwargs kwargs) {
-    std::map<std::string, std::string> params;
-    for (auto [k, v] : kwargs)
-      if (!v.is_none()) params[k.cast<std::string>()] = attr_string(v);
-    return std::shared_ptr<optim::Optimizer>(optim::create(name, params));
-  }, py::arg("name"));
-  o.def("_set_lr_scheduler", [](optim::Optimizer& opt, std::shared_ptr<optim::LRScheduler> s) { opt.set_lr_scheduler(s); });
+  o.def(
+      "create",
+      [](const std::string& name, py::kwargs kwargs) {
+        std::map<std::string, std::string> params;
+        for (auto [k, v] : kwargs)
+          if (!v.is_none()) params[k.cast<std::string>()] = attr_string(v);
+        return std::shared_ptr<optim::Optimizer>(optim::create(name, params));
+      },
+      py::arg("name"));
+  o.def("_set_lr_scheduler",
+        [](optim::Optimizer& opt, std::shared_ptr<optim::LRScheduler> s) { opt.set_lr_scheduler(s); });
 
   auto l = m.def_submodule("lr_scheduler");
-  auto warmup = [](int steps, double begin_lr, const std::string& mode) { return optim::Warmup{steps, begin_lr, mode}; };
+  auto warmup = [](int steps, double begin_lr, const std::string& mode) {
+    return optim::Warmup{steps, begin_lr, mode};
+  };
   py::class_<optim::LRScheduler, std::shared_ptr<optim::LRScheduler>>(l, "LRScheduler")
       .def("__call__", &optim::LRScheduler::operator())
       .def_property("base_lr", &optim::LRScheduler::base_lr, &optim::LRScheduler::set_base_lr);

@@ -32,10 +32,9 @@ PauseScope::~PauseScope() {
 ModeScope::ModeScope(bool train_mode) : prev_training_(set_training(train_mode)) {}
 ModeScope::~ModeScope() { set_training(prev_training_); }
 
-void mark_variables(const std::vector<NDArray>& variables, const std::vector<NDArray>& gradients,
-                    GradReq req) {
-  BRAID_CHECK(variables.size() == gradients.size(), "mark_variables: ", variables.size(),
-              " variables but ", gradients.size(), " gradients");
+void mark_variables(const std::vector<NDArray>& variables, const std::vector<NDArray>& gradients, GradReq req) {
+  BRAID_CHECK(variables.size() == gradients.size(), "mark_variables: ", variables.size(), " variables but ",
+              gradients.size(), " gradients");
   for (size_t i = 0; i < variables.size(); ++i) {
     const NDArray& v = variables[i];
     const NDArray& g = gradients[i];

@@ -50,14 +50,15 @@ class Pass {
  public:
   /// Seeds the gradients of the heads and runs every node back to the variables.
   Pass(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads) {
-    BRAID_CHECK(head_grads.empty() || head_grads.size() == heads.size(), "backward: ", heads.size(),
-                " heads but ", head_grads.size(), " head gradients");
+    BRAID_CHECK(head_grads.empty() || head_grads.size() == heads.size(), "backward: ", heads.size(), " heads but ",
+                head_grads.size(), " head gradients");
     std::vector<Entry> entries;
     for (size_t i = 0; i < heads.size(); ++i) {
       const NDArray& h = heads[i];
       BRAID_CHECK(!h.is_none(), "backward: head ", i, " is None");
       const Entry& e = Access::entry(h);
-      BRAID_CHECK(e, "backward: head ", i, " (shape ", h.shape(), ") is not part of a recorded graph; compute it "
+      BRAID_CHECK(e, "backward: head ", i, " (shape ", h.shape(),
+                  ") is not part of a recorded graph; compute it "
                   "inside autograd::RecordScope from arrays with attach_grad()");
       NDArray g = i < head_grads.size() ? head_grads[i] : NDArray();
       if (g.is_none()) {
@@ -188,8 +189,8 @@ std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<N
   for (size_t i = 0; i < variables.size(); ++i) {
     BRAID_CHECK(!variables[i].is_none(), "grad: variable ", i, " is None");
     const Entry& e = Access::entry(variables[i]);
-    BRAID_CHECK(e && e.node->kind == NodeKind::Variable, "grad: variable ", i, " (shape ",
-                variables[i].shape(), ") has no attach_grad(); mark it before recording");
+    BRAID_CHECK(e && e.node->kind == NodeKind::Variable, "grad: variable ", i, " (shape ", variables[i].shape(),
+                ") has no attach_grad(); mark it before recording");
     vars.push_back(e.node.get());
   }
   PauseScope pause(train_mode);

@@ -18,9 +18,11 @@ bool record_custom_function(const std::vector<NDArray>& inputs, const std::vecto
         BRAID_CHECK(grads.size() == shapes.size(), "custom function: backward returned ", grads.size(),
                     " gradients for ", shapes.size(), " inputs; return one per input (None for none)");
         for (size_t i = 0; i < grads.size(); ++i) {
-          if (!wanted[i]) grads[i] = NDArray();
-          else BRAID_CHECK(grads[i].is_none() || grads[i].shape() == shapes[i], "custom function: the gradient of input ",
-                           i, " has shape ", grads[i].shape(), " but the input has ", shapes[i]);
+          if (!wanted[i])
+            grads[i] = NDArray();
+          else
+            BRAID_CHECK(grads[i].is_none() || grads[i].shape() == shapes[i], "custom function: the gradient of input ",
+                        i, " has shape ", grads[i].shape(), " but the input has ", shapes[i]);
         }
         return grads;
       });

@@ -19,7 +19,7 @@ class TapeRecorder final : public imperative::Recorder {
     const Entry& e = Access::entry(out);
     BRAID_CHECK(!e, "operator ", op_name, ": cannot write in place into ",
                 e && e.node->kind == NodeKind::Variable ? "a variable (an array with attach_grad)"
-                                                         : "an array that is part of the recorded graph",
+                                                        : "an array that is part of the recorded graph",
                 " while recording, as that would corrupt the gradients; write into a new array, or do it "
                 "outside autograd::RecordScope (after backward)");
   }

@@ -9,10 +9,18 @@ namespace braid {
 std::string Context::str() const {
   const char* kind = "cpu";
   switch (dev_type) {
-    case DeviceType::CPU: kind = "cpu"; break;
-    case DeviceType::GPU: kind = "gpu"; break;
-    case DeviceType::CPUPinned: kind = "cpu_pinned"; break;
-    case DeviceType::CPUShared: kind = "cpu_shared"; break;
+    case DeviceType::CPU:
+      kind = "cpu";
+      break;
+    case DeviceType::GPU:
+      kind = "gpu";
+      break;
+    case DeviceType::CPUPinned:
+      kind = "cpu_pinned";
+      break;
+    case DeviceType::CPUShared:
+      kind = "cpu_shared";
+      break;
   }
   return cat(kind, "(", dev_id, ")");
 }
@@ -20,8 +28,8 @@ std::string Context::str() const {
 Context Context::parse(const std::string& s) {
   auto open = s.find('(');
   auto close = s.find(')');
-  BRAID_CHECK(open != std::string::npos && close == s.size() - 1 && close > open + 1,
-              "cannot parse context '", s, "'; expected cpu(0), gpu(1) or cpu_pinned(0)");
+  BRAID_CHECK(open != std::string::npos && close == s.size() - 1 && close > open + 1, "cannot parse context '", s,
+              "'; expected cpu(0), gpu(1) or cpu_pinned(0)");
   std::string kind = s.substr(0, open);
   std::string id = s.substr(open + 1, close - open - 1);
   char* end = nullptr;
@@ -35,6 +43,5 @@ Context Context::parse(const std::string& s) {
 }
 
 std::ostream& operator<<(std::ostream& os, const Context& c) { return os << c.str(); }
-
 
 }  // namespace braid

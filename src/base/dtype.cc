@@ -13,12 +13,18 @@ struct DTypeInfo {
 };
 
 constexpr std::array<DTypeInfo, 13> kTypes = {{
-    {DType::Float32, "float32", 4, true},  {DType::Float64, "float64", 8, true},
-    {DType::Float16, "float16", 2, true},  {DType::UInt8, "uint8", 1, false},
-    {DType::Int32, "int32", 4, false},     {DType::Int8, "int8", 1, false},
-    {DType::Int64, "int64", 8, false},     {DType::Bool, "bool", 1, false},
-    {DType::Int16, "int16", 2, false},     {DType::UInt16, "uint16", 2, false},
-    {DType::UInt32, "uint32", 4, false},   {DType::UInt64, "uint64", 8, false},
+    {DType::Float32, "float32", 4, true},
+    {DType::Float64, "float64", 8, true},
+    {DType::Float16, "float16", 2, true},
+    {DType::UInt8, "uint8", 1, false},
+    {DType::Int32, "int32", 4, false},
+    {DType::Int8, "int8", 1, false},
+    {DType::Int64, "int64", 8, false},
+    {DType::Bool, "bool", 1, false},
+    {DType::Int16, "int16", 2, false},
+    {DType::UInt16, "uint16", 2, false},
+    {DType::UInt32, "uint32", 4, false},
+    {DType::UInt64, "uint64", 8, false},
     {DType::BFloat16, "bfloat16", 2, true},
 }};
 
@@ -52,8 +58,8 @@ DType dtype_from_code(int32_t code) {
 }
 
 void throw_unsupported_dtype(DType t, const char* where) {
-  throw Error(cat(where, ": dtype ", dtype_name(t),
-                  " is not supported here; convert with astype to float32 or float64 first"));
+  throw Error(
+      cat(where, ": dtype ", dtype_name(t), " is not supported here; convert with astype to float32 or float64 first"));
 }
 
 }  // namespace braid

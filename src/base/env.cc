@@ -18,8 +18,7 @@ long long env_int(std::initializer_list<const char*> names, long long fallback) 
     if (!v) continue;
     char* end = nullptr;
     long long x = std::strtoll(v, &end, 10);
-    BRAID_CHECK(end != v && *end == '\0', "environment variable ", n, "='", v,
-                "' is not an integer");
+    BRAID_CHECK(end != v && *end == '\0', "environment variable ", n, "='", v, "' is not an integer");
     return x;
   }
   return fallback;

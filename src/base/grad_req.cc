@@ -13,9 +13,12 @@ GradReq parse_grad_req(const std::string& s) {
 
 const char* grad_req_name(GradReq req) {
   switch (req) {
-    case GradReq::Null: return "null";
-    case GradReq::Write: return "write";
-    case GradReq::Add: return "add";
+    case GradReq::Null:
+      return "null";
+    case GradReq::Write:
+      return "write";
+    case GradReq::Add:
+      return "add";
   }
   return "?";
 }

@@ -33,9 +33,9 @@ half_t float_to_half(float f) {
   std::memcpy(&u, &f, 4);
   uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
   uint32_t abs = u & 0x7fffffffu;
-  if (abs > 0x7f800000u) return half_t{static_cast<uint16_t>(sign | 0x7e00u)};  // NaN
+  if (abs > 0x7f800000u) return half_t{static_cast<uint16_t>(sign | 0x7e00u)};   // NaN
   if (abs >= 0x477ff000u) return half_t{static_cast<uint16_t>(sign | 0x7c00u)};  // overflow -> inf
-  if (abs < 0x38800000u) {  // subnormal or zero in half
+  if (abs < 0x38800000u) {                                                       // subnormal or zero in half
     if (abs < 0x33000000u) return half_t{sign};
     uint32_t e = abs >> 23;
     uint32_t mant = (abs & 0x7fffffu) | 0x800000u;

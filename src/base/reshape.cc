@@ -51,8 +51,7 @@ Shape infer_reshape(const Shape& src, const std::vector<int64_t>& spec) {
     if (known == 0 || src.size() % known != 0) throw bad("size is not divisible");
     result[infer_at] = src.size() / known;
   }
-  if (result.size() != src.size())
-    throw bad(cat("sizes differ (", src.size(), " vs ", result.size(), ")"));
+  if (result.size() != src.size()) throw bad(cat("sizes differ (", src.size(), " vs ", result.size(), ")"));
   return result;
 }
 

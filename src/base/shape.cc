@@ -25,8 +25,8 @@ int64_t Shape::prod(int begin, int end) const {
 
 int Shape::axis(int a, const char* what) const {
   int n = ndim();
-  BRAID_CHECK(a >= -n && a < n, what, " ", a, " is out of range for shape ", str(), " (valid: ", -n,
-              " to ", n - 1, ")");
+  BRAID_CHECK(a >= -n && a < n, what, " ", a, " is out of range for shape ", str(), " (valid: ", -n, " to ", n - 1,
+              ")");
   return a < 0 ? a + n : a;
 }
 

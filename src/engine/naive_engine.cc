@@ -6,15 +6,15 @@
 
 namespace braid::engine::detail {
 
-void NaiveEngine::push(Fn fn, Context, std::span<const VarHandle> reads,
-                       std::span<const VarHandle> writes, int, const char*) {
+void NaiveEngine::push(Fn fn, Context, std::span<const VarHandle> reads, std::span<const VarHandle> writes, int,
+                       const char*, FnProperty) {
   std::vector<Var*> r, w;
   normalize_deps(reads, writes, r, w);
   execute(fn, r, w, /*always_run=*/false, errors_);
 }
 
-void NaiveEngine::push_async(AsyncFn fn, Context, std::span<const VarHandle> reads,
-                             std::span<const VarHandle> writes, int, const char*) {
+void NaiveEngine::push_async(AsyncFn fn, Context, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+                             int, const char*) {
   std::vector<Var*> r, w;
   normalize_deps(reads, writes, r, w);
   ErrorRef error = inherited_error(r);

@@ -3,58 +3,10 @@
 #include "braid/base/env.h"
 
 namespace braid::engine::detail {
-namespace {
-
-thread_local bool t_engine_worker = false;  // pushes from inside operations are never throttled
-
-}  // namespace
-
-DeviceWorkers::DeviceWorkers(int num_threads, std::function<void(OprBlock*)> run)
-    : run_(std::move(run)) {
-  for (int i = 0; i < num_threads; ++i) threads_.emplace_back([this] { loop(); });
-}
-
-DeviceWorkers::~DeviceWorkers() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  for (auto& t : threads_) t.join();
-}
-
-void DeviceWorkers::enqueue(OprBlock* op) {
-  bool wake;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ready_.push(op);
-    wake = idle_ > 0;
-  }
-  if (wake) cv_.notify_one();
-}
-
-void DeviceWorkers::loop() {
-  t_engine_worker = true;
-  for (;;) {
-    OprBlock* op;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      ++idle_;
-      cv_.wait(lock, [this] { return stop_ || !ready_.empty(); });
-      --idle_;
-      if (ready_.empty()) return;  // stopping
-      op = ready_.top();
-      ready_.pop();
-    }
-    run_(op);
-  }
-}
-
 ThreadedEngine::ThreadedEngine(int cpu_workers, int64_t max_pending)
     : cpu_workers_(cpu_workers > 0
                        ? cpu_workers
-                       : static_cast<int>(env_int(
-                             {"BRAID_CPU_WORKER_NTHREADS", "MXNET_CPU_WORKER_NTHREADS"}, 1))),
+                       : static_cast<int>(env_int({"BRAID_CPU_WORKER_NTHREADS", "MXNET_CPU_WORKER_NTHREADS"}, 1))),
       max_pending_(max_pending >= 0 ? max_pending : env_int({"BRAID_ENGINE_MAX_PENDING"}, kDefaultMaxPending)) {
   if (cpu_workers_ < 1) cpu_workers_ = 1;
   if (max_pending_ < 0) max_pending_ = 0;
@@ -77,10 +29,11 @@ OprBlock* ThreadedEngine::new_op(Context ctx, std::span<const VarHandle> reads, 
   return op;
 }
 
-void ThreadedEngine::push(Fn fn, Context ctx, std::span<const VarHandle> reads,
-                          std::span<const VarHandle> writes, int priority, const char* name) {
+void ThreadedEngine::push(Fn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+                          int priority, const char* name, FnProperty property) {
   OprBlock* op = new_op(ctx, reads, writes, priority, name);
   op->fn = std::move(fn);
+  op->property = property;
   schedule(op);
 }
 
@@ -106,7 +59,7 @@ void ThreadedEngine::delete_var(Fn on_delete, Context ctx, VarHandle var) {
 // every queued operation's outputs (gigabytes for an epoch of LeNet) before the first completes.
 // Waiting for half the queue to drain keeps the pushing thread ahead without waking it per op.
 void ThreadedEngine::throttle() {
-  if (max_pending_ == 0 || t_engine_worker || pending_.load(std::memory_order_relaxed) < max_pending_) return;
+  if (max_pending_ == 0 || on_engine_worker() || pending_.load(std::memory_order_relaxed) < max_pending_) return;
   std::unique_lock<std::mutex> lock(idle_mu_);
   throttled_.fetch_add(1);
   idle_cv_.wait(lock, [this] { return pending_.load() <= max_pending_ / 2; });
@@ -116,8 +69,7 @@ void ThreadedEngine::throttle() {
 void ThreadedEngine::schedule(OprBlock* op) {
   op->seq = next_seq_.fetch_add(1, std::memory_order_relaxed);
   pending_.fetch_add(1, std::memory_order_relaxed);
-  op->wait.store(static_cast<int>(op->reads.size() + op->writes.size()) + 1,
-                 std::memory_order_relaxed);
+  op->wait.store(static_cast<int>(op->reads.size() + op->writes.size()) + 1, std::memory_order_relaxed);
   int granted = 0;
   for (Var* v : op->reads) {
     std::lock_guard<std::mutex> lock(v->mu);
@@ -145,17 +97,14 @@ void ThreadedEngine::dispatch(OprBlock* op) {
     run(op);
     return;
   }
-  DeviceWorkers* workers;
+  DeviceExecutor* executor;
   {
     std::lock_guard<std::mutex> lock(devices_mu_);
     auto& slot = devices_[op->ctx];
-    if (!slot) {
-      int n = op->ctx.is_cpu_family() ? cpu_workers_ : 1;
-      slot = std::make_unique<DeviceWorkers>(n, [this](OprBlock* o) { run(o); });
-    }
-    workers = slot.get();
+    if (!slot) slot = make_device_executor(op->ctx, cpu_workers_, [this](OprBlock* o) { run(o); });
+    executor = slot.get();
   }
-  workers->enqueue(op);
+  executor->enqueue(op);
 }
 
 void ThreadedEngine::run(OprBlock* op) {

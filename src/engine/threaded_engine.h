@@ -1,13 +1,11 @@
 #pragma once
-// Internal: the threaded engine with one small worker pool per device. Dependencies are tracked
-// per variable; an operation is dispatched to its device's priority queue when every variable has
-// granted it access.
+// Internal: the threaded engine. Dependencies are tracked per variable; an operation is handed to
+// its device's executor (device_executor.h) when every variable has granted it access.
 #include <atomic>
 #include <condition_variable>
 #include <map>
-#include <queue>
-#include <thread>
 
+#include "device_executor.h"
 #include "var.h"
 
 namespace braid::engine::detail {
@@ -16,38 +14,15 @@ struct OprBlock {
   Fn fn;
   AsyncFn async_fn;  // instead of fn, for push_async
   Context ctx;
+  FnProperty property = FnProperty::Normal;
   std::vector<Var*> reads, writes;
   int priority = 0;
   uint64_t seq = 0;
   const char* name = "";
-  bool always_run = false;          // waits and deletions
-  bool run_inline = false;          // a wait's notification: run by whichever thread makes it ready
-  Var* var_to_delete = nullptr;     // freed after this operation
-  std::atomic<int> wait{0};         // grants still missing, plus one held by push itself
-};
-
-/// A device's ready queue and its worker threads.
-class DeviceWorkers {
- public:
-  DeviceWorkers(int num_threads, std::function<void(OprBlock*)> run);
-  ~DeviceWorkers();
-  void enqueue(OprBlock* op);
-
- private:
-  struct Later {
-    bool operator()(const OprBlock* a, const OprBlock* b) const {
-      return a->priority != b->priority ? a->priority < b->priority : a->seq > b->seq;
-    }
-  };
-  void loop();
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::priority_queue<OprBlock*, std::vector<OprBlock*>, Later> ready_;
-  int idle_ = 0;
-  bool stop_ = false;
-  std::function<void(OprBlock*)> run_;
-  std::vector<std::thread> threads_;
+  bool always_run = false;       // waits and deletions
+  bool run_inline = false;       // a wait's notification: run by whichever thread makes it ready
+  Var* var_to_delete = nullptr;  // freed after this operation
+  std::atomic<int> wait{0};      // grants still missing, plus one held by push itself
 };
 
 class ThreadedEngine final : public Engine {
@@ -58,8 +33,8 @@ class ThreadedEngine final : public Engine {
   ~ThreadedEngine() override;
 
   VarHandle new_var() override { return new Var(); }
-  void push(Fn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
-            int priority, const char* name) override;
+  void push(Fn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes, int priority,
+            const char* name, FnProperty property) override;
   void push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
                   int priority, const char* name) override;
   void delete_var(Fn on_delete, Context ctx, VarHandle var) override;
@@ -82,7 +57,7 @@ class ThreadedEngine final : public Engine {
 
   int cpu_workers_;
   std::mutex devices_mu_;
-  std::map<Context, std::unique_ptr<DeviceWorkers>> devices_;
+  std::map<Context, std::unique_ptr<DeviceExecutor>> devices_;
   std::atomic<uint64_t> next_seq_{0};
   std::atomic<int64_t> pending_{0};
   int64_t max_pending_;

@@ -4,8 +4,8 @@
 
 namespace braid::engine::detail {
 
-void normalize_deps(std::span<const VarHandle> reads, std::span<const VarHandle> writes,
-                    std::vector<Var*>& out_reads, std::vector<Var*>& out_writes) {
+void normalize_deps(std::span<const VarHandle> reads, std::span<const VarHandle> writes, std::vector<Var*>& out_reads,
+                    std::vector<Var*>& out_writes) {
   out_writes.assign(writes.begin(), writes.end());
   std::sort(out_writes.begin(), out_writes.end());
   out_writes.erase(std::unique(out_writes.begin(), out_writes.end()), out_writes.end());
@@ -51,8 +51,8 @@ void mark_writes(const std::vector<Var*>& writes, const ErrorRef& error) {
   }
 }
 
-void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var*>& writes,
-             bool always_run, ErrorList& errors) {
+void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var*>& writes, bool always_run,
+             ErrorList& errors) {
   ErrorRef error = always_run ? nullptr : inherited_error(reads);
   if (!error) {
     try {

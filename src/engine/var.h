@@ -33,8 +33,8 @@ struct Var {
 namespace detail {
 
 /// Sorted, deduplicated read and write sets; a variable in both is only written.
-void normalize_deps(std::span<const VarHandle> reads, std::span<const VarHandle> writes,
-                    std::vector<Var*>& out_reads, std::vector<Var*>& out_writes);
+void normalize_deps(std::span<const VarHandle> reads, std::span<const VarHandle> writes, std::vector<Var*>& out_reads,
+                    std::vector<Var*>& out_writes);
 
 /// Error bookkeeping common to both engines.
 class ErrorList {
@@ -57,8 +57,8 @@ void mark_writes(const std::vector<Var*>& writes, const ErrorRef& error);
 
 /// Runs `fn` unless one of `reads` carries an error (then `fn` is skipped and that error
 /// propagates); stores the outcome on `writes`. `always_run` is for waits and deletions.
-void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var*>& writes,
-             bool always_run, ErrorList& errors);
+void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var*>& writes, bool always_run,
+             ErrorList& errors);
 
 }  // namespace detail
 }  // namespace braid::engine

@@ -9,7 +9,7 @@
 namespace braid::gluon {
 namespace {
 
-thread_local Block* t_scope = nullptr;  // the block whose name_scope() is active
+thread_local Block* t_scope = nullptr;                       // the block whose name_scope() is active
 thread_local std::shared_ptr<const ParameterDict> t_shared;  // for the next block (ShareParameters)
 
 /// MXNet's NameManager: a process-wide counter per hint for blocks created outside any scope.
@@ -39,9 +39,12 @@ Block::Block(const std::string& hint, std::optional<std::string> prefix) : hint_
   }
   // As MXNet: a block given shared parameters names its own after the shared dictionary; its
   // children name theirs after it and share the same dictionary.
-  if (auto shared = std::exchange(t_shared, nullptr)) params_ = ParameterDict(shared->prefix(), shared);
-  else if (t_scope) params_ = ParameterDict(t_scope->params_.prefix() + own, t_scope->params_.shared());
-  else params_ = ParameterDict(prefix_);
+  if (auto shared = std::exchange(t_shared, nullptr))
+    params_ = ParameterDict(shared->prefix(), shared);
+  else if (t_scope)
+    params_ = ParameterDict(t_scope->params_.prefix() + own, t_scope->params_.shared());
+  else
+    params_ = ParameterDict(prefix_);
 }
 
 std::string Block::name() const {

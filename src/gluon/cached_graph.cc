@@ -28,8 +28,8 @@ std::vector<NDArray> CachedGraph::operator()(const std::vector<NDArray>& inputs)
   std::vector<NDArray> args, aux;
   for (size_t i = 0; i < arg_input_.size(); ++i) {
     int k = arg_input_[i];
-    BRAID_CHECK(k < 0 || static_cast<size_t>(k) < inputs.size(), "the graph takes more inputs than the ",
-                inputs.size(), " given");
+    BRAID_CHECK(k < 0 || static_cast<size_t>(k) < inputs.size(), "the graph takes more inputs than the ", inputs.size(),
+                " given");
     args.push_back(k >= 0 ? inputs[static_cast<size_t>(k)] : arg_params_[i]->data(ctx));
   }
   for (const auto& p : aux_params_) aux.push_back(p->data(ctx));

@@ -115,8 +115,10 @@ std::vector<NDArray> invoke_with_parameters(const std::string& op_name,
   }
   std::vector<NDArray> arrays;
   for (const OpArg* a : placed) {
-    if (const auto* arr = std::get_if<NDArray>(a)) arrays.push_back(*arr);
-    else arrays.push_back(std::get<ParameterPtr>(*a)->data(*ctx));
+    if (const auto* arr = std::get_if<NDArray>(a))
+      arrays.push_back(*arr);
+    else
+      arrays.push_back(std::get<ParameterPtr>(*a)->data(*ctx));
   }
   return nd::invoke(op_name, arrays, attrs);
 }

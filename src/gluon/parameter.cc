@@ -29,8 +29,12 @@ bool compatible(const Shape& known, const Shape& shape) {
 
 Parameter::Parameter(std::string name, Shape shape, DType dtype, GradReq grad_req, init::InitializerPtr init,
                      bool allow_deferred_init)
-    : name_(std::move(name)), shape_(std::move(shape)), dtype_(dtype), grad_req_(grad_req),
-      init_(std::move(init)), allow_deferred_init_(allow_deferred_init) {}
+    : name_(std::move(name)),
+      shape_(std::move(shape)),
+      dtype_(dtype),
+      grad_req_(grad_req),
+      init_(std::move(init)),
+      allow_deferred_init_(allow_deferred_init) {}
 
 void Parameter::set_shape(const Shape& shape) {
   BRAID_CHECK(compatible(shape_, shape), "Parameter '", name_, "': expected shape ", shape_,
@@ -98,9 +102,11 @@ void Parameter::attach_grads() {
 }
 
 void Parameter::check_initialized() const {
-  BRAID_CHECK(!deferred_, "Parameter '", name_, "' has not been initialized yet because initialization was "
+  BRAID_CHECK(!deferred_, "Parameter '", name_,
+              "' has not been initialized yet because initialization was "
               "deferred; the actual initialization happens during the first forward pass");
-  BRAID_CHECK(initialized(), "Parameter '", name_, "' has not been initialized; call initialize() on it or on "
+  BRAID_CHECK(initialized(), "Parameter '", name_,
+              "' has not been initialized; call initialize() on it or on "
               "its block (block.initialize() or collect_params().initialize())");
 }
 
@@ -183,9 +189,10 @@ NDArray Parameter::reduce() const {
 void Parameter::load_init(const NDArray& value, const std::vector<Context>& ctx, bool cast_dtype) {
   BRAID_CHECK(compatible(shape_, value.shape()), "failed loading Parameter '", name_, "' from saved params: shape ",
               "incompatible, expected ", shape_, " vs saved ", value.shape());
-  BRAID_CHECK(cast_dtype || value.dtype() == dtype_, "failed loading Parameter '", name_, "' from saved params: "
-              "dtype incompatible, expected ", dtype_name(dtype_), " vs saved ", dtype_name(value.dtype()),
-              "; pass cast_dtype=true to convert");
+  BRAID_CHECK(cast_dtype || value.dtype() == dtype_, "failed loading Parameter '", name_,
+              "' from saved params: "
+              "dtype incompatible, expected ",
+              dtype_name(dtype_), " vs saved ", dtype_name(value.dtype()), "; pass cast_dtype=true to convert");
   shape_ = value.shape();
   NDArray v = value.dtype() == dtype_ ? value : value.astype(dtype_);
   if (initialized() && !deferred_) {

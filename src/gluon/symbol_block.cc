@@ -27,7 +27,8 @@ SymbolBlock::SymbolBlock(const Symbol& outputs, std::vector<std::string> input_n
     DType dtype = DType::Float32;
     if (auto a = attrs.find(name); a != attrs.end()) {
       if (auto s = a->second.find("__shape__"); s != a->second.end()) shape = Shape(op::parse_tuple(s->second));
-      if (auto d = a->second.find("__dtype__"); d != a->second.end()) dtype = static_cast<DType>(op::parse_int(d->second));
+      if (auto d = a->second.find("__dtype__"); d != a->second.end())
+        dtype = static_cast<DType>(op::parse_int(d->second));
     }
     register_parameter(name, shape, is_aux ? GradReq::Null : GradReq::Write, nullptr, dtype);
   }
@@ -57,9 +58,11 @@ void SymbolBlock::finish_shapes(const std::vector<NDArray>& inputs) {
   auto shapes = symbol_.infer_shape(known);
   auto args = symbol_.list_arguments(), aux = symbol_.list_auxiliary_states();
   for (size_t i = 0; i < args.size(); ++i)
-    if (params().contains(args[i]) && params()[args[i]]->deferred()) params()[args[i]]->finish_deferred_init(shapes.arg[i]);
+    if (params().contains(args[i]) && params()[args[i]]->deferred())
+      params()[args[i]]->finish_deferred_init(shapes.arg[i]);
   for (size_t i = 0; i < aux.size(); ++i)
-    if (params().contains(aux[i]) && params()[aux[i]]->deferred()) params()[aux[i]]->finish_deferred_init(shapes.aux[i]);
+    if (params().contains(aux[i]) && params()[aux[i]]->deferred())
+      params()[aux[i]]->finish_deferred_init(shapes.aux[i]);
 }
 
 std::vector<NDArray> SymbolBlock::forward(const std::vector<NDArray>& inputs) {

@@ -94,7 +94,8 @@ bool Trainer::fresh(size_t i, bool ignore_stale_grad) const {
   check_initialized(i);
   bool fresh = true;
   for (const auto& d : p->list_data()) fresh = fresh && autograd::fresh_grad(d);
-  BRAID_CHECK(fresh || ignore_stale_grad, "gradient of Parameter '", p->name(), "' has not been updated by backward "
+  BRAID_CHECK(fresh || ignore_stale_grad, "gradient of Parameter '", p->name(),
+              "' has not been updated by backward "
               "since the last step; this could mean a bug in your model that made it use only a subset of its "
               "parameters in this iteration. If that is intended, call step with ignore_stale_grad=true to skip the "
               "parameters with stale gradients");
@@ -123,7 +124,8 @@ void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
 
 void Trainer::allreduce_grads() {
   init_kvstore();
-  BRAID_CHECK(!update_on_kvstore_, "Trainer: allreduce_grads() is not supported when the kvstore updates the "
+  BRAID_CHECK(!update_on_kvstore_,
+              "Trainer: allreduce_grads() is not supported when the kvstore updates the "
               "parameters; create the Trainer with update_on_kvstore=false, or call step()");
   autograd::PauseScope pause;
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -142,7 +144,8 @@ void Trainer::allreduce_grads() {
 void Trainer::update(int64_t batch_size, bool ignore_stale_grad) {
   BRAID_CHECK(batch_size > 0, "Trainer: batch_size must be positive, got ", batch_size);
   init_kvstore();
-  BRAID_CHECK(!update_on_kvstore_, "Trainer: update() is not supported when the kvstore updates the parameters; "
+  BRAID_CHECK(!update_on_kvstore_,
+              "Trainer: update() is not supported when the kvstore updates the parameters; "
               "create the Trainer with update_on_kvstore=false, or call step()");
   autograd::PauseScope pause;
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
@@ -157,14 +160,18 @@ void Trainer::update(int64_t batch_size, bool ignore_stale_grad) {
 }
 
 void Trainer::save_states(const std::string& path) const {
-  if (update_on_kvstore_ && kvstore_) kvstore_->save_optimizer_states(path);  // the store runs the updates
-  else io::write_file_atomically(path, optimizer_->save_states());
+  if (update_on_kvstore_ && kvstore_)
+    kvstore_->save_optimizer_states(path);  // the store runs the updates
+  else
+    io::write_file_atomically(path, optimizer_->save_states());
 }
 
 void Trainer::load_states(const std::string& path) {
   init_kvstore();
-  if (update_on_kvstore_ && kvstore_) kvstore_->load_optimizer_states(path);
-  else optimizer_->load_states(io::read_file(path));
+  if (update_on_kvstore_ && kvstore_)
+    kvstore_->load_optimizer_states(path);
+  else
+    optimizer_->load_states(io::read_file(path));
 }
 
 }  // namespace braid::gluon

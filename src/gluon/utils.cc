@@ -14,11 +14,13 @@ std::vector<NDArray> split_data(const NDArray& data, int num_slice, int batch_ax
   BRAID_CHECK(batch_axis >= 0 && batch_axis < data.shape().ndim(), "split_data: batch_axis ", batch_axis,
               " is out of range for data of shape ", data.shape());
   const int64_t size = data.shape()[batch_axis];
-  BRAID_CHECK(size >= num_slice, "split_data: too many slices for data with shape ", data.shape(), ": num_slice=",
-              num_slice, " and batch_axis=", batch_axis);
+  BRAID_CHECK(size >= num_slice, "split_data: too many slices for data with shape ", data.shape(),
+              ": num_slice=", num_slice, " and batch_axis=", batch_axis);
   BRAID_CHECK(!even_split || size % num_slice == 0, "split_data: data with shape ", data.shape(),
-              " cannot be evenly split into ", num_slice, " slices along axis ", batch_axis, "; use a batch size that "
-              "is a multiple of ", num_slice, " or set even_split=false to allow uneven slices");
+              " cannot be evenly split into ", num_slice, " slices along axis ", batch_axis,
+              "; use a batch size that "
+              "is a multiple of ",
+              num_slice, " or set even_split=false to allow uneven slices");
   const int64_t each = size / num_slice, extras = size % num_slice;
   std::vector<NDArray> slices;
   int64_t begin = 0;

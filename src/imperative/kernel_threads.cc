@@ -23,8 +23,8 @@ namespace {
 
 std::atomic<uint64_t> g_low_ids{0};  // CPU contexts 0..63 that ran kernels, as bits
 std::mutex g_mu;
-std::set<int> g_high_ids;             // the others
-std::atomic<int> g_cpu_contexts{0};   // their number
+std::set<int> g_high_ids;            // the others
+std::atomic<int> g_cpu_contexts{0};  // their number
 
 int total_threads() {
   static const int total = omp_get_max_threads();  // the initial value: OMP_NUM_THREADS or the cores

@@ -35,8 +35,8 @@ Kernel forward_kernel(const op::OpDef& def, const std::any& param, bool training
     rng = &rs.generator;
   }
   k.fn = [&run, param, args = std::vector<NDArray>(inputs.begin(), inputs.begin() + static_cast<long>(nargs)),
-          aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()), outputs, ctx,
-          training, rng] {
+          aux = std::vector<NDArray>(inputs.begin() + static_cast<long>(nargs), inputs.end()), outputs, ctx, training,
+          rng] {
     op::ForwardArgs fa;
     for (const auto& a : args) fa.inputs.push_back(a.blob());
     for (const auto& a : aux) fa.aux.push_back(a.blob());
@@ -55,14 +55,13 @@ Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool trainin
   BRAID_CHECK(def.has_gradient(), "operator ", def.name, " has no gradient");
   size_t nargs = def.list_arguments(param).size();
   size_t nout = static_cast<size_t>(def.num_outputs(param));
-  BRAID_CHECK(inputs.size() == nargs + def.list_aux(param).size() && in_grads.size() == nargs &&
-                  req.size() == nargs && outputs.size() == nout && out_grads.size() <= nout,
-              "backward of ", def.name, ": expected ", nargs, " inputs and gradients, ", nout,
-              " outputs; got ", inputs.size(), ", ", in_grads.size(), ", ", outputs.size());
+  BRAID_CHECK(inputs.size() == nargs + def.list_aux(param).size() && in_grads.size() == nargs && req.size() == nargs &&
+                  outputs.size() == nout && out_grads.size() <= nout,
+              "backward of ", def.name, ": expected ", nargs, " inputs and gradients, ", nout, " outputs; got ",
+              inputs.size(), ", ", in_grads.size(), ", ", outputs.size());
   for (size_t i = 0; i < nargs; ++i)
-    BRAID_CHECK(in_grads[i].is_none() || in_grads[i].shape() == inputs[i].shape(), "backward of ",
-                def.name, ": gradient ", i, " has shape ", in_grads[i].shape(), " but the input has ",
-                inputs[i].shape());
+    BRAID_CHECK(in_grads[i].is_none() || in_grads[i].shape() == inputs[i].shape(), "backward of ", def.name,
+                ": gradient ", i, " has shape ", in_grads[i].shape(), " but the input has ", inputs[i].shape());
   Kernel k;
   k.name = def.name.c_str();
   for (const auto* list : {&out_grads, &inputs, &outputs})
@@ -105,10 +104,9 @@ void push_forward(const op::OpDef& def, const std::any& param, bool training, Co
   push(forward_kernel(def, param, training, ctx, inputs, nargs, outputs));
 }
 
-void push_backward(const op::OpDef& def, const std::any& param, bool training,
-                   const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
-                   const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
-                   const std::vector<op::OpReq>& req) {
+void push_backward(const op::OpDef& def, const std::any& param, bool training, const std::vector<NDArray>& out_grads,
+                   const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                   const std::vector<NDArray>& in_grads, const std::vector<op::OpReq>& req) {
   push(backward_kernel(def, param, training, out_grads, inputs, outputs, in_grads, req));
 }
 

@@ -41,9 +41,8 @@ void push_forward(const op::OpDef& def, const std::any& param, bool training, Co
 
 /// `out_grads` may hold None for outputs without a gradient (the kernel sees a null blob);
 /// `req[i]` says how to store the gradient of argument i (None in_grads are skipped).
-void push_backward(const op::OpDef& def, const std::any& param, bool training,
-                   const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
-                   const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
-                   const std::vector<op::OpReq>& req);
+void push_backward(const op::OpDef& def, const std::any& param, bool training, const std::vector<NDArray>& out_grads,
+                   const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                   const std::vector<NDArray>& in_grads, const std::vector<op::OpReq>& req);
 
 }  // namespace braid::imperative

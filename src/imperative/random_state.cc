@@ -44,8 +44,8 @@ void reseed(uint64_t seed) {
     engine::VarHandle v = state.var;
     auto* gen = &state.generator;
     uint64_t cs = context_seed(seed, ctx);
-    engine::Engine::get().push([gen, cs] { gen->seed(cs); }, ctx, {},
-                               std::span<const engine::VarHandle>(&v, 1), 0, "random_seed");
+    engine::Engine::get().push([gen, cs] { gen->seed(cs); }, ctx, {}, std::span<const engine::VarHandle>(&v, 1), 0,
+                               "random_seed");
   }
 }
 

@@ -35,8 +35,8 @@ enum class NodeKind {
 
 /// The backward of a Function node: from the gradients of its visible outputs (zeros where no
 /// gradient arrived), the gradient of each input that `wanted` marks (None elsewhere).
-using BackwardFn = std::function<std::vector<NDArray>(const std::vector<NDArray>& out_grads,
-                                                      const std::vector<bool>& wanted)>;
+using BackwardFn =
+    std::function<std::vector<NDArray>(const std::vector<NDArray>& out_grads, const std::vector<bool>& wanted)>;
 
 struct Node {
   NodeKind kind = NodeKind::Op;

@@ -49,8 +49,7 @@ class FileSource : public ByteSource {
 
   uint64_t size() const override { return size_; }
   void read(void* dst, size_t n) override {
-    BRAID_CHECK(std::fread(dst, 1, n, file_) == n, path_,
-                ": read failed (was the file changed while being loaded?): ",
+    BRAID_CHECK(std::fread(dst, 1, n, file_) == n, path_, ": read failed (was the file changed while being loaded?): ",
                 std::ferror(file_) ? system_reason() : "unexpected end of file");
   }
 
@@ -83,13 +82,9 @@ void sync_directory_of(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<ByteSource> memory_source(std::string_view bytes) {
-  return std::make_unique<MemorySource>(bytes);
-}
+std::unique_ptr<ByteSource> memory_source(std::string_view bytes) { return std::make_unique<MemorySource>(bytes); }
 
-std::unique_ptr<ByteSource> file_source(const std::string& path) {
-  return std::make_unique<FileSource>(path);
-}
+std::unique_ptr<ByteSource> file_source(const std::string& path) { return std::make_unique<FileSource>(path); }
 
 void write_file_atomically(const std::string& path, const std::function<void(ByteSink&)>& fill) {
   const std::string tmp = cat(path, ".tmp.", ::getpid());

@@ -16,7 +16,8 @@ namespace {
 // The whole (decompressed) file; gzopen reads plain files too.
 std::vector<uint8_t> read_all(const std::string& path) {
   std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), gzclose);
-  BRAID_CHECK(f, "cannot open ", path, "; install dataset-fashion-mnist (scripts/install-deps.sh) "
+  BRAID_CHECK(f, "cannot open ", path,
+              "; install dataset-fashion-mnist (scripts/install-deps.sh) "
               "or set BRAID_FASHION_MNIST_DIR");
   std::vector<uint8_t> data;
   uint8_t buf[1 << 16];

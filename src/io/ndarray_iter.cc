@@ -39,8 +39,12 @@ LastBatchHandle parse_last_batch_handle(const std::string& name) {
 
 NDArrayIter::NDArrayIter(NamedInputs data, NamedInputs label, int64_t batch_size, bool shuffle,
                          LastBatchHandle last_batch_handle, uint64_t seed)
-    : data_(std::move(data)), label_(std::move(label)), batch_size_(batch_size), shuffle_(shuffle),
-      last_batch_handle_(last_batch_handle), rng_(seed) {
+    : data_(std::move(data)),
+      label_(std::move(label)),
+      batch_size_(batch_size),
+      shuffle_(shuffle),
+      last_batch_handle_(last_batch_handle),
+      rng_(seed) {
   BRAID_CHECK(!data_.empty(), "NDArrayIter: no data arrays given; pass at least one (name, array) pair");
   BRAID_CHECK(batch_size_ > 0, "NDArrayIter: batch_size must be positive, got ", batch_size_);
   std::set<std::string> names;
@@ -50,10 +54,9 @@ NDArrayIter::NDArrayIter(NamedInputs data, NamedInputs label, int64_t batch_size
                   "' is given twice; data and label names must be distinct");
   num_data_ = check_inputs(data_, "data", -1, data_.front().first);
   check_inputs(label_, "label", num_data_, data_.front().first);
-  BRAID_CHECK(num_data_ > 0, "NDArrayIter: the arrays hold no samples (axis 0 of '", data_.front().first,
-              "' is 0)");
-  BRAID_CHECK(last_batch_handle_ != LastBatchHandle::Discard || batch_size_ <= num_data_,
-              "NDArrayIter: batch_size ", batch_size_, " exceeds the ", num_data_,
+  BRAID_CHECK(num_data_ > 0, "NDArrayIter: the arrays hold no samples (axis 0 of '", data_.front().first, "' is 0)");
+  BRAID_CHECK(last_batch_handle_ != LastBatchHandle::Discard || batch_size_ <= num_data_, "NDArrayIter: batch_size ",
+              batch_size_, " exceeds the ", num_data_,
               " samples, so last_batch_handle='discard' would never yield a batch; use a batch_size of at most ",
               num_data_, " or 'pad'");
   new_order();
@@ -63,8 +66,8 @@ NDArrayIter::NDArrayIter(NDArray data, NDArray label, int64_t batch_size, bool s
                          LastBatchHandle last_batch_handle, uint64_t seed, const std::string& data_name,
                          const std::string& label_name)
     : NDArrayIter(NamedInputs{{data_name, std::move(data)}},
-                  label.is_none() ? NamedInputs{} : NamedInputs{{label_name, std::move(label)}}, batch_size,
-                  shuffle, last_batch_handle, seed) {}
+                  label.is_none() ? NamedInputs{} : NamedInputs{{label_name, std::move(label)}}, batch_size, shuffle,
+                  last_batch_handle, seed) {}
 
 void NDArrayIter::new_order() {
   order_ = std::move(carried_);

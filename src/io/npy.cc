@@ -15,19 +15,32 @@ constexpr int kMaxRank = 32;
 
 const char* descr(DType t) {
   switch (t) {
-    case DType::Float32: return "<f4";
-    case DType::Float64: return "<f8";
-    case DType::Float16: return "<f2";
-    case DType::UInt8: return "|u1";
-    case DType::Int8: return "|i1";
-    case DType::Int32: return "<i4";
-    case DType::Int64: return "<i8";
-    case DType::Bool: return "|b1";
-    case DType::Int16: return "<i2";
-    case DType::UInt16: return "<u2";
-    case DType::UInt32: return "<u4";
-    case DType::UInt64: return "<u8";
-    default: throw Error(cat("save_npy: NumPy has no dtype for ", dtype_name(t), "; convert with astype first"));
+    case DType::Float32:
+      return "<f4";
+    case DType::Float64:
+      return "<f8";
+    case DType::Float16:
+      return "<f2";
+    case DType::UInt8:
+      return "|u1";
+    case DType::Int8:
+      return "|i1";
+    case DType::Int32:
+      return "<i4";
+    case DType::Int64:
+      return "<i8";
+    case DType::Bool:
+      return "|b1";
+    case DType::Int16:
+      return "<i2";
+    case DType::UInt16:
+      return "<u2";
+    case DType::UInt32:
+      return "<u4";
+    case DType::UInt64:
+      return "<u8";
+    default:
+      throw Error(cat("save_npy: NumPy has no dtype for ", dtype_name(t), "; convert with astype first"));
   }
 }
 
@@ -35,8 +48,8 @@ DType dtype_of_descr(const std::string& d, const std::string& where) {
   BRAID_CHECK(d.size() == 3 && d[0] != '>', where, ": dtype '", d, "' is not supported; save little-endian data ",
               "(numpy: a.astype(a.dtype.newbyteorder('<')))");
   const std::string kind = d.substr(1);
-  for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::UInt8, DType::Int8, DType::Int32,
-                  DType::Int64, DType::Bool, DType::Int16, DType::UInt16, DType::UInt32, DType::UInt64})
+  for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::UInt8, DType::Int8, DType::Int32, DType::Int64,
+                  DType::Bool, DType::Int16, DType::UInt16, DType::UInt32, DType::UInt64})
     if (std::string(descr(t)).substr(1) == kind) return t;
   throw Error(cat(where, ": dtype '", d, "' is not supported; use a numeric or bool dtype"));
 }

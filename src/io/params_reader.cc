@@ -38,8 +38,7 @@ class Parser {
     record_ = -1;
     read_names(count, out.names);
     if (remaining() != 0)
-      fail(offset_, cat("expected the end of the file after the last name, found ", remaining(),
-                        " more bytes"));
+      fail(offset_, cat("expected the end of the file after the last name, found ", remaining(), " more bytes"));
     return out;
   }
 
@@ -55,8 +54,8 @@ class Parser {
   void need(uint64_t n, const char* what) const {
     if (n <= remaining()) return;
     std::string field = record_ >= 0 ? cat("array ", record_, " ", what) : std::string(what);
-    throw Error(cat(name_, ": truncated at byte ", offset_, " reading ", field, " (expected ", n,
-                    " bytes, ", remaining(), " left)"));
+    throw Error(cat(name_, ": truncated at byte ", offset_, " reading ", field, " (expected ", n, " bytes, ",
+                    remaining(), " left)"));
   }
 
   void read_bytes(void* dst, uint64_t n, const char* what) {
@@ -75,10 +74,14 @@ class Parser {
 
   static Version version_of(uint32_t first) {
     switch (first) {
-      case kRecordV1Magic: return Version::V1;
-      case kRecordV2Magic: return Version::V2;
-      case kRecordV3Magic: return Version::V3;
-      default: return Version::PreV1;  // `first` is the ndim
+      case kRecordV1Magic:
+        return Version::V1;
+      case kRecordV2Magic:
+        return Version::V2;
+      case kRecordV3Magic:
+        return Version::V3;
+      default:
+        return Version::PreV1;  // `first` is the ndim
     }
   }
 
@@ -98,8 +101,7 @@ class Parser {
       ndim = first;
       if (ndim > static_cast<int64_t>(remaining() / 4))
         fail(ndim_at, cat("unknown record magic 0x", std::hex, first, std::dec,
-                          ": expected 0xf993fac8/9/a (V1/V2/V3) or a pre-V1 ndim of at most ",
-                          remaining() / 4));
+                          ": expected 0xf993fac8/9/a (V1/V2/V3) or a pre-V1 ndim of at most ", remaining() / 4));
     } else {
       ndim = read<int32_t>("ndim");
     }
@@ -113,16 +115,18 @@ class Parser {
     for (auto& d : dims) {
       const uint64_t at = offset_;
       d = v == Version::PreV1 ? read<uint32_t>("dims") : read<int64_t>("dims");
-      if (v == Version::V3 && d == -1) unknown = true;  // an unknown dim: a None array
-      else if (d < 0) fail(at, cat("invalid dimension ", d, " (expected >= 0)"));
+      if (v == Version::V3 && d == -1)
+        unknown = true;  // an unknown dim: a None array
+      else if (d < 0)
+        fail(at, cat("invalid dimension ", d, " (expected >= 0)"));
     }
     return !unknown;
   }
 
   void check_context(int32_t dev_type, int32_t dev_id, uint64_t at) const {
-    bool known = dev_type == kDevCPU || dev_type == kDevGPU || dev_type == kDevCPUPinned ||
-                 dev_type == kDevCPUShared;
-    if (!known) fail(at, cat("invalid device type ", dev_type, " (expected 1 cpu, 2 gpu, 3 cpu_pinned or 5 cpu_shared)"));
+    bool known = dev_type == kDevCPU || dev_type == kDevGPU || dev_type == kDevCPUPinned || dev_type == kDevCPUShared;
+    if (!known)
+      fail(at, cat("invalid device type ", dev_type, " (expected 1 cpu, 2 gpu, 3 cpu_pinned or 5 cpu_shared)"));
     if (dev_id < 0) fail(at + 4, cat("invalid device id ", dev_id, " (expected >= 0)"));
   }
 
@@ -143,9 +147,9 @@ class Parser {
     }
     const uint64_t elems = empty ? 0 : nonzero;
     if (elems > remaining() / dtype_size(dtype))
-      throw Error(cat(name_, ": truncated at byte ", offset_, " reading array ", record_,
-                      " data (shape ", Shape(dims), " of ", dtype_name(dtype), " needs ", elems,
-                      " x ", dtype_size(dtype), " bytes, ", remaining(), " left)"));
+      throw Error(cat(name_, ": truncated at byte ", offset_, " reading array ", record_, " data (shape ", Shape(dims),
+                      " of ", dtype_name(dtype), " needs ", elems, " x ", dtype_size(dtype), " bytes, ", remaining(),
+                      " left)"));
     return elems * dtype_size(dtype);
   }
 

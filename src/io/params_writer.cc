@@ -15,14 +15,12 @@ void put(ByteSink& out, T v) {
   out.write(&v, sizeof(T));
 }
 
-std::string label(const NamedArrays& c, size_t i) {
-  return c.names.empty() ? cat("#", i) : cat("'", c.names[i], "'");
-}
+std::string label(const NamedArrays& c, size_t i) { return c.names.empty() ? cat("#", i) : cat("'", c.names[i], "'"); }
 
 // Rejects what V2 cannot represent before a byte is written.
 void validate(const NamedArrays& c) {
-  BRAID_CHECK(c.names.empty() || c.names.size() == c.arrays.size(), "save: ", c.names.size(),
-              " names for ", c.arrays.size(), " arrays; give one name per array or none");
+  BRAID_CHECK(c.names.empty() || c.names.size() == c.arrays.size(), "save: ", c.names.size(), " names for ",
+              c.arrays.size(), " arrays; give one name per array or none");
   for (size_t i = 0; i < c.arrays.size(); ++i) {
     const NDArray& a = c.arrays[i];
     BRAID_CHECK(a.is_none() || a.ndim() > 0, "save: array ", label(c, i),

@@ -11,8 +11,8 @@ namespace {
 std::vector<DataDesc> joined_descs(const std::vector<std::shared_ptr<DataIter>>& iters,
                                    const PrefetchingIter::Renaming& rename, bool label) {
   const char* what = label ? "rename_label" : "rename_data";
-  BRAID_CHECK(rename.empty() || rename.size() == iters.size(), "PrefetchingIter: ", what, " has ",
-              rename.size(), " maps for ", iters.size(), " iterators; give one per iterator (or none)");
+  BRAID_CHECK(rename.empty() || rename.size() == iters.size(), "PrefetchingIter: ", what, " has ", rename.size(),
+              " maps for ", iters.size(), " iterators; give one per iterator (or none)");
   std::vector<DataDesc> out;
   for (size_t i = 0; i < iters.size(); ++i) {
     std::vector<DataDesc> descs = label ? iters[i]->provide_label() : iters[i]->provide_data();
@@ -74,8 +74,8 @@ PrefetchingIter::Fetched PrefetchingIter::fetch() {
     std::vector<std::optional<DataBatch>> parts;
     for (auto& it : iters_) parts.push_back(it->next());
     for (size_t i = 1; i < parts.size(); ++i)
-      BRAID_CHECK(parts[i].has_value() == parts[0].has_value(), "PrefetchingIter: inner iterator ",
-                  parts[0] ? i : 0, " ended after ", fetched_, " batches while iterator ", parts[0] ? 0 : i,
+      BRAID_CHECK(parts[i].has_value() == parts[0].has_value(), "PrefetchingIter: inner iterator ", parts[0] ? i : 0,
+                  " ended after ", fetched_, " batches while iterator ", parts[0] ? 0 : i,
                   " yields another; all inner iterators must yield the same number of batches per epoch");
     if (!parts[0]) return f;
     DataBatch batch = std::move(*parts[0]);
@@ -111,7 +111,8 @@ void PrefetchingIter::produce() {
 }
 
 std::optional<DataBatch> PrefetchingIter::next() {
-  BRAID_CHECK(thread_.joinable(), "PrefetchingIter: not running since an inner iterator's reset() failed; "
+  BRAID_CHECK(thread_.joinable(),
+              "PrefetchingIter: not running since an inner iterator's reset() failed; "
               "call reset() again");
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return ready_.has_value(); });

@@ -16,8 +16,10 @@ std::optional<DataBatch> ResizeIter::next() {
   if (!batch) {
     inner_->reset();
     batch = inner_->next();
-    BRAID_CHECK(batch, "ResizeIter: the inner iterator yields no batch even right after reset(), so it cannot "
-                "fill an epoch of ", size_, " batches; check its data and batch_size");
+    BRAID_CHECK(batch,
+                "ResizeIter: the inner iterator yields no batch even right after reset(), so it cannot "
+                "fill an epoch of ",
+                size_, " batches; check its data and batch_size");
   }
   ++taken_;
   return batch;

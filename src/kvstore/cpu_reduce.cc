@@ -11,9 +11,9 @@
 namespace braid::kv::detail {
 namespace {
 
-constexpr int64_t kParallelFrom = 1 << 16;  // elements from which a kernel uses its OpenMP threads
-constexpr int64_t kShardsFrom = 1 << 18;    // elements from which a sum is split over contexts
-constexpr int64_t kAlign = 16;              // elements: parts start on 64-byte lines
+constexpr int64_t kParallelFrom = 1 << 16;     // elements from which a kernel uses its OpenMP threads
+constexpr int64_t kShardsFrom = 1 << 18;       // elements from which a sum is split over contexts
+constexpr int64_t kAlign = 16;                 // elements: parts start on 64-byte lines
 constexpr int64_t kStreamFromBytes = 4 << 20;  // outputs from which sums store past the caches
 
 // SSE (the build's baseline) for both element types.
@@ -33,8 +33,8 @@ void add_range(const std::vector<NDArray>& values, int64_t begin, T* out, int64_
   std::vector<const T*> in;
   for (const auto& v : values) in.push_back(static_cast<const T*>(v.blob().dptr) + begin);
   const size_t count = in.size();
-  const bool stream = n * static_cast<int64_t>(sizeof(T)) >= kStreamFromBytes &&
-                      reinterpret_cast<uintptr_t>(out) % 16 == 0;
+  const bool stream =
+      n * static_cast<int64_t>(sizeof(T)) >= kStreamFromBytes && reinterpret_cast<uintptr_t>(out) % 16 == 0;
   const int64_t vectors = n / kLanes;
 #pragma omp parallel if (n > kParallelFrom)
   {
@@ -56,8 +56,10 @@ void add_range(const std::vector<NDArray>& values, int64_t begin, T* out, int64_
 
 // out = the sum of `values` over out.size() elements from `begin`.
 void add_range(const std::vector<NDArray>& values, int64_t begin, const NDArray& out) {
-  if (out.dtype() == DType::Float32) add_range(values, begin, static_cast<float*>(out.blob().dptr), out.size());
-  else add_range(values, begin, static_cast<double*>(out.blob().dptr), out.size());
+  if (out.dtype() == DType::Float32)
+    add_range(values, begin, static_cast<float*>(out.blob().dptr), out.size());
+  else
+    add_range(values, begin, static_cast<double*>(out.blob().dptr), out.size());
 }
 
 void copy_bytes(char* to, const char* from, size_t bytes) {
@@ -104,9 +106,9 @@ void Shards::fit(const std::vector<NDArray>& values) {
   std::vector<Context> contexts;
   for (const auto& v : values)
     if (std::find(contexts.begin(), contexts.end(), v.ctx()) == contexts.end()) contexts.push_back(v.ctx());
-  const bool same = parts.size() == contexts.size() &&
-                    std::equal(parts.begin(), parts.end(), contexts.begin(),
-                               [](const NDArray& p, Context c) { return p.ctx() == c; });
+  const bool same =
+      parts.size() == contexts.size() && std::equal(parts.begin(), parts.end(), contexts.begin(),
+                                                    [](const NDArray& p, Context c) { return p.ctx() == c; });
   if (same) return;
   const int64_t n = values[0].size();
   const auto count = static_cast<int64_t>(contexts.size());

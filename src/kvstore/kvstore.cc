@@ -75,14 +75,16 @@ void KVStore::set_updater(Updater updater) {
 
 void KVStore::set_gradient_compression(const std::map<std::string, std::string>& params) {
   two_bit_threshold(params);  // a wrong setting is named before the refusal
-  throw Error(cat("KVStore set_gradient_compression: kvstore type '", type_, "' does not compress gradients (as in "
+  throw Error(cat("KVStore set_gradient_compression: kvstore type '", type_,
+                  "' does not compress gradients (as in "
                   "MXNet, where only 'device' and the dist_* types do); Braid compresses on the parameter server "
                   "(dist_sync, dist_async)"));
 }
 
 float two_bit_threshold(const std::map<std::string, std::string>& params) {
   auto type = params.find("type");
-  BRAID_CHECK(type != params.end(), "KVStore set_gradient_compression: give the type, e.g. {type: 2bit, threshold: 0.5}");
+  BRAID_CHECK(type != params.end(),
+              "KVStore set_gradient_compression: give the type, e.g. {type: 2bit, threshold: 0.5}");
   BRAID_CHECK(type->second == "2bit" || type->second == "none", "KVStore set_gradient_compression: unknown type '",
               type->second, "'; valid: 2bit, none");
   for (const auto& [name, value] : params)

@@ -10,15 +10,17 @@ namespace braid::kv {
 namespace {
 
 void check_same_shape(const Key& key, const NDArray& stored, const NDArray& value, const char* what) {
-  BRAID_CHECK(value.shape() == stored.shape(), "KVStore ", what, ": key ", key_str(key), " holds shape ", stored.shape(),
-              " but got an array of shape ", value.shape());
+  BRAID_CHECK(value.shape() == stored.shape(), "KVStore ", what, ": key ", key_str(key), " holds shape ",
+              stored.shape(), " but got an array of shape ", value.shape());
 }
 
 // `out` = `from`; between CPU contexts on the receiving one's worker, so that copies to several
 // contexts run at once.
 void transfer(const NDArray& from, const NDArray& out) {
-  if (detail::on_cpus({from, out}, out.dtype())) detail::copy_on_destination(from, out);
-  else from.copyto(out);
+  if (detail::on_cpus({from, out}, out.dtype()))
+    detail::copy_on_destination(from, out);
+  else
+    from.copyto(out);
 }
 
 }  // namespace
@@ -57,15 +59,20 @@ void OneMachineStore::push(const Key& key, const std::vector<NDArray>& values, i
   }
   gather(e);  // the update reads and writes the whole value
   sum(e, values, e.summed);
-  if (updater()) updater()(key, e.summed, e.stored);
-  else optimizer()->update(e.index, e.stored, e.summed);
+  if (updater())
+    updater()(key, e.summed, e.stored);
+  else
+    optimizer()->update(e.index, e.stored, e.summed);
 }
 
 void OneMachineStore::sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) {
   if (out.is_none()) out = nd::empty(entry.stored.shape(), entry.stored.ctx(), entry.stored.dtype());
-  if (values.size() == 1) transfer(values[0], out);
-  else if (detail::on_cpus(values, out.dtype()) && detail::on_cpus({out}, out.dtype())) detail::sum_into(values, out);
-  else sum_across_devices(entry, values, out);
+  if (values.size() == 1)
+    transfer(values[0], out);
+  else if (detail::on_cpus(values, out.dtype()) && detail::on_cpus({out}, out.dtype()))
+    detail::sum_into(values, out);
+  else
+    sum_across_devices(entry, values, out);
 }
 
 bool OneMachineStore::sum_into_shards(Entry& entry, const std::vector<NDArray>& values) {

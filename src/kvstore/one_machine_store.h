@@ -33,9 +33,9 @@ class OneMachineStore : public KVStore {
 
   struct Entry {
     NDArray stored;
-    int index = 0;        // the optimizer's index for the key
-    bool placed = false;  // the type has moved `stored` where it keeps it
-    NDArray summed;       // where push sums when an updater then reads the sum
+    int index = 0;                           // the optimizer's index for the key
+    bool placed = false;                     // the type has moved `stored` where it keeps it
+    NDArray summed;                          // where push sums when an updater then reads the sum
     std::map<std::string, NDArray> buffers;  // the type's, by name: kept so that pushes allocate nothing
     // On CPU contexts a push without updater sums into one part per context at once; the value
     // then lives in the parts until something needs it whole (gather).

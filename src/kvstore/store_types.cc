@@ -33,8 +33,8 @@ struct Registry {
 Registry& registry() {
   static Registry* r = [] {
     auto* reg = new Registry();  // never destroyed: stores may be made while the process exits
-    for (auto types : {detail::one_machine_store_types(), ps::dist_store_types(),
-                       collective::detail::horovod_store_types()})
+    for (auto types :
+         {detail::one_machine_store_types(), ps::dist_store_types(), collective::detail::horovod_store_types()})
       for (StoreType& t : types) reg->add(std::move(t));
     return reg;
   }();

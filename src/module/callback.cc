@@ -1,7 +1,7 @@
 #include "braid/module/callback.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 

@@ -46,7 +46,9 @@ Module::Module(Symbol symbol, std::vector<std::string> data_names, std::vector<s
     BRAID_CHECK(contains(param_names_, n), "Module: fixed parameter '", n, "' is not a parameter of the symbol");
 }
 
-bool Module::is_input(const std::string& name) const { return contains(data_names_, name) || contains(label_names_, name); }
+bool Module::is_input(const std::string& name) const {
+  return contains(data_names_, name) || contains(label_names_, name);
+}
 
 // MXNet's _split_input_slice with equal work loads: each context gets round(batch / n) samples,
 // the last the remainder.
@@ -111,8 +113,8 @@ void Module::init_params(const init::InitializerPtr& initializer, const ParamMap
   if (params_initialized_ && !force_init) return;
   auto fill = [&](const std::string& name, NDArray arr, const ParamMap& given) {
     if (auto it = given.find(name); it != given.end()) {
-      BRAID_CHECK(it->second.shape() == arr.shape(), "Module::init_params: '", name, "' has shape ",
-                  it->second.shape(), " but the symbol needs ", arr.shape());
+      BRAID_CHECK(it->second.shape() == arr.shape(), "Module::init_params: '", name, "' has shape ", it->second.shape(),
+                  " but the symbol needs ", arr.shape());
       it->second.copyto(arr);
       return;
     }
@@ -219,8 +221,9 @@ void Module::forward(const io::DataBatch& batch, std::optional<bool> is_train) {
   for (size_t i = 0; i < label_names_.size() && i < batch.label.size(); ++i) inputs[label_names_[i]] = batch.label[i];
   std::map<std::string, Shape> shapes;
   for (const auto& [n, a] : inputs) shapes[n] = a.shape();
-  BRAID_CHECK(inputs.begin()->second.shape()[0] >= static_cast<int64_t>(contexts_.size()), "Module::forward: a batch of ",
-              inputs.begin()->second.shape()[0], " cannot be split over ", contexts_.size(), " contexts");
+  BRAID_CHECK(inputs.begin()->second.shape()[0] >= static_cast<int64_t>(contexts_.size()),
+              "Module::forward: a batch of ", inputs.begin()->second.shape()[0], " cannot be split over ",
+              contexts_.size(), " contexts");
   for (size_t k = 0; k < execs_.size(); ++k) {
     auto want = slice_shapes(shapes, k);
     auto args = execs_[k]->arg_dict();
@@ -269,15 +272,17 @@ void Module::update() {
       kvstore_->pull(key, weight);
       continue;
     }
-    if (kvstore_) kvstore_->pushpull(key, grad, grad);
-    else kv::sum_in_every_context(grad);
+    if (kvstore_)
+      kvstore_->pushpull(key, grad, grad);
+    else
+      kv::sum_in_every_context(grad);
     // Every copy has the summed gradient: update the first and copy it to the others.
     optimizer_->update(key, weight[0], grad[0]);
     for (size_t k = 1; k < weight.size(); ++k) weight[0].copyto(weight[k]);
   }
 }
 
-void Module::update_metric(gluon::metric::EvalMetric& metric, const std::vector<NDArray>& labels) const {
+void Module::update_metric(metric::EvalMetric& metric, const std::vector<NDArray>& labels) const {
   metric.update(labels, get_outputs());
 }
 
@@ -325,8 +330,10 @@ void Module::save_checkpoint(const std::string& prefix, int epoch, bool save_opt
   if (save_optimizer_states) {
     BRAID_CHECK(optimizer_, "save_checkpoint: no optimizer states yet; call init_optimizer first");
     const std::string path = epoch_file(prefix, epoch, "states");
-    if (update_on_kvstore_ && kvstore_) kvstore_->save_optimizer_states(path);  // where the updates run
-    else io::write_file_atomically(path, optimizer_->save_states());
+    if (update_on_kvstore_ && kvstore_)
+      kvstore_->save_optimizer_states(path);  // where the updates run
+    else
+      io::write_file_atomically(path, optimizer_->save_states());
   }
 }
 
@@ -344,8 +351,9 @@ std::tuple<Symbol, ParamMap, ParamMap> load_checkpoint(const std::string& prefix
   return {symbol, arg, aux};
 }
 
-Module Module::load(const std::string& prefix, int epoch, bool load_optimizer_states, std::vector<std::string> data_names,
-                    std::vector<std::string> label_names, std::vector<Context> contexts) {
+Module Module::load(const std::string& prefix, int epoch, bool load_optimizer_states,
+                    std::vector<std::string> data_names, std::vector<std::string> label_names,
+                    std::vector<Context> contexts) {
   auto [symbol, arg, aux] = load_checkpoint(prefix, epoch);
   Module m(symbol, std::move(data_names), std::move(label_names), std::move(contexts));
   m.preloaded_arg_ = arg;

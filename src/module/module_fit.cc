@@ -18,7 +18,7 @@ std::vector<NDArray> unpadded(const std::vector<NDArray>& arrays, int pad) {
 
 /// The whole epoch's value: Speedometer's auto_reset only resets the local one (MXNet's
 /// get_global_name_value).
-void log_metric(int epoch, const char* kind, const gluon::metric::EvalMetric& metric) {
+void log_metric(int epoch, const char* kind, const metric::EvalMetric& metric) {
   auto v = metric.get_global();
   for (size_t i = 0; i < v.names.size(); ++i)
     std::cerr << "Epoch[" << epoch << "] " << kind << "-" << v.names[i] << "=" << v.values[i] << "\n";
@@ -33,7 +33,7 @@ void Module::fit(io::DataIter& train_data, const FitOptions& o) {
   // A name makes a new metric each time; an object is the one metric of training and validation.
   auto make_metric = [&o] {
     const auto* name = std::get_if<std::string>(&o.eval_metric);
-    return name ? gluon::metric::create(*name) : std::get<gluon::metric::MetricPtr>(o.eval_metric);
+    return name ? metric::create(*name) : std::get<metric::MetricPtr>(o.eval_metric);
   };
   auto metric = make_metric();
   for (int epoch = o.begin_epoch; epoch < o.num_epoch; ++epoch) {
@@ -50,8 +50,9 @@ void Module::fit(io::DataIter& train_data, const FitOptions& o) {
       ++nbatch;
     }
     log_metric(epoch, "Train", *metric);
-    std::cerr << "Epoch[" << epoch << "] Time cost="
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count() << "\n";
+    std::cerr << "Epoch[" << epoch
+              << "] Time cost=" << std::chrono::duration<double>(std::chrono::steady_clock::now() - tic).count()
+              << "\n";
     if (!o.epoch_end_callback.empty()) {
       auto [arg, aux] = get_params();
       for (const auto& cb : o.epoch_end_callback) cb(epoch, symbol_, arg, aux);
@@ -64,7 +65,7 @@ void Module::fit(io::DataIter& train_data, const FitOptions& o) {
   }
 }
 
-double Module::score(io::DataIter& eval_data, gluon::metric::EvalMetric& metric, int num_batch) {
+double Module::score(io::DataIter& eval_data, metric::EvalMetric& metric, int num_batch) {
   BRAID_CHECK(binded() && params_initialized_, "Module::score: call bind and init_params first");
   metric.reset();
   eval_data.reset();

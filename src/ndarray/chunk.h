@@ -9,8 +9,7 @@ struct Chunk {
   StorageHandle storage;
   engine::VarHandle var = nullptr;
 
-  Chunk(size_t bytes, Context ctx)
-      : storage(Storage::get().alloc(bytes, ctx)), var(engine::Engine::get().new_var()) {}
+  Chunk(size_t bytes, Context ctx) : storage(Storage::get().alloc(bytes, ctx)), var(engine::Engine::get().new_var()) {}
   /// Frees the memory once every pending operation on it is done.
   ~Chunk() {
     StorageHandle h = storage;

@@ -34,8 +34,11 @@ NDArray full(const Shape& shape, double value, Context ctx, DType dtype) {
 
 NDArray arange(double start, double stop, double step, int64_t repeat, Context ctx, DType dtype) {
   return invoke1("_arange", {},
-                 {{"start", op::format_number(start)}, {"stop", op::format_number(stop)},
-                  {"step", op::format_number(step)}, {"repeat", cat(repeat)}, {"ctx", ctx.str()},
+                 {{"start", op::format_number(start)},
+                  {"stop", op::format_number(stop)},
+                  {"step", op::format_number(step)},
+                  {"repeat", cat(repeat)},
+                  {"ctx", ctx.str()},
                   {"dtype", dtype_name(dtype)}});
 }
 

@@ -20,14 +20,14 @@ namespace nd {
 
 #define BRAID_UNARY(NAME) \
   NDArray NAME(const NDArray& x) { return invoke1(#NAME, {x}); }
-BRAID_UNARY(exp) BRAID_UNARY(log) BRAID_UNARY(log1p) BRAID_UNARY(expm1) BRAID_UNARY(sqrt)
-BRAID_UNARY(rsqrt) BRAID_UNARY(square) BRAID_UNARY(reciprocal) BRAID_UNARY(negative)
-BRAID_UNARY(abs) BRAID_UNARY(sign) BRAID_UNARY(tanh) BRAID_UNARY(sigmoid) BRAID_UNARY(relu)
-BRAID_UNARY(softrelu) BRAID_UNARY(sin) BRAID_UNARY(cos) BRAID_UNARY(floor) BRAID_UNARY(ceil)
-BRAID_UNARY(round) BRAID_UNARY(rint) BRAID_UNARY(trunc)
+BRAID_UNARY(exp)
+BRAID_UNARY(log) BRAID_UNARY(log1p) BRAID_UNARY(expm1) BRAID_UNARY(sqrt) BRAID_UNARY(rsqrt) BRAID_UNARY(square)
+    BRAID_UNARY(reciprocal) BRAID_UNARY(negative) BRAID_UNARY(abs) BRAID_UNARY(sign) BRAID_UNARY(tanh)
+        BRAID_UNARY(sigmoid) BRAID_UNARY(relu) BRAID_UNARY(softrelu) BRAID_UNARY(sin) BRAID_UNARY(cos)
+            BRAID_UNARY(floor) BRAID_UNARY(ceil) BRAID_UNARY(round) BRAID_UNARY(rint) BRAID_UNARY(trunc)
 #undef BRAID_UNARY
 
-NDArray clip(const NDArray& x, double a_min, double a_max) {
+                NDArray clip(const NDArray& x, double a_min, double a_max) {
   return invoke1("clip", {x}, {{"a_min", op::format_number(a_min)}, {"a_max", op::format_number(a_max)}});
 }
 NDArray power(const NDArray& base, const NDArray& exponent) {
@@ -49,9 +49,9 @@ NDArray broadcast_to(const NDArray& x, const Shape& shape) {
 }  // namespace nd
 
 // `reversed` is the scalar op computing f(s, x), for `s OP x`.
-#define BRAID_BINARY_OPERATOR(OP, SAME, BROADCAST, SCALAR, REVERSED)                              \
+#define BRAID_BINARY_OPERATOR(OP, SAME, BROADCAST, SCALAR, REVERSED)                                \
   NDArray operator OP(const NDArray& a, const NDArray& b) { return binary(SAME, BROADCAST, a, b); } \
-  NDArray operator OP(const NDArray& a, double b) { return scalar_op(SCALAR, a, b); }              \
+  NDArray operator OP(const NDArray& a, double b) { return scalar_op(SCALAR, a, b); }               \
   NDArray operator OP(double a, const NDArray& b) { return scalar_op(REVERSED, b, a); }
 BRAID_BINARY_OPERATOR(+, "elemwise_add", "broadcast_add", "_plus_scalar", "_plus_scalar")
 BRAID_BINARY_OPERATOR(-, "elemwise_sub", "broadcast_sub", "_minus_scalar", "_rminus_scalar")

@@ -1,6 +1,5 @@
 #include "braid/ndarray/invoke.h"
 
-
 #include "braid/base/error.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
@@ -26,16 +25,15 @@ PriorityScope::~PriorityScope() { imperative::set_priority(saved_); }
 
 namespace {
 
-std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>& inputs,
-                         const op::AttrMap& attrs, const std::vector<NDArray>& out, bool all_outputs) {
+std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>& inputs, const op::AttrMap& attrs,
+                         const std::vector<NDArray>& out, bool all_outputs) {
   const op::OpDef& def = op::Registry::get().find(op_name);
   std::any param = def.parse(attrs);
   std::vector<std::string> arg_names = def.list_arguments(param);
   std::vector<std::string> aux_names = def.list_aux(param);
   size_t nargs = arg_names.size(), naux = aux_names.size();
-  BRAID_CHECK(inputs.size() == nargs + naux, "operator ", def.name, " takes ", nargs + naux,
-              " inputs (", arg_list(arg_names), naux ? ", " : "", arg_list(aux_names), ") but got ",
-              inputs.size());
+  BRAID_CHECK(inputs.size() == nargs + naux, "operator ", def.name, " takes ", nargs + naux, " inputs (",
+              arg_list(arg_names), naux ? ", " : "", arg_list(aux_names), ") but got ", inputs.size());
 
   Context ctx = cpu();
   if (!inputs.empty()) {
@@ -48,17 +46,17 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   std::vector<DType> in_types(nargs), aux_types(naux);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const NDArray& a = inputs[i];
-    BRAID_CHECK(!a.is_none(), "operator ", def.name, ": input ",
-                i < nargs ? arg_names[i] : aux_names[i - nargs], " is None");
-    BRAID_CHECK(a.ctx() == ctx, "operator ", def.name, ": inputs are on different contexts (", ctx,
-                " and ", a.ctx(), "); copy them with as_in_context first");
+    BRAID_CHECK(!a.is_none(), "operator ", def.name, ": input ", i < nargs ? arg_names[i] : aux_names[i - nargs],
+                " is None");
+    BRAID_CHECK(a.ctx() == ctx, "operator ", def.name, ": inputs are on different contexts (", ctx, " and ", a.ctx(),
+                "); copy them with as_in_context first");
     (i < nargs ? in_shapes[i] : aux_shapes[i - nargs]) = a.shape();
     (i < nargs ? in_types[i] : aux_types[i - nargs]) = a.dtype();
   }
   int nout = def.num_outputs(param);
   int nvisible = def.num_visible_outputs(param);
-  BRAID_CHECK(out.empty() || static_cast<int>(out.size()) == nvisible, "operator ", def.name, " has ",
-              nvisible, " outputs but ", out.size(), " out arrays were given");
+  BRAID_CHECK(out.empty() || static_cast<int>(out.size()) == nvisible, "operator ", def.name, " has ", nvisible,
+              " outputs but ", out.size(), " out arrays were given");
   std::vector<Shape> out_shapes(static_cast<size_t>(nout));
   std::vector<DType> out_types(static_cast<size_t>(nout), kDTypeUnknown);
   for (size_t i = 0; i < out.size(); ++i) {
@@ -67,14 +65,14 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   }
   bool complete = def.infer_shape(param, in_shapes, out_shapes, aux_shapes);
   for (size_t i = 0; i < nargs; ++i)
-    BRAID_CHECK(in_shapes[i] == inputs[i].shape(), "operator ", def.name, ": input ", arg_names[i],
-                " has shape ", inputs[i].shape(), " but ", in_shapes[i], " is required");
+    BRAID_CHECK(in_shapes[i] == inputs[i].shape(), "operator ", def.name, ": input ", arg_names[i], " has shape ",
+                inputs[i].shape(), " but ", in_shapes[i], " is required");
   BRAID_CHECK(complete, "operator ", def.name, ": cannot infer the output shapes from inputs");
   def.infer_type(param, in_types, out_types, aux_types);
   for (size_t i = 0; i < out.size(); ++i)
-    BRAID_CHECK(out_shapes[i] == out[i].shape() && out_types[i] == out[i].dtype(), "operator ",
-                def.name, ": out array ", i, " is ", out[i].shape(), " ", dtype_name(out[i].dtype()),
-                " but the result is ", out_shapes[i], " ", dtype_name(out_types[i]));
+    BRAID_CHECK(out_shapes[i] == out[i].shape() && out_types[i] == out[i].dtype(), "operator ", def.name,
+                ": out array ", i, " is ", out[i].shape(), " ", dtype_name(out[i].dtype()), " but the result is ",
+                out_shapes[i], " ", dtype_name(out_types[i]));
 
   imperative::Recorder* recorder = imperative::recorder();
   if (recorder)
@@ -97,8 +95,8 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
 
 }  // namespace
 
-std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
-                            const op::AttrMap& attrs, const std::vector<NDArray>& out) {
+std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs,
+                            const std::vector<NDArray>& out) {
   return run(op, inputs, attrs, out, false);
 }
 
@@ -116,26 +114,24 @@ std::vector<NDArray> invoke_named(const std::string& op, const std::vector<std::
   std::vector<NDArray> placed(slots.size());
   for (size_t i = 0; i < inputs.size(); ++i) placed[where[i]] = inputs[i].second;
   for (size_t i = 0; i < slots.size(); ++i)
-    BRAID_CHECK(!placed[i].is_none(), "operator ", def.name, ": input '", slots[i], "' is missing; its inputs are: ",
-                arg_list(slots));
+    BRAID_CHECK(!placed[i].is_none(), "operator ", def.name, ": input '", slots[i],
+                "' is missing; its inputs are: ", arg_list(slots));
   return run(op, placed, attrs, out, false);
 }
 
-std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs,
-                                const op::AttrMap& attrs) {
+std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs) {
   return run(op, inputs, attrs, {}, true);
 }
 
-void invoke_backward(const std::string& op_name, const op::AttrMap& attrs,
-                     const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
-                     const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
-                     bool accumulate) {
+void invoke_backward(const std::string& op_name, const op::AttrMap& attrs, const std::vector<NDArray>& out_grads,
+                     const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                     const std::vector<NDArray>& in_grads, bool accumulate) {
   const op::OpDef& def = op::Registry::get().find(op_name);
   std::vector<op::OpReq> req;
   for (const auto& g : in_grads)
     req.push_back(g.is_none() ? op::OpReq::Null : accumulate ? op::OpReq::Add : op::OpReq::Write);
-  imperative::push_backward(def, def.parse(attrs), imperative::is_training(), out_grads, inputs, outputs,
-                        in_grads, req);
+  imperative::push_backward(def, def.parse(attrs), imperative::is_training(), out_grads, inputs, outputs, in_grads,
+                            req);
 }
 
 NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs) {

@@ -17,8 +17,7 @@ NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose
 }
 
 NDArray batch_dot(const NDArray& a, const NDArray& b, bool transpose_a, bool transpose_b) {
-  return invoke1("batch_dot", {a, b},
-                 {{"transpose_a", flag(transpose_a)}, {"transpose_b", flag(transpose_b)}});
+  return invoke1("batch_dot", {a, b}, {{"transpose_a", flag(transpose_a)}, {"transpose_b", flag(transpose_b)}});
 }
 
 NDArray transpose(const NDArray& x, std::vector<int> axes) {
@@ -29,9 +28,7 @@ NDArray reshape(const NDArray& x, const std::vector<int64_t>& shape, bool revers
   return invoke1("Reshape", {x}, {{"shape", Shape(shape).str()}, {"reverse", flag(reverse)}});
 }
 
-NDArray expand_dims(const NDArray& x, int axis) {
-  return invoke1("expand_dims", {x}, {{"axis", number(axis)}});
-}
+NDArray expand_dims(const NDArray& x, int axis) { return invoke1("expand_dims", {x}, {{"axis", number(axis)}}); }
 
 NDArray squeeze(const NDArray& x, const std::vector<int>& axes) {
   return invoke1("squeeze", {x}, axes.empty() ? op::AttrMap{} : op::AttrMap{{"axis", tuple(axes)}});
@@ -58,9 +55,7 @@ NDArray repeat(const NDArray& x, int repeats, std::optional<int> axis) {
   return invoke1("repeat", {x}, {{"repeats", number(repeats)}, {"axis", axis ? number(*axis) : "None"}});
 }
 
-NDArray flip(const NDArray& x, const std::vector<int>& axes) {
-  return invoke1("flip", {x}, {{"axis", tuple(axes)}});
-}
+NDArray flip(const NDArray& x, const std::vector<int>& axes) { return invoke1("flip", {x}, {{"axis", tuple(axes)}}); }
 
 NDArray slice_axis(const NDArray& x, int axis, int64_t begin, std::optional<int64_t> end) {
   return invoke1("slice_axis", {x},

@@ -2,12 +2,12 @@
 
 #include "braid/base/convert.h"
 #include "braid/base/error.h"
-#include "braid/base/gpu.h"
 #include "braid/base/reshape.h"
+#include "braid/device/gpu.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/op/param_reader.h"
-#include "imperative/recorder.h"
 #include "chunk.h"
+#include "imperative/recorder.h"
 
 namespace braid {
 
@@ -41,8 +41,7 @@ void NDArray::wait_to_read() const { engine::Engine::get().wait_for_var(var()); 
 void NDArray::wait_to_write() const {
   // A no-op write: once it runs, every earlier read and write of the chunk is done.
   engine::VarHandle v = var();
-  engine::Engine::get().push([] {}, ctx(), {}, std::span<const engine::VarHandle>(&v, 1), 0,
-                             "wait_to_write");
+  engine::Engine::get().push([] {}, ctx(), {}, std::span<const engine::VarHandle>(&v, 1), 0, "wait_to_write");
   engine::Engine::get().wait_for_var(v);
 }
 
@@ -66,7 +65,7 @@ T NDArray::scalar() const {
   return to_vector<T>()[0];
 }
 
-#define BRAID_INSTANTIATE(T)                            \
+#define BRAID_INSTANTIATE(T)                             \
   template std::vector<T> NDArray::to_vector<T>() const; \
   template T NDArray::scalar<T>() const;
 BRAID_INSTANTIATE(float)
@@ -87,9 +86,7 @@ NDArray NDArray::view(int64_t offset, const Shape& shape) const {
   return v;
 }
 
-NDArray NDArray::reshape(const std::vector<int64_t>& spec) const {
-  return view(offset_, infer_reshape(shape_, spec));
-}
+NDArray NDArray::reshape(const std::vector<int64_t>& spec) const { return view(offset_, infer_reshape(shape_, spec)); }
 
 NDArray NDArray::slice(int64_t begin, int64_t end) const {
   BRAID_CHECK(ndim() >= 1, "slice needs at least one dimension, got shape ", shape_);
@@ -150,21 +147,24 @@ NDArray NDArray::copyto(const NDArray& dst) const {
   const engine::VarHandle reads[] = {var()}, writes[] = {dst.var()};
   engine::Engine::get().push(
       [src = *this, dst] {
-        gpu_runtime::copy(dst.raw_data(), dst.ctx(), src.raw_data(), src.ctx(), static_cast<size_t>(src.size()) * dtype_size(src.dtype()));
+        gpu_runtime::copy(dst.raw_data(), dst.ctx(), src.raw_data(), src.ctx(),
+                          static_cast<size_t>(src.size()) * dtype_size(src.dtype()));
       },
-      gpu_side, reads, writes, 0, "copyto (GPU)");
+      gpu_side, reads, writes, 0, "copyto (GPU)", engine::FnProperty::Copy);
   return dst;
 }
 
 NDArray NDArray::as_in_context(Context ctx) const { return ctx == this->ctx() ? *this : copyto(ctx); }
 
-NDArray NDArray::astype(DType dtype) const {
-  return nd::invoke1("Cast", {*this}, {{"dtype", dtype_name(dtype)}});
-}
+NDArray NDArray::astype(DType dtype) const { return nd::invoke1("Cast", {*this}, {{"dtype", dtype_name(dtype)}}); }
 
 NDArray& NDArray::fill(double value) {
-  nd::invoke("_full", {}, {{"shape", shape_.str()}, {"value", op::format_number(value)}, {"dtype", dtype_name(dtype_)},
-                           {"ctx", ctx().str()}}, {*this});
+  nd::invoke("_full", {},
+             {{"shape", shape_.str()},
+              {"value", op::format_number(value)},
+              {"dtype", dtype_name(dtype_)},
+              {"ctx", ctx().str()}},
+             {*this});
   return *this;
 }
 
@@ -177,14 +177,14 @@ NDArray& NDArray::assign(const NDArray& src) {
   return *this;
 }
 
-#define BRAID_INPLACE(OP, SAME_SHAPE_OP, BROADCAST_OP, SCALAR_OP)                     \
-  NDArray& NDArray::operator OP(const NDArray& o) {                                  \
+#define BRAID_INPLACE(OP, SAME_SHAPE_OP, BROADCAST_OP, SCALAR_OP)                            \
+  NDArray& NDArray::operator OP(const NDArray& o) {                                          \
     nd::invoke(o.shape() == shape_ ? SAME_SHAPE_OP : BROADCAST_OP, {*this, o}, {}, {*this}); \
-    return *this;                                                                    \
-  }                                                                                  \
-  NDArray& NDArray::operator OP(double s) {                                          \
-    nd::invoke(SCALAR_OP, {*this}, {{"scalar", op::format_number(s)}}, {*this});                   \
-    return *this;                                                                    \
+    return *this;                                                                            \
+  }                                                                                          \
+  NDArray& NDArray::operator OP(double s) {                                                  \
+    nd::invoke(SCALAR_OP, {*this}, {{"scalar", op::format_number(s)}}, {*this});             \
+    return *this;                                                                            \
   }
 BRAID_INPLACE(+=, "elemwise_add", "broadcast_add", "_plus_scalar")
 BRAID_INPLACE(-=, "elemwise_sub", "broadcast_sub", "_minus_scalar")

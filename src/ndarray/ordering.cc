@@ -27,8 +27,7 @@ NDArray topk(const NDArray& x, std::optional<int> axis, int k, const std::string
   return invoke1("topk", {x}, topk_attrs(axis, k, ret_typ, is_ascend, dtype));
 }
 
-std::pair<NDArray, NDArray> topk_both(const NDArray& x, std::optional<int> axis, int k, bool is_ascend,
-                                      DType dtype) {
+std::pair<NDArray, NDArray> topk_both(const NDArray& x, std::optional<int> axis, int k, bool is_ascend, DType dtype) {
   auto outs = invoke("topk", {x}, topk_attrs(axis, k, "both", is_ascend, dtype));
   return {outs[0], outs[1]};
 }

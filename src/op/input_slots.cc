@@ -15,16 +15,15 @@ std::vector<size_t> input_slots(const std::string& op, const std::vector<std::st
     size_t slot;
     if (name.empty()) {
       while (next < slots.size() && taken[next]) ++next;
-      BRAID_CHECK(next < slots.size(), "operator ", op, where, " takes ", slots.size(),
-                  " inputs but more were given");
+      BRAID_CHECK(next < slots.size(), "operator ", op, where, " takes ", slots.size(), " inputs but more were given");
       slot = next;
     } else {
       auto it = std::find(slots.begin(), slots.end(), name);
       if (it == slots.end()) {
         std::string known;
         for (const auto& a : slots) known += cat(known.empty() ? "" : ", ", a);
-        throw Error(cat("operator ", op, where, " has no input named '", name, "'; its inputs are: ",
-                        known.empty() ? "none" : known));
+        throw Error(cat("operator ", op, where, " has no input named '", name,
+                        "'; its inputs are: ", known.empty() ? "none" : known));
       }
       slot = static_cast<size_t>(it - slots.begin());
     }

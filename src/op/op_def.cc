@@ -1,7 +1,7 @@
 #include "braid/op/op_def.h"
 
 #include "braid/base/error.h"
-#include "braid/base/gpu.h"
+#include "braid/device/gpu.h"
 
 namespace braid::op {
 

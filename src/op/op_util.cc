@@ -11,8 +11,7 @@ bool infer_same_shape(const std::string& op, std::vector<Shape>& in, std::vector
   return s.fully_known();
 }
 
-void infer_same_type(const std::string& op, std::vector<DType>& in, std::vector<DType>& out,
-                     std::vector<DType>& aux) {
+void infer_same_type(const std::string& op, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux) {
   const DType unknown = kDTypeUnknown;
   DType t = unknown;
   for (auto* v : {&in, &out, &aux})
@@ -22,8 +21,8 @@ void infer_same_type(const std::string& op, std::vector<DType>& in, std::vector<
   for (auto* v : {&in, &out, &aux})
     for (size_t i = 0; i < v->size(); ++i) {
       if ((*v)[i] == unknown) (*v)[i] = t;
-      BRAID_CHECK((*v)[i] == t, "operator ", op, ": mixed dtypes ", dtype_name((*v)[i]), " and ",
-                  dtype_name(t), "; convert with astype first");
+      BRAID_CHECK((*v)[i] == t, "operator ", op, ": mixed dtypes ", dtype_name((*v)[i]), " and ", dtype_name(t),
+                  "; convert with astype first");
     }
 }
 

@@ -14,8 +14,7 @@ namespace braid::op::detail {
 bool infer_same_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out);
 
 /// Every input, output and aux shares the first known dtype (the default).
-void infer_same_type(const std::string& op, std::vector<DType>& in, std::vector<DType>& out,
-                     std::vector<DType>& aux);
+void infer_same_type(const std::string& op, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux);
 
 bool all_known(const std::vector<Shape>& shapes);
 

@@ -101,7 +101,11 @@ std::vector<double> parse_float_tuple(const std::string& s) {
 
 template <>
 int64_t ParamReader::convert<int64_t>(const std::string& key, const std::string& v) const {
-  try { return parse_int(v); } catch (const Error&) { fail_value(key, v, "an integer"); }
+  try {
+    return parse_int(v);
+  } catch (const Error&) {
+    fail_value(key, v, "an integer");
+  }
 }
 template <>
 int ParamReader::convert<int>(const std::string& key, const std::string& v) const {
@@ -109,7 +113,11 @@ int ParamReader::convert<int>(const std::string& key, const std::string& v) cons
 }
 template <>
 double ParamReader::convert<double>(const std::string& key, const std::string& v) const {
-  try { return parse_float(v); } catch (const Error&) { fail_value(key, v, "a number"); }
+  try {
+    return parse_float(v);
+  } catch (const Error&) {
+    fail_value(key, v, "a number");
+  }
 }
 template <>
 float ParamReader::convert<float>(const std::string& key, const std::string& v) const {
@@ -117,21 +125,31 @@ float ParamReader::convert<float>(const std::string& key, const std::string& v) 
 }
 template <>
 bool ParamReader::convert<bool>(const std::string& key, const std::string& v) const {
-  try { return parse_bool(v); } catch (const Error&) { fail_value(key, v, "True or False"); }
+  try {
+    return parse_bool(v);
+  } catch (const Error&) {
+    fail_value(key, v, "True or False");
+  }
 }
 template <>
 std::string ParamReader::convert<std::string>(const std::string&, const std::string& v) const {
   return v;
 }
 template <>
-std::vector<int64_t> ParamReader::convert<std::vector<int64_t>>(const std::string& key,
-                                                                 const std::string& v) const {
-  try { return parse_tuple(v); } catch (const Error&) { fail_value(key, v, "a tuple like (3, 3)"); }
+std::vector<int64_t> ParamReader::convert<std::vector<int64_t>>(const std::string& key, const std::string& v) const {
+  try {
+    return parse_tuple(v);
+  } catch (const Error&) {
+    fail_value(key, v, "a tuple like (3, 3)");
+  }
 }
 template <>
-std::vector<double> ParamReader::convert<std::vector<double>>(const std::string& key,
-                                                               const std::string& v) const {
-  try { return parse_float_tuple(v); } catch (const Error&) { fail_value(key, v, "a tuple of numbers like (0.5, 0.25)"); }
+std::vector<double> ParamReader::convert<std::vector<double>>(const std::string& key, const std::string& v) const {
+  try {
+    return parse_float_tuple(v);
+  } catch (const Error&) {
+    fail_value(key, v, "a tuple of numbers like (0.5, 0.25)");
+  }
 }
 template <>
 Shape ParamReader::convert<Shape>(const std::string& key, const std::string& v) const {
@@ -163,8 +181,7 @@ void ParamReader::fail_missing(const std::string& key) const {
   throw Error(cat("operator ", op_, ": required attribute '", key, "' is missing"));
 }
 
-void ParamReader::fail_value(const std::string& key, const std::string& value,
-                             const std::string& expected) const {
+void ParamReader::fail_value(const std::string& key, const std::string& value, const std::string& expected) const {
   throw Error(cat("operator ", op_, ": attribute ", key, "='", value, "' must be ", expected));
 }
 

@@ -10,13 +10,12 @@ bool merge_shape(Shape& dst, const Shape& src, const std::string& op, const std:
     dst = src;
     return true;
   }
-  BRAID_CHECK(dst.ndim() == src.ndim(), "operator ", op, ": ", what, " has shape ", dst,
-              " but ", src, " is required (rank differs)");
+  BRAID_CHECK(dst.ndim() == src.ndim(), "operator ", op, ": ", what, " has shape ", dst, " but ", src,
+              " is required (rank differs)");
   for (int i = 0; i < dst.ndim(); ++i) {
     if (src[i] == 0) continue;
     if (dst[i] == 0) dst[i] = src[i];
-    BRAID_CHECK(dst[i] == src[i], "operator ", op, ": ", what, " has shape ", dst, " but ", src,
-                " is required");
+    BRAID_CHECK(dst[i] == src[i], "operator ", op, ": ", what, " has shape ", dst, " but ", src, " is required");
   }
   return true;
 }

@@ -45,9 +45,7 @@ AdaDelta::AdaDelta() : Optimizer("adadelta", 0.01) {
   declare("epsilon", &epsilon_);
 }
 
-std::string AdaDelta::fused_op(bool mp) const {
-  return mp ? "_braid_mp_adadelta_update" : "_braid_adadelta_update";
-}
+std::string AdaDelta::fused_op(bool mp) const { return mp ? "_braid_mp_adadelta_update" : "_braid_adadelta_update"; }
 
 op::AttrMap AdaDelta::fused_attrs(const UpdateStep& s) const {
   op::AttrMap a = common_attrs(s);

@@ -1,8 +1,8 @@
 #include "braid/optim/lr_scheduler.h"
 
 #include <cmath>
-#include <numbers>
 #include <nlohmann/json.hpp>
+#include <numbers>
 
 #include "braid/base/error.h"
 
@@ -12,20 +12,19 @@ using nlohmann::json;
 
 LRScheduler::LRScheduler(double base_lr, Warmup warmup)
     : base_lr_(base_lr), warmup_(std::move(warmup)), warmup_final_lr_(base_lr) {
-  BRAID_CHECK(warmup_.steps >= 0, "lr scheduler: warmup steps is ", warmup_.steps,
-              "; use 0 (no warm-up) or more");
-  BRAID_CHECK(warmup_.mode == "linear" || warmup_.mode == "constant", "lr scheduler: warmup mode '",
-              warmup_.mode, "' is unknown; use linear or constant");
-  BRAID_CHECK(warmup_.begin_lr <= base_lr, "lr scheduler: warmup begin_lr ", warmup_.begin_lr,
-              " is above base_lr ", base_lr, "; warm-up raises the rate up to base_lr");
+  BRAID_CHECK(warmup_.steps >= 0, "lr scheduler: warmup steps is ", warmup_.steps, "; use 0 (no warm-up) or more");
+  BRAID_CHECK(warmup_.mode == "linear" || warmup_.mode == "constant", "lr scheduler: warmup mode '", warmup_.mode,
+              "' is unknown; use linear or constant");
+  BRAID_CHECK(warmup_.begin_lr <= base_lr, "lr scheduler: warmup begin_lr ", warmup_.begin_lr, " is above base_lr ",
+              base_lr, "; warm-up raises the rate up to base_lr");
 }
 
 double LRScheduler::warmup_lr(int num_update) const {
-  BRAID_CHECK(num_update < warmup_.steps, "lr scheduler: warmup_lr(", num_update,
-              ") asked past the ", warmup_.steps, " warm-up steps");
+  BRAID_CHECK(num_update < warmup_.steps, "lr scheduler: warmup_lr(", num_update, ") asked past the ", warmup_.steps,
+              " warm-up steps");
   if (warmup_.mode == "constant") return warmup_.begin_lr;
-  return warmup_.begin_lr + (warmup_final_lr_ - warmup_.begin_lr) * static_cast<double>(num_update) /
-                                static_cast<double>(warmup_.steps);
+  return warmup_.begin_lr +
+         (warmup_final_lr_ - warmup_.begin_lr) * static_cast<double>(num_update) / static_cast<double>(warmup_.steps);
 }
 
 std::string LRScheduler::serialize() const {
@@ -49,22 +48,21 @@ std::unique_ptr<LRScheduler> LRScheduler::deserialize(const std::string& text) {
       s = std::make_unique<FactorScheduler>(j.at("step").get<int>(), j.at("factor").get<double>(),
                                             j.at("stop_factor_lr").get<double>(), lr0, w);
     else if (type == "multifactor")
-      s = std::make_unique<MultiFactorScheduler>(j.at("steps").get<std::vector<int>>(),
-                                                 j.at("factor").get<double>(), lr0, w);
+      s = std::make_unique<MultiFactorScheduler>(j.at("steps").get<std::vector<int>>(), j.at("factor").get<double>(),
+                                                 lr0, w);
     else if (type == "poly")
       s = std::make_unique<PolyScheduler>(j.at("max_update").get<int>(), lr0, j.at("pwr").get<double>(),
                                           j.at("final_lr").get<double>(), w);
     else if (type == "cosine")
-      s = std::make_unique<CosineScheduler>(j.at("max_update").get<int>(), lr0,
-                                            j.at("final_lr").get<double>(), w);
+      s = std::make_unique<CosineScheduler>(j.at("max_update").get<int>(), lr0, j.at("final_lr").get<double>(), w);
     else
       throw Error(cat("lr scheduler type '", type, "' is unknown; expected factor, multifactor, poly or cosine"));
     s->restore(j);
     s->base_lr_ = j.at("base_lr").get<double>();
     return s;
   } catch (const json::exception& e) {
-    throw Error(cat("cannot read an lr scheduler description (", e.what(),
-                    "); pass the text LRScheduler::serialize() wrote"));
+    throw Error(
+        cat("cannot read an lr scheduler description (", e.what(), "); pass the text LRScheduler::serialize() wrote"));
   }
 }
 
@@ -93,8 +91,8 @@ MultiFactorScheduler::MultiFactorScheduler(std::vector<int> steps, double factor
   BRAID_CHECK(!steps_.empty(), "MultiFactorScheduler: no steps given; pass the updates at which to decay");
   for (size_t i = 0; i < steps_.size(); ++i) {
     BRAID_CHECK(steps_[i] >= 1, "MultiFactorScheduler: step ", steps_[i], " must be at least 1");
-    BRAID_CHECK(i == 0 || steps_[i] > steps_[i - 1], "MultiFactorScheduler: steps must increase, but ",
-                steps_[i], " follows ", steps_[i - 1]);
+    BRAID_CHECK(i == 0 || steps_[i] > steps_[i - 1], "MultiFactorScheduler: steps must increase, but ", steps_[i],
+                " follows ", steps_[i - 1]);
   }
   BRAID_CHECK(factor <= 1.0, "MultiFactorScheduler: factor ", factor, " is above 1; the rate must decrease");
 }

@@ -39,8 +39,8 @@ std::map<std::string, Optimizer::Field>::const_iterator Optimizer::find_field(co
   if (it == fields_.end()) {
     std::vector<std::string> known;
     for (const auto& [k, f] : fields_) known.push_back(k);
-    throw Error(cat("optimizer ", name_, ": unknown parameter '", key, "'", did_you_mean(key, known),
-                    "; it accepts ", comma_list(known)));
+    throw Error(cat("optimizer ", name_, ": unknown parameter '", key, "'", did_you_mean(key, known), "; it accepts ",
+                    comma_list(known)));
   }
   return it;
 }
@@ -51,10 +51,14 @@ void Optimizer::set_param(const std::string& key, const std::string& value) {
     std::visit(
         [&](auto* p) {
           using T = std::remove_pointer_t<decltype(p)>;
-          if constexpr (std::is_same_v<T, double>) *p = op::parse_float(value);
-          else if constexpr (std::is_same_v<T, bool>) *p = op::parse_bool(value);
-          else if constexpr (std::is_same_v<T, int>) *p = static_cast<int>(op::parse_int(value));
-          else *p = value == "None" ? std::nullopt : std::optional<double>(op::parse_float(value));
+          if constexpr (std::is_same_v<T, double>)
+            *p = op::parse_float(value);
+          else if constexpr (std::is_same_v<T, bool>)
+            *p = op::parse_bool(value);
+          else if constexpr (std::is_same_v<T, int>)
+            *p = static_cast<int>(op::parse_int(value));
+          else
+            *p = value == "None" ? std::nullopt : std::optional<double>(op::parse_float(value));
         },
         it->second);
   } catch (const Error& e) {
@@ -69,10 +73,14 @@ std::string Optimizer::param(const std::string& key) const {
   return std::visit(
       [](auto* p) -> std::string {
         using T = std::remove_pointer_t<decltype(p)>;
-        if constexpr (std::is_same_v<T, double>) return op::format_number(*p);
-        else if constexpr (std::is_same_v<T, bool>) return *p ? "True" : "False";
-        else if constexpr (std::is_same_v<T, int>) return std::to_string(*p);
-        else return *p ? op::format_number(**p) : "None";
+        if constexpr (std::is_same_v<T, double>)
+          return op::format_number(*p);
+        else if constexpr (std::is_same_v<T, bool>)
+          return *p ? "True" : "False";
+        else if constexpr (std::is_same_v<T, int>)
+          return std::to_string(*p);
+        else
+          return *p ? op::format_number(**p) : "None";
       },
       it->second);
 }
@@ -86,8 +94,8 @@ std::map<std::string, std::string> Optimizer::params() const {
 double Optimizer::learning_rate() { return lr_scheduler_ ? (*lr_scheduler_)(num_update_) : lr_; }
 
 void Optimizer::set_learning_rate(double lr) {
-  BRAID_CHECK(!lr_scheduler_, "optimizer ", name_, ": set_learning_rate while an lr scheduler ",
-              "(", lr_scheduler_->type(), ") decides the rate; change the scheduler's base_lr instead");
+  BRAID_CHECK(!lr_scheduler_, "optimizer ", name_, ": set_learning_rate while an lr scheduler ", "(",
+              lr_scheduler_->type(), ") decides the rate; change the scheduler's base_lr instead");
   lr_ = lr;
 }
 
@@ -149,16 +157,15 @@ Optimizer::State& Optimizer::state_for(int index, const NDArray& weight) {
     State st;
     if (mp) st.weight32 = weight.astype(DType::Float32);
     st.arrays = create_state(index, mp ? st.weight32 : weight);
-    BRAID_CHECK(st.arrays.size() == state_names().size(), "optimizer ", name_, ": create_state gave ",
-                st.arrays.size(), " arrays for the ", state_names().size(), " state names; return one array per name");
+    BRAID_CHECK(st.arrays.size() == state_names().size(), "optimizer ", name_, ": create_state gave ", st.arrays.size(),
+                " arrays for the ", state_names().size(), " state names; return one array per name");
     return states_[index] = std::move(st);
   }
   State& st = it->second;
   if (mp && st.weight32.is_none()) st.weight32 = weight.astype(DType::Float32);
   auto follow = [&](NDArray& a) {
-    BRAID_CHECK(a.shape() == weight.shape(), "optimizer ", name_, ": the state of index ", index,
-                " has shape ", a.shape(), " but the weight has ", weight.shape(),
-                "; use one index per parameter");
+    BRAID_CHECK(a.shape() == weight.shape(), "optimizer ", name_, ": the state of index ", index, " has shape ",
+                a.shape(), " but the weight has ", weight.shape(), "; use one index per parameter");
     a = a.as_in_context(weight.ctx());  // states loaded on the cpu follow their weight
   };
   for (auto& a : st.arrays) follow(a);
@@ -179,7 +186,8 @@ NDArray Optimizer::master_weight(int index) const {
 }
 
 op::AttrMap Optimizer::common_attrs(const UpdateStep& s) const {
-  op::AttrMap a{{"lr", op::format_number(s.lr)}, {"wd", op::format_number(s.wd)},
+  op::AttrMap a{{"lr", op::format_number(s.lr)},
+                {"wd", op::format_number(s.wd)},
                 {"rescale_grad", op::format_number(rescale_grad_)}};
   if (clip_gradient_ && *clip_gradient_ != 0) a["clip_gradient"] = op::format_number(*clip_gradient_);
   return a;
@@ -192,8 +200,8 @@ void Optimizer::step(const UpdateStep&) {
 void Optimizer::update(int index, NDArray weight, const NDArray& grad) {
   BRAID_CHECK(!weight.is_none() && !grad.is_none(), "optimizer ", name_, ": index ", index,
               " was given a None weight or gradient");
-  BRAID_CHECK(weight.shape() == grad.shape(), "optimizer ", name_, ": weight ", index, " has shape ",
-              weight.shape(), " but its gradient ", grad.shape());
+  BRAID_CHECK(weight.shape() == grad.shape(), "optimizer ", name_, ": weight ", index, " has shape ", weight.shape(),
+              " but its gradient ", grad.shape());
   const bool mp = weight.dtype() == DType::Float16;
   BRAID_CHECK(!mp || multi_precision_, "optimizer ", name_, ": weight ", index, " is float16; ",
               "create the optimizer with multi_precision=True so that the update runs on a float32 "

@@ -51,8 +51,8 @@ std::unique_ptr<Optimizer> Optimizer::deserialize(const std::string& text) {
   json j;
   try {
     j = json::parse(text);
-    BRAID_CHECK(j.value("format", "") == kFormat, "not a serialized optimizer (format '",
-                j.value("format", ""), "', expected ", kFormat, ")");
+    BRAID_CHECK(j.value("format", "") == kFormat, "not a serialized optimizer (format '", j.value("format", ""),
+                "', expected ", kFormat, ")");
     std::unique_ptr<Optimizer> opt =
         create(j.at("optimizer").get<std::string>(), j.at("params").get<std::map<std::string, std::string>>());
     opt->learning_rate_given_ = j.at("learning_rate_given").get<bool>();
@@ -64,8 +64,7 @@ std::unique_ptr<Optimizer> Optimizer::deserialize(const std::string& text) {
     if (!j.at("lr_scheduler").is_null()) opt->lr_scheduler_ = LRScheduler::deserialize(j.at("lr_scheduler").dump());
     return opt;
   } catch (const json::exception& e) {
-    throw Error(cat("cannot read a serialized optimizer (", e.what(),
-                    "); pass the text Optimizer::serialize() wrote"));
+    throw Error(cat("cannot read a serialized optimizer (", e.what(), "); pass the text Optimizer::serialize() wrote"));
   }
 }
 
@@ -79,8 +78,8 @@ std::string Optimizer::save_states() const {
   std::vector<int64_t> counts;
   for (const auto& [index, n] : update_counts_) counts.insert(counts.end(), {index, n});
   if (!counts.empty())
-    named.emplace_back(kCounts, nd::array(counts, Shape({static_cast<int64_t>(counts.size() / 2), 2}),
-                                          cpu(), DType::Int64));
+    named.emplace_back(kCounts,
+                       nd::array(counts, Shape({static_cast<int64_t>(counts.size() / 2), 2}), cpu(), DType::Int64));
   named.emplace_back(kNumUpdate, nd::array(std::vector<int64_t>{num_update_}, Shape({1}), cpu(), DType::Int64));
   return io::save_to_bytes(named);
 }
@@ -119,8 +118,8 @@ void Optimizer::load_states(const std::string& bytes) {
     State st;
     for (const auto& s : names) {
       auto it = arrays.find(s);
-      BRAID_CHECK(it != arrays.end(), "optimizer ", name_, ": the saved states of index ", index,
-                  " lack '", s, "'; they come from another optimizer or other settings");
+      BRAID_CHECK(it != arrays.end(), "optimizer ", name_, ": the saved states of index ", index, " lack '", s,
+                  "'; they come from another optimizer or other settings");
       st.arrays.push_back(it->second);
       arrays.erase(it);
     }

@@ -21,9 +21,8 @@ struct OptimizerRegistry {
   std::mutex mu;
   std::map<std::string, Factory> factories{
       {"sgd", factory<SGD>()},         {"ccsgd", factory<SGD>()},  // MXNet's deprecated alias
-      {"nag", factory<NAG>()},         {"adam", factory<Adam>()},
-      {"adamw", factory<AdamW>()},     {"rmsprop", factory<RMSProp>()},
-      {"adagrad", factory<AdaGrad>()}, {"adadelta", factory<AdaDelta>()},
+      {"nag", factory<NAG>()},         {"adam", factory<Adam>()},       {"adamw", factory<AdamW>()},
+      {"rmsprop", factory<RMSProp>()}, {"adagrad", factory<AdaGrad>()}, {"adadelta", factory<AdaDelta>()},
   };
 };
 

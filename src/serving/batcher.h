@@ -40,8 +40,8 @@ class Batcher {
   /// Batches run so far and their rows (for /metrics).
   struct Stats {
     Histogram batch_rows{{1, 2, 4, 8, 16, 32, 64, 128, 256}};  // per batch
-    Histogram queue_seconds;    // per request: from arrival to its batch's start
-    Histogram compute_seconds;  // per batch: the model's run
+    Histogram queue_seconds;                                   // per request: from arrival to its batch's start
+    Histogram compute_seconds;                                 // per batch: the model's run
   };
   Stats stats() const;
 

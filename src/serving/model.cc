@@ -31,7 +31,8 @@ Model::Model(const std::string& symbol_file, const std::string& params_file, Con
   for (const auto& name : symbol_.list_auxiliary_states())
     BRAID_CHECK(params_.count(name), params_file, " has no value for the auxiliary state '", name, "' of ",
                 symbol_file);
-  BRAID_CHECK(!inputs_.empty(), symbol_file, ": every argument has a value in ", params_file, "; no data input is left");
+  BRAID_CHECK(!inputs_.empty(), symbol_file, ": every argument has a value in ", params_file,
+              "; no data input is left");
 }
 
 std::vector<NDArray> Model::run(const std::map<std::string, NDArray>& inputs) {
@@ -53,8 +54,10 @@ std::vector<NDArray> Model::run(const std::map<std::string, NDArray>& inputs) {
     for (const auto& name : symbol_.list_arguments()) {
       if (auto in = inputs.find(name); in != inputs.end() && !params_.count(name))
         args.push_back(nd::zeros(in->second.shape(), ctx_));
-      else if (auto p = params_.find(name); p != params_.end()) args.push_back(p->second);
-      else args.push_back(nd::zeros(Shape{batch}, ctx_));  // a label
+      else if (auto p = params_.find(name); p != params_.end())
+        args.push_back(p->second);
+      else
+        args.push_back(nd::zeros(Shape{batch}, ctx_));  // a label
     }
     for (const auto& name : symbol_.list_auxiliary_states()) aux.push_back(params_.at(name));
     ex = executors_.emplace(key, Executor::bind(symbol_, ctx_, args, {}, {}, aux)).first;

@@ -11,9 +11,9 @@ namespace {
 using json = nlohmann::json;
 
 const std::vector<std::pair<std::string, DType>> kDatatypes = {
-    {"BOOL", DType::Bool},     {"UINT8", DType::UInt8},   {"UINT16", DType::UInt16}, {"UINT32", DType::UInt32},
-    {"UINT64", DType::UInt64}, {"INT8", DType::Int8},     {"INT16", DType::Int16},   {"INT32", DType::Int32},
-    {"INT64", DType::Int64},   {"FP16", DType::Float16},  {"FP32", DType::Float32},  {"FP64", DType::Float64}};
+    {"BOOL", DType::Bool},     {"UINT8", DType::UInt8},  {"UINT16", DType::UInt16}, {"UINT32", DType::UInt32},
+    {"UINT64", DType::UInt64}, {"INT8", DType::Int8},    {"INT16", DType::Int16},   {"INT32", DType::Int32},
+    {"INT64", DType::Int64},   {"FP16", DType::Float16}, {"FP32", DType::Float32},  {"FP64", DType::Float64}};
 
 RequestError bad(const std::string& what) { return RequestError(400, what); }
 
@@ -29,14 +29,15 @@ void fill_from_json(const json& data, NDArray& a, const std::string& input) {
   std::vector<const json*> values;
   flatten(data, values);
   if (static_cast<int64_t>(values.size()) != a.size())
-    throw bad(cat("input '", input, "': ", values.size(), " data elements for shape ", a.shape().str(), ", which holds ",
-                  a.size()));
+    throw bad(cat("input '", input, "': ", values.size(), " data elements for shape ", a.shape().str(),
+                  ", which holds ", a.size()));
   const bool booleans = a.dtype() == DType::Bool;
   std::vector<double> numbers(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
     const json& v = *values[i];
     if (booleans ? !v.is_boolean() : !v.is_number())
-      throw bad(cat("input '", input, "': element ", i, booleans ? " is not a boolean (BOOL data)" : " is not a number"));
+      throw bad(
+          cat("input '", input, "': element ", i, booleans ? " is not a boolean (BOOL data)" : " is not a number"));
     numbers[i] = booleans ? v.get<bool>() : v.get<double>();
   }
   convert_elements(numbers.data(), DType::Float64, a.raw_data(), a.dtype(), a.size());
@@ -50,9 +51,12 @@ json to_json_data(const NDArray& a) {
       return out;
     }
     case DType::Float32:
-    case DType::Float16: return a.to_vector<float>();
-    case DType::Float64: return a.to_vector<double>();
-    default: return a.to_vector<int64_t>();  // integers (UINT64 above 2^63 would wrap)
+    case DType::Float16:
+      return a.to_vector<float>();
+    case DType::Float64:
+      return a.to_vector<double>();
+    default:
+      return a.to_vector<int64_t>();  // integers (UINT64 above 2^63 would wrap)
   }
 }
 
@@ -106,14 +110,16 @@ InferRequest parse_infer_request(std::string_view body, size_t json_bytes) {
     // anything is allocated for it.
     uint64_t elements = 1;
     for (int64_t d : shape)
-      if (d != 0 && elements > body.size() / static_cast<uint64_t>(d)) elements = body.size() + 1;
-      else elements *= static_cast<uint64_t>(d);
+      if (d != 0 && elements > body.size() / static_cast<uint64_t>(d))
+        elements = body.size() + 1;
+      else
+        elements *= static_cast<uint64_t>(d);
     if (elements > body.size())
       throw bad(cat("input '", name, "': shape ", Shape(shape).str(), " holds more elements than the ", body.size(),
                     "-byte request could carry"));
     NDArray a(Shape(shape), cpu(), dtype_of(in["datatype"].get<std::string>()));
-    const bool binary = in.contains("parameters") && in["parameters"].is_object() &&
-                        in["parameters"].contains("binary_data_size");
+    const bool binary =
+        in.contains("parameters") && in["parameters"].is_object() && in["parameters"].contains("binary_data_size");
     if (binary) {
       const json& size = in["parameters"]["binary_data_size"];
       if (!size.is_number_unsigned()) throw bad(cat("input '", name, "': binary_data_size must be a byte count"));

@@ -29,8 +29,10 @@ json specs_json(const std::vector<TensorSpec>& specs) {
   json out = json::array();
   for (const auto& t : specs) {
     std::vector<int64_t> shape{-1};
-    if (t.shape.empty()) shape = {-1};
-    else shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+    if (t.shape.empty())
+      shape = {-1};
+    else
+      shape.insert(shape.end(), t.shape.begin(), t.shape.end());
     out.push_back({{"name", t.name}, {"datatype", datatype_of(t.dtype)}, {"shape", shape}});
   }
   return out;
@@ -66,8 +68,8 @@ std::string read_body(const httplib::Request& req, httplib::Response& res, const
     return true;
   });
   if (!complete && res.status == 413)  // set by cpp-httplib, which stops reading there
-    throw RequestError(413, cat("the request body is over the server's limit of ", limit,
-                                " bytes (braid serve --max-body-mb)"));
+    throw RequestError(
+        413, cat("the request body is over the server's limit of ", limit, " bytes (braid serve --max-body-mb)"));
   if (!complete) throw RequestError(400, "the request body could not be read to its end");
   return body;
 }
@@ -94,32 +96,40 @@ void InferenceServer::routes() {
   s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   s.set_keep_alive_max_count(100000);
   s.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"live", true}}); });
-  s.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"ready", true}}); });
+  s.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) {
+    reply(res, 200, {{"ready", true}});
+  });
   s.Get("/v2", [](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, {{"name", "braid"}, {"version", "0.1"}, {"extensions", {"binary_tensor_data"}}});
   });
   s.Get(kModel, guarded([&repo](const httplib::Request& req, httplib::Response& res) {
-    auto m = model_of(repo, req);
-    reply(res, 200, {{"name", m->name()}, {"versions", {m->version()}}, {"platform", "mxnet_symbol"},
-                     {"inputs", specs_json(m->inputs())}, {"outputs", specs_json(m->outputs())}});
-  }));
+          auto m = model_of(repo, req);
+          reply(res, 200,
+                {{"name", m->name()},
+                 {"versions", {m->version()}},
+                 {"platform", "mxnet_symbol"},
+                 {"inputs", specs_json(m->inputs())},
+                 {"outputs", specs_json(m->outputs())}});
+        }));
   s.Get(kModel + "/ready", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
-    auto m = model_of(repo, req);
-    reply(res, 200, {{"name", m->name()}, {"version", m->version()}, {"ready", true}});
-  }));
-  s.Post(kModel + "/infer", [this, &repo](const httplib::Request& req, httplib::Response& res,
-                                          const httplib::ContentReader& reader) {
-    answer_failures(res, [&] { infer(repo, req, res, read_body(req, res, reader, options_.max_body_bytes)); });
-  });
+          auto m = model_of(repo, req);
+          reply(res, 200, {{"name", m->name()}, {"version", m->version()}, {"ready", true}});
+        }));
+  s.Post(kModel + "/infer",
+         [this, &repo](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+           answer_failures(res, [&] { infer(repo, req, res, read_body(req, res, reader, options_.max_body_bytes)); });
+         });
   s.Post(R"(/v2/repository/models/([^/]+)/load)", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
-    repo.load(req.matches[1]);
-    reply(res, 200, json::object());
-  }));
-  s.Post(R"(/v2/repository/models/([^/]+)/unload)", guarded([&repo](const httplib::Request& req, httplib::Response& res) {
-    repo.unload(req.matches[1]);
-    reply(res, 200, json::object());
-  }));
-  auto index = guarded([&repo](const httplib::Request&, httplib::Response& res) { res.set_content(repo.index(), kJson); });
+           repo.load(req.matches[1]);
+           reply(res, 200, json::object());
+         }));
+  s.Post(R"(/v2/repository/models/([^/]+)/unload)",
+         guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+           repo.unload(req.matches[1]);
+           reply(res, 200, json::object());
+         }));
+  auto index =
+      guarded([&repo](const httplib::Request&, httplib::Response& res) { res.set_content(repo.index(), kJson); });
   s.Get("/v2/repository/index", index);
   s.Post("/v2/repository/index", index);
   s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
@@ -164,8 +174,8 @@ void InferenceServer::infer(const Repository& repo, const httplib::Request& req,
   }
   const InferRequest request = parse_infer_request(body, json_bytes);
   size_t header = 0;
-  std::string answer = infer_response(m->name(), m->version(), request.id, m->infer(request), request.binary_outputs,
-                                    &header);
+  std::string answer =
+      infer_response(m->name(), m->version(), request.id, m->infer(request), request.binary_outputs, &header);
   if (request.binary_outputs) res.set_header("Inference-Header-Content-Length", std::to_string(header));
   res.set_content(std::move(answer), request.binary_outputs ? "application/octet-stream" : kJson);
   failure.ok = true;

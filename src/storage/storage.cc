@@ -8,7 +8,7 @@
 
 #include "braid/base/env.h"
 #include "braid/base/error.h"
-#include "braid/base/gpu.h"
+#include "braid/device/gpu.h"
 
 namespace braid {
 namespace {
@@ -27,17 +27,25 @@ size_t rounded_size(size_t size) {
 // Memory from the system for `ctx`: host memory, pinned host memory, or GPU memory.
 void* system_alloc(size_t bytes, Context ctx) {
   switch (ctx.dev_type) {
-    case DeviceType::GPU: return gpu_runtime::device_malloc(bytes, ctx.dev_id);
-    case DeviceType::CPUPinned: return gpu_runtime::pinned_malloc(bytes);
-    default: return std::aligned_alloc(Storage::kAlignment, bytes);
+    case DeviceType::GPU:
+      return gpu_runtime::device_malloc(bytes, ctx.dev_id);
+    case DeviceType::CPUPinned:
+      return gpu_runtime::pinned_malloc(bytes);
+    default:
+      return std::aligned_alloc(Storage::kAlignment, bytes);
   }
 }
 
 void system_free(void* ptr, Context ctx) {
   switch (ctx.dev_type) {
-    case DeviceType::GPU: gpu_runtime::device_free(ptr, ctx.dev_id); break;
-    case DeviceType::CPUPinned: gpu_runtime::pinned_free(ptr); break;
-    default: std::free(ptr);
+    case DeviceType::GPU:
+      gpu_runtime::device_free(ptr, ctx.dev_id);
+      break;
+    case DeviceType::CPUPinned:
+      gpu_runtime::pinned_free(ptr);
+      break;
+    default:
+      std::free(ptr);
   }
 }
 
@@ -103,8 +111,7 @@ StorageHandle Storage::alloc(size_t size, Context ctx) {
   ++pool.stats.allocations;
   pool.live[ptr] = rsize;
   pool.stats.bytes_in_use += rsize;
-  if (pool.stats.bytes_in_use > pool.stats.peak_bytes_in_use)
-    pool.stats.peak_bytes_in_use = pool.stats.bytes_in_use;
+  if (pool.stats.bytes_in_use > pool.stats.peak_bytes_in_use) pool.stats.peak_bytes_in_use = pool.stats.bytes_in_use;
   return {ptr, size, ctx};
 }
 

@@ -20,8 +20,8 @@ CachedOp::~CachedOp() = default;
 
 std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, const std::vector<NDArray>& aux) {
   const size_t nargs = symbol_.list_arguments().size(), naux = symbol_.list_auxiliary_states().size();
-  BRAID_CHECK(args.size() == nargs && aux.size() == naux, "the cached graph takes ", nargs, " arguments and ",
-              naux, " auxiliary states but got ", args.size(), " and ", aux.size());
+  BRAID_CHECK(args.size() == nargs && aux.size() == naux, "the cached graph takes ", nargs, " arguments and ", naux,
+              " auxiliary states but got ", args.size(), " and ", aux.size());
   BRAID_CHECK(!args.empty() && !args[0].is_none(), "a cached graph needs its input arrays");
   for (size_t i = 0; i < args.size(); ++i)
     BRAID_CHECK(!args[i].is_none(), "the cached graph's argument ", symbol_.list_arguments()[i], " is None");

@@ -26,8 +26,10 @@ class ChannelsLast {
     std::vector<Step> steps = std::move(plan_.steps);
     plan_.steps.clear();
     for (Step& s : steps) {
-      if (movable(s)) move(s);
-      else if (follows(s)) follow(s);
+      if (movable(s))
+        move(s);
+      else if (follows(s))
+        follow(s);
       else
         for (uint32_t& v : s.inputs) v = channels_first(v, s.ctx);
       plan_.steps.push_back(std::move(s));
@@ -46,8 +48,7 @@ class ChannelsLast {
 
   // An element-wise step reading a value that already has a twin.
   bool follows(const Step& s) const {
-    return s.def && s.def->elementwise && s.inputs.size() == 1 && s.outputs.size() == 1 &&
-           twin_.count(s.inputs[0]) > 0;
+    return s.def && s.def->elementwise && s.inputs.size() == 1 && s.outputs.size() == 1 && twin_.count(s.inputs[0]) > 0;
   }
 
   void move(Step& s) {

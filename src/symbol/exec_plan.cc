@@ -197,7 +197,7 @@ class PlanBuilder {
       for (size_t k = 0; k < s.num_visible; ++k) {
         uint32_t g = grad_of(s.outputs[k]);
         if (writers[g] == 0) plan_.zero_grads.push_back(g);  // an output nothing reads
-        ++writers[g];  // zeros count as the first writer
+        ++writers[g];                                        // zeros count as the first writer
         s.out_grads.push_back(g);
       }
       for (size_t k = 0; k < s.num_args; ++k) {

@@ -46,7 +46,7 @@ struct Step {
   const op::OpDef* def = nullptr;  // null for a fused chain
   std::any param;
   op::AttrMap attrs;  // what `param` was parsed from
-  FusedChain chain;  // a fused chain, applied in order
+  FusedChain chain;   // a fused chain, applied in order
   std::string name;
   Context ctx;
   std::vector<uint32_t> inputs;  // values: arguments, then aux states
@@ -74,7 +74,7 @@ struct Plan {
   std::vector<uint32_t> head_grads;  // per output: its gradient value, or kNoValue
   std::vector<uint32_t> zero_grads;  // gradient values no kernel writes: zeros before backward
   bool has_backward = false;
-  bool bulk = false;  // forward and backward each run as one engine operation
+  bool bulk = false;                   // forward and backward each run as one engine operation
   std::vector<bool> arg_grad_written;  // per argument: backward overwrites its gradient entirely
   PlanStats stats;
 };

@@ -25,9 +25,7 @@ void check_count(const char* what, size_t got, const std::vector<std::string>& n
 
 }  // namespace
 
-bool ExecutorOptions::default_bulk() {
-  return env_int({"BRAID_EXEC_BULK_EXEC", "MXNET_EXEC_BULK_EXEC_TRAIN"}, 1) != 0;
-}
+bool ExecutorOptions::default_bulk() { return env_int({"BRAID_EXEC_BULK_EXEC", "MXNET_EXEC_BULK_EXEC_TRAIN"}, 1) != 0; }
 
 bool ExecutorOptions::default_channels_last() { return env_int({"BRAID_EXEC_CHANNELS_LAST"}, 1) != 0; }
 
@@ -57,12 +55,13 @@ Executor Executor::bind(const Symbol& symbol, Context ctx, const std::vector<NDA
     info.arg_types.push_back(args[i].dtype());
     info.arg_ctx.push_back(args[i].ctx());
     GradReq req = grad_req.empty() ? (i < args_grad.size() && !args_grad[i].is_none() ? GradReq::Write : GradReq::Null)
-                                   : grad_req.size() == 1 ? grad_req[0] : grad_req[i];
+                  : grad_req.size() == 1 ? grad_req[0]
+                                         : grad_req[i];
     if (req != GradReq::Null) {
       BRAID_CHECK(i < args_grad.size() && !args_grad[i].is_none(), "bind: argument ", arg_names[i],
                   " wants a gradient (grad_req ", grad_req_name(req), ") but has no args_grad array");
-      BRAID_CHECK(args_grad[i].shape() == args[i].shape(), "bind: the gradient array of ", arg_names[i],
-                  " has shape ", args_grad[i].shape(), " but the argument has ", args[i].shape());
+      BRAID_CHECK(args_grad[i].shape() == args[i].shape(), "bind: the gradient array of ", arg_names[i], " has shape ",
+                  args_grad[i].shape(), " but the argument has ", args[i].shape());
       grads[i] = args_grad[i];
     }
     info.grad_req.push_back(req);
@@ -86,8 +85,8 @@ Executor Executor::bind(const Symbol& symbol, Context ctx, const std::vector<NDA
 
 Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map<std::string, Shape>& shapes,
                                GradReq grad_req, const std::map<std::string, DType>& types,
-                               const std::vector<std::string>& no_grad,
-                               const std::map<std::string, Context>& group2ctx, const ExecutorOptions& options) {
+                               const std::vector<std::string>& no_grad, const std::map<std::string, Context>& group2ctx,
+                               const ExecutorOptions& options) {
   auto s = symbol.infer_shape(shapes);
   std::map<std::string, DType> known_types = types;
   for (const auto& name : symbol.list_inputs())
@@ -107,8 +106,7 @@ Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map
   for (size_t i = 0; i < arg_names.size(); ++i) {
     Context c = where(arg_names[i]);
     args.push_back(nd::zeros(s.arg[i], c, t.arg[i]));
-    bool wanted = grad_req != GradReq::Null &&
-                  std::find(no_grad.begin(), no_grad.end(), arg_names[i]) == no_grad.end();
+    bool wanted = grad_req != GradReq::Null && std::find(no_grad.begin(), no_grad.end(), arg_names[i]) == no_grad.end();
     grads.push_back(wanted ? nd::zeros(s.arg[i], c, t.arg[i]) : NDArray());
     reqs.push_back(wanted ? grad_req : GradReq::Null);
   }
@@ -160,7 +158,9 @@ std::map<std::string, NDArray> Executor::grad_dict() const {
 std::map<std::string, NDArray> Executor::aux_dict() const {
   return by_name(symbol_.list_auxiliary_states(), state_->aux);
 }
-std::map<std::string, NDArray> Executor::output_dict() const { return by_name(symbol_.list_outputs(), state_->outputs); }
+std::map<std::string, NDArray> Executor::output_dict() const {
+  return by_name(symbol_.list_outputs(), state_->outputs);
+}
 
 const PlanStats& Executor::plan_stats() const { return plan_->stats; }
 
@@ -204,7 +204,8 @@ std::string Executor::debug_str() const {
     os << "forward  " << s.name << " [" << (s.def ? s.def->name : "fused") << "] " << list(s.inputs) << " -> "
        << list(s.outputs) << "\n";
   for (auto it = plan_->steps.rbegin(); it != plan_->steps.rend(); ++it)
-    if (it->backward) os << "backward " << it->name << " " << list(it->out_grads) << " -> " << list(it->in_grads) << "\n";
+    if (it->backward)
+      os << "backward " << it->name << " " << list(it->out_grads) << " -> " << list(it->in_grads) << "\n";
   const PlanStats& st = plan_->stats;
   os << "buffers: " << plan_->slots.size() << ", " << st.planned_bytes << " bytes planned, " << st.unplanned_bytes
      << " unplanned; " << st.inplace_ops << " in place, " << st.fused_ops << " ops fused, " << st.channels_last_ops

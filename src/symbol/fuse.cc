@@ -10,7 +10,8 @@ namespace {
 
 // Fused chains run block by block through host scratch memory: CPU steps only.
 bool fusable(const Step& s, const Plan& plan) {
-  if (!s.ctx.is_cpu_family() || !s.def || !s.def->elementwise || s.def->needs_rng || s.inputs.size() != 1 || s.outputs.size() != 1)
+  if (!s.ctx.is_cpu_family() || !s.def || !s.def->elementwise || s.def->needs_rng || s.inputs.size() != 1 ||
+      s.outputs.size() != 1)
     return false;
   return plan.values[s.inputs[0]].dtype == plan.values[s.outputs[0]].dtype;
 }

@@ -13,11 +13,11 @@ namespace braid::symbol::detail {
 
 struct IndexedGraph {
   std::vector<NodePtr> nodes;
-  std::vector<uint32_t> row_ptr;  // entry ids of node i are [row_ptr[i], row_ptr[i + 1])
-  std::vector<std::vector<uint32_t>> inputs;  // per node: the node ids of its input entries
+  std::vector<uint32_t> row_ptr;                     // entry ids of node i are [row_ptr[i], row_ptr[i + 1])
+  std::vector<std::vector<uint32_t>> inputs;         // per node: the node ids of its input entries
   std::vector<std::vector<uint32_t>> input_entries;  // per node: entry ids of its inputs
-  std::vector<uint32_t> outputs;  // entry ids of the symbol's outputs
-  std::vector<bool> is_aux;       // per node: a variable read as an auxiliary state
+  std::vector<uint32_t> outputs;                     // entry ids of the symbol's outputs
+  std::vector<bool> is_aux;                          // per node: a variable read as an auxiliary state
 
   size_t num_entries() const { return row_ptr.back(); }
   uint32_t entry_id(uint32_t node, uint32_t index) const { return row_ptr[node] + index; }

@@ -50,13 +50,14 @@ bool infer_shapes(const IndexedGraph& g, std::vector<Shape>& shapes) {
     Shape hint(op::parse_tuple(it->second));
     op::merge_shape(shapes[g.entry_id(i, 0)], hint, n.name, "its __shape__ attribute");
   }
-  sweep(g, shapes, "shape",
-        [](const Node& n, auto& in, auto& out, auto& aux) { n.op->infer_shape(n.param, in, out, aux); },
-        [](Shape& cur, const Shape& found, const Node& n) {
-          if (found == cur) return false;
-          op::merge_shape(cur, found, n.name, "an input or output");
-          return true;
-        });
+  sweep(
+      g, shapes, "shape",
+      [](const Node& n, auto& in, auto& out, auto& aux) { n.op->infer_shape(n.param, in, out, aux); },
+      [](Shape& cur, const Shape& found, const Node& n) {
+        if (found == cur) return false;
+        op::merge_shape(cur, found, n.name, "an input or output");
+        return true;
+      });
   for (const auto& s : shapes)
     if (!s.fully_known()) return false;
   return true;
@@ -67,18 +68,17 @@ bool infer_types(const IndexedGraph& g, std::vector<DType>& types) {
     const Node& n = *g.nodes[i];
     auto it = n.attrs.find("__dtype__");
     DType& t = types[g.entry_id(i, 0)];
-    if (n.is_variable() && it != n.attrs.end() && t == kDTypeUnknown)
-      t = static_cast<DType>(op::parse_int(it->second));
+    if (n.is_variable() && it != n.attrs.end() && t == kDTypeUnknown) t = static_cast<DType>(op::parse_int(it->second));
   }
-  sweep(g, types, "type",
-        [](const Node& n, auto& in, auto& out, auto& aux) { n.op->infer_type(n.param, in, out, aux); },
-        [](DType& cur, DType found, const Node& n) {
-          if (found == kDTypeUnknown || found == cur) return false;
-          BRAID_CHECK(cur == kDTypeUnknown, "node '", n.name, "' (", n.op_name, "): ", dtype_name(cur),
-                      " conflicts with ", dtype_name(found));
-          cur = found;
-          return true;
-        });
+  sweep(
+      g, types, "type", [](const Node& n, auto& in, auto& out, auto& aux) { n.op->infer_type(n.param, in, out, aux); },
+      [](DType& cur, DType found, const Node& n) {
+        if (found == kDTypeUnknown || found == cur) return false;
+        BRAID_CHECK(cur == kDTypeUnknown, "node '", n.name, "' (", n.op_name, "): ", dtype_name(cur),
+                    " conflicts with ", dtype_name(found));
+        cur = found;
+        return true;
+      });
   for (DType t : types)
     if (t == kDTypeUnknown) return false;
   return true;

@@ -88,15 +88,14 @@ Entry read_entry(const json& e, const std::vector<NodePtr>& nodes, const std::st
   auto id = e[0].get<uint64_t>(), index = e[1].get<uint64_t>();
   BRAID_CHECK(id < nodes.size() && nodes[id], where, ": entry ", e.dump(),
               " refers to a node that is not listed before it");
-  BRAID_CHECK(index < nodes[id]->num_outputs(), where, ": entry ", e.dump(), " asks for output ", index,
-              " of node '", nodes[id]->name, "', which has ", nodes[id]->num_outputs());
+  BRAID_CHECK(index < nodes[id]->num_outputs(), where, ": entry ", e.dump(), " asks for output ", index, " of node '",
+              nodes[id]->name, "', which has ", nodes[id]->num_outputs());
   return Entry{nodes[id], static_cast<uint32_t>(index)};
 }
 
 NodePtr read_node(const json& j, size_t i, const std::vector<NodePtr>& nodes, int version) {
   std::string where = cat("symbol JSON node ", i);
-  BRAID_CHECK(j.is_object() && j.contains("op") && j["op"].is_string() && j.contains("name") &&
-                  j["name"].is_string(),
+  BRAID_CHECK(j.is_object() && j.contains("op") && j["op"].is_string() && j.contains("name") && j["name"].is_string(),
               where, ": a node needs string fields \"op\" and \"name\"");
   auto n = std::make_shared<Node>();
   n->name = j["name"].get<std::string>();

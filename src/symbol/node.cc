@@ -4,19 +4,13 @@
 
 namespace braid::symbol {
 
-uint32_t Node::num_outputs() const {
-  return op ? static_cast<uint32_t>(op->num_outputs(param)) : 1;
-}
+uint32_t Node::num_outputs() const { return op ? static_cast<uint32_t>(op->num_outputs(param)) : 1; }
 
-uint32_t Node::num_visible_outputs() const {
-  return op ? static_cast<uint32_t>(op->num_visible_outputs(param)) : 1;
-}
+uint32_t Node::num_visible_outputs() const { return op ? static_cast<uint32_t>(op->num_visible_outputs(param)) : 1; }
 
 size_t Node::num_arguments() const { return op ? op->list_arguments(param).size() : 0; }
 
-bool is_hidden_key(const std::string& key) {
-  return key.size() > 4 && key.starts_with("__") && key.ends_with("__");
-}
+bool is_hidden_key(const std::string& key) { return key.size() > 4 && key.starts_with("__") && key.ends_with("__"); }
 
 op::AttrMap Node::op_attrs() const {
   op::AttrMap out;

@@ -113,8 +113,9 @@ std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args
   for (size_t i = 0; i < plan.values.size(); ++i) {
     const Value& v = plan.values[i];
     if (v.kind != Value::Kind::Planned || v.index < 0) continue;
-    st->values[i] = st->slots[static_cast<size_t>(v.index)].slice(0, v.shape.size()).reshape(
-        std::vector<int64_t>(v.shape.dims().begin(), v.shape.dims().end()));
+    st->values[i] = st->slots[static_cast<size_t>(v.index)]
+                        .slice(0, v.shape.size())
+                        .reshape(std::vector<int64_t>(v.shape.dims().begin(), v.shape.dims().end()));
   }
   bind_arrays(plan, *st, std::move(args), std::move(aux), std::move(arg_grads));
   return st;
@@ -146,10 +147,11 @@ void run_forward(const Plan& plan, RunState& st, bool is_train) {
 }
 
 void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& head_grads) {
-  BRAID_CHECK(plan.has_backward, "backward: no argument of this executor wants a gradient; bind with "
+  BRAID_CHECK(plan.has_backward,
+              "backward: no argument of this executor wants a gradient; bind with "
               "grad_req write or add for the arguments to differentiate");
-  BRAID_CHECK(head_grads.size() <= plan.outputs.size(), "backward: ", head_grads.size(),
-              " output gradients for ", plan.outputs.size(), " outputs");
+  BRAID_CHECK(head_grads.size() <= plan.outputs.size(), "backward: ", head_grads.size(), " output gradients for ",
+              plan.outputs.size(), " outputs");
   for (uint32_t v : plan.zero_grads) st.values[v].fill(0);
   for (size_t i = 0; i < plan.head_grads.size(); ++i) {
     if (plan.head_grads[i] == kNoValue) continue;

@@ -38,8 +38,8 @@ Symbol Symbol::Group(const std::vector<Symbol>& symbols) {
 }
 
 const Node& Symbol::single_node(const char* what) const {
-  BRAID_CHECK(outputs_.size() == 1, "Symbol::", what, " needs a symbol with one output; this one has ",
-              outputs_.size(), " (take one with operator[])");
+  BRAID_CHECK(outputs_.size() == 1, "Symbol::", what, " needs a symbol with one output; this one has ", outputs_.size(),
+              " (take one with operator[])");
   return *outputs_[0].node;
 }
 
@@ -85,13 +85,11 @@ Symbol Symbol::get_internals() const {
   return Symbol(std::move(outs));
 }
 
-Symbol Symbol::get_children() const {
-  return Symbol(single_node("get_children").inputs);
-}
+Symbol Symbol::get_children() const { return Symbol(single_node("get_children").inputs); }
 
 Symbol Symbol::operator[](size_t i) const {
-  BRAID_CHECK(i < outputs_.size(), "Symbol: output index ", i, " is out of range; the symbol has ",
-              outputs_.size(), " outputs");
+  BRAID_CHECK(i < outputs_.size(), "Symbol: output index ", i, " is out of range; the symbol has ", outputs_.size(),
+              " outputs");
   return Symbol({outputs_[i]});
 }
 

@@ -11,8 +11,8 @@ using symbol::detail::IndexedGraph;
 /// Seeds per-entry values from `known` (by variable name), runs `infer`, and splits the result
 /// into arguments, outputs and auxiliary states.
 template <class T, class Infer>
-InferResult<T> infer(const std::vector<symbol::Entry>& outputs, const std::map<std::string, T>& known,
-                     T unknown, Infer infer_fn, bool* complete) {
+InferResult<T> infer(const std::vector<symbol::Entry>& outputs, const std::map<std::string, T>& known, T unknown,
+                     Infer infer_fn, bool* complete) {
   IndexedGraph g = symbol::detail::index_graph(outputs);
   std::vector<T> values(g.num_entries(), unknown);
   std::map<std::string, uint32_t> inputs;

@@ -26,8 +26,8 @@ class EngineGate {
     const engine::VarHandle writes[] = {array.var()};
     auto started = std::make_shared<std::promise<engine::Done>>();
     std::future<engine::Done> done = started->get_future();
-    engine::Engine::get().push_async([started](engine::Done d) { started->set_value(std::move(d)); }, array.ctx(),
-                                     {}, writes, 0, "test gate");
+    engine::Engine::get().push_async([started](engine::Done d) { started->set_value(std::move(d)); }, array.ctx(), {},
+                                     writes, 0, "test gate");
     releaser_ = std::thread([state = state_, deadline, done = std::move(done)]() mutable {
       std::unique_lock<std::mutex> lock(state->mu);
       if (!state->cv.wait_for(lock, deadline, [&] { return state->open; })) state->timed_out = true;

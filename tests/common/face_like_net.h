@@ -25,8 +25,8 @@ inline Symbol face_like_net(bool loss) {
   Symbol x = Symbol::Variable("data");
   x = sym::make("_minus_scalar", {x}, {{"scalar", "127.5"}}, "minus");
   x = sym::make("_mul_scalar", {x}, {{"scalar", "0.0078125"}}, "scale");
-  x = sym::make("Convolution", {x}, {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "8"},
-                                     {"no_bias", "True"}}, "conv0");
+  x = sym::make("Convolution", {x}, {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "8"}, {"no_bias", "True"}},
+                "conv0");
   x = sym::make("BatchNorm", {x}, {{"fix_gamma", "False"}, {"eps", "2e-5"}}, "bn0");
   x = sym::make("LeakyReLU", {x}, {{"act_type", "leaky"}, {"slope", "0.1"}}, "relu0");
   x = sym::make("_mul_scalar", {x}, {{"scalar", "0.5"}}, "half");

@@ -7,13 +7,13 @@
 #include <string>
 
 #include "braid/base/error.h"
-#include "braid/base/gpu.h"
+#include "braid/device/gpu.h"
 
-#define REQUIRE_GPU()                                                                             \
+#define REQUIRE_GPU() \
   if (::braid::num_gpus() == 0) GTEST_SKIP() << "needs a GPU: " << ::braid::gpu_runtime::unavailable_reason()
 
-#define REQUIRE_NO_GPU()                                                                        \
-  if (::braid::num_gpus() > 0)                                                                    \
+#define REQUIRE_NO_GPU()       \
+  if (::braid::num_gpus() > 0) \
   GTEST_SKIP() << "checks the behaviour without a GPU; this machine has " << ::braid::num_gpus()
 
 namespace braid::test_support {

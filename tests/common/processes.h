@@ -10,9 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <chrono>
 #include <cstring>
-#include <fcntl.h>
 #include <map>
 #include <optional>
 #include <string>

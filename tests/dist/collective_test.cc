@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <tuple>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "dist/job.h"
 
@@ -53,7 +53,8 @@ TEST_P(Collective, EveryOperationGivesTheExactValuesWithFusionOnAndOff) {
   run.start(ranks, {"values", run.dir + "/unfused"}, {{"HOROVOD_FUSION_THRESHOLD", "0"}}, "unfused.log");
   ASSERT_EQ(run.mpirun->wait(120), std::optional<int>(0)) << run.output("unfused.log");
   for (int r = 0; r < ranks; ++r) {
-    const std::string a = read(run.dir + "/fused." + std::to_string(r)), b = read(run.dir + "/unfused." + std::to_string(r));
+    const std::string a = read(run.dir + "/fused." + std::to_string(r)),
+                      b = read(run.dir + "/unfused." + std::to_string(r));
     EXPECT_FALSE(a.empty());
     EXPECT_TRUE(a == b) << "rank " << r << ": fusion changed the results";
   }

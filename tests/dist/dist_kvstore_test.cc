@@ -17,7 +17,8 @@ struct Case {
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.type << " " << c.scenario << " W=" << c.workers << " S=" << c.servers << (c.bound.empty() ? "" : " bound=" + c.bound);
+  *os << c.type << " " << c.scenario << " W=" << c.workers << " S=" << c.servers
+      << (c.bound.empty() ? "" : " bound=" + c.bound);
 }
 
 std::string name_of(const ::testing::TestParamInfo<Case>& info) {
@@ -37,7 +38,8 @@ TEST_P(DistKVStore, EveryWorkerSeesTheExpectedValues) {
   std::vector<std::unique_ptr<Process>> servers, workers;
   for (int s = 0; s < c.servers; ++s) servers.push_back(job.start("server", s));
   for (int w = 0; w < c.workers; ++w)
-    workers.push_back(job.start_worker({BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", c.type, c.scenario, job.dir}, w));
+    workers.push_back(
+        job.start_worker({BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", c.type, c.scenario, job.dir}, w));
   for (int w = 0; w < c.workers; ++w) {
     const auto status = workers[static_cast<size_t>(w)]->wait(90);
     EXPECT_EQ(status, std::optional<int>(0)) << "worker " << w << ":\n" << read(job.log_of("worker", w));
@@ -54,10 +56,13 @@ TEST_P(DistKVStore, EveryWorkerSeesTheExpectedValues) {
 // processes kv::create runs the role until the job ends, then exits the process with its status.
 TEST(DistKVStoreRoles, TheWorkersProgramRunsTheSchedulerAndServersToo) {
   Job job(2, 2);
-  const std::vector<std::string> program = {BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", "dist_sync", "sync", job.dir};
+  const std::vector<std::string> program = {BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", "dist_sync", "sync",
+                                            job.dir};
   Process scheduler(program, job.env("scheduler"), job.log_of("scheduler", 0));
-  Process s0(program, job.env("server"), job.log_of("server", 0)), s1(program, job.env("server"), job.log_of("server", 1));
-  Process w0(program, job.env("worker"), job.log_of("worker", 0)), w1(program, job.env("worker"), job.log_of("worker", 1));
+  Process s0(program, job.env("server"), job.log_of("server", 0)),
+      s1(program, job.env("server"), job.log_of("server", 1));
+  Process w0(program, job.env("worker"), job.log_of("worker", 0)),
+      w1(program, job.env("worker"), job.log_of("worker", 1));
   EXPECT_EQ(w0.wait(60), std::optional<int>(0)) << read(job.log_of("worker", 0));
   EXPECT_EQ(w1.wait(60), std::optional<int>(0)) << read(job.log_of("worker", 1));
   for (auto* p : {&scheduler, &s0, &s1}) EXPECT_EQ(p->wait(15), std::optional<int>(0)) << read(p->log_path());

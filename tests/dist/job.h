@@ -36,7 +36,8 @@ struct Job {
     std::filesystem::create_directories(dir);
   }
   std::map<std::string, std::string> env(const std::string& role) const {
-    std::map<std::string, std::string> e = {{"DMLC_ROLE", role}, {"DMLC_PS_ROOT_URI", "127.0.0.1"},
+    std::map<std::string, std::string> e = {{"DMLC_ROLE", role},
+                                            {"DMLC_PS_ROOT_URI", "127.0.0.1"},
                                             {"DMLC_PS_ROOT_PORT", std::to_string(port)},
                                             {"DMLC_NUM_SERVER", std::to_string(servers)},
                                             {"DMLC_NUM_WORKER", std::to_string(workers)},
@@ -48,7 +49,9 @@ struct Job {
   std::unique_ptr<Process> start_worker(const std::vector<std::string>& argv, int index) const {
     return std::make_unique<Process>(argv, env("worker"), log_of("worker", index));
   }
-  std::string log_of(const std::string& role, int index) const { return dir + "/" + role + std::to_string(index) + ".log"; }
+  std::string log_of(const std::string& role, int index) const {
+    return dir + "/" + role + std::to_string(index) + ".log";
+  }
   std::unique_ptr<Process> start(const std::string& role, int index) const {
     return std::make_unique<Process>(std::vector<std::string>{BRAID_BINARY_DIR "/bin/braid", "server"}, env(role),
                                      log_of(role, index));

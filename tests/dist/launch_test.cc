@@ -81,8 +81,9 @@ TEST(Launch, RunsTheJobAndForwardsEachProcesssOutputWithItsRole) {
   ASSERT_EQ(l.launcher->wait(90), std::optional<int>(0)) << l.output();
   const std::string out = l.output();
   // The launcher's worker i asks for rank i (BRAID_PS_RANK).
-  for (const char* line : {"[worker 0] worker 0 of 2: ok", "[worker 1] worker 1 of 2: ok", "[scheduler] every worker finished",
-                           "[server 0] load: ", "[server 1] load: ", "braid launch: the job finished"})
+  for (const char* line :
+       {"[worker 0] worker 0 of 2: ok", "[worker 1] worker 1 of 2: ok", "[scheduler] every worker finished",
+        "[server 0] load: ", "[server 1] load: ", "braid launch: the job finished"})
     EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
   EXPECT_EQ(out.find("FAIL"), std::string::npos) << out;
   EXPECT_TRUE(l.job_processes().empty());
@@ -95,8 +96,8 @@ TEST(Launch, TheMpiLauncherStartsServersAndWorkersThroughMpirun) {
   const std::string out = l.output();
   // mpirun's --tag-output: [job,rank] on each line of the servers' and workers' output.
   // Under mpirun a node asks for its MPI rank.
-  for (const char* line : {"[workers] [1,0]<stdout>:worker 0 of 2: ok", "[workers] [1,1]<stdout>:worker 1 of 2: ok", "<stderr>:[server 0] load:",
-                           "<stderr>:[server 1] load:"})
+  for (const char* line : {"[workers] [1,0]<stdout>:worker 0 of 2: ok", "[workers] [1,1]<stdout>:worker 1 of 2: ok",
+                           "<stderr>:[server 0] load:", "<stderr>:[server 1] load:"})
     EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
   EXPECT_TRUE(l.job_processes().empty());
 }
@@ -127,25 +128,30 @@ TEST(Launch, TheSshLauncherRunsServersAndWorkersOnTheHostsInTheSyncedFolder) {
   // Stand-ins for ssh and rsync that note their arguments and act here: ssh runs its last
   // argument (the remote command) with sh, rsync copies SRC/ into the DST/ after "host:".
   const std::string ssh = l.dir + "/ssh", rsync = l.dir + "/rsync", dst = l.dir + "/remote";
-  std::ofstream(ssh) << "#!/bin/sh\necho \"$@\" >> '" << l.dir << "/ssh.calls'\nfor last; do :; done\nexec sh -c \"$last\"\n";
-  std::ofstream(rsync) << "#!/bin/sh\nfor a; do src=$dst; dst=$a; done\nmkdir -p \"${dst#*:}\" && cp -r \"$src\". \"${dst#*:}\"\n";
+  std::ofstream(ssh) << "#!/bin/sh\necho \"$@\" >> '" << l.dir
+                     << "/ssh.calls'\nfor last; do :; done\nexec sh -c \"$last\"\n";
+  std::ofstream(rsync)
+      << "#!/bin/sh\nfor a; do src=$dst; dst=$a; done\nmkdir -p \"${dst#*:}\" && cp -r \"$src\". \"${dst#*:}\"\n";
   std::filesystem::permissions(ssh, std::filesystem::perms::owner_all);
   std::filesystem::permissions(rsync, std::filesystem::perms::owner_all);
   std::ofstream(l.dir + "/hosts") << "# two machines\nnode-a\nnode-b:2222\n";
   std::filesystem::create_directories(l.dir + "/project");
   std::ofstream(l.dir + "/project/marker") << "synced";
   // The workers check that they run in the synced copy of the launcher's folder.
-  const std::string worker = "test -f marker && pwd | grep -q /remote && exec " + kKvWorker + " dist_sync sync " + l.dir;
-  auto argv = std::vector<std::string>{kBraid, "launch", "-n", "2", "-s", "2", "--launcher", "ssh", "-H",
-                                       l.dir + "/hosts", "--sync-dst-dir", dst, "--", "sh", "-c", worker};
+  const std::string worker =
+      "test -f marker && pwd | grep -q /remote && exec " + kKvWorker + " dist_sync sync " + l.dir;
+  auto argv =
+      std::vector<std::string>{kBraid,           "launch",         "-n", "2",  "-s", "2",  "--launcher", "ssh", "-H",
+                               l.dir + "/hosts", "--sync-dst-dir", dst,  "--", "sh", "-c", worker};
   std::vector<std::string> in_project = {"/bin/sh", "-c", "cd '" + l.dir + "/project' && exec \"$0\" \"$@\""};
   in_project.insert(in_project.end(), argv.begin(), argv.end());
-  l.launcher = std::make_unique<Process>(in_project,
-                                         std::map<std::string, std::string>{{"BRAID_SSH", ssh},
-                                                                            {"BRAID_RSYNC", rsync},
-                                                                            {"DMLC_INTERFACE", "lo"},
-                                                                            {"DMLC_PS_ROOT_PORT", std::to_string(l.port)}},
-                                         l.dir + "/launch.log");
+  l.launcher =
+      std::make_unique<Process>(in_project,
+                                std::map<std::string, std::string>{{"BRAID_SSH", ssh},
+                                                                   {"BRAID_RSYNC", rsync},
+                                                                   {"DMLC_INTERFACE", "lo"},
+                                                                   {"DMLC_PS_ROOT_PORT", std::to_string(l.port)}},
+                                l.dir + "/launch.log");
   ASSERT_EQ(l.launcher->wait(90), std::optional<int>(0)) << l.output();
   EXPECT_TRUE(std::filesystem::exists(dst + "/marker"));
   const std::string calls = read(l.dir + "/ssh.calls");
@@ -159,9 +165,10 @@ TEST(Launch, TheSshLauncherRunsServersAndWorkersOnTheHostsInTheSyncedFolder) {
 
 // braid train under braid launch, 2 workers with dist_sync, 3 epochs of 10 batches each.
 std::vector<std::string> training(const std::string& dir, const std::vector<std::string>& more) {
-  std::vector<std::string> argv = {"-n", "2", "-s", "1", "--", kBraid, "train", "--kvstore", "dist_sync",
-                                   "--epochs", "3", "--limit", "1280", "--test-limit", "500",
-                                   "--batch-size", "64", "--checkpoint", dir + "/ckpt"};
+  std::vector<std::string> argv = {
+      "-n",         "2", "-s",      "1",    "--",           kBraid, "train",        "--kvstore", "dist_sync",
+      "--epochs",   "3", "--limit", "1280", "--test-limit", "500",  "--batch-size", "64",        "--checkpoint",
+      dir + "/ckpt"};
   argv.insert(argv.end(), more.begin(), more.end());
   return argv;
 }

@@ -71,12 +71,12 @@ TEST(MultiHost, SchedulerServerAndWorkerInThreeNetworkNamespaces) {
   };
   Process scheduler(in_ns(1, {BRAID_BINARY_DIR "/bin/braid", "server"}),
                     env("scheduler", {{"DMLC_NODE_HOST", net.address(1)}}), job.log_of("scheduler", 0));
-  Process server(in_ns(2, {BRAID_BINARY_DIR "/bin/braid", "server"}), env("server", {{"DMLC_INTERFACE", net.device(2)}}),
-                 job.log_of("server", 0));
+  Process server(in_ns(2, {BRAID_BINARY_DIR "/bin/braid", "server"}),
+                 env("server", {{"DMLC_INTERFACE", net.device(2)}}), job.log_of("server", 0));
   Process worker(in_ns(3, {BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", "dist_sync", "sync_optimizer", job.dir}),
                  env("worker", {{"DMLC_NODE_HOST", net.address(3)}}), job.log_of("worker", 0));
-  EXPECT_EQ(worker.wait(60), std::optional<int>(0)) << read(job.log_of("worker", 0)) << read(job.log_of("server", 0))
-                                                   << read(job.log_of("scheduler", 0));
+  EXPECT_EQ(worker.wait(60), std::optional<int>(0))
+      << read(job.log_of("worker", 0)) << read(job.log_of("server", 0)) << read(job.log_of("scheduler", 0));
   EXPECT_EQ(server.wait(15), std::optional<int>(0)) << read(job.log_of("server", 0));
   EXPECT_EQ(scheduler.wait(15), std::optional<int>(0)) << read(job.log_of("scheduler", 0));
 }

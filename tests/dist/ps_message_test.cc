@@ -78,8 +78,10 @@ TEST(PsMessage, ASchedulerLogsGarbageAndGoesOn) {
   const int port = test::free_port();
   const auto log = (std::filesystem::path(::testing::TempDir()) / "braid_ps_garbage.log").string();
   test::Process scheduler({BRAID_BINARY_DIR "/bin/braid", "server"},
-                          {{"DMLC_ROLE", "scheduler"}, {"DMLC_PS_ROOT_URI", "127.0.0.1"},
-                           {"DMLC_PS_ROOT_PORT", std::to_string(port)}, {"DMLC_NUM_SERVER", "1"},
+                          {{"DMLC_ROLE", "scheduler"},
+                           {"DMLC_PS_ROOT_URI", "127.0.0.1"},
+                           {"DMLC_PS_ROOT_PORT", std::to_string(port)},
+                           {"DMLC_NUM_SERVER", "1"},
                            {"DMLC_NUM_WORKER", "1"}},
                           log);
   zmq::context_t context;
@@ -121,10 +123,16 @@ TEST(PsMessage, AServerDropsGarbageAndStrangersAndServesTheJob) {
   s.set(zmq::sockopt::linger, 1000);
   s.connect(address);
   s.send(zmq::str_buffer("not a braid message"), zmq::send_flags::none);
-  s.send(zmq::buffer(with([](Header& h) { h.command = static_cast<uint16_t>(Command::kExit); h.sender = 4242; })),
+  s.send(zmq::buffer(with([](Header& h) {
+           h.command = static_cast<uint16_t>(Command::kExit);
+           h.sender = 4242;
+         })),
          zmq::send_flags::none);
   // Before the node table the stranger's push waits; once it is known, it is dropped.
-  s.send(zmq::buffer(with([](Header& h) { h.command = static_cast<uint16_t>(Command::kPush); h.sender = 4243; })),
+  s.send(zmq::buffer(with([](Header& h) {
+           h.command = static_cast<uint16_t>(Command::kPush);
+           h.sender = 4243;
+         })),
          zmq::send_flags::none);
   auto worker = job.start_worker({BRAID_BINARY_DIR "/tests/braid_dist_kv_worker", "dist_sync", "sync", job.dir}, 0);
   EXPECT_EQ(worker->wait(60), std::optional<int>(0)) << test::read(job.log_of("worker", 0));

@@ -46,8 +46,8 @@ TEST(ModelShapes, AnMlpTellsItsFeaturesAndGivenShapesComplete) {
   sym::Prefix fresh("");
   Symbol x = Symbol::Variable("data");
   Symbol h = sym::make("FullyConnected", {x}, {{"num_hidden", "6"}}, "fc1");
-  Symbol net = sym::make("FullyConnected", {sym::make("Activation", {h}, {{"act_type", "relu"}})},
-                         {{"num_hidden", "3"}}, "fc2");
+  Symbol net =
+      sym::make("FullyConnected", {sym::make("Activation", {h}, {{"act_type", "relu"}})}, {{"num_hidden", "3"}}, "fc2");
   Model m = saved(net, {{"data", Shape{2, 7}}});
   EXPECT_EQ(m.known_shapes().inputs.at("data"), (Dims{-1, 7}));
   EXPECT_EQ(m.known_shapes().outputs[0], (Dims{-1, 3}));

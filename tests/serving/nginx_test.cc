@@ -35,7 +35,8 @@ int64_t requests_served(int port) {
   auto r = c.Get("/metrics");
   std::smatch m;
   const std::string body = r ? r->body : "";
-  return std::regex_search(body, m, std::regex(R"(braid_inference_requests_total\{[^}]*\} (\d+))")) ? std::stoll(m[1]) : 0;
+  return std::regex_search(body, m, std::regex(R"(braid_inference_requests_total\{[^}]*\} (\d+))")) ? std::stoll(m[1])
+                                                                                                    : 0;
 }
 
 TEST(ServeBehindNginx, RequestsSpreadOverTheServersAndClassifyTheTestSet) {
@@ -50,23 +51,26 @@ TEST(ServeBehindNginx, RequestsSpreadOverTheServersAndClassifyTheTestSet) {
   std::string conf = read_file(BRAID_SOURCE_DIR "/deploy/nginx-braid.conf");
   conf = std::regex_replace(conf, std::regex("127\\.0\\.0\\.1:8001"), "127.0.0.1:" + std::to_string(a));
   conf = std::regex_replace(conf, std::regex("127\\.0\\.0\\.1:8002"), "127.0.0.1:" + std::to_string(b));
-  conf = std::regex_replace(conf, std::regex("listen 127\\.0\\.0\\.1:8000"), "listen 127.0.0.1:" + std::to_string(front));
+  conf =
+      std::regex_replace(conf, std::regex("listen 127\\.0\\.0\\.1:8000"), "listen 127.0.0.1:" + std::to_string(front));
   conf = std::regex_replace(conf, std::regex("worker_processes auto"), "worker_processes 1");
   std::ofstream(dir / "nginx.conf") << conf;
 
   auto server = [&](int port, const char* log) {
-    return std::make_unique<Process>(std::vector<std::string>{BRAID_BINARY_DIR "/bin/braid", "serve", "--model-repository",
-                                                              (dir / "models").string(), "--http-port", std::to_string(port)},
-                                     std::map<std::string, std::string>{}, (dir / log).string());
+    return std::make_unique<Process>(
+        std::vector<std::string>{BRAID_BINARY_DIR "/bin/braid", "serve", "--model-repository",
+                                 (dir / "models").string(), "--http-port", std::to_string(port)},
+        std::map<std::string, std::string>{}, (dir / log).string());
   };
   auto s1 = server(a, "serve1.log"), s2 = server(b, "serve2.log");
   ASSERT_TRUE(wait_until_up(a) && wait_until_up(b)) << read_file((dir / "serve1.log").string());
-  Process nginx({"/usr/sbin/nginx", "-c", (dir / "nginx.conf").string(), "-p", (dir / "run").string(), "-g",
-                 "daemon off;"},
-                {}, (dir / "nginx.log").string());
-  ASSERT_TRUE(wait_until_up(front)) << read_file((dir / "nginx.log").string()) << read_file((dir / "run/error.log").string());
-  Process client({BRAID_BINARY_DIR "/bin/braid", "infer", "--url", "http://127.0.0.1:" + std::to_string(front), "--model",
-                  "mnist", "--images", kFixtures + "/mnist-t10k-images-idx3-ubyte.gz", "--labels",
+  Process nginx(
+      {"/usr/sbin/nginx", "-c", (dir / "nginx.conf").string(), "-p", (dir / "run").string(), "-g", "daemon off;"}, {},
+      (dir / "nginx.log").string());
+  ASSERT_TRUE(wait_until_up(front)) << read_file((dir / "nginx.log").string())
+                                    << read_file((dir / "run/error.log").string());
+  Process client({BRAID_BINARY_DIR "/bin/braid", "infer", "--url", "http://127.0.0.1:" + std::to_string(front),
+                  "--model", "mnist", "--images", kFixtures + "/mnist-t10k-images-idx3-ubyte.gz", "--labels",
                   kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz", "--batch-size", "16", "--concurrency", "4"},
                  {}, (dir / "infer.log").string());
   EXPECT_EQ(client.wait(120), std::optional<int>(0)) << read_file((dir / "infer.log").string());

@@ -11,9 +11,27 @@
 namespace braid::serving {
 namespace {
 
-const std::vector<std::string> kTokens = {"{", "}", "[", "]", ",", ":", "\"", "null", "true", "-1", "1e999", "99999999999",
-                                          "\"FP32\"", "\"BOOL\"", "\"inputs\"", "\"shape\"", "\"data\"",
-                                          "\"binary_data_size\"", "18446744073709551615", "\\u0000", "0.5"};
+const std::vector<std::string> kTokens = {"{",
+                                          "}",
+                                          "[",
+                                          "]",
+                                          ",",
+                                          ":",
+                                          "\"",
+                                          "null",
+                                          "true",
+                                          "-1",
+                                          "1e999",
+                                          "99999999999",
+                                          "\"FP32\"",
+                                          "\"BOOL\"",
+                                          "\"inputs\"",
+                                          "\"shape\"",
+                                          "\"data\"",
+                                          "\"binary_data_size\"",
+                                          "18446744073709551615",
+                                          "\\u0000",
+                                          "0.5"};
 
 std::string mutate(std::string s, std::mt19937& rng) {
   std::uniform_int_distribution<int> what(0, 4);
@@ -21,11 +39,20 @@ std::string mutate(std::string s, std::mt19937& rng) {
   for (int e = 0; e < edits && !s.empty(); ++e) {
     const size_t at = rng() % s.size();
     switch (what(rng)) {
-      case 0: s[at] = static_cast<char>(rng() % 256); break;                    // a byte
-      case 1: s.resize(at); break;                                              // cut short
-      case 2: s.insert(at, kTokens[rng() % kTokens.size()]); break;             // a token in
-      case 3: s.erase(at, 1 + rng() % 8); break;                                // bytes out
-      default: s.replace(at, std::min<size_t>(4, s.size() - at), std::to_string(static_cast<int>(rng()) % 1000));
+      case 0:
+        s[at] = static_cast<char>(rng() % 256);
+        break;  // a byte
+      case 1:
+        s.resize(at);
+        break;  // cut short
+      case 2:
+        s.insert(at, kTokens[rng() % kTokens.size()]);
+        break;  // a token in
+      case 3:
+        s.erase(at, 1 + rng() % 8);
+        break;  // bytes out
+      default:
+        s.replace(at, std::min<size_t>(4, s.size() - at), std::to_string(static_cast<int>(rng()) % 1000));
     }
   }
   return s;
@@ -58,7 +85,8 @@ TEST(ProtocolFuzz, MutatedRequestsParseOrAreRefusedWithTheirReason) {
   EXPECT_GT(parsed, 100);  // the mutations also leave valid requests
   EXPECT_GT(refused, 10000);
   // A shape far beyond what the body carries is refused before anything is allocated.
-  const std::string huge = R"({"inputs": [{"name": "d", "shape": [1000000, 1000000], "datatype": "FP64", "data": [1]}]})";
+  const std::string huge =
+      R"({"inputs": [{"name": "d", "shape": [1000000, 1000000], "datatype": "FP64", "data": [1]}]})";
   try {
     parse_infer_request(huge, huge.size());
     ADD_FAILURE() << "a shape of 10^12 elements was accepted";
@@ -66,7 +94,8 @@ TEST(ProtocolFuzz, MutatedRequestsParseOrAreRefusedWithTheirReason) {
     EXPECT_NE(std::string(e.what()).find("holds more elements than the"), std::string::npos) << e.what();
   }
   // Binary bodies with a wrong Inference-Header-Content-Length are refused too.
-  const std::string header = R"({"inputs": [{"name": "d", "shape": [2], "datatype": "FP32", "parameters": {"binary_data_size": 8}}]})";
+  const std::string header =
+      R"({"inputs": [{"name": "d", "shape": [2], "datatype": "FP32", "parameters": {"binary_data_size": 8}}]})";
   std::string body = header + std::string(8, '\0');
   EXPECT_NO_THROW(parse_infer_request(body, header.size()));
   for (size_t cut : {size_t{0}, header.size() - 1, header.size() + 1, body.size() + 5})

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <future>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -46,8 +46,8 @@ struct Server {
   httplib::Client client{"127.0.0.1", port};
 
   explicit Server(const std::string& repository, std::vector<std::string> more = {}) {
-    std::vector<std::string> argv = {BRAID_BINARY_DIR "/bin/braid", "serve", "--model-repository", repository,
-                                     "--http-port", std::to_string(port)};
+    std::vector<std::string> argv = {
+        BRAID_BINARY_DIR "/bin/braid", "serve", "--model-repository", repository, "--http-port", std::to_string(port)};
     argv.insert(argv.end(), more.begin(), more.end());
     process = std::make_unique<Process>(argv, std::map<std::string, std::string>{}, repository + "/serve.log");
     for (int i = 0; i < 400 && !client.Get("/v2/health/live"); ++i)
@@ -80,8 +80,11 @@ NDArray test_images(int64_t n) {
 
 json infer_body(const NDArray& images) {
   return {{"id", "req-7"},
-          {"inputs", {{{"name", "data"}, {"datatype", "FP32"}, {"shape", images.shape().dims()},
-                       {"data", images.to_vector<float>()}}}}};
+          {"inputs",
+           {{{"name", "data"},
+             {"datatype", "FP32"},
+             {"shape", images.shape().dims()},
+             {"data", images.to_vector<float>()}}}}};
 }
 
 TEST(Serve, HealthServerAndModelMetadata) {
@@ -116,12 +119,16 @@ TEST(Serve, InferAnswersWhatTheModelComputesInJsonAndBinary) {
   EXPECT_EQ(r["outputs"][0]["data"].get<std::vector<float>>(), want);
 
   // The binary-tensor extension: the JSON header, then the raw float32 bytes.
-  const std::string header = json{{"inputs", {{{"name", "data"}, {"datatype", "FP32"}, {"shape", {8, 1, 28, 28}},
-                                               {"parameters", {{"binary_data_size", 8 * 784 * 4}}}}}}}.dump();
+  const std::string header = json{{"inputs",
+                                   {{{"name", "data"},
+                                     {"datatype", "FP32"},
+                                     {"shape", {8, 1, 28, 28}},
+                                     {"parameters", {{"binary_data_size", 8 * 784 * 4}}}}}}}
+                                 .dump();
   std::string body = header;
   body.append(static_cast<const char*>(images.raw_data()), 8 * 784 * 4);
-  json b = s.post("/v2/models/mnist/infer", body, 200,
-                  {{"Inference-Header-Content-Length", std::to_string(header.size())}});
+  json b =
+      s.post("/v2/models/mnist/infer", body, 200, {{"Inference-Header-Content-Length", std::to_string(header.size())}});
   EXPECT_EQ(b["outputs"][0]["data"].get<std::vector<float>>(), want);
 
   // Binary outputs: the answer's JSON header says each output's size, its raw bytes follow.
@@ -183,10 +190,11 @@ TEST(Serve, EveryBadRequestGetsItsStatusAndReasonAndTheServerGoesOn) {
 TEST(Serve, BraidInferClassifiesTheTestSetAtTheFixturesAccuracy) {
   const std::string repo = make_repository();
   Server s(repo);
-  Process client({BRAID_BINARY_DIR "/bin/braid", "infer", "--url", "http://127.0.0.1:" + std::to_string(s.port),
-                  "--model", "mnist", "--model-version", "1", "--images", kFixtures + "/mnist-t10k-images-idx3-ubyte.gz",
-                  "--labels", kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz", "--batch-size", "8", "--concurrency", "4"},
-                 {}, repo + "/infer.log");
+  Process client(
+      {BRAID_BINARY_DIR "/bin/braid", "infer", "--url", "http://127.0.0.1:" + std::to_string(s.port), "--model",
+       "mnist", "--model-version", "1", "--images", kFixtures + "/mnist-t10k-images-idx3-ubyte.gz", "--labels",
+       kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz", "--batch-size", "8", "--concurrency", "4"},
+      {}, repo + "/infer.log");
   EXPECT_EQ(client.wait(120), std::optional<int>(0)) << read_text(repo + "/infer.log");
   const std::string out = read_text(repo + "/infer.log");
   EXPECT_NE(out.find("accuracy=0.9903"), std::string::npos) << out;
@@ -198,10 +206,26 @@ TEST(Serve, BraidInferClassifiesTheTestSetAtTheFixturesAccuracy) {
 TEST(Serve, BraidInferWarmsUpThenGoesOverTheImagesAgain) {
   const std::string repo = make_repository();
   Server s(repo);
-  Process client({BRAID_BINARY_DIR "/bin/braid", "infer", "--url", "http://127.0.0.1:" + std::to_string(s.port),
-                  "--model", "mnist", "--images", kFixtures + "/mnist-t10k-images-idx3-ubyte.gz", "--labels",
-                  kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz", "--limit", "100", "--batch-size", "30",
-                  "--concurrency", "3", "--warmup", "2", "--passes", "3"},
+  Process client({BRAID_BINARY_DIR "/bin/braid",
+                  "infer",
+                  "--url",
+                  "http://127.0.0.1:" + std::to_string(s.port),
+                  "--model",
+                  "mnist",
+                  "--images",
+                  kFixtures + "/mnist-t10k-images-idx3-ubyte.gz",
+                  "--labels",
+                  kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz",
+                  "--limit",
+                  "100",
+                  "--batch-size",
+                  "30",
+                  "--concurrency",
+                  "3",
+                  "--warmup",
+                  "2",
+                  "--passes",
+                  "3"},
                  {}, repo + "/infer.log");
   EXPECT_EQ(client.wait(60), std::optional<int>(0)) << read_text(repo + "/infer.log");
   const std::string out = read_text(repo + "/infer.log");
@@ -221,7 +245,8 @@ void check_concurrent_requests_merge(int instances) {
   const std::string repo = make_repository();
   std::ofstream(repo + "/mnist/1/config.json")
       << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 8,
-            "dynamic_batching": {"max_queue_delay_us": 20000}, "instance_count": )" << instances << "}";
+            "dynamic_batching": {"max_queue_delay_us": 20000}, "instance_count": )"
+      << instances << "}";
   Server s(repo);
   const NDArray images = test_images(32);
   serving::Model model(repo + "/mnist/1/model-symbol.json", repo + "/mnist/1/model-0035.params");
@@ -306,8 +331,9 @@ TEST(Serve, ModelsLoadAndUnloadWhileServing) {
   fs::create_directories(repo + "/broken/1");
   std::ofstream(repo + "/broken/1/model-symbol.json") << "{not a symbol";
   std::ofstream(repo + "/broken/1/model-0000.params") << "garbage";
-  EXPECT_NE(s.post("/v2/repository/models/broken/load", "", 400)["error"].get<std::string>().find("model broken version 1"),
-            std::string::npos);
+  EXPECT_NE(
+      s.post("/v2/repository/models/broken/load", "", 400)["error"].get<std::string>().find("model broken version 1"),
+      std::string::npos);
   EXPECT_EQ(s.get("/v2/health/live")["live"], true);
 }
 
@@ -356,8 +382,9 @@ TEST(Serve, PreprocessingTurnsRawPixelsIntoTheModelsInput) {
   ASSERT_EQ(got.size(), want.size()) << r;
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
   body["inputs"][0]["datatype"] = "FP32";
-  EXPECT_NE(s.post("/v2/models/mnist/versions/1/infer", body.dump(), 400)["error"].get<std::string>().find("takes UINT8"),
-            std::string::npos);
+  EXPECT_NE(
+      s.post("/v2/models/mnist/versions/1/infer", body.dump(), 400)["error"].get<std::string>().find("takes UINT8"),
+      std::string::npos);
 }
 
 // Per-channel mean and std (one channel here): the server's (x * scale - mean) / std equals the

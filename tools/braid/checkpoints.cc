@@ -16,8 +16,8 @@ void Checkpoints::save(gluon::Block& model, gluon::Trainer& trainer, Position at
   const std::string stem = cat(prefix_, "-", at.epoch, "-", at.batch);
   model.save_parameters(stem + ".params");
   trainer.save_states(stem + ".states");
-  const nlohmann::json index{{"epoch", at.epoch}, {"batch", at.batch}, {"params", stem + ".params"},
-                             {"states", stem + ".states"}};
+  const nlohmann::json index{
+      {"epoch", at.epoch}, {"batch", at.batch}, {"params", stem + ".params"}, {"states", stem + ".states"}};
   io::write_file_atomically(prefix_ + ".json", index.dump() + "\n");  // the commit
   std::error_code ignored;
   if (!last_params_.empty() && last_params_ != stem + ".params") {
@@ -40,8 +40,10 @@ Position Checkpoints::restore(gluon::Block& model, gluon::Trainer& trainer, cons
     Position at{index.at("epoch").get<int>(), index.at("batch").get<int64_t>()};
     model.load_parameters(index.at("params").get<std::string>(), contexts);
     // Worker 0 gives the servers their states; every worker sets up its store (a collective step).
-    if (writer_) trainer.load_states(index.at("states").get<std::string>());
-    else trainer.kvstore();
+    if (writer_)
+      trainer.load_states(index.at("states").get<std::string>());
+    else
+      trainer.kvstore();
     if (auto store = trainer.kvstore()) store->barrier();
     last_params_ = index.at("params").get<std::string>();
     last_states_ = index.at("states").get<std::string>();

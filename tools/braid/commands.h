@@ -19,14 +19,14 @@ int plot(const std::vector<std::string>& logs, const std::string& output);
 /// braid train's options (see add_train_command for their meaning).
 struct TrainOptions {
   std::string model = "lenet", dataset = "fashion-mnist", data_dir, optimizer = "sgd", ctx = "cpu(0)";
-  std::string kvstore = "device";  // with several contexts
+  std::string kvstore = "device";             // with several contexts
   int model_parallel = 1, micro_batches = 4;  // stages on cpu(0) .. cpu(N-1), batch run in micro-batches
   int epochs = 10, num_workers = 1;
   int64_t batch_size = 64, limit = 0, test_limit = 0;
   double lr = 0.05, momentum = 0.9, wd = 0.0;
   uint64_t seed = 42;
   std::string json_log, save;
-  int64_t checkpoint_every = 0;  // batches; 0: no checkpoints
+  int64_t checkpoint_every = 0;                 // batches; 0: no checkpoints
   std::string checkpoint = "braid-checkpoint";  // prefix of the checkpoint files
   bool resume = false;
 };

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "braid/base/error.h"
-#include "commands.h"
 #include "braid/io/idx.h"
+#include "commands.h"
 #include "model_inputs.h"
 
 namespace braid::cli {
@@ -44,7 +44,9 @@ CLI::App* add_infer_command(CLI::App& app, InferOptions& o) {
   c->add_option("--labels", o.labels, "idx labels: print the accuracy of output 0's argmax");
   c->add_option("--input-name", o.input, "the model's input")->capture_default_str();
   c->add_option("--batch-size", o.batch_size)->capture_default_str()->check(CLI::PositiveNumber);
-  c->add_option("--concurrency", o.concurrency, "requests in flight at once")->capture_default_str()->check(CLI::PositiveNumber);
+  c->add_option("--concurrency", o.concurrency, "requests in flight at once")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   c->add_option("--limit", o.limit, "the first N images only (0: all)");
   c->add_option("--passes", o.passes, "times over the images (timed)")
       ->capture_default_str()
@@ -75,7 +77,7 @@ int infer(const InferOptions& o) {
     bool warmed = false;
     try {
       send_batches(warmed);
-    } catch (const std::exception& e) {  // on a thread: reported, not fatal
+    } catch (const std::exception& e) {     // on a thread: reported, not fatal
       if (!warmed) warmed_up.count_down();  // the timed part starts without this connection
       std::lock_guard<std::mutex> lock(mu);
       if (failure.empty()) failure = e.what();
@@ -91,20 +93,24 @@ int infer(const InferOptions& o) {
       std::vector<int64_t> shape = images.shape().dims();
       shape[0] = rows;
       // The binary-tensor extension: the JSON header, then the float32 pixels.
-      const std::string header = json{{"inputs", {{{"name", o.input}, {"datatype", "FP32"}, {"shape", shape},
-                                                   {"parameters", {{"binary_data_size", rows * per_image * 4}}}}}},
-                                      {"parameters", {{"binary_data_output", true}}}}.dump();
+      const std::string header = json{{"inputs",
+                                       {{{"name", o.input},
+                                         {"datatype", "FP32"},
+                                         {"shape", shape},
+                                         {"parameters", {{"binary_data_size", rows * per_image * 4}}}}}},
+                                      {"parameters", {{"binary_data_output", true}}}}
+                                     .dump();
       // Written straight from `pixels` after the header: no copy of the body.
       const char* data = reinterpret_cast<const char*>(pixels.data() + begin * per_image);
       const size_t data_bytes = static_cast<size_t>(rows * per_image * 4);
-      return client.Post(path, {{"Inference-Header-Content-Length", std::to_string(header.size())}},
-                         header.size() + data_bytes,
-                         [&](size_t offset, size_t, httplib::DataSink& sink) {
-                           return offset < header.size()
-                                      ? sink.write(header.data() + offset, header.size() - offset)
-                                      : sink.write(data + (offset - header.size()), data_bytes - (offset - header.size()));
-                         },
-                         "application/octet-stream");
+      return client.Post(
+          path, {{"Inference-Header-Content-Length", std::to_string(header.size())}}, header.size() + data_bytes,
+          [&](size_t offset, size_t, httplib::DataSink& sink) {
+            return offset < header.size()
+                       ? sink.write(header.data() + offset, header.size() - offset)
+                       : sink.write(data + (offset - header.size()), data_bytes - (offset - header.size()));
+          },
+          "application/octet-stream");
     };
     // The bytes of the answer's output 0 (float32, rows × classes) inside r's body, or nothing
     // after noting a failure.
@@ -119,15 +125,17 @@ int infer(const InferOptions& o) {
       // The answer's JSON header, then output 0's float32 values.
       json out;
       if (r->has_header("Inference-Header-Content-Length")) {
-        const json head = json::parse(r->body.substr(0, std::stoull(r->get_header_value("Inference-Header-Content-Length"))),
-                                      nullptr, false);  // no exceptions: this runs on a client thread
+        const json head =
+            json::parse(r->body.substr(0, std::stoull(r->get_header_value("Inference-Header-Content-Length"))), nullptr,
+                        false);  // no exceptions: this runs on a client thread
         if (head.is_object() && head.contains("outputs") && head["outputs"].is_array() && !head["outputs"].empty())
           out = head["outputs"][0];
       }
       if (!out.is_object() || out.value("datatype", "") != "FP32") {
         if (failure.empty())
-          failure = "the server's answer is not an FP32 output in binary (Inference-Header-Content-Length); does it "
-                    "support the binary-tensor extension?";
+          failure =
+              "the server's answer is not an FP32 output in binary (Inference-Header-Content-Length); does it "
+              "support the binary-tensor extension?";
         return std::nullopt;
       }
       return std::string_view(r->body).substr(std::stoull(r->get_header_value("Inference-Header-Content-Length")));
@@ -163,14 +171,16 @@ int infer(const InferOptions& o) {
   if (!o.labels.empty()) {
     const std::vector<float> labels = io::load_idx_labels(o.labels).to_vector<float>();
     int64_t right = 0;
-    for (int64_t i = 0; i < n; ++i) right += predicted[static_cast<size_t>(i)] == static_cast<int64_t>(labels[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i < n; ++i)
+      right += predicted[static_cast<size_t>(i)] == static_cast<int64_t>(labels[static_cast<size_t>(i)]);
     std::printf("accuracy=%.4f\n", static_cast<double>(right) / static_cast<double>(n));
   }
-  std::printf("%lld images in %zu requests of up to %lld, %d at once: %.0f images/s; latency p50 %.2f ms, p95 %.2f ms, "
-              "p99 %.2f ms\n",
-              static_cast<long long>(n * o.passes), latencies.size(), static_cast<long long>(o.batch_size),
-              o.concurrency, static_cast<double>(n * o.passes) / seconds, percentile(latencies, 0.5), percentile(latencies, 0.95),
-              percentile(latencies, 0.99));
+  std::printf(
+      "%lld images in %zu requests of up to %lld, %d at once: %.0f images/s; latency p50 %.2f ms, p95 %.2f ms, "
+      "p99 %.2f ms\n",
+      static_cast<long long>(n * o.passes), latencies.size(), static_cast<long long>(o.batch_size), o.concurrency,
+      static_cast<double>(n * o.passes) / seconds, percentile(latencies, 0.5), percentile(latencies, 0.95),
+      percentile(latencies, 0.99));
   return 0;
 }
 

@@ -45,7 +45,8 @@ std::vector<Host> read_hostfile(const std::string& path) {
     const auto colon = line.find(':');
     hosts.push_back({line.substr(0, colon), colon == std::string::npos ? "" : line.substr(colon + 1)});
   }
-  BRAID_CHECK(!hosts.empty(), "braid launch: the hostfile '", path, "' names no host (one per line, HOST or HOST:SSH_PORT)");
+  BRAID_CHECK(!hosts.empty(), "braid launch: the hostfile '", path,
+              "' names no host (one per line, HOST or HOST:SSH_PORT)");
   return hosts;
 }
 
@@ -116,14 +117,17 @@ struct Job {
   std::vector<Host> hosts;
 
   explicit Job(const LaunchOptions& opts) : o(opts), servers(opts.servers < 0 ? opts.workers : opts.servers) {
-    BRAID_CHECK(o.workers > 0 && (servers > 0 || o.launcher == "mpi"), "braid launch: give at least one worker (-n) "
+    BRAID_CHECK(o.workers > 0 && (servers > 0 || o.launcher == "mpi"),
+                "braid launch: give at least one worker (-n) "
                 "and one server (-s); -s 0 (an allreduce job without parameter servers) needs --launcher mpi");
-    BRAID_CHECK(!o.command.empty(), "braid launch: give the workers' command, e.g. braid launch -n 2 -s 1 -- braid "
+    BRAID_CHECK(!o.command.empty(),
+                "braid launch: give the workers' command, e.g. braid launch -n 2 -s 1 -- braid "
                 "train --kvstore dist_sync");
     BRAID_CHECK(o.launcher == "local" || o.launcher == "ssh" || o.launcher == "mpi", "braid launch: unknown launcher '",
                 o.launcher, "'; valid: local, ssh, mpi");
     BRAID_CHECK(o.launcher != "ssh" || !o.hostfile.empty(), "braid launch: --launcher ssh needs -H HOSTFILE");
-    BRAID_CHECK(o.sync_dst_dir.empty() || o.launcher == "ssh", "braid launch: --sync-dst-dir copies the working "
+    BRAID_CHECK(o.sync_dst_dir.empty() || o.launcher == "ssh",
+                "braid launch: --sync-dst-dir copies the working "
                 "folder to the hosts of --launcher ssh");
     if (!o.hostfile.empty()) hosts = read_hostfile(o.hostfile);
     const bool one_machine = o.launcher == "local" || (o.launcher == "mpi" && hosts.empty());
@@ -188,7 +192,8 @@ struct Job {
 
   std::vector<std::string> mpirun(int np, const char* role, const std::vector<std::string>& argv) const {
     // --bind-to none: a rank's OpenMP threads may use every core (OpenMPI binds 1-2 ranks to one core each)
-    std::vector<std::string> m = {"mpirun", "--oversubscribe", "--bind-to", "none", "--tag-output", "-np", std::to_string(np)};
+    std::vector<std::string> m = {"mpirun", "--oversubscribe", "--bind-to", "none", "--tag-output",
+                                  "-np",    std::to_string(np)};
     if (geteuid() == 0) m.push_back("--allow-run-as-root");
     if (!o.hostfile.empty()) m.insert(m.end(), {"--hostfile", o.hostfile});
     for (const auto& [k, v] : env(role)) m.insert(m.end(), {"-x", k + "=" + v});
@@ -208,9 +213,11 @@ struct Job {
     } else if (o.launcher == "ssh") {
       // Servers and workers go round the hosts, as launch.py's ssh launcher.
       for (int s = 0; s < servers; ++s)
-        out.push_back(over_ssh(cat("server ", s), hosts[static_cast<size_t>(s) % hosts.size()], "server", s, {braid, "server"}));
+        out.push_back(
+            over_ssh(cat("server ", s), hosts[static_cast<size_t>(s) % hosts.size()], "server", s, {braid, "server"}));
       for (int w = 0; w < o.workers; ++w)
-        out.push_back(over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", w, o.command));
+        out.push_back(
+            over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", w, o.command));
     } else {
       out.push_back({"servers", mpirun(servers, "server", {braid, "server"}), {}, false});
       out.push_back({"workers", mpirun(o.workers, "worker", o.command), {}, true});
@@ -235,10 +242,12 @@ struct Job {
 }  // namespace
 
 CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o) {
-  auto* l = app.add_subcommand("launch", "start a distributed job (MXNet's tools/launch.py): a scheduler, servers and "
-                                         "workers running COMMAND with the DMLC_* environment");
+  auto* l = app.add_subcommand("launch",
+                               "start a distributed job (MXNet's tools/launch.py): a scheduler, servers and "
+                               "workers running COMMAND with the DMLC_* environment");
   l->add_option("-n,--num-workers", o.workers, "number of workers")->required()->check(CLI::PositiveNumber);
-  l->add_option("-s,--num-servers", o.servers, "number of servers (default: as many as workers; 0 with --launcher mpi: "
+  l->add_option("-s,--num-servers", o.servers,
+                "number of servers (default: as many as workers; 0 with --launcher mpi: "
                 "no parameter servers, for kvstore horovod)")
       ->check(CLI::NonNegativeNumber);
   l->add_option("--launcher", o.launcher, "local, ssh or mpi")->capture_default_str();

@@ -38,9 +38,10 @@ int main(int argc, char** argv) {
   symbol_show->add_option("FILE", symbol_file, "the *-symbol.json file")->required();
   symbol_show->add_option("--shape", symbol_shapes, "an input shape, NAME=D0,D1,... (repeatable)");
 
-  auto* server = app.add_subcommand(
-      "server", "run this process's parameter-server role (DMLC_ROLE=scheduler or server, with the DMLC_* "
-                "variables that braid launch sets) until the job ends");
+  auto* server =
+      app.add_subcommand("server",
+                         "run this process's parameter-server role (DMLC_ROLE=scheduler or server, with the DMLC_* "
+                         "variables that braid launch sets) until the job ends");
 
   braid::cli::LaunchOptions launch_opt;
   auto* launch = braid::cli::add_launch_command(app, launch_opt);

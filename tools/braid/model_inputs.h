@@ -11,10 +11,10 @@ namespace braid::cli {
 
 /// How an input file becomes the batch a model takes.
 struct InputOptions {
-  std::optional<double> scale;     // default: 1/255 for uint8 pixels, 1 for other dtypes
-  std::vector<double> mean{0};     // one value, or one per channel
-  std::vector<double> std{1};      // likewise
-  std::string layout = "auto";     // of rank-4 inputs: NCHW, NHWC, or auto
+  std::optional<double> scale;  // default: 1/255 for uint8 pixels, 1 for other dtypes
+  std::vector<double> mean{0};  // one value, or one per channel
+  std::vector<double> std{1};   // likewise
+  std::string layout = "auto";  // of rank-4 inputs: NCHW, NHWC, or auto
 };
 
 /// An idx file (gzip or not) or a NumPy .npy as float32 (N, ...): rank 3 (N, H, W) gains a

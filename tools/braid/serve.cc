@@ -11,8 +11,10 @@ namespace braid::cli {
 
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   auto* s = app.add_subcommand("serve", "serve the models of a repository over HTTP (Open Inference Protocol v2)");
-  s->add_option("--model-repository", o.repository, "DIR/<model>/<version>/ with *-symbol.json, *.params, "
-                "optional config.json")->required();
+  s->add_option("--model-repository", o.repository,
+                "DIR/<model>/<version>/ with *-symbol.json, *.params, "
+                "optional config.json")
+      ->required();
   s->add_option("--http-port", o.port, "0: any free port")->capture_default_str();
   s->add_option("--host", o.host, "the address to listen on")->capture_default_str();
   s->add_option("--max-body-mb", o.max_body_mb, "larger request bodies get 413")->capture_default_str();

@@ -53,7 +53,8 @@ int exit_code(int wait_status) {
 }
 
 std::string describe_exit(int wait_status) {
-  if (WIFSIGNALED(wait_status)) return cat("was killed by signal ", WTERMSIG(wait_status), " (", strsignal(WTERMSIG(wait_status)), ")");
+  if (WIFSIGNALED(wait_status))
+    return cat("was killed by signal ", WTERMSIG(wait_status), " (", strsignal(WTERMSIG(wait_status)), ")");
   return cat("exited with status ", exit_code(wait_status));
 }
 
@@ -151,8 +152,10 @@ int Supervisor::run() {
     std::vector<pollfd> fds;
     for (const Child& c : children_)
       if (c.out_fd >= 0) fds.push_back({c.out_fd, POLLIN, 0});
-    if (!fds.empty()) poll(fds.data(), fds.size(), 100);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!fds.empty())
+      poll(fds.data(), fds.size(), 100);
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     bool all_done = true, essentials_running = false;
     for (Child& c : children_) {
       forward(c, false);
@@ -176,8 +179,10 @@ int Supervisor::run() {
     if (!essentials_running) {
       if (!essentials_done) essentials_done = Clock::now();
       if (Clock::now() - *essentials_done > std::chrono::duration<double>(kLingerS)) {
-        std::fprintf(out_, "braid launch: the workers are done but the scheduler or a server still runs %g s later; "
-                           "stopping it\n", kLingerS);
+        std::fprintf(out_,
+                     "braid launch: the workers are done but the scheduler or a server still runs %g s later; "
+                     "stopping it\n",
+                     kLingerS);
         result = 1;
         break;
       }

@@ -13,10 +13,10 @@
 namespace braid::cli {
 
 struct ProcessSpec {
-  std::string name;               // "scheduler", "server 0", "worker 1", ...
-  std::vector<std::string> argv;  // argv[0] is looked up in PATH
+  std::string name;                        // "scheduler", "server 0", "worker 1", ...
+  std::vector<std::string> argv;           // argv[0] is looked up in PATH
   std::map<std::string, std::string> env;  // set on top of this process's environment
-  bool essential = true;          // false: the process may still run when the others are done
+  bool essential = true;                   // false: the process may still run when the others are done
 };
 
 class Supervisor {

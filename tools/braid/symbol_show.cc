@@ -53,7 +53,8 @@ int symbol_show(const std::string& path, const std::vector<std::string>& shape_o
     for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
   for (const auto& r : rows) {
     std::string line;
-    for (size_t c = 0; c < r.size(); ++c) line += r[c] + std::string(c + 1 < r.size() ? width[c] - r[c].size() + 2 : 0, ' ');
+    for (size_t c = 0; c < r.size(); ++c)
+      line += r[c] + std::string(c + 1 < r.size() ? width[c] - r[c].size() + 2 : 0, ' ');
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << "\n";
   }

@@ -11,15 +11,15 @@
 #include "braid/gluon/data/vision/datasets.h"
 #include "braid/gluon/data/vision/transforms.h"
 #include "braid/gluon/loss.h"
-#include "braid/gluon/nn.h"
-#include "braid/gluon/metric/classification.h"
 #include "braid/gluon/model_zoo/simple.h"
+#include "braid/gluon/nn.h"
 #include "braid/gluon/trainer.h"
 #include "braid/gluon/utils.h"
 #include "braid/io/file.h"
 #include "braid/io/idx.h"
 #include "braid/kvstore/kvstore.h"
 #include "braid/kvstore/store_types.h"
+#include "braid/metric/classification.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/random.h"
 #include "braid/ndarray/reduce.h"
@@ -37,8 +37,7 @@ using Clock = std::chrono::steady_clock;
 data::DatasetPtr load_dataset(const TrainOptions& o, bool train) {
   data::DatasetPtr ds;
   if (o.dataset == "fashion-mnist") {
-    ds = std::make_shared<data::vision::FashionMNIST>(o.data_dir.empty() ? io::fashion_mnist_dir()
-                                                                           : o.data_dir, train);
+    ds = std::make_shared<data::vision::FashionMNIST>(o.data_dir.empty() ? io::fashion_mnist_dir() : o.data_dir, train);
   } else if (o.dataset == "mnist") {
     BRAID_CHECK(!o.data_dir.empty(), "--dataset mnist needs --data-dir (the folder of the MNIST idx files)");
     ds = std::make_shared<data::vision::MNIST>(o.data_dir, train);
@@ -110,9 +109,10 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--momentum", o.momentum, "for sgd and nag")->capture_default_str();
   t->add_option("--wd", o.wd, "weight decay")->capture_default_str();
   t->add_option("--ctx", o.ctx, "context, or a list for data parallelism, e.g. cpu(0),cpu(1)")->capture_default_str();
-  t->add_option("--kvstore", o.kvstore, "with several contexts: device or local; under braid launch: dist_sync, "
-                 "dist_async, dist_sync_device, dist_async_device; under mpirun: horovod (each worker trains on its "
-                 "shard of the data)")
+  t->add_option("--kvstore", o.kvstore,
+                "with several contexts: device or local; under braid launch: dist_sync, "
+                "dist_async, dist_sync_device, dist_async_device; under mpirun: horovod (each worker trains on its "
+                "shard of the data)")
       ->capture_default_str();
   t->add_option("--model-parallel", o.model_parallel, "split the model's layers over cpu(0) .. cpu(N-1)")
       ->capture_default_str()
@@ -126,8 +126,10 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--test-limit", o.test_limit, "test on the first N images only (0: all)");
   t->add_option("--json-log", o.json_log, "write one JSON object per epoch to this file");
   t->add_option("--save", o.save, "write PREFIX.params (MXNet save_parameters format) and PREFIX.states");
-  t->add_option("--checkpoint-every", o.checkpoint_every, "write a checkpoint (weights, optimizer states, position) "
-                "every N batches")->check(CLI::NonNegativeNumber);
+  t->add_option("--checkpoint-every", o.checkpoint_every,
+                "write a checkpoint (weights, optimizer states, position) "
+                "every N batches")
+      ->check(CLI::NonNegativeNumber);
   t->add_option("--checkpoint", o.checkpoint, "prefix of the checkpoint files")->capture_default_str();
   t->add_flag("--resume", o.resume, "start from the checkpoint at --checkpoint when there is one");
   return t;
@@ -148,8 +150,10 @@ int train(const TrainOptions& o) {
   const bool sync_rounds = dist_store && !kind->asynchronous;
   auto train_set = load_dataset(o, true), test_set = load_dataset(o, false);
   if (workers > 1) train_set = train_set->shard(workers, rank)->take(train_set->size() / workers);
-  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size, .shuffle = true,
-                                            .last_batch = data::LastBatch::Discard, .num_workers = o.num_workers});
+  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size,
+                                            .shuffle = true,
+                                            .last_batch = data::LastBatch::Discard,
+                                            .num_workers = o.num_workers});
   data::DataLoader test_loader(test_set, {.batch_size = 1000, .num_workers = o.num_workers});
   BRAID_CHECK(train_loader.size() > 0, "--batch-size ", o.batch_size, " is larger than the ", train_set->size(),
               " training images");
@@ -157,8 +161,10 @@ int train(const TrainOptions& o) {
   const bool model_parallel = o.model_parallel > 1;
   BRAID_CHECK(!model_parallel || contexts.size() == 1, "--model-parallel and a --ctx list cannot be combined");
   BlockPtr model = model_zoo::get_simple_model(o.model), net = model;
-  if (model_parallel) net = split_into_stages(model, o.model_parallel);
-  else net->initialize(std::make_shared<init::Xavier>(), contexts);
+  if (model_parallel)
+    net = split_into_stages(model, o.model_parallel);
+  else
+    net->initialize(std::make_shared<init::Xavier>(), contexts);
   Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o),
                   dist_store ? KVStoreChoice(dist_store) : KVStoreChoice(o.kvstore));
   Checkpoints checkpoints(o, rank);
@@ -171,14 +177,14 @@ int train(const TrainOptions& o) {
   loss::SoftmaxCrossEntropyLoss loss_fn;
 
   std::FILE* out = stdout;
-  std::fprintf(out, "%s on %s: %lld training and %lld test images, batch %lld, %s lr %g, %s\n", o.model.c_str(),
-               o.dataset.c_str(), static_cast<long long>(train_set->size()), static_cast<long long>(test_set->size()),
-               static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr,
-               (model_parallel ? cat("model parallel over ", o.model_parallel, " contexts, ", o.micro_batches,
-                                     " micro-batches")
-                : contexts.size() == 1 && !dist_store ? ctx.str()
-                                                      : o.ctx + ", kvstore " + o.kvstore)
-                   .c_str());
+  std::fprintf(
+      out, "%s on %s: %lld training and %lld test images, batch %lld, %s lr %g, %s\n", o.model.c_str(),
+      o.dataset.c_str(), static_cast<long long>(train_set->size()), static_cast<long long>(test_set->size()),
+      static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr,
+      (model_parallel ? cat("model parallel over ", o.model_parallel, " contexts, ", o.micro_batches, " micro-batches")
+       : contexts.size() == 1 && !dist_store ? ctx.str()
+                                             : o.ctx + ", kvstore " + o.kvstore)
+          .c_str());
   if (dist_store)
     std::fprintf(out, "worker %d of %d: a shard of %lld training images\n", rank, workers,
                  static_cast<long long>(train_set->size()));
@@ -237,15 +243,22 @@ int train(const TrainOptions& o) {
     test_acc = evaluate(*net, test_loader, ctx);
     total_samples += static_cast<double>(samples);
     bar.finish_epoch(cat("test acc ", op::format_number(test_acc)));
-    nlohmann::json rec{{"epoch", epoch},           {"train_loss", last_loss}, {"train_acc", train_acc.get().value()},
-                       {"test_acc", test_acc},     {"samples_per_sec", static_cast<double>(samples) / secs},
+    nlohmann::json rec{{"epoch", epoch},
+                       {"train_loss", last_loss},
+                       {"train_acc", train_acc.get().value()},
+                       {"test_acc", test_acc},
+                       {"samples_per_sec", static_cast<double>(samples) / secs},
                        {"seconds", secs}};
     log += rec.dump() + "\n";
     if (!json_log.empty()) io::write_file_atomically(json_log, log);
   }
   const double total = std::chrono::duration<double>(Clock::now() - start).count();
-  nlohmann::json final_rec{{"final", true},   {"model", o.model},      {"epochs", o.epochs},
-                           {"test_acc", test_acc}, {"train_loss", last_loss}, {"seconds", total},
+  nlohmann::json final_rec{{"final", true},
+                           {"model", o.model},
+                           {"epochs", o.epochs},
+                           {"test_acc", test_acc},
+                           {"train_loss", last_loss},
+                           {"seconds", total},
                            {"samples_per_sec", total_samples / total}};
   log += final_rec.dump() + "\n";
   if (!json_log.empty()) io::write_file_atomically(json_log, log);

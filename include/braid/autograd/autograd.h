@@ -68,8 +68,8 @@ void mark_variables(const std::vector<NDArray>& variables, const std::vector<NDA
 /// Back-propagates from `heads` (their gradients `head_grads`, ones where omitted or None) into
 /// every variable they depend on, honouring each variable's grad_req. Unless `retain_graph`, the
 /// tape behind the heads is released and a second backward through it is an error.
-void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads = {},
-              bool retain_graph = false, bool train_mode = true);
+void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads = {}, bool retain_graph = false,
+              bool train_mode = true);
 
 /// The gradients of `heads` with respect to `variables` (arrays with attach_grad, recorded into
 /// the heads' graph), returned instead of written into their grad() arrays. A variable the heads

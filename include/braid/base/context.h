@@ -17,9 +17,7 @@ struct Context {
   bool is_cpu_family() const { return dev_type != DeviceType::GPU; }
   bool operator==(const Context& o) const { return dev_type == o.dev_type && dev_id == o.dev_id; }
   bool operator!=(const Context& o) const { return !(*this == o); }
-  bool operator<(const Context& o) const {
-    return dev_type != o.dev_type ? dev_type < o.dev_type : dev_id < o.dev_id;
-  }
+  bool operator<(const Context& o) const { return dev_type != o.dev_type ? dev_type < o.dev_type : dev_id < o.dev_id; }
   /// "cpu(0)", "gpu(1)", "cpu_pinned(0)".
   std::string str() const;
   /// Parses the spelling of str(); throws braid::Error on anything else.

@@ -24,7 +24,7 @@ std::string cat(Args&&... args) {
 }  // namespace braid
 
 /// Throws braid::Error with the concatenated message when `cond` is false.
-#define BRAID_CHECK(cond, ...)                          \
-  do {                                                  \
+#define BRAID_CHECK(cond, ...)                                    \
+  do {                                                            \
     if (!(cond)) throw ::braid::Error(::braid::cat(__VA_ARGS__)); \
   } while (0)

@@ -31,6 +31,10 @@ using AsyncFn = std::function<void(Done done)>;
 
 enum class EngineType { Naive, ThreadedPerDevice };
 
+/// What kind of work an operation is. On a GPU context a Copy (a transfer to or from the device)
+/// runs on the device's copy queue and stream, overlapping its kernels; elsewhere it is Normal.
+enum class FnProperty { Normal, Copy };
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -39,14 +43,13 @@ class Engine {
   /// Schedules `fn` on `ctx` once all earlier writes to `reads` and earlier reads and writes of
   /// `writes` are done. A variable in both lists counts as written. Higher `priority` runs first
   /// among ready operations. `name` shows in error messages.
-  virtual void push(Fn fn, Context ctx, std::span<const VarHandle> reads,
-                    std::span<const VarHandle> writes, int priority = 0,
-                    const char* name = "") = 0;
+  virtual void push(Fn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+                    int priority = 0, const char* name = "", FnProperty property = FnProperty::Normal) = 0;
   /// As push, but the operation lasts until `fn` calls its `done`: the variables stay held until
   /// then, while the worker that started it goes on with other work (MXNet's PushAsync, used by
   /// communication). The naive engine waits for `done` before returning.
-  virtual void push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads,
-                          std::span<const VarHandle> writes, int priority = 0, const char* name = "") = 0;
+  virtual void push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
+                          int priority = 0, const char* name = "") = 0;
   /// Runs `on_delete` (e.g. freeing memory) after every pending use of `var`, then frees `var`.
   virtual void delete_var(Fn on_delete, Context ctx, VarHandle var) = 0;
   /// Blocks until every operation pushed so far that writes `var` is done; re-throws (once) an

@@ -91,8 +91,8 @@ class Block {
   /// MXNet 1.x's format: structural names, values averaged over contexts, written atomically.
   void save_parameters(const std::string& path) const;
   /// Reads structural names, or the full names of the older save_params/ParameterDict.save.
-  void load_parameters(const std::string& path, const std::vector<Context>& ctx = {cpu()},
-                       bool allow_missing = false, bool ignore_extra = false, bool cast_dtype = false);
+  void load_parameters(const std::string& path, const std::vector<Context>& ctx = {cpu()}, bool allow_missing = false,
+                       bool ignore_extra = false, bool cast_dtype = false);
   /// Calls fn on every descendant, then on this block.
   void apply(const std::function<void(Block&)>& fn);
   void cast(DType dtype);
@@ -142,7 +142,8 @@ using OpArg = std::variant<NDArray, ParameterPtr>;
 /// nd::invoke_named): parameters with unknown dimensions get them from the operator's shape
 /// inference and are initialized first (MXNet's deferred initialization), then every parameter is
 /// read on the context of the first array. `who` names the caller in errors.
-std::vector<NDArray> invoke_with_parameters(const std::string& op, const std::vector<std::pair<std::string, OpArg>>& inputs,
+std::vector<NDArray> invoke_with_parameters(const std::string& op,
+                                            const std::vector<std::pair<std::string, OpArg>>& inputs,
                                             const op::AttrMap& attrs, const std::string& who);
 
 /// A block whose forward uses only registered operators, so that it can be traced into a graph

@@ -3,12 +3,12 @@
 /// its value per context, each with a gradient buffer when grad_req is not null. A shape with
 /// unknown (0) dimensions is completed at the first forward: initialization waits until then.
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "braid/gluon/init.h"
+#include "braid/init/init.h"
 #include "braid/ndarray/ndarray.h"
 
 namespace braid::gluon {

@@ -20,12 +20,14 @@ class SymbolBlock : public HybridBlock {
  public:
   /// `outputs`: the graph (a Group for several outputs); `params`: Parameters to use for some
   /// of its inputs (others are made).
-  SymbolBlock(const Symbol& outputs, std::vector<std::string> input_names, const ParameterDict& params = ParameterDict());
+  SymbolBlock(const Symbol& outputs, std::vector<std::string> input_names,
+              const ParameterDict& params = ParameterDict());
 
   /// Loads `symbol_file` and, when given, `param_file` (names with or without arg:/aux:) onto
   /// `ctx`. Unknown operators, missing or extra parameters and shape mismatches throw naming
   /// them.
-  static std::shared_ptr<SymbolBlock> imports(const std::string& symbol_file, const std::vector<std::string>& input_names,
+  static std::shared_ptr<SymbolBlock> imports(const std::string& symbol_file,
+                                              const std::vector<std::string>& input_names,
                                               const std::string& param_file = "",
                                               const std::vector<Context>& ctx = {cpu()});
 

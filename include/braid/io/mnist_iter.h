@@ -50,8 +50,8 @@ class MNISTIter : public DataIter {
 
  private:
   MNISTIterOptions options_;
-  NDArray images_;  // (n, 1, rows, cols) or (n, rows * cols), in visiting order
-  NDArray labels_;  // (n,)
+  NDArray images_;              // (n, 1, rows, cols) or (n, rows * cols), in visiting order
+  NDArray labels_;              // (n,)
   std::vector<int64_t> index_;  // sample number in the files of each row
   int64_t cursor_ = 0;
 };

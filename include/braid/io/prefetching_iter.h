@@ -67,9 +67,9 @@ class PrefetchingIter : public DataIter {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  bool wanted_ = false;            // the thread should fetch the next batch
-  bool stopping_ = false;          // the thread should exit
-  std::optional<Fetched> ready_;   // fetched, not yet taken
+  bool wanted_ = false;           // the thread should fetch the next batch
+  bool stopping_ = false;         // the thread should exit
+  std::optional<Fetched> ready_;  // fetched, not yet taken
   std::thread thread_;
 };
 

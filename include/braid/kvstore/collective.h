@@ -70,10 +70,10 @@ NDArray synchronize(const Handle& h);
 /// `out` = the reduction of `in` over all ranks (`out` may be `in`; both of one shape and
 /// dtype: float32/64/16, int8/32/64, uint8). Average divides the sum by size(); the input is
 /// multiplied by `prescale` before, the result by `postscale` after.
-Handle allreduce_async(const NDArray& in, const NDArray& out, const std::string& name,
-                       ReduceOp op = ReduceOp::Average, double prescale = 1, double postscale = 1);
-NDArray allreduce(const NDArray& in, const std::string& name, ReduceOp op = ReduceOp::Average,
-                  double prescale = 1, double postscale = 1);
+Handle allreduce_async(const NDArray& in, const NDArray& out, const std::string& name, ReduceOp op = ReduceOp::Average,
+                       double prescale = 1, double postscale = 1);
+NDArray allreduce(const NDArray& in, const std::string& name, ReduceOp op = ReduceOp::Average, double prescale = 1,
+                  double postscale = 1);
 /// The ranks' arrays concatenated along axis 0, in rank order; their first dimensions may differ.
 Handle allgather_async(const NDArray& in, const std::string& name);
 NDArray allgather(const NDArray& in, const std::string& name);

@@ -66,7 +66,7 @@ class KVStore {
   void pull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& outs, int priority = 0);
   /// push then pull; `outs` may be the pushed arrays themselves (a store may then work in place).
   virtual void pushpull(const Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
-                int priority = 0);
+                        int priority = 0);
   /// init (when the key is new) with `value`, then pull into `outs`.
   void broadcast(const Key& key, const NDArray& value, const std::vector<NDArray>& outs, int priority = 0);
 

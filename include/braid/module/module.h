@@ -22,10 +22,10 @@
 #include <variant>
 #include <vector>
 
-#include "braid/gluon/init.h"
-#include "braid/gluon/metric.h"
+#include "braid/init/init.h"
 #include "braid/io/data_iter.h"
 #include "braid/kvstore/kvstore.h"
+#include "braid/metric/metric.h"
 #include "braid/optim/optimizer.h"
 #include "braid/symbol/executor.h"
 
@@ -37,7 +37,7 @@ using ParamMap = std::map<std::string, NDArray>;
 struct BatchEndParam {
   int epoch = 0;
   int nbatch = 0;
-  gluon::metric::EvalMetric* eval_metric = nullptr;
+  metric::EvalMetric* eval_metric = nullptr;
 };
 using BatchEndCallback = std::function<void(const BatchEndParam&)>;
 /// Called after each epoch with the symbol and (copies of) the parameters.
@@ -47,7 +47,7 @@ struct FitOptions {
   io::DataIter* eval_data = nullptr;
   /// A metric's name (a new one for training, another for validation), or a metric object, used for
   /// both as MXNet does (score resets it).
-  std::variant<std::string, gluon::metric::MetricPtr> eval_metric = "acc";
+  std::variant<std::string, metric::MetricPtr> eval_metric = "acc";
   std::vector<EpochEndCallback> epoch_end_callback;
   std::vector<BatchEndCallback> batch_end_callback;
   std::string kvstore = "local";
@@ -96,14 +96,14 @@ class Module {
   /// The store init_optimizer set up (null: none) and whether it runs the optimizer.
   std::shared_ptr<kv::KVStore> kvstore() const { return kvstore_; }
   bool update_on_kvstore() const { return update_on_kvstore_; }
-  void update_metric(gluon::metric::EvalMetric& metric, const std::vector<NDArray>& labels) const;
+  void update_metric(metric::EvalMetric& metric, const std::vector<NDArray>& labels) const;
   std::vector<NDArray> get_outputs() const;
   /// Gradients of the data inputs (bind with inputs_need_grad).
   std::vector<NDArray> get_input_grads() const;
 
   void fit(io::DataIter& train_data, const FitOptions& options = {});
   /// The metric over `eval_data` (padding samples excluded); num_batch 0: all batches.
-  double score(io::DataIter& eval_data, gluon::metric::EvalMetric& metric, int num_batch = 0);
+  double score(io::DataIter& eval_data, metric::EvalMetric& metric, int num_batch = 0);
   /// Every output over `eval_data`, batches concatenated, padding dropped.
   std::vector<NDArray> predict(io::DataIter& eval_data, int num_batch = 0);
 
@@ -129,7 +129,7 @@ class Module {
   Symbol symbol_;
   std::vector<std::string> data_names_, label_names_, fixed_param_names_;
   std::vector<Context> contexts_;
-  std::vector<std::string> param_names_;  // arguments that are parameters, in argument order
+  std::vector<std::string> param_names_;          // arguments that are parameters, in argument order
   std::vector<std::unique_ptr<Executor>> execs_;  // one per context
   bool for_training_ = false, inputs_need_grad_ = false, params_initialized_ = false;
   int64_t batch_size_ = 0;

@@ -18,8 +18,8 @@ NDArray arange(double start, double stop, double step = 1.0, int64_t repeat = 1,
 template <class T>
 NDArray array(const std::vector<T>& values, const Shape& shape = Shape(), Context ctx = cpu(),
               DType dtype = DType::Float32);
-inline NDArray array(std::initializer_list<float> values, const Shape& shape = Shape(),
-                     Context ctx = cpu(), DType dtype = DType::Float32) {
+inline NDArray array(std::initializer_list<float> values, const Shape& shape = Shape(), Context ctx = cpu(),
+                     DType dtype = DType::Float32) {
   return array(std::vector<float>(values), shape, ctx, dtype);
 }
 

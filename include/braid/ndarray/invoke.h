@@ -14,8 +14,8 @@ namespace braid::nd {
 /// Ops without inputs are placed on the context named by the "ctx" attribute (default cpu(0));
 /// others run on their inputs' context, or on `out`'s when that is another CPU context (a copy
 /// between CPU contexts runs on the worker of the context that will use it).
-std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs,
-                            const op::AttrMap& attrs = {}, const std::vector<NDArray>& out = {});
+std::vector<NDArray> invoke(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs = {},
+                            const std::vector<NDArray>& out = {});
 
 /// Like invoke, with inputs by argument name ("data", "weight"; an empty name: the next free
 /// slot), as MXNet's Python nd.<Op>(data=x, weight=w). A variadic op's count attribute
@@ -28,17 +28,16 @@ std::vector<NDArray> invoke_named(const std::string& op, const std::vector<std::
 std::vector<NDArray> invoke_all(const std::string& op, const std::vector<NDArray>& inputs,
                                 const op::AttrMap& attrs = {});
 
-/// Pushes the backward of `op` (in the current training mode, autograd::is_training()): from the output gradients and what the forward saw and produced
+/// Pushes the backward of `op` (in the current training mode, autograd::is_training()): from the output gradients and
+/// what the forward saw and produced
 /// (`inputs` = arguments then aux, `outputs` = all outputs from invoke_all), writes (or, with
 /// `accumulate`, adds) the gradient of each argument into `in_grads`; a None entry is skipped.
-void invoke_backward(const std::string& op, const op::AttrMap& attrs,
-                     const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
-                     const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
-                     bool accumulate = false);
+void invoke_backward(const std::string& op, const op::AttrMap& attrs, const std::vector<NDArray>& out_grads,
+                     const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
+                     const std::vector<NDArray>& in_grads, bool accumulate = false);
 
 /// Same, for an op with one visible output.
-NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs,
-                const op::AttrMap& attrs = {});
+NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs, const op::AttrMap& attrs = {});
 
 /// Blocks until every pushed operation is done; re-throws the first error (MXNet's nd.waitall).
 void waitall();

@@ -13,8 +13,7 @@ namespace braid::nd {
 /// with transpose_b): (m..., k)·(k, n...) -> (m..., n...); two vectors give shape (1,).
 NDArray dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
 /// Per batch index: (B..., m, k)·(B..., k, n) -> (B..., m, n); the flags transpose the matrices.
-NDArray batch_dot(const NDArray& a, const NDArray& b, bool transpose_a = false,
-                  bool transpose_b = false);
+NDArray batch_dot(const NDArray& a, const NDArray& b, bool transpose_a = false, bool transpose_b = false);
 /// Output axis i is input axis axes[i]; empty axes reverse them.
 NDArray transpose(const NDArray& x, std::vector<int> axes = {});
 /// A copy in a new shape, MXNet's spelling (0 copy, -1 infer, -2 rest, -3 merge, -4 split).

@@ -112,9 +112,7 @@ class NDArray {
   NDArray detach() const;
 
   /// True when both handles view the same chunk, offset and shape.
-  bool same_as(const NDArray& o) const {
-    return chunk_ == o.chunk_ && offset_ == o.offset_ && shape_ == o.shape_;
-  }
+  bool same_as(const NDArray& o) const { return chunk_ == o.chunk_ && offset_ == o.offset_ && shape_ == o.shape_; }
 
  private:
   NDArray view(int64_t offset, const Shape& shape) const;

@@ -10,12 +10,9 @@ namespace braid::nd {
 /// Reseeds the generator of every context (MXNet's mx.random.seed).
 void seed(uint64_t seed);
 
-NDArray random_uniform(double low, double high, const Shape& shape, Context ctx = cpu(),
-                       DType dtype = DType::Float32);
-NDArray random_normal(double loc, double scale, const Shape& shape, Context ctx = cpu(),
-                      DType dtype = DType::Float32);
+NDArray random_uniform(double low, double high, const Shape& shape, Context ctx = cpu(), DType dtype = DType::Float32);
+NDArray random_normal(double loc, double scale, const Shape& shape, Context ctx = cpu(), DType dtype = DType::Float32);
 /// Integers in [low, high).
-NDArray random_randint(int64_t low, int64_t high, const Shape& shape, Context ctx = cpu(),
-                       DType dtype = DType::Int32);
+NDArray random_randint(int64_t low, int64_t high, const Shape& shape, Context ctx = cpu(), DType dtype = DType::Int32);
 
 }  // namespace braid::nd

@@ -79,12 +79,10 @@ struct OpDef {
   std::function<int(const std::any&)> num_visible_outputs;
   /// Completes unknown shapes (Shape() or 0-dims) from known ones in both directions where it can;
   /// throws on inconsistent shapes. Returns true once every shape is fully known.
-  std::function<bool(const std::any&, std::vector<Shape>& in, std::vector<Shape>& out,
-                     std::vector<Shape>& aux)>
+  std::function<bool(const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>& aux)>
       infer_shape;
   /// Completes dtypes; default: all inputs, outputs and aux share the first known dtype.
-  std::function<void(const std::any&, std::vector<DType>& in, std::vector<DType>& out,
-                     std::vector<DType>& aux)>
+  std::function<void(const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux)>
       infer_type;
   /// The kernels per device type. Every operator has CPU kernels (they serve cpu, cpu_pinned and
   /// cpu_shared contexts); GPU kernels are registered by the op family's .cu file when Braid is

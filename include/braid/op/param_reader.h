@@ -47,8 +47,7 @@ class ParamReader {
     return convert<T>(key, it->second);
   }
   /// A string that must be one of `choices`.
-  std::string get_enum(const std::string& key, const std::vector<std::string>& choices,
-                       const std::string& fallback);
+  std::string get_enum(const std::string& key, const std::vector<std::string>& choices, const std::string& fallback);
   /// Throws on attributes that were never read.
   void finish() const;
 
@@ -58,8 +57,7 @@ class ParamReader {
     return attrs_.find(key);
   }
   [[noreturn]] void fail_missing(const std::string& key) const;
-  [[noreturn]] void fail_value(const std::string& key, const std::string& value,
-                               const std::string& expected) const;
+  [[noreturn]] void fail_value(const std::string& key, const std::string& value, const std::string& expected) const;
   template <class T>
   T convert(const std::string& key, const std::string& value) const;
 
@@ -70,7 +68,7 @@ class ParamReader {
 
 // The attribute types ParamReader converts to (defined in param_reader.cc).
 #define BRAID_PARAM_CONVERT(T) \
-  template <>              \
+  template <>                  \
   T ParamReader::convert<T>(const std::string& key, const std::string& value) const;
 BRAID_PARAM_CONVERT(int64_t)
 BRAID_PARAM_CONVERT(int)

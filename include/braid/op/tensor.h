@@ -16,8 +16,8 @@ struct TBlob {
   int ndim() const { return shape.ndim(); }
   template <class T>
   T* ptr() const {
-    BRAID_CHECK(DTypeOf<T>::value == dtype, "kernel expected ", dtype_name(DTypeOf<T>::value),
-                " data but got ", dtype_name(dtype));
+    BRAID_CHECK(DTypeOf<T>::value == dtype, "kernel expected ", dtype_name(DTypeOf<T>::value), " data but got ",
+                dtype_name(dtype));
     return static_cast<T*>(dptr);
   }
 };
@@ -28,8 +28,10 @@ enum class OpReq { Null, Write, Add };
 /// Stores `v` into `out` according to `req`.
 template <class T>
 inline void assign(T& out, OpReq req, T v) {
-  if (req == OpReq::Write) out = v;
-  else if (req == OpReq::Add) out += v;
+  if (req == OpReq::Write)
+    out = v;
+  else if (req == OpReq::Add)
+    out += v;
 }
 
 }  // namespace braid::op

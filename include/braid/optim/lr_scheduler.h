@@ -57,8 +57,7 @@ class LRScheduler {
 /// stop_factor_lr).
 class FactorScheduler : public LRScheduler {
  public:
-  FactorScheduler(int step, double factor = 1, double stop_factor_lr = 1e-8, double base_lr = 0.01,
-                  Warmup warmup = {});
+  FactorScheduler(int step, double factor = 1, double stop_factor_lr = 1e-8, double base_lr = 0.01, Warmup warmup = {});
   double operator()(int num_update) override;
   std::string type() const override { return "factor"; }
 
@@ -75,8 +74,7 @@ class FactorScheduler : public LRScheduler {
 /// base_lr * factor^k, k = the number of steps[i] that num_update exceeded; steps increasing.
 class MultiFactorScheduler : public LRScheduler {
  public:
-  MultiFactorScheduler(std::vector<int> steps, double factor = 1, double base_lr = 0.01,
-                       Warmup warmup = {});
+  MultiFactorScheduler(std::vector<int> steps, double factor = 1, double base_lr = 0.01, Warmup warmup = {});
   double operator()(int num_update) override;
   std::string type() const override { return "multifactor"; }
   const std::vector<int>& steps() const { return steps_; }
@@ -113,8 +111,7 @@ class DecayScheduler : public LRScheduler {
 /// decay(p) = (1 - p)^pwr.
 class PolyScheduler : public DecayScheduler {
  public:
-  PolyScheduler(int max_update, double base_lr = 0.01, double pwr = 2, double final_lr = 0,
-                Warmup warmup = {});
+  PolyScheduler(int max_update, double base_lr = 0.01, double pwr = 2, double final_lr = 0, Warmup warmup = {});
   std::string type() const override { return "poly"; }
 
  protected:

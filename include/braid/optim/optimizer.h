@@ -24,7 +24,7 @@ namespace braid::optim {
 /// the index were worked out.
 struct UpdateStep {
   int index = 0;
-  NDArray weight;               // updated in place
+  NDArray weight;  // updated in place
   NDArray grad;
   std::vector<NDArray> states;  // state_names() order
   NDArray weight32;             // the float32 master copy of a float16 weight, else None
@@ -172,8 +172,7 @@ class Optimizer {
 /// Makes a new optimizer of type `name` (case-insensitive: "sgd", "Adam") with hyper-parameters
 /// in MXNet spelling ({"learning_rate", "0.1"}, {"momentum", "0.9"}). Throws braid::Error for an
 /// unknown optimizer or parameter, with "did you mean" and the valid names.
-std::unique_ptr<Optimizer> create(const std::string& name,
-                                  const std::map<std::string, std::string>& params = {});
+std::unique_ptr<Optimizer> create(const std::string& name, const std::map<std::string, std::string>& params = {});
 
 /// Makes `name` (lower-cased) available to create(): `factory` returns a default-constructed
 /// optimizer whose declared hyper-parameters create() then sets. Replaces an earlier

@@ -37,13 +37,13 @@ struct PlanStats {
   int64_t unplanned_bytes = 0;
   /// Bytes of the buffers the plan allocates: its peak activation memory.
   int64_t planned_bytes = 0;
-  int forward_kernels = 0;   // kernels one forward pushes (a fused chain counts once)
-  int backward_kernels = 0;  // kernels one backward pushes
-  int fused_ops = 0;         // element-wise ops folded into fused kernels
-  int fused_relus = 0;       // relus folded into the convolutions before them
-  int inplace_ops = 0;       // kernels writing over their input's buffer (forward or backward)
-  int skipped_backward = 0;  // kernels whose gradient no wanted gradient depends on
-  int channels_last_ops = 0; // convolutions and poolings moved to NHWC data
+  int forward_kernels = 0;    // kernels one forward pushes (a fused chain counts once)
+  int backward_kernels = 0;   // kernels one backward pushes
+  int fused_ops = 0;          // element-wise ops folded into fused kernels
+  int fused_relus = 0;        // relus folded into the convolutions before them
+  int inplace_ops = 0;        // kernels writing over their input's buffer (forward or backward)
+  int skipped_backward = 0;   // kernels whose gradient no wanted gradient depends on
+  int channels_last_ops = 0;  // convolutions and poolings moved to NHWC data
 };
 
 struct ExecutorOptions {

@@ -42,8 +42,7 @@ class Symbol {
   Symbol() = default;
   explicit Symbol(std::vector<symbol::Entry> outputs) : outputs_(std::move(outputs)) {}
 
-  static Symbol Variable(const std::string& name, const op::AttrMap& attrs = {},
-                         const VariableOptions& options = {});
+  static Symbol Variable(const std::string& name, const op::AttrMap& attrs = {}, const VariableOptions& options = {});
   /// One symbol with the outputs of all of `symbols`, in order.
   static Symbol Group(const std::vector<Symbol>& symbols);
 

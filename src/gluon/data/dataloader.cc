@@ -105,7 +105,8 @@ DataLoader::DataLoader(DatasetPtr dataset, DataLoaderOptions o)
   } else {
     BRAID_CHECK(o.batch_size > 0, "DataLoader: batch_size must be positive unless a batch_sampler is given, got ",
                 o.batch_size);
-    BRAID_CHECK(!(o.shuffle && o.sampler), "DataLoader: shuffle must not be set when a sampler is given "
+    BRAID_CHECK(!(o.shuffle && o.sampler),
+                "DataLoader: shuffle must not be set when a sampler is given "
                 "(use a RandomSampler for a shuffled order)");
     std::shared_ptr<Sampler> sampler = o.sampler;
     if (!sampler && o.shuffle) sampler = std::make_shared<RandomSampler>(dataset_->size());

@@ -25,8 +25,9 @@ DatasetPtr Dataset::self() const {
   try {
     return shared_from_this();
   } catch (const std::bad_weak_ptr&) {
-    throw Error("a dataset's transform, shard, take or filter needs the dataset to be owned by a "
-                "std::shared_ptr; create it with std::make_shared<...>(...)");
+    throw Error(
+        "a dataset's transform, shard, take or filter needs the dataset to be owned by a "
+        "std::shared_ptr; create it with std::make_shared<...>(...)");
   }
 }
 
@@ -43,8 +44,8 @@ DatasetPtr Dataset::transform_first(Transform fn, bool lazy) const {
 
 DatasetPtr Dataset::shard(int64_t num_shards, int64_t index) const {
   BRAID_CHECK(num_shards > 0, "Dataset::shard: num_shards must be positive, got ", num_shards);
-  BRAID_CHECK(index >= 0 && index < num_shards, "Dataset::shard: index ", index, " is out of range for ",
-              num_shards, " shards (valid: 0 to ", num_shards - 1, ")");
+  BRAID_CHECK(index >= 0 && index < num_shards, "Dataset::shard: index ", index, " is out of range for ", num_shards,
+              " shards (valid: 0 to ", num_shards - 1, ")");
   const int64_t length = size(), base = length / num_shards, rest = length % num_shards;
   const int64_t start = base * index + std::min(index, rest);
   const int64_t count = base + (index < rest ? 1 : 0);
@@ -75,8 +76,8 @@ ArrayDataset::ArrayDataset(std::vector<NDArray> arrays) : arrays_(std::move(arra
     BRAID_CHECK(!a.is_none() && a.ndim() >= 1, "ArrayDataset: array ", k, " has shape ",
                 a.is_none() ? Shape() : a.shape(), "; every array needs an axis 0 to index samples along");
     if (k == 0) length_ = a.shape()[0];
-    BRAID_CHECK(a.shape()[0] == length_, "ArrayDataset: all arrays must have the same length; array 0 has ",
-                length_, " samples while array ", k, " (shape ", a.shape(), ") has ", a.shape()[0]);
+    BRAID_CHECK(a.shape()[0] == length_, "ArrayDataset: all arrays must have the same length; array 0 has ", length_,
+                " samples while array ", k, " (shape ", a.shape(), ") has ", a.shape()[0]);
   }
 }
 

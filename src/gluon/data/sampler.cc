@@ -40,9 +40,12 @@ LastBatch last_batch_from_name(const std::string& name) {
 
 const char* last_batch_name(LastBatch l) {
   switch (l) {
-    case LastBatch::Keep: return "keep";
-    case LastBatch::Discard: return "discard";
-    case LastBatch::Rollover: return "rollover";
+    case LastBatch::Keep:
+      return "keep";
+    case LastBatch::Discard:
+      return "discard";
+    case LastBatch::Rollover:
+      return "rollover";
   }
   return "?";
 }
@@ -62,8 +65,10 @@ std::vector<std::vector<int64_t>> BatchSampler::next_epoch() {
     if (static_cast<int64_t>(batch.size()) == batch_size_) batches.push_back(std::exchange(batch, {}));
   }
   if (!batch.empty()) {
-    if (last_batch_ == LastBatch::Keep) batches.push_back(std::move(batch));
-    else if (last_batch_ == LastBatch::Rollover) carried_ = std::move(batch);
+    if (last_batch_ == LastBatch::Keep)
+      batches.push_back(std::move(batch));
+    else if (last_batch_ == LastBatch::Rollover)
+      carried_ = std::move(batch);
   }
   return batches;
 }
@@ -72,9 +77,12 @@ int64_t BatchSampler::size() const {
   BRAID_CHECK(sampler_, "BatchSampler: a subclass without a sampler must override next_epoch() and size()");
   const int64_t n = sampler_->size();
   switch (last_batch_) {
-    case LastBatch::Keep: return (n + batch_size_ - 1) / batch_size_;
-    case LastBatch::Discard: return n / batch_size_;
-    case LastBatch::Rollover: return (static_cast<int64_t>(carried_.size()) + n) / batch_size_;
+    case LastBatch::Keep:
+      return (n + batch_size_ - 1) / batch_size_;
+    case LastBatch::Discard:
+      return n / batch_size_;
+    case LastBatch::Rollover:
+      return (static_cast<int64_t>(carried_.size()) + n) / batch_size_;
   }
   return 0;
 }

@@ -34,7 +34,8 @@ std::pair<Transform, Transform> Transform::split_batchable() const {
 bool Transform::batchable() const { return split_batchable().first.empty(); }
 
 NDArray Transform::batch(const NDArray& stacked) const {
-  BRAID_CHECK(batchable(), "Transform::batch: a stage of this transform has no batched form; "
+  BRAID_CHECK(batchable(),
+              "Transform::batch: a stage of this transform has no batched form; "
               "apply it to each sample instead (check batchable() first)");
   NDArray y = stacked;
   for (const auto& s : stages_) y = s->batch(y);

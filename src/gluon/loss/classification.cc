@@ -22,8 +22,7 @@ SoftmaxCrossEntropyLoss::SoftmaxCrossEntropyLoss(int axis, bool sparse_label, bo
       sparse_label_(sparse_label),
       from_logits_(from_logits) {}
 
-NDArray SoftmaxCrossEntropyLoss::compute(const NDArray& pred, const NDArray& label,
-                                         const std::vector<NDArray>&) const {
+NDArray SoftmaxCrossEntropyLoss::compute(const NDArray& pred, const NDArray& label, const std::vector<NDArray>&) const {
   const int axis = axis_ < 0 ? axis_ + pred.ndim() : axis_;
   BRAID_CHECK(axis >= 0 && axis < pred.ndim(), cls(), ": axis=", axis_, " is outside pred of shape ", pred.shape());
   const NDArray logp = from_logits_ ? pred : log_softmax(pred, axis);

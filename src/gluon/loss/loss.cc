@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gluon/py_repr.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/reduce.h"
+#include "gluon/py_repr.h"
 
 namespace braid::gluon::loss {
 namespace {

@@ -1,8 +1,8 @@
 #include "braid/gluon/nn/activations.h"
 
-#include "gluon/py_repr.h"
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
+#include "gluon/py_repr.h"
 #include "layer_util.h"
 
 namespace braid::gluon::nn {

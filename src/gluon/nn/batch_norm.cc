@@ -1,8 +1,8 @@
 #include "braid/gluon/nn/batch_norm.h"
 
-#include "gluon/py_repr.h"
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
+#include "gluon/py_repr.h"
 #include "layer_util.h"
 
 namespace braid::gluon::nn {
@@ -31,8 +31,8 @@ std::string BatchNorm::describe() const {
   const int64_t in = gamma_->shape()[0];
   return cat("BatchNorm(axis=", opt_.axis, ", eps=", detail::py_float(opt_.epsilon),
              ", momentum=", detail::py_float(opt_.momentum), ", fix_gamma=", detail::py_bool(!opt_.scale),
-             ", use_global_stats=", detail::py_bool(opt_.use_global_stats),
-             ", in_channels=", in ? cat(in) : "None", ")");
+             ", use_global_stats=", detail::py_bool(opt_.use_global_stats), ", in_channels=", in ? cat(in) : "None",
+             ")");
 }
 
 }  // namespace braid::gluon::nn

@@ -14,8 +14,7 @@ bool all_equal(const Shape& s, int64_t v) {
 
 }  // namespace
 
-ConvBase::ConvBase(std::string cls, int nd, bool transposed, int64_t channels, const Dims& kernel_size,
-                   ConvOptions opt)
+ConvBase::ConvBase(std::string cls, int nd, bool transposed, int64_t channels, const Dims& kernel_size, ConvOptions opt)
     : HybridBlock("conv", opt.prefix),
       cls_(std::move(cls)),
       op_(transposed ? "Deconvolution" : "Convolution"),
@@ -31,9 +30,12 @@ ConvBase::ConvBase(std::string cls, int nd, bool transposed, int64_t channels, c
   const Shape out_pad = opt_.output_padding.expand(nd, cls_, "output_padding");
   BRAID_CHECK(transposed || all_equal(out_pad, 0), cls_, ": output_padding=", out_pad,
               " applies to transposed convolutions only; use Conv", nd, "DTranspose or drop it");
-  attrs_ = {{"kernel", kernel_.str()},     {"stride", strides_.str()},
-            {"dilate", dilation_.str()},   {"pad", padding_.str()},
-            {"num_filter", cat(channels)}, {"num_group", cat(groups_)},
+  attrs_ = {{"kernel", kernel_.str()},
+            {"stride", strides_.str()},
+            {"dilate", dilation_.str()},
+            {"pad", padding_.str()},
+            {"num_filter", cat(channels)},
+            {"num_group", cat(groups_)},
             {"no_bias", opt_.use_bias ? "False" : "True"},
             {"layout", detail::resolve_layout(opt_.layout, nd, cls_)}};
   if (transposed) attrs_["adj"] = out_pad.str();
@@ -60,8 +62,8 @@ std::string ConvBase::describe() const {
   // "channels / groups -> in_channels", and output_padding is never shown (MXNet 1.x looks for
   // an attribute its layers do not set). Both are kept for identical output.
   const Shape& w = weight_->shape();
-  std::string s = cat(cls_, "(", w[1] ? cat(w[1]) : "None", " -> ", w[0], ", kernel_size=", kernel_,
-                      ", stride=", strides_);
+  std::string s =
+      cat(cls_, "(", w[1] ? cat(w[1]) : "None", " -> ", w[0], ", kernel_size=", kernel_, ", stride=", strides_);
   if (!all_equal(padding_, 0)) s += cat(", padding=", padding_);
   if (!all_equal(dilation_, 1)) s += cat(", dilation=", dilation_);
   if (groups_ != 1) s += cat(", groups=", groups_);

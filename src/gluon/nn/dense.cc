@@ -6,8 +6,8 @@ namespace braid::gluon::nn {
 
 Dense::Dense(int64_t units, DenseOptions opt) : HybridBlock("dense", opt.prefix), units_(units), opt_(std::move(opt)) {
   BRAID_CHECK(units >= 1, "Dense: units must be positive, got ", units);
-  weight_ = register_parameter("weight", Shape({units, opt_.in_units}), GradReq::Write, opt_.weight_initializer,
-                               opt_.dtype);
+  weight_ =
+      register_parameter("weight", Shape({units, opt_.in_units}), GradReq::Write, opt_.weight_initializer, opt_.dtype);
   if (opt_.use_bias)
     bias_ = register_parameter("bias", Shape({units}), GradReq::Write, opt_.bias_initializer, opt_.dtype);
 }

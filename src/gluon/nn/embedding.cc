@@ -8,8 +8,8 @@ Embedding::Embedding(int64_t input_dim, int64_t output_dim, EmbeddingOptions opt
     : HybridBlock("embedding", opt.prefix), input_dim_(input_dim), output_dim_(output_dim), dtype_(opt.dtype) {
   BRAID_CHECK(input_dim >= 1 && output_dim >= 1, "Embedding: input_dim and output_dim must be positive, got ",
               input_dim, " and ", output_dim);
-  weight_ = register_parameter("weight", Shape({input_dim, output_dim}), GradReq::Write, opt.weight_initializer,
-                               dtype_);
+  weight_ =
+      register_parameter("weight", Shape({input_dim, output_dim}), GradReq::Write, opt.weight_initializer, dtype_);
 }
 
 std::vector<NDArray> Embedding::forward(const std::vector<NDArray>& inputs) {

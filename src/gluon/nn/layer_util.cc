@@ -7,8 +7,8 @@ namespace braid::gluon::detail {
 
 std::string resolve_layout(const std::string& layout, int nd, const std::string& layer) {
   const std::string plain = nd == 1 ? "NCW" : "NCHW";
-  BRAID_CHECK(layout.empty() || layout == plain, layer, ": layout '", layout, "' is not supported; Braid computes ",
-              nd, "-D layers in ", plain, " only (transpose the data to ", plain, " and use layout='", plain, "')");
+  BRAID_CHECK(layout.empty() || layout == plain, layer, ": layout '", layout, "' is not supported; Braid computes ", nd,
+              "-D layers in ", plain, " only (transpose the data to ", plain, " and use layout='", plain, "')");
   return plain;
 }
 

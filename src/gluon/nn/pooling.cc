@@ -1,13 +1,13 @@
 #include "braid/gluon/nn/pooling.h"
 
-#include "gluon/py_repr.h"
 #include "braid/base/error.h"
+#include "gluon/py_repr.h"
 #include "layer_util.h"
 
 namespace braid::gluon::nn {
 
-PoolingBase::PoolingBase(std::string cls, int nd, const Dims& pool_size, const std::string& pool_type,
-                         bool global_pool, PoolOptions opt)
+PoolingBase::PoolingBase(std::string cls, int nd, const Dims& pool_size, const std::string& pool_type, bool global_pool,
+                         PoolOptions opt)
     : HybridBlock("pool", opt.prefix),
       cls_(std::move(cls)),
       layout_(detail::resolve_layout(opt.layout, nd, cls_)),
@@ -16,9 +16,9 @@ PoolingBase::PoolingBase(std::string cls, int nd, const Dims& pool_size, const s
       // MXNet's global pools are built with ceil_mode=True (it has no effect on a global pool).
       ceil_mode_(global_pool || opt.ceil_mode) {
   if (global_) {
-    BRAID_CHECK(!opt.strides && opt.padding.values() == std::vector<int64_t>{0} && !opt.ceil_mode &&
-                    opt.count_include_pad,
-                cls_, ": a global pool covers the whole input; only layout and prefix can be set");
+    BRAID_CHECK(
+        !opt.strides && opt.padding.values() == std::vector<int64_t>{0} && !opt.ceil_mode && opt.count_include_pad,
+        cls_, ": a global pool covers the whole input; only layout and prefix can be set");
   }
   BRAID_CHECK(pool_type_ == "avg" || opt.count_include_pad, cls_,
               ": count_include_pad applies to average pooling only; drop it");

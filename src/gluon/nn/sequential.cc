@@ -23,8 +23,8 @@ std::optional<Context> home_context(const Block& block) {
 // With `follow_params` (model parallelism, Sequential only: a hybridized graph runs on one
 // context), a child whose parameters live on another context than its input gets the input
 // copied there — a recorded copy, so gradients flow back across.
-std::vector<NDArray> run_in_order(const std::vector<std::pair<std::string, BlockPtr>>& children,
-                                  std::vector<NDArray> x, bool follow_params) {
+std::vector<NDArray> run_in_order(const std::vector<std::pair<std::string, BlockPtr>>& children, std::vector<NDArray> x,
+                                  bool follow_params) {
   for (const auto& [name, child] : children) {
     if (auto home = follow_params ? home_context(*child) : std::nullopt)
       for (auto& a : x) a = a.as_in_context(*home);
@@ -34,8 +34,8 @@ std::vector<NDArray> run_in_order(const std::vector<std::pair<std::string, Block
 }
 
 BlockPtr child_at(const Block& b, size_t i) {
-  BRAID_CHECK(i < b.children().size(), "index ", i, " is out of range for ", b.prefix(), " with ",
-              b.children().size(), " children");
+  BRAID_CHECK(i < b.children().size(), "index ", i, " is out of range for ", b.prefix(), " with ", b.children().size(),
+              " children");
   return b.children()[i].second;
 }
 

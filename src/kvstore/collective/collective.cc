@@ -30,8 +30,8 @@ using detail::Kind;
 
 detail::Request request(Kind kind, const std::string& name, const NDArray& in) {
   BRAID_CHECK(!in.is_none(), "collective ", detail::kind_name(kind), " of '", name, "': the input is None");
-  BRAID_CHECK(in.ctx().is_cpu_family(), "collective ", detail::kind_name(kind), " of '", name,
-              "': the input is on ", in.ctx().str(), "; this build communicates CPU arrays");
+  BRAID_CHECK(in.ctx().is_cpu_family(), "collective ", detail::kind_name(kind), " of '", name, "': the input is on ",
+              in.ctx().str(), "; this build communicates CPU arrays");
   detail::Request r;
   r.kind = kind;
   r.name = name;

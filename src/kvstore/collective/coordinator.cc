@@ -13,11 +13,10 @@
 namespace braid::collective::detail {
 namespace {
 
-constexpr double kIdleCycleMs = 100;     // the cycle of a rank with nothing in flight
-constexpr double kCachedPatienceS = 5;   // a cache hit waiting longer goes through rank 0 in full
+constexpr double kIdleCycleMs = 100;       // the cycle of a rank with nothing in flight
+constexpr double kCachedPatienceS = 5;     // a cache hit waiting longer goes through rank 0 in full
 constexpr double kStallCheckEveryS = 0.2;  // rank 0, while tensors wait for some ranks
 constexpr int kBurstGapUs = 50;            // submissions closer than this belong to one burst
-
 
 double env_double(const char* name, double fallback) {
   const auto v = env_str({name});
@@ -84,8 +83,8 @@ void Coordinator::submit(Entry e) {
   if (!running_) throw Error("collective: not initialised (call collective::init() first) or already shut down");
   const std::string& name = e.request.name;
   BRAID_CHECK(!name.empty(), "collective: a tensor needs a name, the same on every rank");
-  BRAID_CHECK(!in_flight_.count(name) && std::none_of(queued_.begin(), queued_.end(),
-                                                      [&](const Entry& q) { return q.request.name == name; }),
+  BRAID_CHECK(!in_flight_.count(name) &&
+                  std::none_of(queued_.begin(), queued_.end(), [&](const Entry& q) { return q.request.name == name; }),
               "collective: tensor '", name, "' is already in flight; give every operation in flight its own name");
   e.request.rank = topo_.rank;
   if (topo_.rank == 0) timeline_.begin(name, "NEGOTIATE");
@@ -156,7 +155,8 @@ bool Coordinator::cycle() {
     // that it fuses: wait while tensors keep coming, up to a cycle time.
     const auto burst_end = Clock::now() + std::chrono::duration<double, std::milli>(cycle_ms_);
     for (size_t seen = queued_.size(); seen > 0 && !stopping_ && Clock::now() < burst_end; seen = queued_.size())
-      if (!changed_.wait_for(lock, std::chrono::microseconds(kBurstGapUs), [&] { return queued_.size() != seen || stopping_; }))
+      if (!changed_.wait_for(lock, std::chrono::microseconds(kBurstGapUs),
+                             [&] { return queued_.size() != seen || stopping_; }))
         break;
     last_cycle_ = Clock::now();
     mine.shutdown = stopping_;
@@ -164,8 +164,10 @@ bool Coordinator::cycle() {
       Entry e = std::move(queued_.front());
       queued_.pop_front();
       const auto id = uncacheable_.count(e.request.name) ? std::nullopt : cache_.lookup(e.request);
-      if (id) cached_waiting_.emplace(*id, last_cycle_);
-      else mine.requests.push_back(e.request);
+      if (id)
+        cached_waiting_.emplace(*id, last_cycle_);
+      else
+        mine.requests.push_back(e.request);
       in_flight_.emplace(e.request.name, std::move(e));
     }
   }
@@ -185,7 +187,8 @@ bool Coordinator::run_cached(RequestList& mine) {
   uint64_t flags = !mine.requests.empty() || mine.shutdown ? kExchange : 0;
   const auto now = Clock::now();
   // Rank 0 checks tensors some ranks have not submitted for stalls at an exchange, every so often.
-  if (topo_.rank == 0 && negotiation_.waiting() && now - last_exchange_ > std::chrono::duration<double>(kStallCheckEveryS))
+  if (topo_.rank == 0 && negotiation_.waiting() &&
+      now - last_exchange_ > std::chrono::duration<double>(kStallCheckEveryS))
     flags |= kExchange;
   for (const auto& [id, since] : cached_waiting_) {
     bits[1 + static_cast<size_t>(id) / 64] |= uint64_t{1} << (id % 64);
@@ -203,7 +206,8 @@ bool Coordinator::run_cached(RequestList& mine) {
     for (size_t id = 0; id < cache_.size(); ++id)
       if (waiting[id / 64] >> (id % 64) & 1) uncacheable_.insert(cache_.request(static_cast<int>(id)).name);
     std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [id, since] : cached_waiting_) mine.requests.push_back(in_flight_.at(cache_.request(id).name).request);
+    for (const auto& [id, since] : cached_waiting_)
+      mine.requests.push_back(in_flight_.at(cache_.request(id).name).request);
     cached_waiting_.clear();
     return true;
   }
@@ -251,8 +255,7 @@ void Coordinator::exchange(const RequestList& mine) {
     std::partial_sum(lengths.begin(), lengths.end() - 1, offsets.begin() + 1);
     all.resize(static_cast<size_t>(offsets.back() + lengths.back()));
   }
-  check_mpi(MPI_Gatherv(bytes.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, 0,
-                        comm_),
+  check_mpi(MPI_Gatherv(bytes.data(), length, MPI_BYTE, all.data(), lengths.data(), offsets.data(), MPI_BYTE, 0, comm_),
             "MPI_Gatherv");
   std::string answer;
   if (topo_.rank == 0) {
@@ -296,10 +299,18 @@ void Coordinator::execute(const Response& r) {
                     &fusion_};
   try {
     switch (r.kind) {
-      case Kind::Allreduce: run_allreduce(entries, r.sizes[0], c); break;
-      case Kind::Broadcast: run_broadcast(entries[0], c); break;
-      case Kind::Allgather: run_allgather(entries[0], r.sizes, c); break;
-      case Kind::Alltoall: run_alltoall(entries[0], r.sizes, c); break;
+      case Kind::Allreduce:
+        run_allreduce(entries, r.sizes[0], c);
+        break;
+      case Kind::Broadcast:
+        run_broadcast(entries[0], c);
+        break;
+      case Kind::Allgather:
+        run_allgather(entries[0], r.sizes, c);
+        break;
+      case Kind::Alltoall:
+        run_alltoall(entries[0], r.sizes, c);
+        break;
     }
   } catch (...) {
     for (Entry& e : entries) e.done(std::current_exception(), NDArray());

@@ -79,7 +79,7 @@ class Coordinator {
   Clock::time_point last_cycle_ = Clock::now();  // when this rank's last cycle started
   ResponseCache cache_;
   std::map<int, Clock::time_point> cached_waiting_;  // this rank's cache hits waiting for the others
-  std::set<std::string> uncacheable_;  // names to send in full until they run (after a resubmission)
+  std::set<std::string> uncacheable_;                // names to send in full until they run (after a resubmission)
 
   std::vector<char> fusion_;
 };

@@ -46,9 +46,9 @@ class HorovodStore : public kv::KVStore {
   // without going through the stored copy.
   void pushpull(const kv::Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
                 int priority) override {
-    const bool in_place = values.size() == outs.size() &&
-                          std::equal(values.begin(), values.end(), outs.begin(),
-                                     [](const NDArray& a, const NDArray& b) { return a.same_as(b); });
+    const bool in_place =
+        values.size() == outs.size() && std::equal(values.begin(), values.end(), outs.begin(),
+                                                   [](const NDArray& a, const NDArray& b) { return a.same_as(b); });
     if (!in_place || !values[0].ctx().is_cpu_family()) {
       KVStore::pushpull(key, values, outs, priority);
       return;
@@ -69,8 +69,9 @@ class HorovodStore : public kv::KVStore {
   }
 
   void set_optimizer(std::shared_ptr<optim::Optimizer>) override {
-    throw Error("KVStore horovod: it runs no optimizer (MXNet's KVStore.OPTIMIZER is not among its capabilities); "
-                "update on every rank: update_on_kvstore=false, or gluon::DistributedTrainer");
+    throw Error(
+        "KVStore horovod: it runs no optimizer (MXNet's KVStore.OPTIMIZER is not among its capabilities); "
+        "update on every rank: update_on_kvstore=false, or gluon::DistributedTrainer");
   }
 
  private:

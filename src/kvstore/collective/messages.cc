@@ -60,10 +60,14 @@ class Reader {
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::Allreduce: return "allreduce";
-    case Kind::Allgather: return "allgather";
-    case Kind::Broadcast: return "broadcast";
-    case Kind::Alltoall: return "alltoall";
+    case Kind::Allreduce:
+      return "allreduce";
+    case Kind::Allgather:
+      return "allgather";
+    case Kind::Broadcast:
+      return "broadcast";
+    case Kind::Alltoall:
+      return "alltoall";
   }
   return "?";
 }

@@ -20,8 +20,8 @@ struct Request {
   std::string name;
   DType dtype = DType::Float32;
   std::vector<int64_t> shape;
-  int32_t root = 0;        // broadcast
-  int32_t average = 1;     // allreduce: 1 average, 0 sum
+  int32_t root = 0;     // broadcast
+  int32_t average = 1;  // allreduce: 1 average, 0 sum
   double prescale = 1, postscale = 1;
   std::vector<int64_t> splits;  // alltoall: rows to each rank
 };

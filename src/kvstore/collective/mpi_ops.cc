@@ -36,15 +36,23 @@ void free_mpi_types() {
 
 MPI_Datatype mpi_type(DType dtype) {
   switch (dtype) {
-    case DType::Float32: return MPI_FLOAT;
-    case DType::Float64: return MPI_DOUBLE;
-    case DType::Float16: return g_half;
-    case DType::Int32: return MPI_INT32_T;
-    case DType::Int64: return MPI_INT64_T;
-    case DType::Int8: return MPI_INT8_T;
-    case DType::UInt8: return MPI_UINT8_T;
-    default: throw Error(cat("collective: dtype ", dtype_name(dtype), " cannot be reduced; use float32, float64, ",
-                             "float16, int8, int32, int64 or uint8"));
+    case DType::Float32:
+      return MPI_FLOAT;
+    case DType::Float64:
+      return MPI_DOUBLE;
+    case DType::Float16:
+      return g_half;
+    case DType::Int32:
+      return MPI_INT32_T;
+    case DType::Int64:
+      return MPI_INT64_T;
+    case DType::Int8:
+      return MPI_INT8_T;
+    case DType::UInt8:
+      return MPI_UINT8_T;
+    default:
+      throw Error(cat("collective: dtype ", dtype_name(dtype), " cannot be reduced; use float32, float64, ",
+                      "float16, int8, int32, int64 or uint8"));
   }
 }
 
@@ -59,17 +67,28 @@ void scale(DType dtype, void* data, int64_t n, double factor) {
       for (int64_t i = 0; i < n; ++i) p[i] *= f;
       return;
     }
-    case DType::Float64: scale_as<double>(data, n, factor); return;
+    case DType::Float64:
+      scale_as<double>(data, n, factor);
+      return;
     case DType::Float16: {
       auto* p = static_cast<half_t*>(data);
       for (int64_t i = 0; i < n; ++i) p[i] = float_to_half(static_cast<float>(half_to_float(p[i]) * factor));
       return;
     }
-    case DType::Int32: scale_as<int32_t>(data, n, factor); return;
-    case DType::Int64: scale_as<int64_t>(data, n, factor); return;
-    case DType::Int8: scale_as<int8_t>(data, n, factor); return;
-    case DType::UInt8: scale_as<uint8_t>(data, n, factor); return;
-    default: throw Error(cat("collective: cannot scale dtype ", dtype_name(dtype)));
+    case DType::Int32:
+      scale_as<int32_t>(data, n, factor);
+      return;
+    case DType::Int64:
+      scale_as<int64_t>(data, n, factor);
+      return;
+    case DType::Int8:
+      scale_as<int8_t>(data, n, factor);
+      return;
+    case DType::UInt8:
+      scale_as<uint8_t>(data, n, factor);
+      return;
+    default:
+      throw Error(cat("collective: cannot scale dtype ", dtype_name(dtype)));
   }
 }
 

@@ -41,8 +41,7 @@ std::string disagreement(const std::vector<Request>& rs, int size) {
     }
     if (a.kind == Kind::Broadcast && b.root != a.root)
       return differ("root ranks", std::to_string(a.root), std::to_string(b.root));
-    if (a.kind == Kind::Allreduce &&
-        (b.average != a.average || b.prescale != a.prescale || b.postscale != a.postscale))
+    if (a.kind == Kind::Allreduce && (b.average != a.average || b.prescale != a.prescale || b.postscale != a.postscale))
       return differ("reductions (op or scaling)", a.average ? "average" : "sum", b.average ? "average" : "sum");
     if (a.kind == Kind::Alltoall) {
       const int64_t rows = b.shape.empty() ? 0 : b.shape[0];
@@ -137,8 +136,8 @@ void Negotiation::check_stalls(std::vector<Response>& out) {
       for (int r = 0; r < size_; ++r)
         if (std::find(have.begin(), have.end(), r) == have.end()) missing.push_back(r);
       std::sort(have.begin(), have.end());
-      std::cerr << "[collective] warning: tensor '" << *it << "' was submitted by rank(s) " << rank_list(have)
-                << " " << static_cast<int>(waited) << " s ago but not yet by rank(s) " << rank_list(missing)
+      std::cerr << "[collective] warning: tensor '" << *it << "' was submitted by rank(s) " << rank_list(have) << " "
+                << static_cast<int>(waited) << " s ago but not yet by rank(s) " << rank_list(missing)
                 << " (HOROVOD_STALL_CHECK_TIME_SECONDS=" << stall_check_s_
                 << "): a rank stalled, or skipped this tensor" << std::endl;
       p.warned = now;
@@ -147,8 +146,8 @@ void Negotiation::check_stalls(std::vector<Response>& out) {
       Response r;
       r.kind = p.requests[0].kind;
       r.names = {*it};
-      r.error = cat("tensor '", *it, "' was not submitted by every rank within HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=",
-                    stall_shutdown_s_);
+      r.error = cat("tensor '", *it,
+                    "' was not submitted by every rank within HOROVOD_STALL_SHUTDOWN_TIME_SECONDS=", stall_shutdown_s_);
       out.push_back(std::move(r));
       table_.erase(*it);
       it = order_.erase(it);

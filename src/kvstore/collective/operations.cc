@@ -30,8 +30,7 @@ class Phase {
 
 // Bytes of one row (the dimensions after the first) of `q`'s tensor.
 int64_t row_bytes(const Request& q) {
-  const int64_t elements =
-      std::accumulate(q.shape.begin() + 1, q.shape.end(), int64_t{1}, std::multiplies<int64_t>());
+  const int64_t elements = std::accumulate(q.shape.begin() + 1, q.shape.end(), int64_t{1}, std::multiplies<int64_t>());
   return elements * static_cast<int64_t>(dtype_size(q.dtype));
 }
 

@@ -30,7 +30,7 @@ class ResponseCache {
 
  private:
   size_t capacity_;
-  std::vector<Request> entries_;     // by id
+  std::vector<Request> entries_;    // by id
   std::map<std::string, int> ids_;  // by name
 };
 

@@ -44,9 +44,12 @@ double seconds(const char* name, double fallback) {
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::Scheduler: return "scheduler";
-    case Role::Server: return "server";
-    case Role::Worker: return "worker";
+    case Role::Scheduler:
+      return "scheduler";
+    case Role::Server:
+      return "server";
+    case Role::Worker:
+      return "worker";
   }
   return "?";
 }

@@ -13,16 +13,21 @@ const char* role_name(Role role);
 /// The role named `name` ("scheduler", "server", "worker"), or none.
 std::optional<Role> role_from_name(const std::string& name);
 
+/// How nodes reach each other: ZeroMQ over TCP (jobs), or in memory between nodes that are
+/// threads of one process (tests of the nodes' logic; see van.h).
+enum class Transport { ZeroMQ, InProcess };
+
 struct Config {
   Role role = Role::Worker;
   std::string root_uri;  // the scheduler's address
   int root_port = 0;
   int num_servers = 0, num_workers = 0;
-  std::string host;      // the address this node binds to (the scheduler: root_uri)
-  int verbose = 0;       // PS_VERBOSE: 1 logs connections, 2 every message
+  std::string host;                 // the address this node binds to (the scheduler: root_uri)
+  int verbose = 0;                  // PS_VERBOSE: 1 logs connections, 2 every message
   double heartbeat_interval_s = 1;  // 0: no heartbeats
   double heartbeat_timeout_s = 10;  // a node silent this long is dead
-  std::string secret;    // empty: nodes are not authenticated
+  std::string secret;               // empty: nodes are not authenticated
+  Transport transport = Transport::ZeroMQ;
 
   /// From the environment; throws naming the missing or malformed variable and what to set.
   static Config from_env();

@@ -66,9 +66,9 @@ std::string lines_of(const std::map<std::string, std::string>& params) {
 
 class DistStore : public KVStore {
  public:
-  explicit DistStore(const StoreType& type)
+  DistStore(const StoreType& type, Config config)
       : KVStore(type.name),
-        worker_(Config::from_env()),
+        worker_(std::move(config)),
         local_(create(type.device_aggregation ? "device" : "local")),
         params_sent_(static_cast<size_t>(worker_.num_servers())) {
     worker_.call_all(server_command(ServerCommand::kSyncMode, type.asynchronous ? "async" : "sync"));
@@ -311,9 +311,9 @@ class DistStore : public KVStore {
       const Slice& s = ks.slices[i];
       const size_t bytes = static_cast<size_t>(s.size()) * width(ks);
       if (replies[i].payload.size != bytes)
-        return std::make_exception_ptr(Error(cat("KVStore pull: server ", s.server, " answered ",
-                                                 replies[i].payload.size, " bytes for key ", ks.index, ", expected ",
-                                                 bytes)));
+        return std::make_exception_ptr(
+            Error(cat("KVStore pull: server ", s.server, " answered ", replies[i].payload.size, " bytes for key ",
+                      ks.index, ", expected ", bytes)));
       std::memcpy(static_cast<char*>(target.raw_data()) + s.begin * width(ks), replies[i].payload.data, bytes);
     }
     return nullptr;
@@ -368,18 +368,25 @@ class DistStore : public KVStore {
 
 }  // namespace
 
+std::shared_ptr<KVStore> make_worker_store(const std::string& type, Config config) {
+  return std::make_shared<DistStore>(store_type(type), std::move(config));
+}
+
 std::vector<StoreType> dist_store_types() {
   // A process whose DMLC_ROLE is server or scheduler runs that role and exits, as MXNet's do.
   auto make = [](const StoreType& t) -> std::shared_ptr<KVStore> {
     if (is_server_process()) std::exit(run_server());
-    return std::make_shared<DistStore>(t);
+    return std::make_shared<DistStore>(t, Config::from_env());
   };
   std::vector<StoreType> types;
   for (const char* name : {"dist_sync", "dist_async", "dist_sync_device", "dist_async_device", "dist",
                            "dist_device_sync", "dist_device_async"}) {
     const std::string n = name;
-    types.push_back({.name = n, .distributed = true, .asynchronous = n.find("async") != std::string::npos,
-                     .device_aggregation = n.find("device") != std::string::npos, .make = make});
+    types.push_back({.name = n,
+                     .distributed = true,
+                     .asynchronous = n.find("async") != std::string::npos,
+                     .device_aggregation = n.find("device") != std::string::npos,
+                     .make = make});
   }
   return types;
 }

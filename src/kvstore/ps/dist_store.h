@@ -12,6 +12,7 @@
 
 #include "braid/kvstore/kvstore.h"
 #include "braid/kvstore/store_types.h"
+#include "config.h"
 
 namespace braid::kv::ps {
 
@@ -19,5 +20,9 @@ namespace braid::kv::ps {
 /// dist = dist_sync, and MXNet's spellings dist_device_sync, dist_device_async): each makes a
 /// worker's store, registered with the job of the DMLC_* environment.
 std::vector<StoreType> dist_store_types();
+
+/// A worker's store of `type` (one of the above) in the job `config` describes, rather than the
+/// DMLC_* environment's: for jobs whose nodes are threads of one process.
+std::shared_ptr<KVStore> make_worker_store(const std::string& type, Config config);
 
 }  // namespace braid::kv::ps

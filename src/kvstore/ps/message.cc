@@ -8,23 +8,40 @@ namespace braid::kv::ps {
 
 const char* command_name(Command c) {
   switch (c) {
-    case Command::kRegister: return "register";
-    case Command::kChallenge: return "challenge";
-    case Command::kProof: return "proof";
-    case Command::kRefused: return "refused";
-    case Command::kNodes: return "nodes";
-    case Command::kBarrier: return "barrier";
-    case Command::kBarrierDone: return "barrier-done";
-    case Command::kHeartbeat: return "heartbeat";
-    case Command::kFinished: return "finished";
-    case Command::kExit: return "exit";
-    case Command::kAbort: return "abort";
-    case Command::kInit: return "init";
-    case Command::kPush: return "push";
-    case Command::kPull: return "pull";
-    case Command::kReply: return "reply";
-    case Command::kServerCommand: return "server-command";
-    case Command::kLast: break;
+    case Command::kRegister:
+      return "register";
+    case Command::kChallenge:
+      return "challenge";
+    case Command::kProof:
+      return "proof";
+    case Command::kRefused:
+      return "refused";
+    case Command::kNodes:
+      return "nodes";
+    case Command::kBarrier:
+      return "barrier";
+    case Command::kBarrierDone:
+      return "barrier-done";
+    case Command::kHeartbeat:
+      return "heartbeat";
+    case Command::kFinished:
+      return "finished";
+    case Command::kExit:
+      return "exit";
+    case Command::kAbort:
+      return "abort";
+    case Command::kInit:
+      return "init";
+    case Command::kPush:
+      return "push";
+    case Command::kPull:
+      return "pull";
+    case Command::kReply:
+      return "reply";
+    case Command::kServerCommand:
+      return "server-command";
+    case Command::kLast:
+      break;
   }
   return "unknown";
 }
@@ -58,12 +75,10 @@ std::string encode_first_frame(const Message& m) {
 }
 
 void decode_first_frame(const void* data, size_t size, size_t payload_size, Message& m) {
-  BRAID_CHECK(size >= sizeof(Header), "message of ", size, " bytes, shorter than the ", sizeof(Header),
-              "-byte header");
+  BRAID_CHECK(size >= sizeof(Header), "message of ", size, " bytes, shorter than the ", sizeof(Header), "-byte header");
   std::memcpy(&m.head, data, sizeof(Header));
   const Header& h = m.head;
-  BRAID_CHECK(h.magic == Header::kMagic, "message without Braid's magic number (", h.magic,
-              "): not from a Braid node");
+  BRAID_CHECK(h.magic == Header::kMagic, "message without Braid's magic number (", h.magic, "): not from a Braid node");
   BRAID_CHECK(h.version == Header::kVersion, "message of protocol version ", h.version, ", this node speaks ",
               Header::kVersion, ": run the same Braid on every node");
   BRAID_CHECK(known(h.command), "message with unknown command ", h.command);

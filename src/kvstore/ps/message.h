@@ -10,17 +10,17 @@ namespace braid::kv::ps {
 
 enum class Command : uint16_t {
   // Control: nodes and the scheduler.
-  kRegister = 1,   // node -> scheduler: "role host port rank_hint nonce"
-  kChallenge,      // scheduler -> node: "nonce proof" (with a secret)
-  kProof,          // node -> scheduler: "proof"
-  kRefused,        // scheduler -> node: why
-  kNodes,          // scheduler -> every node: the node table, once all have registered
-  kBarrier,        // worker -> scheduler; flags: the group
-  kBarrierDone,    // scheduler -> the group
-  kHeartbeat,      // both ways
-  kFinished,       // worker -> scheduler: its work is done
-  kExit,           // scheduler -> every node: the job is over
-  kAbort,          // scheduler -> every node: the job failed, body says why
+  kRegister = 1,  // node -> scheduler: "role host port rank_hint nonce"
+  kChallenge,     // scheduler -> node: "nonce proof" (with a secret)
+  kProof,         // node -> scheduler: "proof"
+  kRefused,       // scheduler -> node: why
+  kNodes,         // scheduler -> every node: the node table, once all have registered
+  kBarrier,       // worker -> scheduler; flags: the group
+  kBarrierDone,   // scheduler -> the group
+  kHeartbeat,     // both ways
+  kFinished,      // worker -> scheduler: its work is done
+  kExit,          // scheduler -> every node: the job is over
+  kAbort,         // scheduler -> every node: the job failed, body says why
   // Data: workers and servers.
   kInit = 32,      // the key's first value (from worker 0)
   kPush,           // values to add
@@ -36,12 +36,12 @@ struct Header {
   uint32_t magic = kMagic;
   uint16_t version = kVersion;
   uint16_t command = 0;
-  int32_t sender = -1;     // node id; -1 before registration
+  int32_t sender = -1;  // node id; -1 before registration
   int32_t recipient = -1;
-  uint64_t request = 0;    // the requester's id for the exchange, echoed by the reply
+  uint64_t request = 0;  // the requester's id for the exchange, echoed by the reply
   int64_t key = 0;
-  int64_t offset = 0;      // first element of the key's value in this message
-  int64_t total = 0;       // elements in the key's whole value
+  int64_t offset = 0;  // first element of the key's value in this message
+  int64_t total = 0;   // elements in the key's whole value
   int32_t dtype = 0;
   int32_t flags = 0;
   uint32_t body_bytes = 0;

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -28,8 +29,7 @@ class Node {
   /// no answer comes within BRAID_PS_CONNECT_TIMEOUT seconds (default 120). `data_handler` gets
   /// the data messages (from the receive thread, once the node table is known); `on_failure`,
   /// if given, is called once with the reason when the job fails.
-  void start(std::function<void(Message&&)> data_handler,
-             std::function<void(const std::string&)> on_failure = nullptr);
+  void start(std::function<void(Message&&)> data_handler, std::function<void(const std::string&)> on_failure = nullptr);
 
   const Config& config() const { return config_; }
   int id() const { return me_.id; }
@@ -49,7 +49,7 @@ class Node {
   void fail(const std::string& why);
   /// Blocks until the scheduler ends the job; throws with the reason if the job failed.
   void wait_for_exit();
-  void log(const std::string& text) const { van_.log(text); }
+  void log(const std::string& text) const { van_->log(text); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -60,7 +60,7 @@ class Node {
   Message control(Command c) const;
 
   Config config_;
-  Van van_;
+  std::unique_ptr<Van> van_;
   NodeInfo me_;
   std::vector<int> servers_;
   std::set<int> peers_;  // the ids of the node table and the scheduler's

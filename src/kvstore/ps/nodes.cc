@@ -47,8 +47,8 @@ std::vector<NodeInfo> decode_nodes(const std::string& text) {
     std::istringstream in(line);
     NodeInfo n;
     std::string role;
-    BRAID_CHECK(in >> n.id >> role >> n.rank >> n.host >> n.port, "parameter server: malformed node table line '",
-                line, "'");
+    BRAID_CHECK(in >> n.id >> role >> n.rank >> n.host >> n.port, "parameter server: malformed node table line '", line,
+                "'");
     const std::optional<Role> parsed = role_from_name(role);
     BRAID_CHECK(parsed, "parameter server: unknown role '", role, "' in the node table");
     n.role = *parsed;

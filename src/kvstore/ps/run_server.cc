@@ -15,7 +15,8 @@ bool is_server_process() {
 
 int run_server() {
   ps::Config config = ps::Config::from_env();
-  BRAID_CHECK(config.role != ps::Role::Worker, "run_server: DMLC_ROLE is worker; a worker creates a dist_* "
+  BRAID_CHECK(config.role != ps::Role::Worker,
+              "run_server: DMLC_ROLE is worker; a worker creates a dist_* "
               "KVStore instead (kv::create(\"dist_sync\"))");
   if (config.role == ps::Role::Scheduler) return ps::Scheduler(config).run();
   return ps::run_server_node(config);

@@ -8,22 +8,23 @@
 
 namespace braid::kv::ps {
 
-Scheduler::Scheduler(Config config) : config_(std::move(config)), van_("scheduler", config_.verbose) {}
+Scheduler::Scheduler(Config config) : config_(std::move(config)), van_(make_van(config_.transport, "scheduler", config_.verbose)) {}
 
 int Scheduler::run() {
-  van_.bind(config_.host, config_.root_port);
-  van_.start([this](Message&& m) { handle(std::move(m)); });
-  van_.log(cat("waiting for ", config_.num_servers, " server(s) and ", config_.num_workers, " worker(s) on ",
+  van_->bind(config_.host, config_.root_port);
+  van_->start([this](Message&& m) { handle(std::move(m)); });
+  van_->log(cat("waiting for ", config_.num_servers, " server(s) and ", config_.num_workers, " worker(s) on ",
                config_.host, ":", config_.root_port, config_.secret.empty() ? "" : " (nodes must prove the secret)"));
   std::unique_lock<std::mutex> lock(mu_);
-  const auto tick = std::chrono::duration<double>(config_.heartbeat_interval_s > 0 ? config_.heartbeat_interval_s : 1.0);
+  const auto tick =
+      std::chrono::duration<double>(config_.heartbeat_interval_s > 0 ? config_.heartbeat_interval_s : 1.0);
   while (!ended_) {
     changed_.wait_for(lock, tick, [this] { return ended_; });
     if (!ended_ && table_sent_ && config_.heartbeat_interval_s > 0) watch_heartbeats();
   }
   const int status = status_;
   lock.unlock();
-  van_.stop();
+  van_->stop();
   return status;
 }
 
@@ -32,14 +33,21 @@ void Scheduler::handle(Message&& m) {
   if (ended_) return;
   if (m.head.sender >= 0) last_seen_[m.head.sender] = Clock::now();
   switch (m.command()) {
-    case Command::kRegister: on_register(m); break;
-    case Command::kProof: on_proof(m); break;
-    case Command::kBarrier: on_barrier(m); break;
-    case Command::kHeartbeat: break;
+    case Command::kRegister:
+      on_register(m);
+      break;
+    case Command::kProof:
+      on_proof(m);
+      break;
+    case Command::kBarrier:
+      on_barrier(m);
+      break;
+    case Command::kHeartbeat:
+      break;
     case Command::kFinished:
       finished_.insert(m.head.sender);
       if (static_cast<int>(finished_.size()) == config_.num_workers) {
-        van_.log("every worker finished; the job is over");
+        van_->log("every worker finished; the job is over");
         send_to_all(Command::kExit, "");
         ended_ = true;
         changed_.notify_all();
@@ -52,11 +60,15 @@ void Scheduler::handle(Message&& m) {
       break;
     case Command::kAbort: {  // a node failed and says why
       auto n = std::find_if(nodes_.begin(), nodes_.end(), [&](const NodeInfo& i) { return i.id == m.head.sender; });
-      if (n == nodes_.end()) van_.log("ignored " + m.describe() + " from an unknown node");
-      else abort(cat(describe(*n), " failed: ", m.body));
+      if (n == nodes_.end())
+        van_->log("ignored " + m.describe() + " from an unknown node");
+      else
+        abort(cat(describe(*n), " failed: ", m.body));
       break;
     }
-    default: van_.log("ignored " + m.describe()); break;
+    default:
+      van_->log("ignored " + m.describe());
+      break;
   }
 }
 
@@ -67,12 +79,12 @@ void Scheduler::on_register(const Message& m) {
   const bool parsed = static_cast<bool>(in >> role >> p.node.host >> p.node.port >> p.rank_hint >> nonce);
   const std::optional<Role> r = role_from_name(role);
   if (!parsed || !r || *r == Role::Scheduler) {
-    van_.log(cat("rejected a malformed registration '", m.body, "'"));
+    van_->log(cat("rejected a malformed registration '", m.body, "'"));
     return;
   }
   p.node.role = *r;
   const int ticket = next_ticket_--;
-  van_.connect(ticket, p.node.host, p.node.port, kSchedulerId);
+  van_->connect(ticket, p.node.host, p.node.port, kSchedulerId);
   if (table_sent_) {
     refuse(ticket, cat("the job's ", config_.num_servers, " server(s) and ", config_.num_workers,
                        " worker(s) have all registered already"));
@@ -88,7 +100,7 @@ void Scheduler::on_register(const Message& m) {
   challenge.head.sender = kSchedulerId;
   challenge.head.request = static_cast<uint64_t>(-ticket);
   challenge.body = p.nonce + " " + proof_of_secret(config_.secret, "scheduler", nonce);
-  van_.send(ticket, challenge);
+  van_->send(ticket, challenge);
   pending_[ticket] = std::move(p);
 }
 
@@ -96,16 +108,17 @@ void Scheduler::on_proof(const Message& m) {
   const int ticket = -static_cast<int>(m.head.request);
   auto it = pending_.find(ticket);
   if (it == pending_.end()) {
-    van_.log("ignored a proof without a registration");
+    van_->log("ignored a proof without a registration");
     return;
   }
   Pending p = std::move(it->second);
   pending_.erase(it);
   if (!same_proof(m.body, proof_of_secret(config_.secret, role_name(p.node.role), p.nonce))) {
-    van_.log(cat("refused a ", role_name(p.node.role), " at ", p.node.host, ":", p.node.port,
+    van_->log(cat("refused a ", role_name(p.node.role), " at ", p.node.host, ":", p.node.port,
                  ": it does not know the job's secret (BRAID_PS_SECRET)"));
-    refuse(ticket, "this node does not know the job's secret: set BRAID_PS_SECRET to the job's value "
-                   "(braid launch passes it on)");
+    refuse(ticket,
+           "this node does not know the job's secret: set BRAID_PS_SECRET to the job's value "
+           "(braid launch passes it on)");
     return;
   }
   admit(p.node, p.rank_hint, ticket);
@@ -116,7 +129,7 @@ void Scheduler::refuse(int ticket, const std::string& why) {
   m.head.command = static_cast<uint16_t>(Command::kRefused);
   m.head.sender = kSchedulerId;
   m.body = why;
-  van_.send(ticket, m);
+  van_->send(ticket, m);
 }
 
 void Scheduler::admit(NodeInfo node, int rank_hint, int ticket) {
@@ -131,14 +144,14 @@ void Scheduler::admit(NodeInfo node, int rank_hint, int ticket) {
   node.rank = rank_hint >= 0 && rank_hint < wanted && !taken.count(rank_hint) ? rank_hint : 0;
   while (taken.count(node.rank)) ++node.rank;
   node.id = node_id(node.role, node.rank);
-  van_.connect(node.id, node.host, node.port, kSchedulerId);
+  van_->connect(node.id, node.host, node.port, kSchedulerId);
   nodes_.push_back(node);
   last_seen_[node.id] = Clock::now();
-  if (config_.verbose >= 1) van_.log("registered " + describe(node));
+  if (config_.verbose >= 1) van_->log("registered " + describe(node));
   if (static_cast<int>(nodes_.size()) < config_.num_servers + config_.num_workers) return;
   send_to_all(Command::kNodes, encode_nodes(nodes_));
   table_sent_ = true;
-  van_.log(cat("all ", nodes_.size(), " nodes registered"));
+  van_->log(cat("all ", nodes_.size(), " nodes registered"));
 }
 
 void Scheduler::on_barrier(const Message& m) {
@@ -162,7 +175,7 @@ void Scheduler::release_barrier(int group) {
     done.head.command = static_cast<uint16_t>(Command::kBarrierDone);
     done.head.sender = kSchedulerId;
     done.head.request = barrier_request_[id];
-    van_.send(id, done);
+    van_->send(id, done);
   }
   arrived.clear();
 }
@@ -176,7 +189,7 @@ void Scheduler::tell_servers_workers_left() {
     m.head.recipient = n.id;
     m.head.key = static_cast<int64_t>(ServerCommand::kWorkersLeft);
     m.body = std::to_string(config_.num_workers - static_cast<int>(finished_.size()));
-    van_.send(n.id, m);
+    van_->send(n.id, m);
   }
 }
 
@@ -186,8 +199,8 @@ void Scheduler::watch_heartbeats() {
     if (finished_.count(n.id)) continue;
     const double silent = std::chrono::duration<double>(now - last_seen_[n.id]).count();
     if (silent > config_.heartbeat_timeout_s) {
-      abort(cat(describe(n), " sent nothing for ", static_cast<int>(silent), " s (PS_HEARTBEAT_TIMEOUT=",
-                config_.heartbeat_timeout_s, "): it died or hangs; stopping the job"));
+      abort(cat(describe(n), " sent nothing for ", static_cast<int>(silent),
+                " s (PS_HEARTBEAT_TIMEOUT=", config_.heartbeat_timeout_s, "): it died or hangs; stopping the job"));
       return;
     }
   }
@@ -195,7 +208,7 @@ void Scheduler::watch_heartbeats() {
 }
 
 void Scheduler::abort(const std::string& why) {
-  van_.log("error: " + why);
+  van_->log("error: " + why);
   send_to_all(Command::kAbort, why);
   ended_ = true;
   status_ = 1;
@@ -209,7 +222,7 @@ void Scheduler::send_to_all(Command c, const std::string& body) {
     m.head.sender = kSchedulerId;
     m.head.recipient = n.id;
     m.body = body;
-    van_.send(n.id, m);
+    van_->send(n.id, m);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -44,7 +45,7 @@ class Scheduler {
   void send_to_all(Command c, const std::string& body);
 
   Config config_;
-  Van van_;
+  std::unique_ptr<Van> van_;
   std::mutex mu_;
   std::condition_variable changed_;
   int next_ticket_ = -100;  // connection keys of nodes not yet admitted

@@ -20,9 +20,9 @@ namespace {
 struct Value {
   DType dtype = DType::Float32;
   int64_t begin = 0, size = 0, total = 0;
-  NDArray stored;  // the value, flat
-  NDArray merged;  // the sum of the pushes so far (sync), or the push being applied (async)
-  int pushes = 0;  // in this round
+  NDArray stored;               // the value, flat
+  NDArray merged;               // the sum of the pushes so far (sync), or the push being applied (async)
+  int pushes = 0;               // in this round
   std::vector<Header> waiting;  // the pushes of this round, answered when it completes
   // `stored` while a pull reply may still be sending its bytes: it is then replaced, not
   // overwritten, by the next update.
@@ -43,11 +43,20 @@ class KeyValueServer {
     load_.bytes_in += static_cast<int64_t>(m.payload.size);
     try {
       switch (m.command()) {
-        case Command::kInit: init(m); break;
-        case Command::kPush: push(m); break;
-        case Command::kPull: pull(m); break;
-        case Command::kServerCommand: command(m); break;
-        default: throw Error(cat("a server does not handle ", command_name(m.command()), " messages"));
+        case Command::kInit:
+          init(m);
+          break;
+        case Command::kPush:
+          push(m);
+          break;
+        case Command::kPull:
+          pull(m);
+          break;
+        case Command::kServerCommand:
+          command(m);
+          break;
+        default:
+          throw Error(cat("a server does not handle ", command_name(m.command()), " messages"));
       }
     } catch (const std::exception& e) {
       fail(m.head, e.what());
@@ -92,9 +101,10 @@ class KeyValueServer {
     BRAID_CHECK(it != values_.end(), "key ", m.head.key, " has not been initialised on this server (worker 0 ",
                 "initialises every key before the workers push or pull it)");
     Value& v = it->second;
-    BRAID_CHECK(m.head.offset == v.begin && m.head.total == v.total, "key ", m.head.key, ": this server holds elements [",
-                v.begin, ", ", v.begin + v.size, ") of ", v.total, ", not the slice at ", m.head.offset, " of ",
-                m.head.total, " (do all workers use the same MXNET_KVSTORE_BIGARRAY_BOUND?)");
+    BRAID_CHECK(m.head.offset == v.begin && m.head.total == v.total, "key ", m.head.key,
+                ": this server holds elements [", v.begin, ", ", v.begin + v.size, ") of ", v.total,
+                ", not the slice at ", m.head.offset, " of ", m.head.total,
+                " (do all workers use the same MXNET_KVSTORE_BIGARRAY_BOUND?)");
     BRAID_CHECK(m.head.dtype == static_cast<int32_t>(v.dtype), "key ", m.head.key, " holds ", dtype_name(v.dtype),
                 " values but the message carries dtype code ", m.head.dtype);
     return v;
@@ -110,8 +120,8 @@ class KeyValueServer {
   void init(const Message& m) {
     const DType dtype = dtype_from_code(m.head.dtype);
     const size_t width = dtype_size(dtype);
-    BRAID_CHECK(m.payload.size % width == 0 && m.head.offset >= 0 && m.head.total > 0,
-                "a malformed init of key ", m.head.key);
+    BRAID_CHECK(m.payload.size % width == 0 && m.head.offset >= 0 && m.head.total > 0, "a malformed init of key ",
+                m.head.key);
     const auto size = static_cast<int64_t>(m.payload.size / width);
     BRAID_CHECK(m.head.offset + size <= m.head.total, "init of key ", m.head.key, ": slice past the value's end");
     if (values_.count(m.head.key)) {  // a repeated init (MXNet's semantics: the first one stays)
@@ -145,12 +155,13 @@ class KeyValueServer {
       BRAID_CHECK(m.payload.size == static_cast<size_t>(two_bit::code_bytes(v.size)), "key ", m.head.key,
                   ": expected the 2-bit codes of ", v.size, " values but got ", m.payload.size, " bytes");
       if (first) v.merged.fill(0).wait_to_read();
-      two_bit::add_decoded(static_cast<const uint8_t*>(m.payload.data), v.size, threshold_,
-                           v.merged.data<float>());
+      two_bit::add_decoded(static_cast<const uint8_t*>(m.payload.data), v.size, threshold_, v.merged.data<float>());
     } else {
       check_bytes(m, v);
-      if (first) std::memcpy(v.merged.raw_data(), m.payload.data, m.payload.size);
-      else add_elements(v.dtype, v.merged.raw_data(), m.payload.data, v.size);
+      if (first)
+        std::memcpy(v.merged.raw_data(), m.payload.data, m.payload.size);
+      else
+        add_elements(v.dtype, v.merged.raw_data(), m.payload.data, v.size);
     }
     v.waiting.push_back(m.head);
     if (sync_ && ++v.pushes < workers_left_) return;
@@ -203,8 +214,12 @@ class KeyValueServer {
     }
     Message r = reply_to(m.head);
     switch (static_cast<ServerCommand>(m.head.key)) {
-      case ServerCommand::kSyncMode: set_mode(m); break;
-      case ServerCommand::kOptimizer: set_optimizer(m.body); break;
+      case ServerCommand::kSyncMode:
+        set_mode(m);
+        break;
+      case ServerCommand::kOptimizer:
+        set_optimizer(m.body);
+        break;
       case ServerCommand::kCompression:
         threshold_ = std::stof(m.body);
         BRAID_CHECK(threshold_ > 0, "the 2-bit threshold must be positive, got ", m.body);
@@ -219,7 +234,8 @@ class KeyValueServer {
         BRAID_CHECK(optimizer_, "optimizer states came before the optimizer");
         optimizer_->load_states(std::string(static_cast<const char*>(m.payload.data), m.payload.size));
         break;
-      default: throw Error(cat("unknown server command ", m.head.key));
+      default:
+        throw Error(cat("unknown server command ", m.head.key));
     }
     node_.send(m.head.sender, r);
   }
@@ -257,7 +273,7 @@ class KeyValueServer {
   mutable std::mutex mu_;
   std::map<int64_t, Value> values_;
   bool sync_ = false, mode_set_ = false;
-  float threshold_ = 0;  // of 2-bit pushes
+  float threshold_ = 0;                            // of 2-bit pushes
   int workers_left_ = node_.config().num_workers;  // those that have not finished
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::string optimizer_json_;

@@ -31,8 +31,10 @@ void quantize(const float* grad, float* residual, int64_t n, float threshold, ui
 void add_decoded(const uint8_t* codes, int64_t n, float threshold, float* out) {
   for (int64_t i = 0; i < n; ++i) {
     const uint8_t code = (codes[i / 4] >> shift_of(i)) & 0x3;
-    if (code == kPositive) out[i] += threshold;
-    else if (code == kNegative) out[i] -= threshold;
+    if (code == kPositive)
+      out[i] += threshold;
+    else if (code == kNegative)
+      out[i] -= threshold;
   }
 }
 

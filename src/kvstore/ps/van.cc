@@ -1,97 +1,11 @@
 #include "van.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
-#include "braid/base/error.h"
+#include "inproc_van.h"
+#include "zmq_van.h"
 
 namespace braid::kv::ps {
-namespace {
-
-constexpr int kPollMs = 100;     // how often the receive thread looks at stopping_
-constexpr int kLingerMs = 2000;  // how long closing waits for queued sends (a last exit or abort)
-
-// The keep-alive of a payload sent without a copy, released by ZeroMQ once the bytes are out.
-void release_payload(void*, void* hint) { delete static_cast<std::shared_ptr<const void>*>(hint); }
-
-}  // namespace
-
-Van::Van(std::string log_prefix, int verbose)
-    : context_(1), receiver_(context_, zmq::socket_type::router), prefix_(std::move(log_prefix)), verbose_(verbose) {
-  receiver_.set(zmq::sockopt::linger, 0);
-  receiver_.set(zmq::sockopt::rcvhwm, 0);
-  receiver_.set(zmq::sockopt::rcvtimeo, kPollMs);
-  receiver_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxPayloadBytes));
-}
-
-Van::~Van() { stop(); }
-
-int Van::bind(const std::string& host, int port) {
-  const std::string address = cat("tcp://", host, ":", port == 0 ? std::string("*") : std::to_string(port));
-  try {
-    receiver_.bind(address);
-  } catch (const zmq::error_t& e) {
-    throw Error(cat("parameter server: cannot listen on ", host, ":", port == 0 ? "(any port)" : std::to_string(port),
-                    ": ", e.what(), port ? "; is another job using this port? pick another DMLC_PS_ROOT_PORT" : ""));
-  }
-  const std::string bound = receiver_.get(zmq::sockopt::last_endpoint);
-  const int bound_port = std::stoi(bound.substr(bound.rfind(':') + 1));
-  if (verbose_ >= 1) log(cat("listening on ", bound));
-  return bound_port;
-}
-
-void Van::start(Handler handler) {
-  handler_ = std::move(handler);
-  thread_ = std::thread([this] { receive_loop(); });
-}
-
-void Van::stop() {
-  if (stopping_.exchange(true)) return;
-  if (thread_.joinable()) thread_.join();
-  std::lock_guard<std::mutex> lock(peers_mu_);
-  peers_.clear();
-  receiver_.close();
-  context_.shutdown();
-}
-
-void Van::connect(int peer, const std::string& host, int port, int my_id) {
-  std::lock_guard<std::mutex> lock(peers_mu_);
-  if (peers_.count(peer)) return;
-  auto p = std::make_unique<Peer>();
-  p->socket = zmq::socket_t(context_, zmq::socket_type::dealer);
-  p->socket.set(zmq::sockopt::linger, kLingerMs);
-  p->socket.set(zmq::sockopt::sndhwm, 0);
-  // Unique per socket: a ROUTER drops a second peer that claims an identity already connected.
-  static std::atomic<int> sockets{0};
-  p->socket.set(zmq::sockopt::routing_id, cat("node", my_id, "-", getpid(), "-", sockets++));
-  p->address = cat("tcp://", host, ":", port);
-  p->socket.connect(p->address);
-  if (verbose_ >= 1) log(cat("connected to node ", peer, " at ", p->address));
-  peers_.emplace(peer, std::move(p));
-}
-
-void Van::send(int peer, const Message& m) {
-  Peer* p;
-  {
-    std::lock_guard<std::mutex> lock(peers_mu_);
-    auto it = peers_.find(peer);
-    BRAID_CHECK(it != peers_.end(), "parameter server: no connection to node ", peer);
-    p = it->second.get();
-  }
-  if (verbose_ >= 2) log("send " + m.describe());
-  const std::string first = encode_first_frame(m);
-  std::lock_guard<std::mutex> lock(p->mu);
-  if (m.payload.size == 0) {
-    p->socket.send(zmq::buffer(first), zmq::send_flags::none);
-    return;
-  }
-  p->socket.send(zmq::buffer(first), zmq::send_flags::sndmore);
-  // ZeroMQ's C interface keeps the bytes through a raw hint; it owns this copy of the keep-alive.
-  auto* keep = new std::shared_ptr<const void>(m.payload.owner);
-  zmq::message_t data(const_cast<void*>(m.payload.data), m.payload.size, release_payload, keep);
-  p->socket.send(data, zmq::send_flags::none);
-}
 
 void Van::set_log_prefix(std::string prefix) {
   std::lock_guard<std::mutex> lock(log_mu_);
@@ -104,53 +18,9 @@ void Van::log(const std::string& text) const {
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
-void Van::receive_loop() {
-  while (!stopping_.load()) {
-    try {
-      receive_one();
-    } catch (const zmq::error_t& e) {
-      if (stopping_.load()) return;
-      log(cat("receive failed: ", e.what()));
-    }
-  }
-}
-
-// One multipart message: the sender's routing id (added by ROUTER), the header frame, and the
-// payload frame if any. Malformed ones are logged and dropped.
-void Van::receive_one() {
-  zmq::message_t identity;
-  if (!receiver_.recv(identity, zmq::recv_flags::none)) return;  // timed out
-  std::vector<zmq::message_t> frames;
-  bool more = identity.more();
-  while (more && frames.size() < 3) {
-    frames.emplace_back();
-    (void)receiver_.recv(frames.back(), zmq::recv_flags::none);
-    more = frames.back().more();
-  }
-  const std::string from = identity.to_string();
-  while (more) {  // drain a message with too many frames
-    zmq::message_t rest;
-    (void)receiver_.recv(rest, zmq::recv_flags::none);
-    more = rest.more();
-    frames.clear();
-  }
-  if (frames.empty() || frames.size() > 2) {
-    log(cat("rejected a message from '", from, "': ", frames.empty() ? "no frames" : "too many frames"));
-    return;
-  }
-  Message m;
-  try {
-    decode_first_frame(frames[0].data(), frames[0].size(), frames.size() == 2 ? frames[1].size() : 0, m);
-  } catch (const Error& e) {
-    log(cat("rejected a message from '", from, "': ", e.what()));
-    return;
-  }
-  if (frames.size() == 2) {
-    auto data = std::make_shared<zmq::message_t>(std::move(frames[1]));
-    m.payload = {data->data(), data->size(), data};
-  }
-  if (verbose_ >= 2) log("recv " + m.describe());
-  handler_(std::move(m));
+std::unique_ptr<Van> make_van(Transport transport, std::string log_prefix, int verbose) {
+  if (transport == Transport::InProcess) return std::make_unique<InProcessVan>(std::move(log_prefix), verbose);
+  return std::make_unique<ZmqVan>(std::move(log_prefix), verbose);
 }
 
 }  // namespace braid::kv::ps

@@ -1,17 +1,17 @@
 #pragma once
-// Internal: the transport of a parameter-server node, over ZeroMQ (ps-lite's Van). Each node
-// receives on one ROUTER socket bound to its address and sends to each peer through a DEALER
-// socket connected to the peer's ROUTER; a thread receives and hands every well-formed message
-// to the handler. Array payloads are sent without a copy.
-#include <atomic>
+// Internal: the transport of a parameter-server node (ps-lite's Van): it listens at an address,
+// opens ways to its peers, sends messages and hands every well-formed message it receives to a
+// handler, on a thread of its own. Two implementations:
+//   - ZeroMQ (zmq_van.h), the one jobs use;
+//   - in-process (inproc_van.h): every node of a job as threads of one process, messages passed
+//     in memory through the same encoding and checks, for testing the nodes' logic without
+//     sockets.
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
-#include <zmq.hpp>
 
+#include "config.h"
 #include "message.h"
 
 namespace braid::kv::ps {
@@ -20,48 +20,37 @@ class Van {
  public:
   using Handler = std::function<void(Message&&)>;
 
-  /// `log_prefix` starts this node's log lines; `verbose` as PS_VERBOSE.
-  Van(std::string log_prefix, int verbose);
-  ~Van();
+  virtual ~Van() = default;
   Van(const Van&) = delete;
   Van& operator=(const Van&) = delete;
 
-  /// Binds the receiving socket to host:port (port 0: a free port) and returns the port.
-  int bind(const std::string& host, int port);
+  /// Listens at host:port (port 0: a free port) and returns the port.
+  virtual int bind(const std::string& host, int port) = 0;
   /// Starts receiving: `handler` runs on the receive thread, one message at a time.
-  void start(Handler handler);
-  /// Stops receiving and closes every socket (pending sends are dropped).
-  void stop();
-
+  virtual void start(Handler handler) = 0;
+  /// Stops receiving and closes every way out (pending sends may be dropped).
+  virtual void stop() = 0;
   /// Opens (once) the way to `peer`, a node id or any other key, listening at host:port;
   /// `my_id` names this node to it.
-  void connect(int peer, const std::string& host, int port, int my_id);
+  virtual void connect(int peer, const std::string& host, int port, int my_id) = 0;
   /// Sends `m` to `peer` (connected before); thread-safe.
-  void send(int peer, const Message& m);
+  virtual void send(int peer, const Message& m) = 0;
 
   void set_log_prefix(std::string prefix);
   /// "[prefix] text" on stderr, one write.
   void log(const std::string& text) const;
 
- private:
-  struct Peer {
-    zmq::socket_t socket;
-    std::mutex mu;
-    std::string address;
-  };
-  void receive_loop();
-  void receive_one();
+ protected:
+  /// `log_prefix` starts this node's log lines; `verbose` as PS_VERBOSE.
+  Van(std::string log_prefix, int verbose) : verbose_(verbose), prefix_(std::move(log_prefix)) {}
+  const int verbose_;
 
-  zmq::context_t context_;
-  zmq::socket_t receiver_;
-  mutable std::mutex peers_mu_;
-  std::map<int, std::unique_ptr<Peer>> peers_;
-  Handler handler_;
-  std::thread thread_;
-  std::atomic<bool> stopping_{false};
+ private:
   mutable std::mutex log_mu_;
   std::string prefix_;
-  int verbose_;
 };
+
+/// The van of `transport`.
+std::unique_ptr<Van> make_van(Transport transport, std::string log_prefix, int verbose);
 
 }  // namespace braid::kv::ps

@@ -106,8 +106,10 @@ std::vector<Message> Worker::call(const std::vector<int>& servers, std::vector<M
   std::promise<std::vector<Message>> answer;
   auto result = answer.get_future();
   request(servers, std::move(requests), [&answer](std::exception_ptr error, std::vector<Message>& replies) {
-    if (error) answer.set_exception(error);
-    else answer.set_value(std::move(replies));
+    if (error)
+      answer.set_exception(error);
+    else
+      answer.set_value(std::move(replies));
   });
   return result.get();
 }

@@ -11,9 +11,7 @@ namespace braid::op::detail {
 /// (o * n + i) * inner + k.
 struct AxisSplit {
   int64_t outer = 1, n = 1, inner = 1;
-  static AxisSplit around(const Shape& s, int axis) {
-    return {s.prod(0, axis), s[axis], s.prod(axis + 1, s.ndim())};
-  }
+  static AxisSplit around(const Shape& s, int axis) { return {s.prod(0, axis), s[axis], s.prod(axis + 1, s.ndim())}; }
 };
 
 }  // namespace braid::op::detail

@@ -30,7 +30,7 @@ inline void finish(const char* op) {
   BRAID_CHECK(err == cudaSuccess, "operator ", op, ": CUDA kernel failed: ", cudaGetErrorString(err));
 }
 
-#define BRAID_GRID_STRIDE_LOOP(i, n)                                                            \
+#define BRAID_GRID_STRIDE_LOOP(i, n)                                                     \
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 

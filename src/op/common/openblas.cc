@@ -58,10 +58,9 @@ void openblas_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double al
               c + first * ldc, static_cast<blasint>(ldc));
   };
   // Small products are not worth waking threads for: at least 8 rows and 32k multiply-adds each.
-  const int64_t parts = !lib.split ? 1
-                                   : std::min<int64_t>({omp_get_max_threads(), m / 8, m * n * k / 32768});
+  const int64_t parts = !lib.split ? 1 : std::min<int64_t>({omp_get_max_threads(), m / 8, m * n * k / 32768});
   if (parts <= 1) return rows(0, m);
-#pragma omp parallel for num_threads(static_cast<int>(parts))
+#pragma omp parallel for num_threads(static_cast <int>(parts))
   for (int64_t p = 0; p < parts; ++p) {
     const int64_t first = m * p / parts;
     rows(first, m * (p + 1) / parts - first);

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <random>
 
+#include "image_util.h"
 #include "op/common/req_util.h"
 #include "op/tensor/matrix_util.h"
-#include "image_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -61,8 +61,8 @@ void add_flips(Registry& r) {
       v.offset = 0;
       v.strides = contiguous_strides(v.shape);
     }
-    strided_copy(in.dtype, in.dptr, v.offset, v.strides, a.outputs[0].dptr, 0, contiguous_strides(v.shape),
-                 v.shape, a.req[0], "_image_random_flip_left_right");
+    strided_copy(in.dtype, in.dptr, v.offset, v.strides, a.outputs[0].dptr, 0, contiguous_strides(v.shape), v.shape,
+                 a.req[0], "_image_random_flip_left_right");
   };
   r.add(std::move(rd));
   r.add_alias("_npx__image_random_flip_left_right", "_image_random_flip_left_right");
@@ -84,8 +84,8 @@ CropParam parse_crop(const AttrMap& a, const std::string& op, bool padded) {
   p.height = rd.get<int64_t>("height");
   if (padded) p.pad_value = rd.get<double>("pad_value", 0.0);
   rd.finish();
-  BRAID_CHECK(p.width > 0 && p.height > 0, "operator ", op, ": width and height must be positive, got ",
-              p.width, " x ", p.height);
+  BRAID_CHECK(p.width > 0 && p.height > 0, "operator ", op, ": width and height must be positive, got ", p.width, " x ",
+              p.height);
   return p;
 }
 
@@ -100,8 +100,9 @@ Shape crop_shape(const CropParam& p, const Shape& in) {
 void add_crop(Registry& r) {
   OpDef d;
   d.name = "_image_crop";
-  d.doc = "Crops the window of width x height at column x, row y of an image (H, W, C) or of every "
-          "image of a batch (N, H, W, C). The window must lie inside the image.";
+  d.doc =
+      "Crops the window of width x height at column x, row y of an image (H, W, C) or of every "
+      "image of a batch (N, H, W, C). The window must lie inside the image.";
   d.parse = [](const AttrMap& a) { return std::any(parse_crop(a, "_image_crop", false)); };
   auto check = [](const CropParam& p, const Shape& in) {
     ImageDims g = image_dims("_image_crop", in);
@@ -142,24 +143,27 @@ Overlap overlap(const CropParam& p, const ImageDims& g) {
 }
 
 // Copies the overlap between an image `g` and the window (output `o`), either direction.
-void copy_overlap(DType dtype, const CropParam& p, const ImageDims& g, const void* from, void* to,
-                  bool to_window, OpReq req) {
+void copy_overlap(DType dtype, const CropParam& p, const ImageDims& g, const void* from, void* to, bool to_window,
+                  OpReq req) {
   Overlap ov = overlap(p, g);
   if (ov.empty()) return;
   ImageDims o{g.n, p.height, p.width, g.c, g.batch};
   Dims shape = {g.n, ov.y1 - ov.y0, ov.x1 - ov.x0, g.c};
   Dims is = nhwc_strides(g), os = nhwc_strides(o);
   int64_t ioff = (p.y + ov.y0) * is[1] + (p.x + ov.x0) * g.c, ooff = ov.y0 * os[1] + ov.x0 * g.c;
-  if (to_window) strided_copy(dtype, from, ioff, is, to, ooff, os, shape, req, "_image_padded_crop");
-  else strided_copy(dtype, from, ooff, os, to, ioff, is, shape, req, "_image_padded_crop");
+  if (to_window)
+    strided_copy(dtype, from, ioff, is, to, ooff, os, shape, req, "_image_padded_crop");
+  else
+    strided_copy(dtype, from, ooff, os, to, ioff, is, shape, req, "_image_padded_crop");
 }
 
 void add_padded_crop(Registry& r) {
   OpDef d;
   d.name = "_image_padded_crop";
-  d.doc = "Crops the window of width x height at column x, row y (either may be negative) of an "
-          "image (H, W, C) or batch (N, H, W, C), as if the image were padded with pad_value on "
-          "every side: pixels of the window outside the image are pad_value.";
+  d.doc =
+      "Crops the window of width x height at column x, row y (either may be negative) of an "
+      "image (H, W, C) or batch (N, H, W, C), as if the image were padded with pad_value on "
+      "every side: pixels of the window outside the image are pad_value.";
   d.parse = [](const AttrMap& a) { return std::any(parse_crop(a, "_image_padded_crop", true)); };
   set_image_shape(d, [](const std::any& p, const Shape& in) {
     image_dims("_image_padded_crop", in);

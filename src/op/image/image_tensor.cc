@@ -2,16 +2,15 @@
 // _image_normalize ((x - mean[c]) / std[c] on CHW or NCHW), with MXNet's names and attributes.
 #include <vector>
 
-#include "op/nn/nn_util.h"
 #include "image_util.h"
+#include "op/nn/nn_util.h"
 
 namespace braid::op::detail {
 
 ImageDims image_dims(const std::string& op, const Shape& shape, const char* layout) {
   bool hwc = std::string(layout) == "HWC";
   BRAID_CHECK(shape.ndim() == 3 || shape.ndim() == 4, "operator ", op, ": expected an image of shape ",
-              hwc ? "(H, W, C) or a batch (N, H, W, C)" : "(C, H, W) or a batch (N, C, H, W)",
-              ", got ", shape);
+              hwc ? "(H, W, C) or a batch (N, H, W, C)" : "(C, H, W) or a batch (N, C, H, W)", ", got ", shape);
   ImageDims d;
   d.batch = shape.ndim() == 4;
   int o = d.batch ? 1 : 0;
@@ -55,8 +54,9 @@ void scale_plane(const T* src, int64_t stride, float* dst, int64_t n, OpReq req)
 void add_to_tensor(Registry& r) {
   OpDef d;
   d.name = "_image_to_tensor";
-  d.doc = "Converts an image (H, W, C) or batch (N, H, W, C) with values in [0, 255] to a float32 "
-          "tensor (C, H, W) or (N, C, H, W) with values in [0, 1] (each value divided by 255).";
+  d.doc =
+      "Converts an image (H, W, C) or batch (N, H, W, C) with values in [0, 255] to a float32 "
+      "tensor (C, H, W) or (N, C, H, W) with values in [0, 1] (each value divided by 255).";
   d.parse = no_params(d.name);
   set_image_shape(d, [](const std::any&, const Shape& in) {
     ImageDims g = image_dims("_image_to_tensor", in);
@@ -89,9 +89,8 @@ struct NormalizeParam {
 
 // mean/std of each of the c channels (a single value serves every channel).
 std::vector<double> per_channel(const std::vector<double>& v, int64_t c, const char* what, const Shape& s) {
-  BRAID_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == c, "operator _image_normalize: ", what,
-              " has ", v.size(), " values but the input ", s, " has ", c,
-              " channels; give one value or one per channel");
+  BRAID_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == c, "operator _image_normalize: ", what, " has ",
+              v.size(), " values but the input ", s, " has ", c, " channels; give one value or one per channel");
   return v.size() == 1 ? std::vector<double>(static_cast<size_t>(c), v[0]) : v;
 }
 
@@ -106,8 +105,9 @@ void for_each_plane(const Shape& s, F f) {
 void add_normalize(Registry& r) {
   OpDef d;
   d.name = "_image_normalize";
-  d.doc = "Normalizes a tensor (C, H, W) or batch (N, C, H, W) per channel: (x - mean[c]) / std[c]; "
-          "mean and std hold one value or one per channel.";
+  d.doc =
+      "Normalizes a tensor (C, H, W) or batch (N, C, H, W) per channel: (x - mean[c]) / std[c]; "
+      "mean and std hold one value or one per channel.";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "_image_normalize");
     NormalizeParam p{rd.get<std::vector<double>>("mean", {0.0}), rd.get<std::vector<double>>("std", {1.0})};
@@ -145,8 +145,8 @@ void add_normalize(Registry& r) {
   };
   d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     const TBlob& dx = a.in_grads[0];
-    auto sd = per_channel(param<NormalizeParam>(p).std, image_dims("_image_normalize", dx.shape, "CHW").c,
-                          "std", dx.shape);
+    auto sd =
+        per_channel(param<NormalizeParam>(p).std, image_dims("_image_normalize", dx.shape, "CHW").c, "std", dx.shape);
     BRAID_REAL_TYPE_SWITCH(dx.dtype, T, "_image_normalize", {
       const T* g = a.out_grads[0].ptr<T>();
       T* o = dx.ptr<T>();

@@ -20,60 +20,133 @@ BRAID_HOST_DEVICE T pow_of(T a, T b) {
 
 struct AddFn {
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a + b; }
-  template <class T> BRAID_HOST_DEVICE static T dl(T, T, T) { return T(1); }
-  template <class T> BRAID_HOST_DEVICE static T dr(T, T, T) { return T(1); }
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return a + b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T, T, T) {
+    return T(1);
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T, T, T) {
+    return T(1);
+  }
 };
 struct SubFn {
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a - b; }
-  template <class T> BRAID_HOST_DEVICE static T dl(T, T, T) { return T(1); }
-  template <class T> BRAID_HOST_DEVICE static T dr(T, T, T) { return T(-1); }
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return a - b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T, T, T) {
+    return T(1);
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T, T, T) {
+    return T(-1);
+  }
 };
 struct MulFn {
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a * b; }
-  template <class T> BRAID_HOST_DEVICE static T dl(T, T b, T) { return b; }
-  template <class T> BRAID_HOST_DEVICE static T dr(T a, T, T) { return a; }
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return a * b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T, T b, T) {
+    return b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T a, T, T) {
+    return a;
+  }
 };
 struct DivFn {
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a / b; }
-  template <class T> BRAID_HOST_DEVICE static T dl(T, T b, T) { return T(1) / b; }
-  template <class T> BRAID_HOST_DEVICE static T dr(T a, T b, T) { return -a / (b * b); }
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return a / b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T, T b, T) {
+    return T(1) / b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T a, T b, T) {
+    return -a / (b * b);
+  }
 };
 struct PowerFn {
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return pow_of(a, b); }
-  template <class T> BRAID_HOST_DEVICE static T dl(T a, T b, T) { return b * pow_of(a, b - T(1)); }
-  template <class T> BRAID_HOST_DEVICE static T dr(T a, T, T z) { return a > T(0) ? z * std::log(a) : T(0); }
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return pow_of(a, b);
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T a, T b, T) {
+    return b * pow_of(a, b - T(1));
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T a, T, T z) {
+    return a > T(0) ? z * std::log(a) : T(0);
+  }
 };
 struct MaximumFn {  // the gradient goes to the left operand on ties, as in MXNet
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a >= b ? a : b; }
-  template <class T> BRAID_HOST_DEVICE static T dl(T a, T b, T) { return a >= b ? T(1) : T(0); }
-  template <class T> BRAID_HOST_DEVICE static T dr(T a, T b, T) { return a >= b ? T(0) : T(1); }
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return a >= b ? a : b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T a, T b, T) {
+    return a >= b ? T(1) : T(0);
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T a, T b, T) {
+    return a >= b ? T(0) : T(1);
+  }
 };
 struct MinimumFn {
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return a <= b ? a : b; }
-  template <class T> BRAID_HOST_DEVICE static T dl(T a, T b, T) { return a <= b ? T(1) : T(0); }
-  template <class T> BRAID_HOST_DEVICE static T dr(T a, T b, T) { return a <= b ? T(0) : T(1); }
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return a <= b ? a : b;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T a, T b, T) {
+    return a <= b ? T(1) : T(0);
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T a, T b, T) {
+    return a <= b ? T(0) : T(1);
+  }
 };
 struct HypotFn {
   static constexpr bool differentiable = true;
-  template <class T> BRAID_HOST_DEVICE static T f(T a, T b) {
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
     return static_cast<T>(std::hypot(static_cast<double>(a), static_cast<double>(b)));
   }
-  template <class T> BRAID_HOST_DEVICE static T dl(T a, T, T z) { return a / z; }
-  template <class T> BRAID_HOST_DEVICE static T dr(T, T b, T z) { return b / z; }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T a, T, T z) {
+    return a / z;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T, T b, T z) {
+    return b / z;
+  }
 };
 
 // Comparisons give 1 or 0 in the operands' dtype (MXNet 1.x) and have no gradient.
-#define BRAID_COMPARISON(NAME, EXPR)                                   \
-  struct NAME {                                                        \
-    static constexpr bool differentiable = false;                      \
-    template <class T> BRAID_HOST_DEVICE static T f(T a, T b) { return (EXPR) ? T(1) : T(0); } \
+#define BRAID_COMPARISON(NAME, EXPR)              \
+  struct NAME {                                   \
+    static constexpr bool differentiable = false; \
+    template <class T>                            \
+    BRAID_HOST_DEVICE static T f(T a, T b) {      \
+      return (EXPR) ? T(1) : T(0);                \
+    }                                             \
   };
 BRAID_COMPARISON(EqualFn, a == b)
 BRAID_COMPARISON(NotEqualFn, a != b)

@@ -62,8 +62,10 @@ template <class T>
 struct MaxOp {
   using Acc = T;
   BRAID_HOST_DEVICE static Acc init() {
-    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
+    if constexpr (std::is_floating_point_v<T>)
+      return -std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::lowest();
   }
   BRAID_HOST_DEVICE static void reduce(Acc& a, T x) { a = (a >= x || is_nan(a)) ? a : x; }
   BRAID_HOST_DEVICE static void combine(Acc& a, Acc b) { reduce(a, b); }
@@ -74,8 +76,10 @@ template <class T>
 struct MinOp {
   using Acc = T;
   BRAID_HOST_DEVICE static Acc init() {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>)
+      return std::numeric_limits<T>::infinity();
+    else
+      return std::numeric_limits<T>::max();
   }
   BRAID_HOST_DEVICE static void reduce(Acc& a, T x) { a = (a <= x || is_nan(a)) ? a : x; }
   BRAID_HOST_DEVICE static void combine(Acc& a, Acc b) { reduce(a, b); }
@@ -89,7 +93,9 @@ struct L1NormOp : SumOp<T> {
 
 template <class T>
 struct L2NormOp : SumOp<T> {
-  BRAID_HOST_DEVICE static void reduce(typename SumOp<T>::Acc& a, T x) { a += static_cast<typename SumOp<T>::Acc>(x) * x; }
+  BRAID_HOST_DEVICE static void reduce(typename SumOp<T>::Acc& a, T x) {
+    a += static_cast<typename SumOp<T>::Acc>(x) * x;
+  }
   BRAID_HOST_DEVICE static T finish(typename SumOp<T>::Acc a, int64_t) { return static_cast<T>(std::sqrt(a)); }
 };
 
@@ -104,8 +110,10 @@ struct ProdPartsOp {
   BRAID_HOST_DEVICE static Acc init() { return {}; }
   BRAID_HOST_DEVICE static void reduce(Acc& a, T x) {
     if (SkipNan && is_nan(x)) return;
-    if (x == T(0)) ++a.zeros;
-    else a.nonzero *= x;
+    if (x == T(0))
+      ++a.zeros;
+    else
+      a.nonzero *= x;
   }
   BRAID_HOST_DEVICE static void combine(Acc& a, Acc b) {
     a.nonzero *= b.nonzero;

@@ -14,21 +14,29 @@ BRAID_HOST_DEVICE T sigmoid(T x) {
   return x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
 }
 
-#define BRAID_UNARY(NAME, F, DF)                                         \
-  struct NAME {                                                          \
-    static constexpr bool zero_gradient = false;                         \
-    template <class T>                                                   \
-    BRAID_HOST_DEVICE static T f(T x) { return F; }                      \
-    template <class T>                                                   \
-    BRAID_HOST_DEVICE static T df([[maybe_unused]] T x, [[maybe_unused]] T y) { return DF; } \
+#define BRAID_UNARY(NAME, F, DF)                                                \
+  struct NAME {                                                                 \
+    static constexpr bool zero_gradient = false;                                \
+    template <class T>                                                          \
+    BRAID_HOST_DEVICE static T f(T x) {                                         \
+      return F;                                                                 \
+    }                                                                           \
+    template <class T>                                                          \
+    BRAID_HOST_DEVICE static T df([[maybe_unused]] T x, [[maybe_unused]] T y) { \
+      return DF;                                                                \
+    }                                                                           \
   };
-#define BRAID_ROUNDING(NAME, F)                                          \
-  struct NAME {                                                          \
-    static constexpr bool zero_gradient = true;                          \
-    template <class T>                                                   \
-    BRAID_HOST_DEVICE static T f(T x) { return F; }                      \
-    template <class T>                                                   \
-    BRAID_HOST_DEVICE static T df(T, T) { return T(0); }                 \
+#define BRAID_ROUNDING(NAME, F)                 \
+  struct NAME {                                 \
+    static constexpr bool zero_gradient = true; \
+    template <class T>                          \
+    BRAID_HOST_DEVICE static T f(T x) {         \
+      return F;                                 \
+    }                                           \
+    template <class T>                          \
+    BRAID_HOST_DEVICE static T df(T, T) {       \
+      return T(0);                              \
+    }                                           \
   };
 
 BRAID_UNARY(Exp, std::exp(x), y)
@@ -37,12 +45,12 @@ BRAID_UNARY(Log1p, std::log1p(x), T(1) / (T(1) + x))
 BRAID_UNARY(Expm1, std::expm1(x), y + T(1))
 BRAID_UNARY(Sqrt, std::sqrt(x), T(0.5) / y)
 BRAID_UNARY(Rsqrt, T(1) / std::sqrt(x), T(-0.5) * y * y * y)
-BRAID_UNARY(Square, x * x, T(2) * x)
+BRAID_UNARY(Square, x* x, T(2) * x)
 BRAID_UNARY(Reciprocal, T(1) / x, T(-1) / (x * x))
 BRAID_UNARY(Negative, -x, T(-1))
 BRAID_UNARY(Abs, std::abs(x), x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
 BRAID_UNARY(Tanh, std::tanh(x), T(1) - y * y)
-BRAID_UNARY(Sigmoid, sigmoid(x), y * (T(1) - y))
+BRAID_UNARY(Sigmoid, sigmoid(x), y*(T(1) - y))
 BRAID_UNARY(Relu, x > T(0) ? x : T(0), x > T(0) ? T(1) : T(0))
 // log(1 + exp(x)), stable for large x.
 BRAID_UNARY(Softrelu, x > T(20) ? x : std::log1p(std::exp(x)), sigmoid(x))

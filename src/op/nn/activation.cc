@@ -11,31 +11,59 @@ namespace {
 struct Relu {  // y > 0 exactly where x > 0: the gradient needs the output only
   static constexpr bool kDnnl = true;
   static constexpr auto kAlg = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
-  template <class T> static T f(T x) { return x > T(0) ? x : T(0); }
-  template <class T> static T df(T, T y) { return y > T(0) ? T(1) : T(0); }
+  template <class T>
+  static T f(T x) {
+    return x > T(0) ? x : T(0);
+  }
+  template <class T>
+  static T df(T, T y) {
+    return y > T(0) ? T(1) : T(0);
+  }
 };
 struct Sigmoid {
   static constexpr bool kDnnl = true;
   static constexpr auto kAlg = dnnl::algorithm::eltwise_logistic_use_dst_for_bwd;
-  template <class T> static T f(T x) { return stable_sigmoid(x); }
-  template <class T> static T df(T, T y) { return y * (T(1) - y); }
+  template <class T>
+  static T f(T x) {
+    return stable_sigmoid(x);
+  }
+  template <class T>
+  static T df(T, T y) {
+    return y * (T(1) - y);
+  }
 };
 struct Tanh {
   static constexpr bool kDnnl = true;
   static constexpr auto kAlg = dnnl::algorithm::eltwise_tanh_use_dst_for_bwd;
-  template <class T> static T f(T x) { return std::tanh(x); }
-  template <class T> static T df(T, T y) { return T(1) - y * y; }
+  template <class T>
+  static T f(T x) {
+    return std::tanh(x);
+  }
+  template <class T>
+  static T df(T, T y) {
+    return T(1) - y * y;
+  }
 };
 struct SoftReLU {  // log(1 + exp(x)); above 20 it equals x in floating point (as MXNet)
   static constexpr bool kDnnl = true;
   static constexpr auto kAlg = dnnl::algorithm::eltwise_soft_relu;
-  template <class T> static T f(T x) { return x > T(20) ? x : std::log1p(std::exp(x)); }
-  template <class T> static T df(T x, T) { return stable_sigmoid(x); }
+  template <class T>
+  static T f(T x) {
+    return x > T(20) ? x : std::log1p(std::exp(x));
+  }
+  template <class T>
+  static T df(T x, T) {
+    return stable_sigmoid(x);
+  }
 };
 struct SoftSign {
   static constexpr bool kDnnl = false;
-  template <class T> static T f(T x) { return x / (T(1) + std::abs(x)); }
-  template <class T> static T df(T x, T) {
+  template <class T>
+  static T f(T x) {
+    return x / (T(1) + std::abs(x));
+  }
+  template <class T>
+  static T df(T x, T) {
     T d = T(1) + std::abs(x);
     return T(1) / (d * d);
   }
@@ -50,11 +78,21 @@ struct ActivationParam {
 template <class F>
 void with_act(size_t act, F&& f) {
   switch (act) {
-    case 0: f(Relu{}); break;
-    case 1: f(Sigmoid{}); break;
-    case 2: f(Tanh{}); break;
-    case 3: f(SoftReLU{}); break;
-    default: f(SoftSign{}); break;
+    case 0:
+      f(Relu{});
+      break;
+    case 1:
+      f(Sigmoid{});
+      break;
+    case 2:
+      f(Tanh{});
+      break;
+    case 3:
+      f(SoftReLU{});
+      break;
+    default:
+      f(SoftSign{});
+      break;
   }
 }
 
@@ -106,8 +144,9 @@ void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
 void register_activation_ops(Registry& r) {
   OpDef d;
   d.name = "Activation";
-  d.doc = "Elementwise activation: act_type relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or "
-          "softsign (x / (1 + |x|)).";
+  d.doc =
+      "Elementwise activation: act_type relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or "
+      "softsign (x / (1 + |x|)).";
   d.parse = parse;
   d.list_arguments = args({"data"});
   d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {

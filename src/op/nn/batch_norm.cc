@@ -138,9 +138,7 @@ void backward_typed(const OpContext& ctx, const BatchNormParam& p, const Backwar
 
   std::vector<double> sum_g(channels, 0.0), dot(channels, 0.0);  // sum g, sum (x - mean) * g
   channel_reduce(s, sum_g, [g](int64_t i, int64_t) { return static_cast<double>(g[i]); });
-  channel_reduce(s, dot, [&](int64_t i, int64_t c) {
-    return (static_cast<double>(x[i]) - mean[c]) * g[i];
-  });
+  channel_reduce(s, dot, [&](int64_t i, int64_t c) { return (static_cast<double>(x[i]) - mean[c]) * g[i]; });
 
   if (a.req[0] != OpReq::Null) {
     // dx = g * ga + x * xa + c0 per channel.
@@ -200,9 +198,10 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
 void register_batch_norm_ops(Registry& r) {
   OpDef d;
   d.name = "BatchNorm";
-  d.doc = "Batch normalization over every axis but `axis` (default 1, the channels): "
-          "(x - mean) / sqrt(var + eps) * gamma + beta, with gamma fixed to 1 when fix_gamma. "
-          "Outputs out, and with output_mean_var also the mean and the inverse std.";
+  d.doc =
+      "Batch normalization over every axis but `axis` (default 1, the channels): "
+      "(x - mean) / sqrt(var + eps) * gamma + beta, with gamma fixed to 1 when fix_gamma. "
+      "Outputs out, and with output_mean_var also the mean and the inverse std.";
   d.parse = parse;
   d.list_arguments = args({"data", "gamma", "beta"});
   d.list_aux = [](const std::any&) { return std::vector<std::string>{"moving_mean", "moving_var"}; };
@@ -210,8 +209,7 @@ void register_batch_norm_ops(Registry& r) {
   d.num_visible_outputs = [](const std::any& p) { return param<BatchNormParam>(p).output_mean_var ? 3 : 1; };
   d.infer_shape = infer_shape;
   d.cpu.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "BatchNorm",
-                           { forward_typed<T>(ctx, param<BatchNormParam>(pa), a); });
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "BatchNorm", { forward_typed<T>(ctx, param<BatchNormParam>(pa), a); });
   };
   d.cpu.backward = [](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "BatchNorm",

@@ -58,8 +58,8 @@ void channels_last_ref_conv_backward_data(const ConvGeom& g, const T* dy, const 
 }
 
 template <class T>
-void channels_last_ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w,
-                                             T* db, OpReq req_b) {
+void channels_last_ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db,
+                                             OpReq req_b) {
   auto xf = channels_first(x, g.n, g.c, g.ih * g.iw), dyf = channels_first(dy, g.n, g.f, g.oh * g.ow);
   std::vector<T> dwf(static_cast<size_t>(g.w_size()));
   ref_conv_backward_weights(first(g), xf.data(), dyf.data(), dwf.data(), req_w == OpReq::Null ? req_w : OpReq::Write,
@@ -67,13 +67,12 @@ void channels_last_ref_conv_backward_weights(const ConvGeom& g, const T* x, cons
   if (req_w != OpReq::Null) to_channels_last(dwf.data(), dw, g.f, g.c / g.g, g.kh * g.kw, req_w);
 }
 
-#define BRAID_INSTANTIATE_CHANNELS_LAST(T)                                                                    \
-  template void to_channels_first(const T*, T*, int64_t, int64_t, int64_t);                                  \
-  template void to_channels_last(const T*, T*, int64_t, int64_t, int64_t, OpReq);                            \
-  template void channels_last_ref_conv_forward(const ConvGeom&, const T*, const T*, const T*, T*, OpReq);    \
-  template void channels_last_ref_conv_backward_data(const ConvGeom&, const T*, const T*, T*, OpReq);        \
-  template void channels_last_ref_conv_backward_weights(const ConvGeom&, const T*, const T*, T*, OpReq, T*, \
-                                                        OpReq);
+#define BRAID_INSTANTIATE_CHANNELS_LAST(T)                                                                \
+  template void to_channels_first(const T*, T*, int64_t, int64_t, int64_t);                               \
+  template void to_channels_last(const T*, T*, int64_t, int64_t, int64_t, OpReq);                         \
+  template void channels_last_ref_conv_forward(const ConvGeom&, const T*, const T*, const T*, T*, OpReq); \
+  template void channels_last_ref_conv_backward_data(const ConvGeom&, const T*, const T*, T*, OpReq);     \
+  template void channels_last_ref_conv_backward_weights(const ConvGeom&, const T*, const T*, T*, OpReq, T*, OpReq);
 BRAID_INSTANTIATE_CHANNELS_LAST(float)
 BRAID_INSTANTIATE_CHANNELS_LAST(double)
 #undef BRAID_INSTANTIATE_CHANNELS_LAST

@@ -14,16 +14,16 @@ using tag = memory::format_tag;
 enum Kind : int64_t { kForward = 1, kBackwardData, kBackwardWeights };
 
 struct Descs {
-  memory::desc x, w, b, y;              // the user's plain layouts
-  memory::desc x_in, w_in, y_in;        // what the primitive computes in
+  memory::desc x, w, b, y;        // the user's plain layouts
+  memory::desc x_in, w_in, y_in;  // what the primitive computes in
   memory::dims strides, dilates, pad_l, pad_r;
 
   // act: the activations' format the primitive computes in: ours (nchw, with our weights), nhwc,
   // or any (oneDNN's choice, blocked); the weights' format is oneDNN's choice unless nchw.
   Descs(const ConvGeom& g, bool with_bias, tag act) {
     memory::dims xd{g.n, g.c, g.ih, g.iw}, yd{g.n, g.f, g.oh, g.ow};
-    memory::dims wd = g.g > 1 ? memory::dims{g.g, g.f / g.g, g.c / g.g, g.kh, g.kw}
-                              : memory::dims{g.f, g.c, g.kh, g.kw};
+    memory::dims wd =
+        g.g > 1 ? memory::dims{g.g, g.f / g.g, g.c / g.g, g.kh, g.kw} : memory::dims{g.f, g.c, g.kh, g.kw};
     const tag user = g.channels_last ? tag::nhwc : tag::nchw;
     x = plain_md(xd, user);
     y = plain_md(yd, user);
@@ -42,10 +42,8 @@ struct Descs {
   dnnl::convolution_forward::primitive_desc forward_pd(bool relu = false) const {
     auto alg = dnnl::algorithm::convolution_direct;
     auto prop = dnnl::prop_kind::forward_training;
-    auto d = b ? dnnl::convolution_forward::desc(prop, alg, x_in, w_in, b, y_in, strides, dilates,
-                                                 pad_l, pad_r)
-               : dnnl::convolution_forward::desc(prop, alg, x_in, w_in, y_in, strides, dilates,
-                                                 pad_l, pad_r);
+    auto d = b ? dnnl::convolution_forward::desc(prop, alg, x_in, w_in, b, y_in, strides, dilates, pad_l, pad_r)
+               : dnnl::convolution_forward::desc(prop, alg, x_in, w_in, y_in, strides, dilates, pad_l, pad_r);
     if (!relu) return {d, user_scratchpad(), dnnl_engine()};
     dnnl::primitive_attr attr;  // not a copy of user_scratchpad(): copies share one attribute
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -61,8 +59,7 @@ DnnlExec make(const ConvGeom& g, Kind kind, bool with_bias, tag act) {
   using A = DnnlExec::Arg;
   if (kind == kForward) {
     auto fwd = d.forward_pd(g.relu);
-    std::vector<A> args{{DNNL_ARG_SRC, d.x, fwd.src_desc(), false},
-                        {DNNL_ARG_WEIGHTS, d.w, fwd.weights_desc(), false}};
+    std::vector<A> args{{DNNL_ARG_SRC, d.x, fwd.src_desc(), false}, {DNNL_ARG_WEIGHTS, d.w, fwd.weights_desc(), false}};
     if (with_bias) args.push_back({DNNL_ARG_BIAS, d.b, fwd.bias_desc(), false});
     args.push_back({DNNL_ARG_DST, d.y, fwd.dst_desc(), true});
     return DnnlExec(dnnl::convolution_forward(fwd), std::move(args));
@@ -72,15 +69,14 @@ DnnlExec make(const ConvGeom& g, Kind kind, bool with_bias, tag act) {
   if (kind == kBackwardData) {
     dnnl::convolution_backward_data::primitive_desc pd(
         {alg, d.x_in, d.w_in, d.y_in, d.strides, d.dilates, d.pad_l, d.pad_r}, user_scratchpad(), dnnl_engine(), fwd);
-    return DnnlExec(dnnl::convolution_backward_data(pd),
-                    {{DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
-                     {DNNL_ARG_WEIGHTS, d.w, pd.weights_desc(), false},
-                     {DNNL_ARG_DIFF_SRC, d.x, pd.diff_src_desc(), true}});
+    return DnnlExec(dnnl::convolution_backward_data(pd), {{DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
+                                                          {DNNL_ARG_WEIGHTS, d.w, pd.weights_desc(), false},
+                                                          {DNNL_ARG_DIFF_SRC, d.x, pd.diff_src_desc(), true}});
   }
-  auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, d.x_in, d.w_in, d.b, d.y_in,
-                                                                   d.strides, d.dilates, d.pad_l, d.pad_r)
-                        : dnnl::convolution_backward_weights::desc(alg, d.x_in, d.w_in, d.y_in,
-                                                                   d.strides, d.dilates, d.pad_l, d.pad_r);
+  auto desc = with_bias ? dnnl::convolution_backward_weights::desc(alg, d.x_in, d.w_in, d.b, d.y_in, d.strides,
+                                                                   d.dilates, d.pad_l, d.pad_r)
+                        : dnnl::convolution_backward_weights::desc(alg, d.x_in, d.w_in, d.y_in, d.strides, d.dilates,
+                                                                   d.pad_l, d.pad_r);
   dnnl::convolution_backward_weights::primitive_desc pd(desc, user_scratchpad(), dnnl_engine(), fwd);
   std::vector<A> args{{DNNL_ARG_SRC, d.x, pd.src_desc(), false},
                       {DNNL_ARG_DIFF_DST, d.y, pd.diff_dst_desc(), false},
@@ -105,28 +101,30 @@ void* mut(const float* p) { return const_cast<float*>(p); }
 
 }  // namespace
 
-void dnnl_conv_forward(const ConvGeom& g, const float* x, const float* w, const float* bias,
-                       float* y, OpReq req) {
+void dnnl_conv_forward(const ConvGeom& g, const float* x, const float* w, const float* bias, float* y, OpReq req) {
   write_with_req(y, g.y_size(), req, [&](float* out) {
     auto p = primitive(g, kForward, bias != nullptr);
-    if (bias) p->run({mut(x), mut(w), mut(bias), out});
-    else p->run({mut(x), mut(w), out});
+    if (bias)
+      p->run({mut(x), mut(w), mut(bias), out});
+    else
+      p->run({mut(x), mut(w), out});
   });
 }
 
-void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w, float* dx,
-                             OpReq req) {
+void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w, float* dx, OpReq req) {
   write_with_req(dx, g.x_size(), req, [&](float* out) {
     primitive(g, kBackwardData, false)->run({mut(dy), mut(w), out});
   });
 }
 
-void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* dy, float* dw,
-                                OpReq req_w, float* db, OpReq req_b) {
+void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* dy, float* dw, OpReq req_w, float* db,
+                                OpReq req_b) {
   // The bias gradient sums dy over all but the channel axis: (n, f, spatial), or (n * spatial, f, 1).
   const auto plain_bias_grad = [&] {
-    if (g.channels_last) bias_grad(dy, g.n * g.oh * g.ow, g.f, 1, db, req_b);
-    else bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
+    if (g.channels_last)
+      bias_grad(dy, g.n * g.oh * g.ow, g.f, 1, db, req_b);
+    else
+      bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
   };
   if (req_w == OpReq::Null) {
     if (db) plain_bias_grad();
@@ -136,8 +134,10 @@ void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* 
   const bool fused_bias = db && req_b == OpReq::Write;
   write_with_req(dw, g.w_size(), req_w, [&](float* out) {
     auto p = primitive(g, kBackwardWeights, fused_bias);
-    if (fused_bias) p->run({mut(x), mut(dy), out, db});
-    else p->run({mut(x), mut(dy), out});
+    if (fused_bias)
+      p->run({mut(x), mut(dy), out, db});
+    else
+      p->run({mut(x), mut(dy), out});
   });
   if (db && !fused_bias) plain_bias_grad();
 }

@@ -34,8 +34,7 @@ template <class T>
 void conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req);
 /// dw = gradient of conv with respect to w; db (may be null) = sum of dy over n and space.
 template <class T>
-void conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db,
-                           OpReq req_b);
+void conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db, OpReq req_b);
 
 /// y[n, c, :] (+)= bias[c] for y (n, c, spatial).
 template <class T>
@@ -58,20 +57,17 @@ void ref_conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, 
 template <class T>
 void ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req);
 template <class T>
-void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w,
-                               T* db, OpReq req_b);
+void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db, OpReq req_b);
 template <class T>
 void channels_last_ref_conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req);
 template <class T>
 void channels_last_ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req);
 template <class T>
-void channels_last_ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w,
-                                             T* db, OpReq req_b);
-void dnnl_conv_forward(const ConvGeom& g, const float* x, const float* w, const float* bias,
-                       float* y, OpReq req);
-void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w, float* dx,
-                             OpReq req);
-void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* dy, float* dw,
-                                OpReq req_w, float* db, OpReq req_b);
+void channels_last_ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db,
+                                             OpReq req_b);
+void dnnl_conv_forward(const ConvGeom& g, const float* x, const float* w, const float* bias, float* y, OpReq req);
+void dnnl_conv_backward_data(const ConvGeom& g, const float* dy, const float* w, float* dx, OpReq req);
+void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* dy, float* dw, OpReq req_w, float* db,
+                                OpReq req_b);
 
 }  // namespace braid::op::detail

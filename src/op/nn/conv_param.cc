@@ -4,8 +4,7 @@ namespace braid::op::detail {
 namespace {
 
 // A per-axis attribute ("stride", "pad", ...): "()" or absent gives `fallback` on every axis.
-Shape spatial_attr(ParamReader& r, const ConvParam& p, const char* key, int64_t fallback,
-                   int64_t min) {
+Shape spatial_attr(ParamReader& r, const ConvParam& p, const char* key, int64_t fallback, int64_t min) {
   const int nd = p.spatial();
   Shape s = r.get<Shape>(key, Shape({}));
   if (s.ndim() == 0) s = Shape(std::vector<int64_t>(static_cast<size_t>(nd), fallback));
@@ -18,17 +17,17 @@ Shape spatial_attr(ParamReader& r, const ConvParam& p, const char* key, int64_t 
 
 int64_t conv_out_size(const ConvParam& p, int i, int64_t in) {
   const int64_t padded = in + 2 * p.pad[i];
-  BRAID_CHECK(p.dilated_kernel(i) <= padded, "operator ", p.op, ": the (dilated) kernel, ",
-              p.dilated_kernel(i), " wide on spatial axis ", i, ", exceeds the padded input (", in,
-              " + 2 * pad = ", padded, "); use a smaller kernel or more padding");
+  BRAID_CHECK(p.dilated_kernel(i) <= padded, "operator ", p.op, ": the (dilated) kernel, ", p.dilated_kernel(i),
+              " wide on spatial axis ", i, ", exceeds the padded input (", in, " + 2 * pad = ", padded,
+              "); use a smaller kernel or more padding");
   return (padded - p.dilated_kernel(i)) / p.stride[i] + 1;
 }
 
 int64_t deconv_out_size(const ConvParam& p, int i, int64_t in) {
   auto [pad, adj] = deconv_pad_adj(p, i, in);
   int64_t o = p.stride[i] * (in - 1) + p.dilated_kernel(i) - 2 * pad + adj;
-  BRAID_CHECK(o > 0, "operator ", p.op, ": the output on spatial axis ", i, " would be ", o,
-              " wide for an input ", in, " wide; reduce pad=", p.pad);
+  BRAID_CHECK(o > 0, "operator ", p.op, ": the output on spatial axis ", i, " would be ", o, " wide for an input ", in,
+              " wide; reduce pad=", p.pad);
   return o;
 }
 
@@ -58,10 +57,9 @@ ConvParam parse_conv_param(const AttrMap& attrs, const std::string& op, bool tra
     p.adj = spatial_attr(r, p, "adj", 0, 0);
     p.target_shape = spatial_attr(r, p, "target_shape", 0, 0);
     for (int i = 0; i < nd; ++i) {
-      BRAID_CHECK(p.adj[i] < p.stride[i], "operator ", op, ": adj=", p.adj,
-                  " must be smaller than stride=", p.stride);
-      BRAID_CHECK(!p.has_target() || p.target_shape[i] > 0, "operator ", op, ": target_shape=",
-                  p.target_shape, " must give every spatial size");
+      BRAID_CHECK(p.adj[i] < p.stride[i], "operator ", op, ": adj=", p.adj, " must be smaller than stride=", p.stride);
+      BRAID_CHECK(!p.has_target() || p.target_shape[i] > 0, "operator ", op, ": target_shape=", p.target_shape,
+                  " must give every spatial size");
     }
   }
   p.num_filter = r.get<int64_t>("num_filter");
@@ -75,8 +73,7 @@ ConvParam parse_conv_param(const AttrMap& attrs, const std::string& op, bool tra
   r.get<int64_t>("workspace", 0);
   r.get_enum("cudnn_tune", {"None", "off", "limited_workspace", "fastest"}, "None");
   r.get<bool>("cudnn_off", false);
-  const std::string layout =
-      r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"}, "None");
+  const std::string layout = r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"}, "None");
   const char* plain = nd == 1 ? "NCW" : "NCHW";
   p.channels_last = layout == "NHWC" && nd == 2 && !transposed;
   BRAID_CHECK(layout == "None" || layout == plain || p.channels_last, "operator ", op, ": layout '", layout,
@@ -95,8 +92,7 @@ std::pair<int64_t, int64_t> deconv_pad_adj(const ConvParam& p, int i, int64_t in
   if (!p.has_target()) return {p.pad[i], p.adj[i]};
   const int64_t full = p.stride[i] * (in - 1) + p.dilated_kernel(i);
   BRAID_CHECK(full >= p.target_shape[i], "operator ", p.op, ": target_shape=", p.target_shape,
-              " exceeds the largest output (", full, " on spatial axis ", i, ") for an input ", in,
-              " wide");
+              " exceeds the largest output (", full, " on spatial axis ", i, ") for an input ", in, " wide");
   const int64_t excess = full - p.target_shape[i];
   return {(excess + 1) / 2, excess % 2};
 }
@@ -136,8 +132,8 @@ bool infer_channels_first(const ConvParam& p, std::vector<Shape>& in, std::vecto
   Shape& data = in[0];
   if (!data.known()) return false;
   const int nd = p.spatial();
-  BRAID_CHECK(data.ndim() == nd + 2, "operator ", p.op, ": data has shape ", data, " but a ", nd,
-              "-D kernel needs ", nd == 1 ? "(batch, channel, width)" : "(batch, channel, height, width)");
+  BRAID_CHECK(data.ndim() == nd + 2, "operator ", p.op, ": data has shape ", data, " but a ", nd, "-D kernel needs ",
+              nd == 1 ? "(batch, channel, width)" : "(batch, channel, height, width)");
   const int64_t groups = p.num_group;
   Shape& weight = in[1];
   // Deferred initialization may leave the data channels unknown while the weight knows them.
@@ -174,8 +170,7 @@ ConvGeom conv_geom(const ConvParam& p, const Shape& shape) {
   g.c = p.transposed ? p.num_filter : data[1];
   g.f = p.transposed ? data[1] : p.num_filter;
   struct Axis {
-    int64_t ConvGeom::*in, ConvGeom::*out, ConvGeom::*k, ConvGeom::*s, ConvGeom::*d, ConvGeom::*p,
-        ConvGeom::*pr;
+    int64_t ConvGeom::*in, ConvGeom::*out, ConvGeom::*k, ConvGeom::*s, ConvGeom::*d, ConvGeom::*p, ConvGeom::*pr;
   };
   const Axis axes[2] = {
       {&ConvGeom::ih, &ConvGeom::oh, &ConvGeom::kh, &ConvGeom::sh, &ConvGeom::dh, &ConvGeom::ph, &ConvGeom::ph_r},

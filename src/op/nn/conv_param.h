@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "op/op_util.h"
 #include "conv_kernels.h"
+#include "op/op_util.h"
 
 namespace braid::op::detail {
 

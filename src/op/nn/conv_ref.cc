@@ -2,8 +2,8 @@
 // the float64 path and is what the oneDNN float32 path is tested against.
 #include <algorithm>
 
-#include "op/common/gemm.h"
 #include "conv_kernels.h"
+#include "op/common/gemm.h"
 #include "op/common/req_util.h"
 
 namespace braid::op::detail {
@@ -44,8 +44,12 @@ void col2im_add(const ConvGeom& g, const T* col, T* x) {
 struct GroupDims {
   int64_t cg, fg, k, ohw, x_group, y_group;  // k: rows of the column matrix
   explicit GroupDims(const ConvGeom& g)
-      : cg(g.c / g.g), fg(g.f / g.g), k(cg * g.kh * g.kw), ohw(g.oh * g.ow),
-        x_group(cg * g.ih * g.iw), y_group(fg * ohw) {}
+      : cg(g.c / g.g),
+        fg(g.f / g.g),
+        k(cg * g.kh * g.kw),
+        ohw(g.oh * g.ow),
+        x_group(cg * g.ih * g.iw),
+        y_group(fg * ohw) {}
 };
 
 }  // namespace
@@ -93,15 +97,14 @@ void ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, O
   std::vector<T> col(static_cast<size_t>(d.k * d.ohw));
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t grp = 0; grp < g.g; ++grp) {
-      gemm(true, false, d.k, d.ohw, d.fg, T(1), w + grp * d.fg * d.k, d.k,
-           dy + (n * g.g + grp) * d.y_group, d.ohw, T(0), col.data(), d.ohw);
+      gemm(true, false, d.k, d.ohw, d.fg, T(1), w + grp * d.fg * d.k, d.k, dy + (n * g.g + grp) * d.y_group, d.ohw,
+           T(0), col.data(), d.ohw);
       col2im_add(g, col.data(), dx + (n * g.g + grp) * d.x_group);
     }
 }
 
 template <class T>
-void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w,
-                               T* db, OpReq req_b) {
+void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db, OpReq req_b) {
   const GroupDims d(g);
   if (req_w != OpReq::Null) {
     if (req_w == OpReq::Write) std::fill(dw, dw + g.w_size(), T(0));
@@ -109,8 +112,8 @@ void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw
     for (int64_t n = 0; n < g.n; ++n)
       for (int64_t grp = 0; grp < g.g; ++grp) {
         im2col(g, x + (n * g.g + grp) * d.x_group, col.data());
-        gemm(false, true, d.fg, d.k, d.ohw, T(1), dy + (n * g.g + grp) * d.y_group, d.ohw,
-             col.data(), d.ohw, T(1), dw + grp * d.fg * d.k, d.k);
+        gemm(false, true, d.fg, d.k, d.ohw, T(1), dy + (n * g.g + grp) * d.y_group, d.ohw, col.data(), d.ohw, T(1),
+             dw + grp * d.fg * d.k, d.k);
       }
   }
   if (db) bias_grad(dy, g.n, g.f, d.ohw, db, req_b);
@@ -127,34 +130,40 @@ void conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
       conv_forward(plain, x, w, bias, out, OpReq::Write);
       for (int64_t i = 0; i < g.y_size(); ++i) out[i] = out[i] > T(0) ? out[i] : T(0);
     });
-  } else if (g.channels_last) channels_last_ref_conv_forward(g, x, w, bias, y, req);
-  else ref_conv_forward(g, x, w, bias, y, req);
+  } else if (g.channels_last)
+    channels_last_ref_conv_forward(g, x, w, bias, y, req);
+  else
+    ref_conv_forward(g, x, w, bias, y, req);
 }
 
 template <class T>
 void conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req) {
-  if constexpr (std::is_same_v<T, float>) dnnl_conv_backward_data(g, dy, w, dx, req);
-  else if (g.channels_last) channels_last_ref_conv_backward_data(g, dy, w, dx, req);
-  else ref_conv_backward_data(g, dy, w, dx, req);
+  if constexpr (std::is_same_v<T, float>)
+    dnnl_conv_backward_data(g, dy, w, dx, req);
+  else if (g.channels_last)
+    channels_last_ref_conv_backward_data(g, dy, w, dx, req);
+  else
+    ref_conv_backward_data(g, dy, w, dx, req);
 }
 
 template <class T>
-void conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db,
-                           OpReq req_b) {
-  if constexpr (std::is_same_v<T, float>) dnnl_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
-  else if (g.channels_last) channels_last_ref_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
-  else ref_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
+void conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db, OpReq req_b) {
+  if constexpr (std::is_same_v<T, float>)
+    dnnl_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
+  else if (g.channels_last)
+    channels_last_ref_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
+  else
+    ref_conv_backward_weights(g, x, dy, dw, req_w, db, req_b);
 }
 
-#define BRAID_INSTANTIATE_CONV(T)                                                                 \
-  template void add_bias(T*, const T*, int64_t, int64_t, int64_t);                                \
-  template void bias_grad(const T*, int64_t, int64_t, int64_t, T*, OpReq);                        \
-  template void ref_conv_forward(const ConvGeom&, const T*, const T*, const T*, T*, OpReq);       \
-  template void ref_conv_backward_data(const ConvGeom&, const T*, const T*, T*, OpReq);           \
-  template void ref_conv_backward_weights(const ConvGeom&, const T*, const T*, T*, OpReq, T*,     \
-                                          OpReq);                                                 \
-  template void conv_forward(const ConvGeom&, const T*, const T*, const T*, T*, OpReq);           \
-  template void conv_backward_data(const ConvGeom&, const T*, const T*, T*, OpReq);               \
+#define BRAID_INSTANTIATE_CONV(T)                                                                     \
+  template void add_bias(T*, const T*, int64_t, int64_t, int64_t);                                    \
+  template void bias_grad(const T*, int64_t, int64_t, int64_t, T*, OpReq);                            \
+  template void ref_conv_forward(const ConvGeom&, const T*, const T*, const T*, T*, OpReq);           \
+  template void ref_conv_backward_data(const ConvGeom&, const T*, const T*, T*, OpReq);               \
+  template void ref_conv_backward_weights(const ConvGeom&, const T*, const T*, T*, OpReq, T*, OpReq); \
+  template void conv_forward(const ConvGeom&, const T*, const T*, const T*, T*, OpReq);               \
+  template void conv_backward_data(const ConvGeom&, const T*, const T*, T*, OpReq);                   \
   template void conv_backward_weights(const ConvGeom&, const T*, const T*, T*, OpReq, T*, OpReq);
 BRAID_INSTANTIATE_CONV(float)
 BRAID_INSTANTIATE_CONV(double)

@@ -25,8 +25,8 @@ void conv_forward_op(const ConvParam& p, const ForwardArgs& a) {
   ConvGeom g = conv_geom(p, a.inputs[0].shape);
   g.relu = p.fused_relu;
   BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Convolution", {
-    conv_forward<T>(g, a.inputs[0].ptr<T>(), a.inputs[1].ptr<T>(), opt_ptr<T>(a.inputs, 2),
-                    a.outputs[0].ptr<T>(), a.req[0]);
+    conv_forward<T>(g, a.inputs[0].ptr<T>(), a.inputs[1].ptr<T>(), opt_ptr<T>(a.inputs, 2), a.outputs[0].ptr<T>(),
+                    a.req[0]);
   });
 }
 
@@ -67,8 +67,7 @@ void deconv_backward_op(const ConvParam& p, const BackwardArgs& a) {
     const T* dy = a.out_grads[0].ptr<T>();
     conv_forward<T>(g, dy, a.inputs[1].ptr<T>(), nullptr, a.in_grads[0].ptr<T>(), a.req[0]);
     if (a.req[1] != OpReq::Null)
-      conv_backward_weights<T>(g, dy, a.inputs[0].ptr<T>(), a.in_grads[1].ptr<T>(), a.req[1],
-                               nullptr, OpReq::Null);
+      conv_backward_weights<T>(g, dy, a.inputs[0].ptr<T>(), a.in_grads[1].ptr<T>(), a.req[1], nullptr, OpReq::Null);
     if (!p.no_bias) bias_grad(dy, g.n, g.c, g.ih * g.iw, a.in_grads[2].ptr<T>(), a.req[2]);
   });
 }
@@ -79,18 +78,13 @@ void add_conv_op(Registry& r, const std::string& name, bool transposed, const st
   OpDef d;
   d.name = name;
   d.doc = doc;
-  d.parse = [name, transposed](const AttrMap& a) {
-    return std::any(parse_conv_param(a, name, transposed));
-  };
+  d.parse = [name, transposed](const AttrMap& a) { return std::any(parse_conv_param(a, name, transposed)); };
   d.list_arguments = [](const std::any& p) { return conv_arguments(param<ConvParam>(p)); };
-  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
-                     std::vector<Shape>&) { return infer_conv_shape(param<ConvParam>(p), in, out); };
-  d.cpu.forward = [fwd](const OpContext&, const std::any& p, const ForwardArgs& a) {
-    fwd(param<ConvParam>(p), a);
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_conv_shape(param<ConvParam>(p), in, out);
   };
-  d.cpu.backward = [bwd](const OpContext&, const std::any& p, const BackwardArgs& a) {
-    bwd(param<ConvParam>(p), a);
-  };
+  d.cpu.forward = [fwd](const OpContext&, const std::any& p, const ForwardArgs& a) { fwd(param<ConvParam>(p), a); };
+  d.cpu.backward = [bwd](const OpContext&, const std::any& p, const BackwardArgs& a) { bwd(param<ConvParam>(p), a); };
   // x and w; y only to take a fused relu's gradient.
   d.backward_reads = [](const std::any& p) {
     const auto& cp = param<ConvParam>(p);

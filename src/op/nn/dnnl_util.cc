@@ -71,8 +71,8 @@ namespace {
   const int threads = omp_get_max_threads();
   omp_set_num_threads(1);
   auto md = plain_md({1}, dnnl::memory::format_tag::a);
-  dnnl::eltwise_forward::primitive_desc pd(
-      {dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu, md, 0.0f}, dnnl_engine());
+  dnnl::eltwise_forward::primitive_desc pd({dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu, md, 0.0f},
+                                           dnnl_engine());
   float value = 1.0f;
   dnnl::memory mem(md, dnnl_engine(), &value);
   dnnl::eltwise_forward(pd).execute(dnnl_stream(), {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
@@ -96,8 +96,7 @@ dnnl::memory::desc plain_md(const dnnl::memory::dims& dims, dnnl::memory::format
   return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, tag);
 }
 
-DnnlExec::DnnlExec(dnnl::primitive prim, std::vector<Arg> args)
-    : prim_(std::move(prim)), args_(std::move(args)) {
+DnnlExec::DnnlExec(dnnl::primitive prim, std::vector<Arg> args) : prim_(std::move(prim)), args_(std::move(args)) {
   for (const auto& a : args_) {
     if (a.user == a.inner) {
       reorders_.emplace_back(false, dnnl::reorder());

@@ -2,8 +2,8 @@
 // Internal: the oneDNN CPU engine, a per-thread stream, a cache of primitives keyed by shapes and
 // attributes, execution of a primitive on the caller's plain (row-major) float32 buffers with
 // reorders to and from the formats it computes in, and the choice among alternative formats.
-#include <oneapi/dnnl/dnnl.hpp>
 #include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstdint>
 #include <functional>

@@ -104,8 +104,9 @@ void forward_typed(const OpContext& ctx, const DropoutParam& p, const ForwardArg
 void register_dropout_ops(Registry& r) {
   OpDef d;
   d.name = "Dropout";
-  d.doc = "Zeroes elements with probability p in training (mode='always': also in inference) and "
-          "scales the rest by 1 / (1 - p); `axes` shares one decision along those axes.";
+  d.doc =
+      "Zeroes elements with probability p in training (mode='always': also in inference) and "
+      "scales the rest by 1 / (1 - p); `axes` shares one decision along those axes.";
   d.parse = parse;
   d.list_arguments = args({"data"});
   d.num_outputs = [](const std::any&) { return 2; };

@@ -55,7 +55,8 @@ std::shared_ptr<const Primitives> softmax(bool log, const AxisSplit& s) {
   return cached(key, "softmax", [&] {
     dnnl::memory::desc md({s.outer, s.n}, DT::f32, Tag::ab);
     const auto alg = log ? dnnl::algorithm::softmax_log : dnnl::algorithm::softmax_accurate;
-    dnnl::softmax_v2_forward::primitive_desc fpd({dnnl::prop_kind::forward_inference, alg, md, md, 1}, user_scratchpad(), dnnl_engine());
+    dnnl::softmax_v2_forward::primitive_desc fpd({dnnl::prop_kind::forward_inference, alg, md, md, 1},
+                                                 user_scratchpad(), dnnl_engine());
     return Primitives{md, dnnl::softmax_v2_forward(fpd), {}};
   });
 }

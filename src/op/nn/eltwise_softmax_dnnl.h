@@ -16,8 +16,7 @@ struct DnnlEltwise {
 };
 
 void dnnl_eltwise_forward(const DnnlEltwise& f, const float* x, float* y, int64_t n);
-void dnnl_eltwise_backward(const DnnlEltwise& f, const float* x, const float* y, const float* dy, float* dx,
-                           int64_t n);
+void dnnl_eltwise_backward(const DnnlEltwise& f, const float* x, const float* y, const float* dy, float* dx, int64_t n);
 
 /// Softmax (or log-softmax) along the last axis (split.inner == 1). oneDNN 2.6 vectorizes only
 /// that case and only the forward pass; other axes and the backward pass are faster with the

@@ -22,9 +22,12 @@ std::any parse(const AttrMap& attrs) {
   p.dtype = dtype_from_name(rd.get<std::string>("dtype", "float32"));
   const bool sparse = rd.get<bool>("sparse_grad", false);
   rd.finish();
-  BRAID_CHECK(p.input_dim >= 1 && p.output_dim >= 1, "operator Embedding: input_dim and output_dim must be "
-              "at least 1, got ", p.input_dim, " and ", p.output_dim);
-  BRAID_CHECK(!sparse, "operator Embedding: sparse_grad=True (row-sparse gradients) is not supported; "
+  BRAID_CHECK(p.input_dim >= 1 && p.output_dim >= 1,
+              "operator Embedding: input_dim and output_dim must be "
+              "at least 1, got ",
+              p.input_dim, " and ", p.output_dim);
+  BRAID_CHECK(!sparse,
+              "operator Embedding: sparse_grad=True (row-sparse gradients) is not supported; "
               "leave it False");
   return p;
 }

@@ -1,9 +1,9 @@
 // FullyConnected: y = x * weight^T + bias, weight (num_hidden, in_units), on OpenBLAS GEMM.
 #include <algorithm>
 
-#include "op/op_util.h"
-#include "op/common/gemm.h"
 #include "nn_conv_ops.h"
+#include "op/common/gemm.h"
+#include "op/op_util.h"
 
 namespace braid::op::detail {
 namespace {
@@ -21,8 +21,7 @@ std::any parse_fc(const AttrMap& attrs) {
   p.no_bias = r.get<bool>("no_bias", false);
   p.flatten = r.get<bool>("flatten", true);
   r.finish();
-  BRAID_CHECK(p.num_hidden >= 1, "operator FullyConnected: num_hidden=", p.num_hidden,
-              " must be positive");
+  BRAID_CHECK(p.num_hidden >= 1, "operator FullyConnected: num_hidden=", p.num_hidden, " must be positive");
   return p;
 }
 
@@ -35,8 +34,7 @@ bool infer_fc(const FCParam& p, std::vector<Shape>& in, std::vector<Shape>& out)
   BRAID_CHECK(nd >= 1, "operator FullyConnected: data must have at least one axis, got ", data);
   const int feature_axis = p.flatten ? 1 : nd - 1;
   // Deferred initialization: a 0 feature size is taken from a known weight.
-  if (in[1].known() && in[1].ndim() == 2 && in[1][1] != 0 && feature_axis == nd - 1 &&
-      data[feature_axis] == 0)
+  if (in[1].known() && in[1].ndim() == 2 && in[1][1] != 0 && feature_axis == nd - 1 && data[feature_axis] == 0)
     data[feature_axis] = in[1][1];
   const int64_t in_units = p.flatten ? data.prod(1, nd) : data[nd - 1];
   merge_shape(in[1], Shape({p.num_hidden, in_units}), "FullyConnected", "weight");
@@ -70,8 +68,8 @@ void fc_forward(const FCParam& p, const ForwardArgs& a) {
       for (int64_t j = 0; j < d.hidden; ++j) assign(y[i * d.hidden + j], req, b[j]);
     beta = T(1);
   }
-  gemm(false, true, d.rows, d.hidden, d.in_units, T(1), a.inputs[0].ptr<T>(), d.in_units,
-       a.inputs[1].ptr<T>(), d.in_units, beta, y, d.hidden);
+  gemm(false, true, d.rows, d.hidden, d.in_units, T(1), a.inputs[0].ptr<T>(), d.in_units, a.inputs[1].ptr<T>(),
+       d.in_units, beta, y, d.hidden);
 }
 
 template <class T>
@@ -80,11 +78,11 @@ void fc_backward(const FCParam& p, const BackwardArgs& a) {
   const T* dy = a.out_grads[0].ptr<T>();
   auto beta = [](OpReq r) { return r == OpReq::Add ? T(1) : T(0); };
   if (a.req[0] != OpReq::Null)  // dx = dy * weight
-    gemm(false, false, d.rows, d.in_units, d.hidden, T(1), dy, d.hidden, a.inputs[1].ptr<T>(),
-         d.in_units, beta(a.req[0]), a.in_grads[0].ptr<T>(), d.in_units);
+    gemm(false, false, d.rows, d.in_units, d.hidden, T(1), dy, d.hidden, a.inputs[1].ptr<T>(), d.in_units,
+         beta(a.req[0]), a.in_grads[0].ptr<T>(), d.in_units);
   if (a.req[1] != OpReq::Null)  // dw = dy^T * x
-    gemm(true, false, d.hidden, d.in_units, d.rows, T(1), dy, d.hidden, a.inputs[0].ptr<T>(),
-         d.in_units, beta(a.req[1]), a.in_grads[1].ptr<T>(), d.in_units);
+    gemm(true, false, d.hidden, d.in_units, d.rows, T(1), dy, d.hidden, a.inputs[0].ptr<T>(), d.in_units,
+         beta(a.req[1]), a.in_grads[1].ptr<T>(), d.in_units);
   if (!p.no_bias && a.req[2] != OpReq::Null) {
     std::vector<T> sum(static_cast<size_t>(d.hidden), T(0));
     for (int64_t i = 0; i < d.rows; ++i)
@@ -99,15 +97,17 @@ void fc_backward(const FCParam& p, const BackwardArgs& a) {
 void add_fully_connected(Registry& r) {
   OpDef d;
   d.name = "FullyConnected";
-  d.doc = "y = x * weight^T + bias with weight (num_hidden, in_units); flatten=True treats all "
-          "but the first axis of x as features, flatten=False only the last.";
+  d.doc =
+      "y = x * weight^T + bias with weight (num_hidden, in_units); flatten=True treats all "
+      "but the first axis of x as features, flatten=False only the last.";
   d.parse = parse_fc;
   d.list_arguments = [](const std::any& p) {
     return param<FCParam>(p).no_bias ? std::vector<std::string>{"data", "weight"}
                                      : std::vector<std::string>{"data", "weight", "bias"};
   };
-  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
-                     std::vector<Shape>&) { return infer_fc(param<FCParam>(p), in, out); };
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_fc(param<FCParam>(p), in, out);
+  };
   d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "FullyConnected", { fc_forward<T>(param<FCParam>(p), a); });
   };

@@ -60,7 +60,8 @@ void forward_typed(const LayerNormParam& p, const ForwardArgs& a) {
     for (int64_t o = 0; o < s.outer; ++o) {
       const T* x = data.ptr<T>() + o * s.n * inner;
       T* y = a.outputs[0].ptr<T>() + o * s.n * inner;
-      sum_over_axis<decltype(unit)::value>(s.n, inner, mean.data(), [&](int64_t i, int64_t k) { return x[i * inner + k]; });
+      sum_over_axis<decltype(unit)::value>(s.n, inner, mean.data(),
+                                           [&](int64_t i, int64_t k) { return x[i * inner + k]; });
       for (auto& m : mean) m /= count;
       sum_over_axis<decltype(unit)::value>(s.n, inner, var.data(), [&](int64_t i, int64_t k) {
         const double d = x[i * inner + k] - mean[static_cast<size_t>(k)];
@@ -112,9 +113,11 @@ void backward_typed(const LayerNormParam& p, const BackwardArgs& a) {
       auto xhat = [&](int64_t i, int64_t k) {
         return (x[i * inner + k] - mean[static_cast<size_t>(k)]) * rstd[static_cast<size_t>(k)];
       };
-      sum_over_axis<decltype(unit)::value>(s.n, inner, sum_dxh.data(), [&](int64_t i, int64_t k) { return g[i * inner + k] * gamma[i]; });
-      sum_over_axis<decltype(unit)::value>(s.n, inner, sum_dxh_xh.data(),
-                          [&](int64_t i, int64_t k) { return g[i * inner + k] * gamma[i] * xhat(i, k); });
+      sum_over_axis<decltype(unit)::value>(s.n, inner, sum_dxh.data(),
+                                           [&](int64_t i, int64_t k) { return g[i * inner + k] * gamma[i]; });
+      sum_over_axis<decltype(unit)::value>(s.n, inner, sum_dxh_xh.data(), [&](int64_t i, int64_t k) {
+        return g[i * inner + k] * gamma[i] * xhat(i, k);
+      });
       for (int64_t i = 0; i < s.n; ++i) {
         double dg = 0, db = 0;
         for (int64_t k = 0; k < inner; ++k) {
@@ -170,8 +173,9 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
 void register_layer_norm_ops(Registry& r) {
   OpDef d;
   d.name = "LayerNorm";
-  d.doc = "Layer normalization along `axis` (default -1): (x - mean) / sqrt(var + eps) * gamma + beta. "
-          "Outputs out, and with output_mean_var also the mean and std (axis reduced to 1).";
+  d.doc =
+      "Layer normalization along `axis` (default -1): (x - mean) / sqrt(var + eps) * gamma + beta. "
+      "Outputs out, and with output_mean_var also the mean and std (axis reduced to 1).";
   d.parse = parse;
   d.list_arguments = args({"data", "gamma", "beta"});
   d.num_outputs = [](const std::any&) { return 3; };

@@ -30,8 +30,8 @@ std::any parse(const AttrMap& attrs) {
   p.lower = rd.get<double>("lower_bound", p.lower);
   p.upper = rd.get<double>("upper_bound", p.upper);
   rd.finish();
-  BRAID_CHECK(p.lower <= p.upper, "operator LeakyReLU: lower_bound (", p.lower,
-              ") must not exceed upper_bound (", p.upper, ")");
+  BRAID_CHECK(p.lower <= p.upper, "operator LeakyReLU: lower_bound (", p.lower, ") must not exceed upper_bound (",
+              p.upper, ")");
   return p;
 }
 
@@ -43,8 +43,8 @@ int64_t channels(const Shape& data) { return data.ndim() >= 2 ? data[1] : 1; }
 GammaMode gamma_mode(const Shape& data, const Shape& gamma) {
   if (gamma.size() == 1) return GammaMode::kScalar;
   if (gamma == data) return GammaMode::kElementwise;
-  BRAID_CHECK(gamma.ndim() == 1 && gamma[0] == channels(data), "operator LeakyReLU (prelu): gamma has shape ",
-              gamma, " but data ", data, " needs (", channels(data),
+  BRAID_CHECK(gamma.ndim() == 1 && gamma[0] == channels(data), "operator LeakyReLU (prelu): gamma has shape ", gamma,
+              " but data ", data, " needs (", channels(data),
               ",) (one slope per channel on axis 1), (1,) or the data's shape");
   return GammaMode::kChannel;
 }
@@ -106,17 +106,15 @@ void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs&
     case kPReLU: {
       const T* gamma = a.inputs[1].ptr<T>();
       GammaMode mode = gamma_mode(data.shape, a.inputs[1].shape);
-      for_each_gamma(data.shape, mode, [&](int64_t i, int64_t gi) {
-        assign(y[i], req, x[i] > T(0) ? x[i] : gamma[gi] * x[i]);
-      });
+      for_each_gamma(data.shape, mode,
+                     [&](int64_t i, int64_t gi) { assign(y[i], req, x[i] > T(0) ? x[i] : gamma[gi] * x[i]); });
       break;
     }
     case kRReLU: {
       // The mask holds each element's negative slope: random in training, the mean otherwise.
       T* mask = a.outputs[1].ptr<T>();
       if (ctx.is_train) {
-        for (int64_t i = 0; i < n; ++i)
-          mask[i] = static_cast<T>(p.lower + (p.upper - p.lower) * uniform01(*ctx.rng));
+        for (int64_t i = 0; i < n; ++i) mask[i] = static_cast<T>(p.lower + (p.upper - p.lower) * uniform01(*ctx.rng));
       } else {
         std::fill(mask, mask + n, static_cast<T>((p.lower + p.upper) / 2));
       }
@@ -127,9 +125,8 @@ void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs&
       write_each(y, req, n, [=](int64_t i) { return x[i] > T(0) ? x[i] : slope * std::expm1(x[i]); });
       break;
     case kSELU:
-      write_each(y, req, n, [=](int64_t i) {
-        return T(kSeluLambda) * (x[i] > T(0) ? x[i] : T(kSeluAlpha) * std::expm1(x[i]));
-      });
+      write_each(y, req, n,
+                 [=](int64_t i) { return T(kSeluLambda) * (x[i] > T(0) ? x[i] : T(kSeluAlpha) * std::expm1(x[i])); });
       break;
     default:
       write_each(y, req, n, [=](int64_t i) { return gelu(x[i]); });
@@ -164,7 +161,8 @@ void backward_typed(const LeakyParam& p, const BackwardArgs& a) {
   const OpReq req = a.req[0];
   const int64_t n = a.inputs[0].size();
   if constexpr (std::is_same_v<T, float>) {
-    if (auto f = dnnl_of(p)) return with_req_buffer(dx, req, n, [&](T* d) { dnnl_eltwise_backward(*f, x, y, g, d, n); });
+    if (auto f = dnnl_of(p))
+      return with_req_buffer(dx, req, n, [&](T* d) { dnnl_eltwise_backward(*f, x, y, g, d, n); });
   }
   const T slope = static_cast<T>(p.slope);
   switch (p.act) {
@@ -180,9 +178,8 @@ void backward_typed(const LeakyParam& p, const BackwardArgs& a) {
       write_each(dx, req, n, [=](int64_t i) { return x[i] > T(0) ? g[i] : (y[i] + slope) * g[i]; });
       break;
     case kSELU:  // lambda * alpha * exp(x) = y + lambda * alpha below 0
-      write_each(dx, req, n, [=](int64_t i) {
-        return g[i] * (x[i] > T(0) ? T(kSeluLambda) : y[i] + T(kSeluLambda * kSeluAlpha));
-      });
+      write_each(dx, req, n,
+                 [=](int64_t i) { return g[i] * (x[i] > T(0) ? T(kSeluLambda) : y[i] + T(kSeluLambda * kSeluAlpha)); });
       break;
     default:
       write_each(dx, req, n, [=](int64_t i) { return g[i] * gelu_grad(x[i]); });
@@ -207,9 +204,10 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
 void register_leaky_relu_ops(Registry& r) {
   OpDef d;
   d.name = "LeakyReLU";
-  d.doc = "Leaky activations: act_type leaky (slope * x below 0), prelu (learnable gamma per channel "
-          "of axis 1), rrelu (random slope in [lower_bound, upper_bound] in training, their mean "
-          "otherwise), elu (slope * (exp(x) - 1) below 0), selu, gelu (x * Phi(x)).";
+  d.doc =
+      "Leaky activations: act_type leaky (slope * x below 0), prelu (learnable gamma per channel "
+      "of axis 1), rrelu (random slope in [lower_bound, upper_bound] in training, their mean "
+      "otherwise), elu (slope * (exp(x) - 1) below 0), selu, gelu (x * Phi(x)).";
   d.parse = parse;
   d.list_arguments = [](const std::any& p) {
     return param<LeakyParam>(p).act == kPReLU ? std::vector<std::string>{"data", "gamma"}
@@ -219,8 +217,7 @@ void register_leaky_relu_ops(Registry& r) {
   d.num_visible_outputs = [](const std::any&) { return 1; };
   d.infer_shape = infer_shape;
   d.cpu.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU",
-                           { forward_typed<T>(ctx, param<LeakyParam>(pa), a); });
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU", { forward_typed<T>(ctx, param<LeakyParam>(pa), a); });
   };
   d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU", { backward_typed<T>(param<LeakyParam>(pa), a); });

@@ -1,6 +1,6 @@
 // The nn_conv family: FullyConnected, Convolution, Deconvolution, Pooling.
-#include "op/register_all.h"
 #include "nn_conv_ops.h"
+#include "op/register_all.h"
 
 namespace braid::op::detail {
 

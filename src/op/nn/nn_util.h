@@ -13,22 +13,22 @@
 
 namespace braid::op::detail {
 
-void register_activation_ops(Registry& r);   // activation.cc
-void register_leaky_relu_ops(Registry& r);   // leaky_relu.cc
-void register_batch_norm_ops(Registry& r);   // batch_norm.cc
-void register_layer_norm_ops(Registry& r);   // layer_norm.cc
-void register_dropout_ops(Registry& r);      // dropout.cc
-void register_softmax_ops(Registry& r);      // softmax.cc
+void register_activation_ops(Registry& r);      // activation.cc
+void register_leaky_relu_ops(Registry& r);      // leaky_relu.cc
+void register_batch_norm_ops(Registry& r);      // batch_norm.cc
+void register_layer_norm_ops(Registry& r);      // layer_norm.cc
+void register_dropout_ops(Registry& r);         // dropout.cc
+void register_softmax_ops(Registry& r);         // softmax.cc
 void register_softmax_output_ops(Registry& r);  // softmax_output.cc
-void register_regression_ops(Registry& r);   // regression_output.cc
-void register_embedding_ops(Registry& r);    // embedding.cc
-void register_flatten_ops(Registry& r);      // flatten.cc
+void register_regression_ops(Registry& r);      // regression_output.cc
+void register_embedding_ops(Registry& r);       // embedding.cc
+void register_flatten_ops(Registry& r);         // flatten.cc
 
 /// `axis` (negative counts from the end) as an index into `s`; throws naming `op` when out of range.
 inline int checked_axis(const std::string& op, int axis, const Shape& s) {
   const int nd = s.ndim();
-  BRAID_CHECK(axis >= -nd && axis < nd, "operator ", op, ": axis ", axis, " is out of range for data of shape ",
-              s, " (valid: ", -nd, " to ", nd - 1, ")");
+  BRAID_CHECK(axis >= -nd && axis < nd, "operator ", op, ": axis ", axis, " is out of range for data of shape ", s,
+              " (valid: ", -nd, " to ", nd - 1, ")");
   return axis < 0 ? axis + nd : axis;
 }
 
@@ -37,8 +37,10 @@ inline int checked_axis(const std::string& op, int axis, const Shape& s) {
 /// the common last-axis case and vectorizes over `inner` in the other.
 template <class F>
 void dispatch_unit_inner(int64_t inner, F&& f) {
-  if (inner == 1) f(std::true_type{});
-  else f(std::false_type{});
+  if (inner == 1)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
 }
 
 /// Whether backward received a gradient for output `k` (hidden outputs may come without one).
@@ -48,9 +50,7 @@ inline bool has_out_grad(const BackwardArgs& a, size_t k) {
 
 /// Writes hidden outputs (masks, saved statistics) unless the caller asked for nothing: they are
 /// state for backward, so Add makes no sense for them and is treated as Write.
-inline bool writes_hidden(const ForwardArgs& a, size_t k) {
-  return k < a.req.size() && a.req[k] != OpReq::Null;
-}
+inline bool writes_hidden(const ForwardArgs& a, size_t k) { return k < a.req.size() && a.req[k] != OpReq::Null; }
 
 /// out[i] = f(i) (Write) or out[i] += f(i) (Add) for i in [0, n); nothing for Null. The req test
 /// stays outside the loop so that it vectorizes.

@@ -1,9 +1,9 @@
 // Pooling as direct loops over each window with MXNet's conventions, parallel over the (n, c)
 // planes. It runs float64, float32 max pooling (oneDNN 2.6's max pooling measured 20-60x slower
 // than these loops on an AVX2 host), and the average that oneDNN divides differently.
+#include <smmintrin.h>
 #include <algorithm>
 #include <bit>
-#include <smmintrin.h>
 #include <vector>
 
 #include "braid/base/error.h"
@@ -16,13 +16,17 @@ namespace {
 // itself in float64, as int32 bits in float32 (a float holds integers exactly only to 2^24).
 template <class T>
 T encode_index(int64_t i) {
-  if constexpr (std::is_same_v<T, float>) return std::bit_cast<float>(static_cast<int32_t>(i));
-  else return static_cast<T>(i);
+  if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<float>(static_cast<int32_t>(i));
+  else
+    return static_cast<T>(i);
 }
 template <class T>
 int64_t decode_index(T v) {
-  if constexpr (std::is_same_v<T, float>) return std::bit_cast<int32_t>(v);
-  else return static_cast<int64_t>(v);
+  if constexpr (std::is_same_v<T, float>)
+    return std::bit_cast<int32_t>(v);
+  else
+    return static_cast<int64_t>(v);
 }
 
 // One axis of a window: [begin, end) inside the input, and its extent counted by an average
@@ -104,8 +108,7 @@ void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* m
 
 // Stores the first maximum of four candidate vectors (the window's taps in order) to y as `req`
 // says, and its tap's offset to mask; the scalar form does the same for one output.
-void store_max_of_four(const __m128 (&candidates)[4], const __m128i (&offsets)[4], float* y, float* mask,
-                       OpReq req) {
+void store_max_of_four(const __m128 (&candidates)[4], const __m128i (&offsets)[4], float* y, float* mask, OpReq req) {
   __m128 v = candidates[0];
   __m128 best = _mm_castsi128_ps(offsets[0]);
   for (int k = 1; k < 4; ++k) {
@@ -114,12 +117,13 @@ void store_max_of_four(const __m128 (&candidates)[4], const __m128i (&offsets)[4
     best = _mm_blendv_ps(best, _mm_castsi128_ps(offsets[k]), more);
   }
   _mm_storeu_ps(mask, best);
-  if (req == OpReq::Write) _mm_storeu_ps(y, v);
-  else if (req == OpReq::Add) _mm_storeu_ps(y, _mm_add_ps(_mm_loadu_ps(y), v));
+  if (req == OpReq::Write)
+    _mm_storeu_ps(y, v);
+  else if (req == OpReq::Add)
+    _mm_storeu_ps(y, _mm_add_ps(_mm_loadu_ps(y), v));
 }
 
-void store_max_of_four(const float (&candidates)[4], const int32_t (&offsets)[4], float& y, float& mask,
-                       OpReq req) {
+void store_max_of_four(const float (&candidates)[4], const int32_t (&offsets)[4], float& y, float& mask, OpReq req) {
   int k = 0;
   for (int j = 1; j < 4; ++j) k = candidates[j] > candidates[k] ? j : k;
   mask = encode_index<float>(offsets[k]);
@@ -142,10 +146,9 @@ void max2x2_plane(const PoolGeom& g, const float* x, float* y, float* mask, OpRe
       const int64_t c = 2 * ox;
       const __m128 t0 = _mm_loadu_ps(r0 + c), t1 = _mm_loadu_ps(r0 + c + 4);
       const __m128 u0 = _mm_loadu_ps(r1 + c), u1 = _mm_loadu_ps(r1 + c + 4);
-      const __m128 candidates[4] = {_mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)),
-                                    _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)),
-                                    _mm_shuffle_ps(u0, u1, _MM_SHUFFLE(2, 0, 2, 0)),
-                                    _mm_shuffle_ps(u0, u1, _MM_SHUFFLE(3, 1, 3, 1))};
+      const __m128 candidates[4] = {
+          _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)),
+          _mm_shuffle_ps(u0, u1, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(u0, u1, _MM_SHUFFLE(3, 1, 3, 1))};
       const __m128i first = _mm_add_epi32(lane, _mm_set1_epi32(row0 + static_cast<int32_t>(c)));
       const __m128i second = _mm_add_epi32(lane, _mm_set1_epi32(row1 + static_cast<int32_t>(c)));
       const __m128i offsets[4] = {first, _mm_add_epi32(first, _mm_set1_epi32(1)), second,
@@ -182,7 +185,7 @@ void for_each_window_nhwc(const PoolGeom& g, F&& body) {
 // vectors.
 void max2x2_nhwc(const PoolGeom& g, const float* x, float* y, float* mask, OpReq req) {
   const int64_t ch = g.c;
-  for_each_window_nhwc(g, [&](int64_t image, const int32_t (&taps)[4], int64_t pixel) {
+  for_each_window_nhwc(g, [&](int64_t image, const int32_t(&taps)[4], int64_t pixel) {
     const __m128i tap_vectors[4] = {_mm_set1_epi32(taps[0]), _mm_set1_epi32(taps[1]), _mm_set1_epi32(taps[2]),
                                     _mm_set1_epi32(taps[3])};
     const float* in[4];
@@ -203,8 +206,8 @@ void max2x2_nhwc(const PoolGeom& g, const float* x, float* y, float* mask, OpReq
 }
 
 bool is_max2x2(const PoolGeom& g) {
-  return g.type == PoolType::Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 &&
-         g.pw == 0 && 2 * g.oh <= g.ih && 2 * g.ow <= g.iw;
+  return g.type == PoolType::Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 &&
+         2 * g.oh <= g.ih && 2 * g.ow <= g.iw;
 }
 
 // dy[i], or nothing where a fused relu's output y[i] was not positive.
@@ -243,7 +246,7 @@ void max2x2_nhwc_backward(const PoolGeom& g, const float* dy, const float* mask,
   const auto put = [req](float* at, __m128 v) {
     _mm_storeu_ps(at, req == OpReq::Add ? _mm_add_ps(_mm_loadu_ps(at), v) : v);
   };
-  for_each_window_nhwc(g, [&](int64_t image, const int32_t (&taps)[4], int64_t pixel) {
+  for_each_window_nhwc(g, [&](int64_t image, const int32_t(&taps)[4], int64_t pixel) {
     float* in[4];
     for (int k = 0; k < 4; ++k) in[k] = dx + (image + taps[k]) * ch;
     const int64_t o = pixel * ch;

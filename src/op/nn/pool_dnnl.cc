@@ -1,8 +1,8 @@
 // Float32 average and sum pooling on oneDNN, cached per geometry, on plain NCHW or NHWC buffers. Sum
 // pooling is the average including padding (a constant divisor in oneDNN) times the window size.
 #include "dnnl_util.h"
-#include "pool_kernels.h"
 #include "op/common/req_util.h"
+#include "pool_kernels.h"
 
 namespace braid::op::detail {
 namespace {
@@ -22,11 +22,11 @@ DnnlExec make(const PoolGeom& g, bool backward, memory::format_tag tag) {
   auto y_in = plain_md({g.n, g.c, g.oh, g.ow}, tag);
   const memory::dims strides{g.sh, g.sw}, kernel{g.kh, g.kw}, pad_l{g.ph, g.pw}, pad_r{g.ph_r, g.pw_r};
   dnnl::pooling_forward::primitive_desc fwd(
-      {dnnl::prop_kind::forward_training, algorithm(g), x_in, y_in, strides, kernel, pad_l, pad_r},
-      user_scratchpad(), dnnl_engine());
+      {dnnl::prop_kind::forward_training, algorithm(g), x_in, y_in, strides, kernel, pad_l, pad_r}, user_scratchpad(),
+      dnnl_engine());
   if (!backward)
-    return DnnlExec(dnnl::pooling_forward(fwd), {{DNNL_ARG_SRC, x, fwd.src_desc(), false},
-                                                 {DNNL_ARG_DST, y, fwd.dst_desc(), true}});
+    return DnnlExec(dnnl::pooling_forward(fwd),
+                    {{DNNL_ARG_SRC, x, fwd.src_desc(), false}, {DNNL_ARG_DST, y, fwd.dst_desc(), true}});
   dnnl::pooling_backward::primitive_desc bwd({algorithm(g), x_in, y_in, strides, kernel, pad_l, pad_r},
                                              user_scratchpad(), dnnl_engine(), fwd);
   return DnnlExec(dnnl::pooling_backward(bwd), {{DNNL_ARG_DIFF_DST, y, bwd.diff_dst_desc(), false},

@@ -24,8 +24,23 @@ struct PoolGeom {
   int64_t x_size() const { return n * c * ih * iw; }
   int64_t y_size() const { return n * c * oh * ow; }
   std::vector<int64_t> key() const {
-    return {static_cast<int64_t>(type), include_pad, channels_last, n, c, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw,
-            ph_r, pw_r};
+    return {static_cast<int64_t>(type),
+            include_pad,
+            channels_last,
+            n,
+            c,
+            ih,
+            iw,
+            oh,
+            ow,
+            kh,
+            kw,
+            sh,
+            sw,
+            ph,
+            pw,
+            ph_r,
+            pw_r};
   }
 };
 

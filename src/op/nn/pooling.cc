@@ -3,8 +3,8 @@
 // hidden second output, the mask of where each maximum came from, read by the backward.
 #include <cmath>
 
-#include "op/op_util.h"
 #include "nn_conv_ops.h"
+#include "op/op_util.h"
 #include "pool_kernels.h"
 
 namespace braid::op::detail {
@@ -27,10 +27,8 @@ Shape per_axis(ParamReader& r, const PoolParam& p, const char* key, int64_t fall
   Shape s = r.get<Shape>(key, Shape({}));
   const int nd = p.kernel.ndim();
   if (s.ndim() == 0) s = Shape(std::vector<int64_t>(static_cast<size_t>(nd), fallback));
-  BRAID_CHECK(s.ndim() == nd, "operator Pooling: ", key, "=", s,
-              " must have as many dimensions as kernel=", p.kernel);
-  for (int i = 0; i < nd; ++i)
-    BRAID_CHECK(s[i] >= min, "operator Pooling: ", key, "=", s, " must be at least ", min);
+  BRAID_CHECK(s.ndim() == nd, "operator Pooling: ", key, "=", s, " must have as many dimensions as kernel=", p.kernel);
+  for (int i = 0; i < nd; ++i) BRAID_CHECK(s[i] >= min, "operator Pooling: ", key, "=", s, " must be at least ", min);
   return s;
 }
 
@@ -43,7 +41,8 @@ std::any parse_pool(const AttrMap& attrs) {
   p.type = type == "max" ? PoolType::Max : type == "avg" ? PoolType::Avg : PoolType::Sum;
   p.global = r.get<bool>("global_pool", false);
   const std::string conv = r.get_enum("pooling_convention", {"valid", "full", "same"}, "valid");
-  BRAID_CHECK(conv != "same", "operator Pooling: pooling_convention='same' is not supported; use "
+  BRAID_CHECK(conv != "same",
+              "operator Pooling: pooling_convention='same' is not supported; use "
               "'valid' or 'full' with explicit pad");
   p.full = conv == "full";
   p.include_pad = r.get_optional<bool>("count_include_pad").value_or(true);
@@ -57,10 +56,9 @@ std::any parse_pool(const AttrMap& attrs) {
   p.stride = per_axis(r, p, "stride", 1, 1);
   p.pad = per_axis(r, p, "pad", 0, 0);
   for (int i = 0; i < nd && !p.global; ++i)
-    BRAID_CHECK(p.pad[i] < p.kernel[i], "operator Pooling: pad=", p.pad,
-                " must be smaller than kernel=", p.kernel, " (a window would see only padding)");
-  const std::string layout =
-      r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"}, "None");
+    BRAID_CHECK(p.pad[i] < p.kernel[i], "operator Pooling: pad=", p.pad, " must be smaller than kernel=", p.kernel,
+                " (a window would see only padding)");
+  const std::string layout = r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"}, "None");
   BRAID_CHECK(layout != "NCDHW" && layout != "NDHWC", "operator Pooling: layout '", layout,
               "' is not supported; Braid pools 1-D (NCW, NWC) and 2-D (NCHW, NHWC) data");
   const bool one_d = layout == "NCW" || layout == "NWC";
@@ -73,13 +71,15 @@ std::any parse_pool(const AttrMap& attrs) {
 
 int64_t out_size(const PoolParam& p, int i, int64_t in) {
   const int64_t padded = in + 2 * p.pad[i];
-  BRAID_CHECK(p.kernel[i] <= padded, "operator Pooling: kernel=", p.kernel, " exceeds the input (",
-              in, " on spatial axis ", i, ", padded to ", padded, ")");
+  BRAID_CHECK(p.kernel[i] <= padded, "operator Pooling: kernel=", p.kernel, " exceeds the input (", in,
+              " on spatial axis ", i, ", padded to ", padded, ")");
   const int64_t span = padded - p.kernel[i];
   const int64_t o = 1 + (p.full ? (span + p.stride[i] - 1) / p.stride[i] : span / p.stride[i]);
-  BRAID_CHECK((o - 1) * p.stride[i] - p.pad[i] < in, "operator Pooling: with pooling_convention="
-              "'full' the last window on spatial axis ", i, " lies entirely in the padding (input ", in,
-              ", kernel=", p.kernel, ", stride=", p.stride, ", pad=", p.pad, "); use a smaller stride");
+  BRAID_CHECK((o - 1) * p.stride[i] - p.pad[i] < in,
+              "operator Pooling: with pooling_convention="
+              "'full' the last window on spatial axis ",
+              i, " lies entirely in the padding (input ", in, ", kernel=", p.kernel, ", stride=", p.stride,
+              ", pad=", p.pad, "); use a smaller stride");
   return o;
 }
 
@@ -139,14 +139,16 @@ PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
 void add_pooling(Registry& r) {
   OpDef d;
   d.name = "Pooling";
-  d.doc = "Max, average or sum pooling over NCW / NCHW (or layout NWC / NHWC) data; output 1 + (in + 2*pad - kernel) / "
-          "stride, rounded down ('valid') or up ('full'); global_pool pools the whole plane.";
+  d.doc =
+      "Max, average or sum pooling over NCW / NCHW (or layout NWC / NHWC) data; output 1 + (in + 2*pad - kernel) / "
+      "stride, rounded down ('valid') or up ('full'); global_pool pools the whole plane.";
   d.parse = parse_pool;
   d.list_arguments = args({"data"});
   d.num_outputs = [](const std::any& p) { return param<PoolParam>(p).type == PoolType::Max ? 2 : 1; };
   d.num_visible_outputs = [](const std::any&) { return 1; };
-  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
-                     std::vector<Shape>&) { return infer_pool(param<PoolParam>(p), in, out); };
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_pool(param<PoolParam>(p), in, out);
+  };
   d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {

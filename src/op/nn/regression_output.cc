@@ -22,9 +22,8 @@ bool infer_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shap
     // (batch, 1) data takes a (batch,) label by default, as MXNet.
     in[1] = d.ndim() == 2 && d[1] == 1 ? Shape({d[0]}) : d;
   }
-  BRAID_CHECK(in[1].ndim() >= 1 && in[1][0] == d[0] && in[1].size() == d.size(), "operator ", op,
-              ": label has shape ", in[1], " but data ", d,
-              " needs a label with the same first dimension and number of elements");
+  BRAID_CHECK(in[1].ndim() >= 1 && in[1][0] == d[0] && in[1].size() == d.size(), "operator ", op, ": label has shape ",
+              in[1], " but data ", d, " needs a label with the same first dimension and number of elements");
   return true;
 }
 

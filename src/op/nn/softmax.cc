@@ -31,8 +31,7 @@ std::function<std::any(const AttrMap&)> parser(const std::string& op, bool log, 
     }
     p.use_length = rd.get_optional<bool>("use_length").value_or(false);
     rd.finish();
-    BRAID_CHECK(p.spec.temperature > 0, "operator ", op, ": temperature must be positive, got ",
-                p.spec.temperature);
+    BRAID_CHECK(p.spec.temperature > 0, "operator ", op, ": temperature must be positive, got ", p.spec.temperature);
     return std::any(p);
   };
 }
@@ -53,9 +52,7 @@ std::vector<int64_t> read_lengths(const SoftmaxParam& p, const std::vector<TBlob
 // Runs f.template operator()<TI, TO>() for the input and output dtypes.
 template <class F>
 void with_types(DType in, DType out, const char* op, F&& f) {
-  BRAID_REAL_TYPE_SWITCH(in, TI, op, {
-    BRAID_REAL_TYPE_SWITCH(out, TO, op, { f.template operator()<TI, TO>(); });
-  });
+  BRAID_REAL_TYPE_SWITCH(in, TI, op, { BRAID_REAL_TYPE_SWITCH(out, TO, op, { f.template operator()<TI, TO>(); }); });
 }
 
 OpDef make_op(const std::string& name, const std::string& doc, bool log, bool negate) {
@@ -65,7 +62,7 @@ OpDef make_op(const std::string& name, const std::string& doc, bool log, bool ne
   d.parse = parser(name, log, negate);
   d.list_arguments = [](const std::any& p) {
     return param<SoftmaxParam>(p).use_length ? std::vector<std::string>{"data", "length"}
-                                              : std::vector<std::string>{"data"};
+                                             : std::vector<std::string>{"data"};
   };
   d.infer_shape = [name](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     const auto& p = param<SoftmaxParam>(pa);
@@ -132,8 +129,9 @@ AxisSplit activation_split(const Shape& s, bool channel) {
 OpDef softmax_activation() {
   OpDef d;
   d.name = "SoftmaxActivation";
-  d.doc = "MXNet's older softmax: mode 'instance' normalizes each sample over all its values, 'channel' "
-          "normalizes over axis 1 at every other position (e.g. per pixel of (N, C, H, W)).";
+  d.doc =
+      "MXNet's older softmax: mode 'instance' normalizes each sample over all its values, 'channel' "
+      "normalizes over axis 1 at every other position (e.g. per pixel of (N, C, H, W)).";
   d.parse = [](const AttrMap& attrs) {
     ParamReader rd(attrs, "SoftmaxActivation");
     const bool channel = rd.get_enum("mode", {"instance", "channel"}, "instance") == "channel";
@@ -162,9 +160,8 @@ OpDef softmax_activation() {
     const TBlob& y = a.outputs[0];
     const AxisSplit s = activation_split(y.shape, std::any_cast<bool>(pa));
     BRAID_REAL_TYPE_SWITCH(y.dtype, T, "SoftmaxActivation", {
-      with_req_buffer(a.in_grads[0].ptr<T>(), a.req[0], y.size(), [&](T* dx) {
-        softmax_backward(y.ptr<T>(), a.out_grads[0].ptr<T>(), dx, s, SoftmaxSpec{});
-      });
+      with_req_buffer(a.in_grads[0].ptr<T>(), a.req[0], y.size(),
+                      [&](T* dx) { softmax_backward(y.ptr<T>(), a.out_grads[0].ptr<T>(), dx, s, SoftmaxSpec{}); });
     });
   };
   return d;

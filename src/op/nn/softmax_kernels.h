@@ -24,16 +24,18 @@ using SoftmaxAcc = std::conditional_t<sizeof(TI) == 8 || sizeof(TO) == 8, double
 /// Calls f(has_len) with std::true_type when `lengths` is given, std::false_type otherwise.
 template <class F>
 void dispatch_lengths(const int64_t* lengths, F&& f) {
-  if (lengths) f(std::true_type{});
-  else f(std::false_type{});
+  if (lengths)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
 }
 
 /// Whether oneDNN computes this softmax's forward pass: float32 in and out, along the last axis, plain softmax
 /// or log-softmax.
 template <class TI, class TO>
 bool softmax_by_dnnl(const AxisSplit& s, const SoftmaxSpec& spec, const int64_t* lengths) {
-  return std::is_same_v<TI, float> && std::is_same_v<TO, float> && s.inner == 1 && !lengths &&
-         spec.temperature == 1 && !spec.negate;
+  return std::is_same_v<TI, float> && std::is_same_v<TO, float> && s.inner == 1 && !lengths && spec.temperature == 1 &&
+         !spec.negate;
 }
 
 /// y = softmax(x * factor) along the axis (or its log). With `lengths` (one per (outer, inner)
@@ -73,9 +75,12 @@ void softmax_forward(const TI* x, TO* y, const AxisSplit& s, const SoftmaxSpec& 
         for (int64_t i = 0; i < n; ++i)
           for (int64_t k = 0; k < inner; ++k) {
             const int64_t j = i * inner + k;
-            if (!live(i, k)) yo[j] = TO(0);
-            else if (spec.log) yo[j] = static_cast<TO>(static_cast<C>(xo[j]) * f - mx[k] - sum[k]);
-            else yo[j] = static_cast<TO>(yo[j] * sum[k]);
+            if (!live(i, k))
+              yo[j] = TO(0);
+            else if (spec.log)
+              yo[j] = static_cast<TO>(static_cast<C>(xo[j]) * f - mx[k] - sum[k]);
+            else
+              yo[j] = static_cast<TO>(yo[j] * sum[k]);
           }
       }
     });

@@ -26,8 +26,8 @@ std::any parse(const AttrMap& attrs) {
   p.out_grad = rd.get<bool>("out_grad", p.out_grad);
   p.smooth_alpha = rd.get<double>("smooth_alpha", p.smooth_alpha);
   rd.finish();
-  BRAID_CHECK(p.smooth_alpha >= 0 && p.smooth_alpha <= 1, "operator SoftmaxOutput: smooth_alpha must be in [0, 1], got ",
-              p.smooth_alpha);
+  BRAID_CHECK(p.smooth_alpha >= 0 && p.smooth_alpha <= 1,
+              "operator SoftmaxOutput: smooth_alpha must be in [0, 1], got ", p.smooth_alpha);
   return p;
 }
 
@@ -46,8 +46,8 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
   if (!in[0].fully_known()) return false;
   const Shape& d = in[0];
   if (in[1] == d) return true;  // the label gives class probabilities
-  BRAID_CHECK(d.ndim() >= (p.preserve_shape ? 1 : 2), "operator SoftmaxOutput: data of shape ", d,
-              " needs at least ", p.preserve_shape ? 1 : 2, " dimensions");
+  BRAID_CHECK(d.ndim() >= (p.preserve_shape ? 1 : 2), "operator SoftmaxOutput: data of shape ", d, " needs at least ",
+              p.preserve_shape ? 1 : 2, " dimensions");
   std::vector<Shape> accepted;
   if (p.multi_output) {
     const AxisSplit s = AxisSplit::around(d, 1);
@@ -122,8 +122,9 @@ void softmax_output_backward(const SoftmaxOutputParam& p, const BackwardArgs& a)
 OpDef softmax_output_op() {
   OpDef d;
   d.name = "SoftmaxOutput";
-  d.doc = "Softmax with a cross-entropy gradient: forward softmax(data); backward "
-          "(softmax - onehot(label)) * grad_scale / normalization, ignoring the output gradient.";
+  d.doc =
+      "Softmax with a cross-entropy gradient: forward softmax(data); backward "
+      "(softmax - onehot(label)) * grad_scale / normalization, ignoring the output gradient.";
   d.parse = parse;
   d.list_arguments = args({"data", "label"});
   d.infer_shape = infer_shape;

@@ -7,26 +7,26 @@ bool is_real(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
 // weight, grad and out share one dtype; the plain op computes in it (float32/float64), the
 // multi-precision twin also takes float16 and keeps its states and weight32 in float32.
-void infer_update_type(const UpdateOpSpec& spec, bool mp, const std::string& name,
-                       std::vector<DType>& in, std::vector<DType>& out) {
+void infer_update_type(const UpdateOpSpec& spec, bool mp, const std::string& name, std::vector<DType>& in,
+                       std::vector<DType>& out) {
   if (!mp) {
     std::vector<DType> aux;
     infer_same_type(name, in, out, aux);
-    BRAID_CHECK(in[0] == kDTypeUnknown || is_real(in[0]), "operator ", name, ": weight is ",
-                dtype_name(in[0]), "; it updates float32 or float64 weights",
-                spec.mp_name.empty() ? "" : cat(" (float16 weights: ", spec.mp_name,
-                                                " with a float32 master copy weight32)"));
+    BRAID_CHECK(
+        in[0] == kDTypeUnknown || is_real(in[0]), "operator ", name, ": weight is ", dtype_name(in[0]),
+        "; it updates float32 or float64 weights",
+        spec.mp_name.empty() ? "" : cat(" (float16 weights: ", spec.mp_name, " with a float32 master copy weight32)"));
     return;
   }
   std::vector<DType> visible{in[0], in[1]}, aux;
   infer_same_type(name, visible, out, aux);
   in[0] = in[1] = visible[0];
-  BRAID_CHECK(in[0] == kDTypeUnknown || is_real(in[0]) || in[0] == DType::Float16, "operator ",
-              name, ": weight is ", dtype_name(in[0]), "; it updates float16, float32 or float64 weights");
+  BRAID_CHECK(in[0] == kDTypeUnknown || is_real(in[0]) || in[0] == DType::Float16, "operator ", name, ": weight is ",
+              dtype_name(in[0]), "; it updates float16, float32 or float64 weights");
   for (size_t i = 2; i < in.size(); ++i) {
     BRAID_CHECK(in[i] == kDTypeUnknown || in[i] == DType::Float32, "operator ", name, ": ",
-                i < in.size() - 1 ? spec.states[i - 2] : std::string("weight32"), " is ",
-                dtype_name(in[i]), " but must be float32 (the master copy and states stay float32)");
+                i < in.size() - 1 ? spec.states[i - 2] : std::string("weight32"), " is ", dtype_name(in[i]),
+                " but must be float32 (the master copy and states stay float32)");
     in[i] = DType::Float32;
   }
 }
@@ -36,8 +36,9 @@ void infer_update_type(const UpdateOpSpec& spec, bool mp, const std::string& nam
 OpDef update_op_def(const UpdateOpSpec& spec, bool mp) {
   OpDef d;
   d.name = mp ? spec.mp_name : spec.name;
-  d.doc = mp ? spec.doc + " Multi-precision: updates the float32 master copy weight32 and writes it "
-                          "rounded to the weight's dtype."
+  d.doc = mp ? spec.doc +
+                   " Multi-precision: updates the float32 master copy weight32 and writes it "
+                   "rounded to the weight's dtype."
              : spec.doc;
   d.parse = [name = d.name, attrs = spec.attrs](const AttrMap& a) {
     return std::any(parse_update_param(a, name, attrs));
@@ -49,10 +50,8 @@ OpDef update_op_def(const UpdateOpSpec& spec, bool mp) {
   d.list_arguments = args(arguments);
   d.infer_shape = [name = d.name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out,
                                   std::vector<Shape>&) { return infer_same_shape(name, in, out); };
-  d.infer_type = [spec, mp, name = d.name](const std::any&, std::vector<DType>& in,
-                                           std::vector<DType>& out, std::vector<DType>&) {
-    infer_update_type(spec, mp, name, in, out);
-  };
+  d.infer_type = [spec, mp, name = d.name](const std::any&, std::vector<DType>& in, std::vector<DType>& out,
+                                           std::vector<DType>&) { infer_update_type(spec, mp, name, in, out); };
   return d;
 }
 

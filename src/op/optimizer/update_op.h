@@ -7,9 +7,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "op/op_util.h"
-#include "braid/op/registry.h"
 #include "braid/base/half.h"
+#include "braid/op/registry.h"
+#include "op/op_util.h"
 #include "update_rules.h"
 
 namespace braid::op::detail {
@@ -24,21 +24,25 @@ struct UpdateOpSpec {
 
 template <class C, class W>
 inline C load_as(W x) {
-  if constexpr (std::is_same_v<W, half_t>) return static_cast<C>(half_to_float(x));
-  else return static_cast<C>(x);
+  if constexpr (std::is_same_v<W, half_t>)
+    return static_cast<C>(half_to_float(x));
+  else
+    return static_cast<C>(x);
 }
 template <class W, class C>
 inline W store_as(C x) {
-  if constexpr (std::is_same_v<W, half_t>) return float_to_half(static_cast<float>(x));
-  else return static_cast<W>(x);
+  if constexpr (std::is_same_v<W, half_t>)
+    return float_to_half(static_cast<float>(x));
+  else
+    return static_cast<W>(x);
 }
 
 /// The element loop: each element on its own (out may be w itself). Where W is float32/float64
 /// the loops vectorize (omp simd: GCC's -O2 cost model alone would not; optimizer_ops.cc is built
 /// with -fno-math-errno so that sqrt needs no branch).
 template <class Rule, class W, class C, size_t... I>
-void update_elements(const Hyper<C> h, int64_t n, const W* w, const W* g, W* out,
-                     const std::array<C*, sizeof...(I)> s, C* master, std::index_sequence<I...>) {
+void update_elements(const Hyper<C> h, int64_t n, const W* w, const W* g, W* out, const std::array<C*, sizeof...(I)> s,
+                     C* master, std::index_sequence<I...>) {
   if (master != nullptr) {
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) {
@@ -48,8 +52,7 @@ void update_elements(const Hyper<C> h, int64_t n, const W* w, const W* g, W* out
     }
   } else {
 #pragma omp simd
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = store_as<W>(Rule::step(h, load_as<C>(w[i]), load_as<C>(g[i]), s[I][i]...));
+    for (int64_t i = 0; i < n; ++i) out[i] = store_as<W>(Rule::step(h, load_as<C>(w[i]), load_as<C>(g[i]), s[I][i]...));
   }
 }
 
@@ -59,9 +62,8 @@ void run_update(const UpdateParam& p, const ForwardArgs& a, bool mp) {
   for (size_t k = 0; k < s.size(); ++k) s[k] = a.inputs[2 + k].ptr<C>();
   const TBlob& last = a.inputs.back();
   C* master = mp ? last.ptr<C>() : nullptr;
-  update_elements<Rule, W, C>(Hyper<C>(p), a.inputs[0].size(), a.inputs[0].ptr<W>(),
-                              a.inputs[1].ptr<W>(), a.outputs[0].ptr<W>(), s, master,
-                              std::make_index_sequence<Rule::kStates>());
+  update_elements<Rule, W, C>(Hyper<C>(p), a.inputs[0].size(), a.inputs[0].ptr<W>(), a.inputs[1].ptr<W>(),
+                              a.outputs[0].ptr<W>(), s, master, std::make_index_sequence<Rule::kStates>());
 }
 
 /// The parts every update op shares; `forward` is the rule-specific piece.
@@ -77,12 +79,15 @@ void add_update_ops(Registry& r, const UpdateOpSpec& spec) {
       if (a.req[0] == OpReq::Null) return;
       const UpdateParam& p = param<UpdateParam>(pa);
       switch (a.inputs[0].dtype) {
-        case DType::Float32: return mp ? run_update<Rule, float, float>(p, a, true)
-                                       : run_update<Rule, float, float>(p, a, false);
-        case DType::Float64: return mp ? run_update<Rule, double, float>(p, a, true)
-                                       : run_update<Rule, double, double>(p, a, false);
-        case DType::Float16: if (mp) return run_update<Rule, half_t, float>(p, a, true); break;
-        default: break;
+        case DType::Float32:
+          return mp ? run_update<Rule, float, float>(p, a, true) : run_update<Rule, float, float>(p, a, false);
+        case DType::Float64:
+          return mp ? run_update<Rule, double, float>(p, a, true) : run_update<Rule, double, double>(p, a, false);
+        case DType::Float16:
+          if (mp) return run_update<Rule, half_t, float>(p, a, true);
+          break;
+        default:
+          break;
       }
       throw_unsupported_dtype(a.inputs[0].dtype, name.c_str());
     };

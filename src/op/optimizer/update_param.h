@@ -21,9 +21,9 @@ struct UpdateParam {
 
 /// Which attributes one op accepts.
 struct UpdateAttrs {
-  bool has_lr = true;         // AdaDelta has no learning rate
-  bool lazy_update = false;   // accepts MXNet's lazy_update (no effect: arrays are dense)
-  bool has_t = false;         // requires the step `t` (>= 1)
+  bool has_lr = true;        // AdaDelta has no learning rate
+  bool lazy_update = false;  // accepts MXNet's lazy_update (no effect: arrays are dense)
+  bool has_t = false;        // requires the step `t` (>= 1)
   /// Op-specific attributes and their defaults: "momentum", "beta1", "beta2", "epsilon",
   /// "gamma1", "gamma2", "clip_weights", "rho".
   std::vector<std::pair<std::string, double>> extra;

@@ -22,9 +22,18 @@ struct Hyper {
   static C bound(double b) { return b >= 0 ? C(b) : std::numeric_limits<C>::infinity(); }
 
   explicit Hyper(const UpdateParam& p)
-      : lr(C(p.lr)), wd(C(p.wd)), rescale(C(p.rescale_grad)), clip(bound(p.clip_gradient)),
-        momentum(C(p.momentum)), beta1(C(p.beta1)), beta2(C(p.beta2)), eps(C(p.epsilon)),
-        gamma1(C(p.gamma1)), gamma2(C(p.gamma2)), clip_weights(bound(p.clip_weights)), rho(C(p.rho)) {
+      : lr(C(p.lr)),
+        wd(C(p.wd)),
+        rescale(C(p.rescale_grad)),
+        clip(bound(p.clip_gradient)),
+        momentum(C(p.momentum)),
+        beta1(C(p.beta1)),
+        beta2(C(p.beta2)),
+        eps(C(p.epsilon)),
+        gamma1(C(p.gamma1)),
+        gamma2(C(p.gamma2)),
+        clip_weights(bound(p.clip_weights)),
+        rho(C(p.rho)) {
     if (p.t > 0) {
       bias1 = C(1.0 / (1.0 - std::pow(p.beta1, static_cast<double>(p.t))));
       bias2 = C(1.0 / std::sqrt(1.0 - std::pow(p.beta2, static_cast<double>(p.t))));

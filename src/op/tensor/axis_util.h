@@ -14,8 +14,8 @@ namespace braid::op::detail {
 /// Normalizes a possibly negative axis of `s`; throws naming `op` and the valid range.
 inline int checked_axis(const std::string& op, const Shape& s, int64_t axis) {
   const int64_t n = s.ndim();
-  BRAID_CHECK(axis >= -n && axis < n, "operator ", op, ": axis ", axis, " is out of range for input shape ",
-              s, " (valid: ", -n, " to ", n - 1, ")");
+  BRAID_CHECK(axis >= -n && axis < n, "operator ", op, ": axis ", axis, " is out of range for input shape ", s,
+              " (valid: ", -n, " to ", n - 1, ")");
   return static_cast<int>(axis < 0 ? axis + n : axis);
 }
 

@@ -1,7 +1,7 @@
 // broadcast_to, broadcast_like and where.
+#include "broadcast.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
-#include "broadcast.h"
 
 namespace braid::op::detail {
 namespace {
@@ -29,9 +29,7 @@ void backward_broadcast(const BackwardArgs& a, const char* name) {
     const T* gp = g.ptr<T>();
     T* d = dx.ptr<T>();
     if (a.req[0] == OpReq::Write) std::fill(d, d + dx.size(), T(0));
-    BroadcastWalker(g.shape, dx.shape, dx.shape).for_each([&](int64_t k, int64_t i, int64_t) {
-      d[i] += gp[k];
-    });
+    BroadcastWalker(g.shape, dx.shape, dx.shape).for_each([&](int64_t k, int64_t i, int64_t) { d[i] += gp[k]; });
   });
 }
 
@@ -61,12 +59,14 @@ void add_broadcast_to(Registry& r) {
   d.list_arguments = args({"data"});
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     if (!in[0].known()) return false;
-    merge_shape(out[0], broadcast_target("broadcast_to", in[0], param<BroadcastToParam>(p).shape),
-                "broadcast_to", "output");
+    merge_shape(out[0], broadcast_target("broadcast_to", in[0], param<BroadcastToParam>(p).shape), "broadcast_to",
+                "output");
     return out[0].fully_known();
   };
   d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_to"); };
-  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) { backward_broadcast(a, "broadcast_to"); };
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    backward_broadcast(a, "broadcast_to");
+  };
   r.add(std::move(d));
 
   OpDef like;
@@ -79,7 +79,9 @@ void add_broadcast_to(Registry& r) {
     merge_shape(out[0], broadcast_target("broadcast_like", in[0], in[1]), "broadcast_like", "output");
     return out[0].fully_known();
   };
-  like.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) { forward_broadcast(a, "broadcast_like"); };
+  like.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    forward_broadcast(a, "broadcast_like");
+  };
   like.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     backward_broadcast(a, "broadcast_like");
     if (a.req[1] == OpReq::Write)
@@ -100,8 +102,8 @@ void add_where(Registry& r) {
     return infer_same_shape("where", in, out);
   };
   d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
-    BRAID_CHECK(in[1] == in[2], "operator where: x and y have different dtypes ", dtype_name(in[1]),
-                " and ", dtype_name(in[2]));
+    BRAID_CHECK(in[1] == in[2], "operator where: x and y have different dtypes ", dtype_name(in[1]), " and ",
+                dtype_name(in[2]));
     out[0] = in[1];
   };
   d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {

@@ -2,10 +2,10 @@
 // broadcasting (broadcast_add, ...), which share one kernel.
 #include <cmath>
 
-#include "op/op_util.h"
-#include "op/math/binary_functions.h"
-#include "op/register_all.h"
 #include "broadcast.h"
+#include "op/math/binary_functions.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {

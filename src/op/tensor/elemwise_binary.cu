@@ -16,8 +16,8 @@ __global__ void binary_forward(const T* x, const T* y, T* z, int64_t n, bool add
 
 // dx or dy is null where that gradient is not wanted.
 template <class Fn, class T>
-__global__ void binary_backward(const T* x, const T* y, const T* z, const T* g, T* dx, bool add_dx, T* dy,
-                                bool add_dy, int64_t n) {
+__global__ void binary_backward(const T* x, const T* y, const T* z, const T* g, T* dx, bool add_dx, T* dy, bool add_dy,
+                                int64_t n) {
   BRAID_GRID_STRIDE_LOOP(i, n) {
     if (dx) cuda::store(dx[i], add_dx, static_cast<T>(g[i] * Fn::dl(x[i], y[i], z[i])));
     if (dy) cuda::store(dy[i], add_dy, static_cast<T>(g[i] * Fn::dr(x[i], y[i], z[i])));
@@ -25,8 +25,8 @@ __global__ void binary_backward(const T* x, const T* y, const T* z, const T* g, 
 }
 
 void check_same_shapes(const std::string& name, const TBlob& l, const TBlob& r) {
-  BRAID_CHECK(l.shape == r.shape, "operator ", name, " on a GPU needs inputs of one shape, got ", l.shape,
-              " and ", r.shape);
+  BRAID_CHECK(l.shape == r.shape, "operator ", name, " on a GPU needs inputs of one shape, got ", l.shape, " and ",
+              r.shape);
 }
 
 template <class Fn>
@@ -66,9 +66,8 @@ Kernels binary_kernels(const std::string& name) {
 }  // namespace
 
 void register_elemwise_binary_gpu_kernels(Registry& r) {
-  math::for_each_binary_op([&r](const char* name, const char*, auto fn) {
-    r.at(name).gpu = binary_kernels<decltype(fn)>(name);
-  });
+  math::for_each_binary_op(
+      [&r](const char* name, const char*, auto fn) { r.at(name).gpu = binary_kernels<decltype(fn)>(name); });
 }
 
 }  // namespace braid::op::detail

@@ -1,6 +1,6 @@
 // Binary operations with a scalar attribute: _plus_scalar, _rminus_scalar, _power_scalar, ...
-#include "op/op_util.h"
 #include "op/math/binary_functions.h"
+#include "op/op_util.h"
 #include "op/register_all.h"
 
 namespace braid::op::detail {

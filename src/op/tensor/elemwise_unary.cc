@@ -1,8 +1,8 @@
 // Elementwise math on one array: exp, log, sqrt, ..., relu, sigmoid, clip.
 #include <cmath>
 
-#include "op/op_util.h"
 #include "op/math/unary_functions.h"
+#include "op/op_util.h"
 #include "op/register_all.h"
 
 namespace braid::op::detail {
@@ -100,9 +100,7 @@ void add_clip(Registry& r) {
 }  // namespace
 
 void register_elemwise_unary_ops(Registry& r) {
-  math::for_each_unary_op([&r](const char* name, const char* doc, auto fn) {
-    add_unary<decltype(fn)>(r, name, doc);
-  });
+  math::for_each_unary_op([&r](const char* name, const char* doc, auto fn) { add_unary<decltype(fn)>(r, name, doc); });
   add_clip(r);
 }
 

@@ -46,9 +46,8 @@ Kernels unary_kernels(const std::string& name) {
 }  // namespace
 
 void register_elemwise_unary_gpu_kernels(Registry& r) {
-  math::for_each_unary_op([&r](const char* name, const char*, auto fn) {
-    r.at(name).gpu = unary_kernels<decltype(fn)>(name);
-  });
+  math::for_each_unary_op(
+      [&r](const char* name, const char*, auto fn) { r.at(name).gpu = unary_kernels<decltype(fn)>(name); });
 }
 
 }  // namespace braid::op::detail

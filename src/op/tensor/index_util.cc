@@ -54,15 +54,33 @@ void store_indices(const std::vector<int64_t>& pos, const TBlob& out, OpReq req)
 void check_index_dtype(const std::string& op, DType dtype, int64_t len) {
   int64_t max_exact = 0;
   switch (dtype) {
-    case DType::UInt8: max_exact = 255; break;
-    case DType::Int8: max_exact = 127; break;
-    case DType::Float16: max_exact = 2048; break;
-    case DType::BFloat16: max_exact = 256; break;
-    case DType::Int16: max_exact = 32767; break;
-    case DType::UInt16: max_exact = 65535; break;
-    case DType::Float32: max_exact = int64_t{1} << 24; break;
-    case DType::Int32: max_exact = 2147483647; break;
-    default: max_exact = int64_t{1} << 53; break;
+    case DType::UInt8:
+      max_exact = 255;
+      break;
+    case DType::Int8:
+      max_exact = 127;
+      break;
+    case DType::Float16:
+      max_exact = 2048;
+      break;
+    case DType::BFloat16:
+      max_exact = 256;
+      break;
+    case DType::Int16:
+      max_exact = 32767;
+      break;
+    case DType::UInt16:
+      max_exact = 65535;
+      break;
+    case DType::Float32:
+      max_exact = int64_t{1} << 24;
+      break;
+    case DType::Int32:
+      max_exact = 2147483647;
+      break;
+    default:
+      max_exact = int64_t{1} << 53;
+      break;
   }
   BRAID_CHECK(len - 1 <= max_exact, "operator ", op, ": dtype ", dtype_name(dtype),
               " cannot represent the indices of an axis of ", len, " elements; choose a wider dtype");

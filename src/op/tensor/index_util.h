@@ -24,9 +24,12 @@ std::vector<int64_t> read_indices(const TBlob& b, const std::string& op);
 inline int64_t resolve_index(int64_t j, int64_t n, IndexMode mode, const std::string& op) {
   if (j >= 0 && j < n) return j;
   switch (mode) {
-    case IndexMode::Clip: return j < 0 ? 0 : n - 1;
-    case IndexMode::Wrap: return (j % n + n) % n;
-    case IndexMode::Raise: break;
+    case IndexMode::Clip:
+      return j < 0 ? 0 : n - 1;
+    case IndexMode::Wrap:
+      return (j % n + n) % n;
+    case IndexMode::Raise:
+      break;
   }
   throw Error(cat("operator ", op, ": index ", j, " is out of bounds for an axis of size ", n,
                   " (mode='raise'; use mode='clip' or 'wrap' to map it into range)"));

@@ -2,10 +2,10 @@
 // axis) and one_hot. Index inputs have no gradient (zeros, as in MXNet).
 #include <algorithm>
 
-#include "op/op_util.h"
-#include "op/register_all.h"
 #include "axis_util.h"
 #include "index_util.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 #include "reduce_plan.h"
 
 namespace braid::op::detail {
@@ -29,8 +29,9 @@ std::vector<int64_t> take_positions(const TBlob& indices, int64_t len, IndexMode
 void add_take(Registry& r) {
   OpDef d;
   d.name = "take";
-  d.doc = "Slices of `a` at `indices` along `axis`; out-of-range indices are clipped, wrapped or "
-          "an error by `mode`. The gradient of `a` adds up the output gradients of each slice.";
+  d.doc =
+      "Slices of `a` at `indices` along `axis`; out-of-range indices are clipped, wrapped or "
+      "an error by `mode`. The gradient of `a` adds up the output gradients of each slice.";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "take");
     TakeParam p;
@@ -62,8 +63,8 @@ void add_take(Registry& r) {
       T* y = a.outputs[0].ptr<T>();
       for (int64_t o = 0; o < s.outer; ++o)
         for (int64_t j = 0; j < n; ++j)
-          copy_block(y + (o * n + j) * s.inner, x + (o * s.n + pos[static_cast<size_t>(j)]) * s.inner,
-                     s.inner, a.req[0]);
+          copy_block(y + (o * n + j) * s.inner, x + (o * s.n + pos[static_cast<size_t>(j)]) * s.inner, s.inner,
+                     a.req[0]);
     });
   };
   d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
@@ -109,8 +110,9 @@ std::vector<int64_t> pick_positions(const PickParam& p, const TBlob& data, const
 void add_pick(Registry& r) {
   OpDef d;
   d.name = "pick";
-  d.doc = "One element of each line of `data` along `axis`, chosen by `index` (shaped like the "
-          "output); out-of-range indices are clipped or wrapped by `mode`.";
+  d.doc =
+      "One element of each line of `data` along `axis`, chosen by `index` (shaped like the "
+      "output); out-of-range indices are clipped or wrapped by `mode`.";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "pick");
     PickParam p;
@@ -169,8 +171,9 @@ struct OneHotParam {
 void add_one_hot(Registry& r) {
   OpDef d;
   d.name = "one_hot";
-  d.doc = "Rows of length `depth` holding `on_value` at each index and `off_value` elsewhere; an "
-          "index outside [0, depth) gives a row of `off_value`.";
+  d.doc =
+      "Rows of length `depth` holding `on_value` at each index and `off_value` elsewhere; an "
+      "index outside [0, depth) gives a row of `off_value`.";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "one_hot");
     OneHotParam p;

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "braid/base/convert.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
-#include "braid/base/convert.h"
 
 namespace braid::op::detail {
 namespace {
@@ -136,16 +136,15 @@ void register_init_ops(Registry& r) {
   };
   copy.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     if (a.inputs[0].dptr != a.outputs[0].dptr)
-      convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype,
-                       a.inputs[0].size());
+      convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype, a.inputs[0].size());
   };
   copy.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     if (a.req[0] == OpReq::Null) return;
     BRAID_CHECK(a.req[0] == OpReq::Write || a.out_grads[0].dtype == a.in_grads[0].dtype,
                 "_copyto: accumulating a gradient across dtypes is not supported");
     if (a.req[0] == OpReq::Write) {
-      convert_elements(a.out_grads[0].dptr, a.out_grads[0].dtype, a.in_grads[0].dptr,
-                       a.in_grads[0].dtype, a.out_grads[0].size());
+      convert_elements(a.out_grads[0].dptr, a.out_grads[0].dtype, a.in_grads[0].dptr, a.in_grads[0].dtype,
+                       a.out_grads[0].size());
       return;
     }
     BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "_copyto backward", {
@@ -175,8 +174,7 @@ void register_init_ops(Registry& r) {
     out[0] = param<CastParam>(p).dtype;
   };
   cast.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
-    convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype,
-                     a.inputs[0].size());
+    convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype, a.inputs[0].size());
   };
   cast.cpu.backward = r.find("_copyto").cpu.backward;
   r.add(std::move(cast));

@@ -2,8 +2,8 @@
 // batch_dot (a product per leading index), both one GEMM per matrix on OpenBLAS.
 #include <optional>
 
-#include "op/common/gemm.h"
 #include "matrix_util.h"
+#include "op/common/gemm.h"
 
 namespace braid::op::detail {
 namespace {
@@ -20,22 +20,21 @@ struct Product {
 };
 
 std::string flags(const DotParam& p) {
-  return cat("transpose_a=", p.transpose_a ? "True" : "False", ", transpose_b=",
-             p.transpose_b ? "True" : "False");
+  return cat("transpose_a=", p.transpose_a ? "True" : "False", ", transpose_b=", p.transpose_b ? "True" : "False");
 }
 
 // MXNet's dot: lhs is seen as a matrix (prod of all axes but the last) × (last axis), or with
 // transpose_a as the transpose of (first axis) × (the rest); rhs as (first axis) × (the rest),
 // or with transpose_b as the transpose of (all but the last) × (last). Two vectors give (1,).
 Product dot_product(const DotParam& p, const Shape& l, const Shape& r) {
-  BRAID_CHECK(l.ndim() >= 1 && r.ndim() >= 1, "operator dot: 0-D inputs are not supported (shapes ",
-              l, " and ", r, ")");
+  BRAID_CHECK(l.ndim() >= 1 && r.ndim() >= 1, "operator dot: 0-D inputs are not supported (shapes ", l, " and ", r,
+              ")");
   Product pr;
   pr.g.trans_a = p.transpose_a;
   pr.g.trans_b = p.transpose_b;
   if (l.ndim() == 1 && r.ndim() == 1) {
-    BRAID_CHECK(!p.transpose_a && !p.transpose_b, "operator dot: cannot transpose vectors (shapes ",
-                l, " and ", r, ", ", flags(p), ")");
+    BRAID_CHECK(!p.transpose_a && !p.transpose_b, "operator dot: cannot transpose vectors (shapes ", l, " and ", r,
+                ", ", flags(p), ")");
     BRAID_CHECK(l[0] == r[0], "operator dot: vectors of shapes ", l, " and ", r, " differ in length");
     pr.g = {false, false, 1, 1, l[0]};
     pr.out = Shape({1});
@@ -44,9 +43,9 @@ Product dot_product(const DotParam& p, const Shape& l, const Shape& r) {
   const int ln = l.ndim(), rn = r.ndim();
   const int64_t kl = p.transpose_a ? l[0] : l[ln - 1];
   const int64_t kr = p.transpose_b ? r[rn - 1] : r[0];
-  BRAID_CHECK(kl == kr, "operator dot: shapes ", l, " and ", r, " do not match (", flags(p),
-              "): lhs contracts its ", p.transpose_a ? "first" : "last", " axis of size ", kl,
-              ", rhs its ", p.transpose_b ? "last" : "first", " axis of size ", kr);
+  BRAID_CHECK(kl == kr, "operator dot: shapes ", l, " and ", r, " do not match (", flags(p), "): lhs contracts its ",
+              p.transpose_a ? "first" : "last", " axis of size ", kl, ", rhs its ", p.transpose_b ? "last" : "first",
+              " axis of size ", kr);
   Dims out;
   if (ln > 1) {
     auto b = l.dims().begin();
@@ -94,8 +93,7 @@ using ProductFn = Product (*)(const DotParam&, const Shape&, const Shape&);
 template <class T>
 void product_forward(const Product& pr, const TBlob& a, const TBlob& b, const TBlob& c, OpReq req) {
   const GemmDims& g = pr.g;
-  gemm_batched(g, pr.batch, a.ptr<T>(), g.m * g.k, b.ptr<T>(), g.k * g.n, c.ptr<T>(), g.m * g.n,
-               req == OpReq::Add);
+  gemm_batched(g, pr.batch, a.ptr<T>(), g.m * g.k, b.ptr<T>(), g.k * g.n, c.ptr<T>(), g.m * g.n, req == OpReq::Add);
 }
 
 // With C = op(A)·op(B) and G = dL/dC: dop(A) = G·op(B)ᵀ and dop(B) = op(A)ᵀ·G, written in the
@@ -142,22 +140,21 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
     return std::any(p);
   };
   d.list_arguments = args({"lhs", "rhs"});
-  d.infer_shape = [product, name](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+  d.infer_shape = [product, name](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
+                                  std::vector<Shape>&) {
     if (!in[0].fully_known() || !in[1].fully_known()) return false;
     merge_shape(out[0], product(param<DotParam>(p), in[0], in[1]).out, name, "output");
     return out[0].fully_known();
   };
   d.infer_type = [name](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux) {
     infer_same_type(name, in, out, aux);
-    BRAID_CHECK(out[0] == kDTypeUnknown || out[0] == DType::Float32 || out[0] == DType::Float64,
-                "operator ", name, " supports float32 and float64, not ", dtype_name(out[0]),
-                "; convert with astype first");
+    BRAID_CHECK(out[0] == kDTypeUnknown || out[0] == DType::Float32 || out[0] == DType::Float64, "operator ", name,
+                " supports float32 and float64, not ", dtype_name(out[0]), "; convert with astype first");
   };
   d.cpu.forward = [product, name](const OpContext&, const std::any& p, const ForwardArgs& a) {
     const Product pr = product(param<DotParam>(p), a.inputs[0].shape, a.inputs[1].shape);
-    BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(), {
-      product_forward<T>(pr, a.inputs[0], a.inputs[1], a.outputs[0], a.req[0]);
-    });
+    BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(),
+                           { product_forward<T>(pr, a.inputs[0], a.inputs[1], a.outputs[0], a.req[0]); });
   };
   d.cpu.backward = [product, name](const OpContext&, const std::any& p, const BackwardArgs& a) {
     const Product pr = product(param<DotParam>(p), a.inputs[0].shape, a.inputs[1].shape);

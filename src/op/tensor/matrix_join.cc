@@ -13,8 +13,8 @@ struct JoinLayout {
 
 // Copies every part into the whole (to_whole) or the whole into every part; req[i] says how
 // part i (or its block of the whole) is written.
-void copy_parts(const JoinLayout& l, const std::vector<TBlob>& parts, const TBlob& whole,
-                bool to_whole, const std::vector<OpReq>& req, const char* op) {
+void copy_parts(const JoinLayout& l, const std::vector<TBlob>& parts, const TBlob& whole, bool to_whole,
+                const std::vector<OpReq>& req, const char* op) {
   int64_t total = 0;
   for (int64_t n : l.lens) total += n;
   int64_t start = 0;
@@ -23,11 +23,9 @@ void copy_parts(const JoinLayout& l, const std::vector<TBlob>& parts, const TBlo
     const Dims part_strides = {l.lens[i] * l.inner, 1}, whole_strides = {total * l.inner, 1};
     const int64_t offset = start * l.inner;
     if (to_whole) {
-      strided_copy(whole.dtype, parts[i].dptr, 0, part_strides, whole.dptr, offset, whole_strides,
-                   shape, req[i], op);
+      strided_copy(whole.dtype, parts[i].dptr, 0, part_strides, whole.dptr, offset, whole_strides, shape, req[i], op);
     } else {
-      strided_copy(whole.dtype, whole.dptr, offset, whole_strides, parts[i].dptr, 0, part_strides,
-                   shape, req[i], op);
+      strided_copy(whole.dtype, whole.dptr, offset, whole_strides, parts[i].dptr, 0, part_strides, shape, req[i], op);
     }
     start += l.lens[i];
   }
@@ -67,8 +65,10 @@ bool infer_concat(const ConcatParam& p, std::vector<Shape>& in, std::vector<Shap
   for (const auto& s : in)
     if (s.known()) ndim = s.ndim();
   if (ndim < 0) return false;
-  auto bad_rank = [&] { return Error(cat("operator concat: inputs of shapes ", shape_list(in),
-                                         " and output ", out[0], " must all have the same rank")); };
+  auto bad_rank = [&] {
+    return Error(cat("operator concat: inputs of shapes ", shape_list(in), " and output ", out[0],
+                     " must all have the same rank"));
+  };
   if (ndim == 0) throw Error(cat("operator concat: cannot concatenate 0-D arrays (shapes ", shape_list(in), ")"));
   const int axis = normalize_axis("concat", "dim", p.dim, ndim, in[0].known() ? in[0] : out[0]);
   Dims common(static_cast<size_t>(ndim), 0);
@@ -78,9 +78,9 @@ bool infer_concat(const ConcatParam& p, std::vector<Shape>& in, std::vector<Shap
     for (int k = 0; k < ndim; ++k) {
       auto& c = common[static_cast<size_t>(k)];
       if (k == axis || s[k] == 0) continue;
-      BRAID_CHECK(c == 0 || c == s[k], "operator concat: input shapes ", shape_list(in),
-                  " (output ", out[0], ") differ in dimension ", k,
-                  "; all dimensions except the concatenated one (dim=", p.dim, ") must match");
+      BRAID_CHECK(c == 0 || c == s[k], "operator concat: input shapes ", shape_list(in), " (output ", out[0],
+                  ") differ in dimension ", k, "; all dimensions except the concatenated one (dim=", p.dim,
+                  ") must match");
       c = s[k];
     }
   };
@@ -104,8 +104,8 @@ bool infer_concat(const ConcatParam& p, std::vector<Shape>& in, std::vector<Shap
                 " does not match the concatenation of inputs ", shape_list(in));
     total = sum;
   } else if (unknown == 1 && total > 0) {
-    BRAID_CHECK(total > sum, "operator concat: output shape ", out[0],
-                " is too small for the concatenation of inputs ", shape_list(in));
+    BRAID_CHECK(total > sum, "operator concat: output shape ", out[0], " is too small for the concatenation of inputs ",
+                shape_list(in));
     lens[static_cast<size_t>(unknown_at)] = total - sum;
   }
   for (size_t i = 0; i < in.size(); ++i) {
@@ -141,8 +141,7 @@ void add_concat(Registry& r) {
     copy_parts(concat_layout(param<ConcatParam>(p), a.inputs), a.inputs, a.outputs[0], true, req, "concat");
   };
   d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
-    copy_parts(concat_layout(param<ConcatParam>(p), a.in_grads), a.in_grads, a.out_grads[0], false,
-               a.req, "concat");
+    copy_parts(concat_layout(param<ConcatParam>(p), a.in_grads), a.in_grads, a.out_grads[0], false, a.req, "concat");
   };
   r.add(std::move(d));
   r.add_alias("Concat", "concat");
@@ -199,12 +198,11 @@ void add_stack(Registry& r) {
   };
   d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
     std::vector<OpReq> req(a.inputs.size(), a.req[0]);
-    copy_parts(stack_layout(param<StackParam>(p), a.inputs[0].shape), a.inputs, a.outputs[0], true,
-               req, "stack");
+    copy_parts(stack_layout(param<StackParam>(p), a.inputs[0].shape), a.inputs, a.outputs[0], true, req, "stack");
   };
   d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
-    copy_parts(stack_layout(param<StackParam>(p), a.in_grads[0].shape), a.in_grads, a.out_grads[0],
-               false, a.req, "stack");
+    copy_parts(stack_layout(param<StackParam>(p), a.in_grads[0].shape), a.in_grads, a.out_grads[0], false, a.req,
+               "stack");
   };
   r.add(std::move(d));
 }
@@ -221,13 +219,11 @@ JoinLayout split_layout(const SplitParam& p, const Shape& in) {
   BRAID_CHECK(in.ndim() >= 1, "operator split: cannot split a 0-D array");
   const int axis = normalize_axis("split", "axis", p.axis, in.ndim(), in);
   const int64_t n = in[axis];
-  BRAID_CHECK(n % p.num_outputs == 0, "operator split: input shape ", in, " cannot be split into ",
-              p.num_outputs, " equal parts along axis ", axis, " (", n, " is not divisible by ",
-              p.num_outputs, ")");
-  BRAID_CHECK(!p.squeeze_axis || n == p.num_outputs, "operator split: squeeze_axis=True needs axis ",
-              axis, " of input shape ", in, " to have size num_outputs=", p.num_outputs);
-  return {in.prod(0, axis), in.prod(axis + 1, in.ndim()),
-          Dims(static_cast<size_t>(p.num_outputs), n / p.num_outputs)};
+  BRAID_CHECK(n % p.num_outputs == 0, "operator split: input shape ", in, " cannot be split into ", p.num_outputs,
+              " equal parts along axis ", axis, " (", n, " is not divisible by ", p.num_outputs, ")");
+  BRAID_CHECK(!p.squeeze_axis || n == p.num_outputs, "operator split: squeeze_axis=True needs axis ", axis,
+              " of input shape ", in, " to have size num_outputs=", p.num_outputs);
+  return {in.prod(0, axis), in.prod(axis + 1, in.ndim()), Dims(static_cast<size_t>(p.num_outputs), n / p.num_outputs)};
 }
 
 void add_split(Registry& r) {
@@ -259,13 +255,11 @@ void add_split(Registry& r) {
     return true;
   };
   d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
-    copy_parts(split_layout(param<SplitParam>(p), a.inputs[0].shape), a.outputs, a.inputs[0], false,
-               a.req, "split");
+    copy_parts(split_layout(param<SplitParam>(p), a.inputs[0].shape), a.outputs, a.inputs[0], false, a.req, "split");
   };
   d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
     std::vector<OpReq> req(a.out_grads.size(), a.req[0]);
-    copy_parts(split_layout(param<SplitParam>(p), a.in_grads[0].shape), a.out_grads, a.in_grads[0],
-               true, req, "split");
+    copy_parts(split_layout(param<SplitParam>(p), a.in_grads[0].shape), a.out_grads, a.in_grads[0], true, req, "split");
   };
   r.add(std::move(d));
   r.add_alias("SliceChannel", "split");

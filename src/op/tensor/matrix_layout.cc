@@ -20,9 +20,8 @@ std::vector<int> permutation(const TransposeParam& p, const Shape& in) {
     for (int k = 0; k < n; ++k) perm[static_cast<size_t>(k)] = n - 1 - k;
     return perm;
   }
-  BRAID_CHECK(static_cast<int>(p.axes.size()) == n, "operator transpose: axes=", Shape(p.axes),
-              " has ", p.axes.size(), " entries but the input shape ", in, " has ", n,
-              " dimensions; give a permutation of all axes or none");
+  BRAID_CHECK(static_cast<int>(p.axes.size()) == n, "operator transpose: axes=", Shape(p.axes), " has ", p.axes.size(),
+              " entries but the input shape ", in, " has ", n, " dimensions; give a permutation of all axes or none");
   return normalize_axes("transpose", p.axes, n, in);
 }
 
@@ -112,9 +111,8 @@ SliceRange slice_range(const SliceAxisParam& p, const Shape& in) {
   if (s.begin < 0) s.begin += n;
   s.end = p.end ? (*p.end < 0 ? *p.end + n : *p.end) : n;
   BRAID_CHECK(0 <= s.begin && s.begin < s.end && s.end <= n, "operator slice_axis: begin=", p.begin,
-              ", end=", p.end ? cat(*p.end) : "None", " select no valid range of axis ", s.axis,
-              " (size ", n, ") of input shape ", in, "; need 0 <= begin < end <= ", n,
-              " after adding the size to negative values");
+              ", end=", p.end ? cat(*p.end) : "None", " select no valid range of axis ", s.axis, " (size ", n,
+              ") of input shape ", in, "; need 0 <= begin < end <= ", n, " after adding the size to negative values");
   return s;
 }
 

@@ -29,8 +29,7 @@ void add_tile(Registry& r) {
     ParamReader rd(a, "tile");
     TileParam p{rd.get<std::vector<int64_t>>("reps")};
     rd.finish();
-    for (int64_t k : p.reps)
-      BRAID_CHECK(k >= 1, "operator tile: reps=", Shape(p.reps), " must be positive integers");
+    for (int64_t k : p.reps) BRAID_CHECK(k >= 1, "operator tile: reps=", Shape(p.reps), " must be positive integers");
     return std::any(p);
   };
   add_view_op(

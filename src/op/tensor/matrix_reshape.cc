@@ -33,8 +33,8 @@ Shape legacy_target_shape(const ReshapeParam& p, const Shape& in) {
     out[0] = in[0];
   }
   auto first = out.begin() + (p.keep_highest ? 1 : 0);
-  BRAID_CHECK(std::count(first, out.end(), 0) <= 1, "operator Reshape: target_shape=",
-              Shape(p.target_shape), " has more than one 0 (inferred) dimension");
+  BRAID_CHECK(std::count(first, out.end(), 0) <= 1, "operator Reshape: target_shape=", Shape(p.target_shape),
+              " has more than one 0 (inferred) dimension");
   auto inferred = std::find(first, out.end(), 0);
   if (inferred != out.end()) {
     *inferred = 1;
@@ -68,8 +68,9 @@ Shape reshaped(const std::any& pa, const Shape& in) {
 void add_reshape(Registry& r) {
   OpDef d;
   d.name = "Reshape";
-  d.doc = "The same elements in a new shape; shape uses 0 (copy), -1 (infer), -2 (copy the rest), "
-          "-3 (merge two), -4 (split one).";
+  d.doc =
+      "The same elements in a new shape; shape uses 0 (copy), -1 (infer), -2 (copy the rest), "
+      "-3 (merge two), -4 (split one).";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "Reshape");
     ReshapeParam p;
@@ -134,8 +135,8 @@ void add_squeeze(Registry& r) {
         std::vector<bool> drop(static_cast<size_t>(in.ndim()), false);
         if (p.axis) {
           for (int a : normalize_axes("squeeze", *p.axis, in.ndim(), in)) {
-            BRAID_CHECK(in[a] == 1, "operator squeeze: axis ", a, " of input shape ", in,
-                        " has size ", in[a], ", not 1; only axes of size 1 can be removed");
+            BRAID_CHECK(in[a] == 1, "operator squeeze: axis ", a, " of input shape ", in, " has size ", in[a],
+                        ", not 1; only axes of size 1 can be removed");
             drop[static_cast<size_t>(a)] = true;
           }
         } else {

@@ -10,8 +10,8 @@ void set_view_kernels(OpDef& d, const ViewFn& view) {
     const TBlob& in = a.inputs[0];
     const TBlob& out = a.outputs[0];
     InputView v = view(p, in.shape);
-    strided_copy(in.dtype, in.dptr, v.offset, v.strides, out.dptr, 0, contiguous_strides(v.shape),
-                 v.shape, a.req[0], name.c_str());
+    strided_copy(in.dtype, in.dptr, v.offset, v.strides, out.dptr, 0, contiguous_strides(v.shape), v.shape, a.req[0],
+                 name.c_str());
   };
   d.cpu.backward = [view, name = d.name](const OpContext&, const std::any& p, const BackwardArgs& a) {
     OpReq req = a.req[0];
@@ -23,8 +23,8 @@ void set_view_kernels(OpDef& d, const ViewFn& view) {
       fill_zero(dx);
       req = OpReq::Add;
     }
-    strided_copy(g.dtype, g.dptr, 0, contiguous_strides(v.shape), dx.dptr, v.offset, v.strides,
-                 v.shape, req, name.c_str());
+    strided_copy(g.dtype, g.dptr, 0, contiguous_strides(v.shape), dx.dptr, v.offset, v.strides, v.shape, req,
+                 name.c_str());
   };
 }
 
@@ -32,8 +32,8 @@ void set_view_kernels(OpDef& d, const ViewFn& view) {
 
 void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view) {
   d.list_arguments = args({"data"});
-  d.infer_shape = [op = d.name, shape](const std::any& p, std::vector<Shape>& in,
-                                       std::vector<Shape>& out, std::vector<Shape>&) {
+  d.infer_shape = [op = d.name, shape](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
+                                       std::vector<Shape>&) {
     if (!in[0].fully_known()) return false;
     merge_shape(out[0], shape(p, in[0]), op, "output");
     return out[0].fully_known();
@@ -44,19 +44,18 @@ void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view) {
 }
 
 int normalize_axis(const std::string& op, const char* attr, int64_t axis, int ndim, const Shape& shape) {
-  BRAID_CHECK(axis >= -ndim && axis < ndim, "operator ", op, ": ", attr, "=", axis,
-              " is out of range for input shape ", shape, " (valid: ", -ndim, " to ", ndim - 1, ")");
+  BRAID_CHECK(axis >= -ndim && axis < ndim, "operator ", op, ": ", attr, "=", axis, " is out of range for input shape ",
+              shape, " (valid: ", -ndim, " to ", ndim - 1, ")");
   return static_cast<int>(axis < 0 ? axis + ndim : axis);
 }
 
-std::vector<int> normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int ndim,
-                                const Shape& shape) {
+std::vector<int> normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int ndim, const Shape& shape) {
   std::vector<int> out;
   std::set<int> seen;
   for (int64_t a : axes) {
     int n = normalize_axis(op, "axis", a, ndim, shape);
-    BRAID_CHECK(seen.insert(n).second, "operator ", op, ": axis ", a, " is repeated in ",
-                Shape(axes), "; give each axis once");
+    BRAID_CHECK(seen.insert(n).second, "operator ", op, ": axis ", a, " is repeated in ", Shape(axes),
+                "; give each axis once");
     out.push_back(n);
   }
   return out;

@@ -36,8 +36,7 @@ void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view);
 
 /// Normalizes possibly negative `axes` of an `ndim`-D array; throws naming `op` when one is out
 /// of range or repeated.
-std::vector<int> normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int ndim,
-                                const Shape& shape);
+std::vector<int> normalize_axes(const std::string& op, const std::vector<int64_t>& axes, int ndim, const Shape& shape);
 
 /// Normalizes one axis of an `ndim`-D shape (ndim may exceed shape.ndim() for expand_dims and
 /// stack, which insert an axis); throws naming `op`, the attribute and the valid range.

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <numeric>
 
-#include "op/op_util.h"
-#include "op/register_all.h"
 #include "axis_util.h"
 #include "index_util.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
@@ -21,7 +21,7 @@ struct TopKParam {
   int64_t k = 1;                     // < 1: every element
   RetTyp ret = RetTyp::Indices;
   bool is_ascend = false;
-  DType dtype = DType::Float32;      // of the indices output
+  DType dtype = DType::Float32;  // of the indices output
 };
 
 // Value and Both compute (values, indices); Value hides the indices, which backward needs.
@@ -82,9 +82,12 @@ std::vector<int64_t> select_topk(const T* x, const TopKLayout& l, bool ascend) {
       const T* xl = x + o * s.n * s.inner + i;
       for (int64_t j = 0; j < s.n; ++j) line[static_cast<size_t>(j)] = xl[j * s.inner];
       std::iota(order.begin(), order.end(), int64_t{0});
-      if (l.k == s.n) std::sort(order.begin(), order.end(), before);
-      else std::partial_sort(order.begin(), order.begin() + l.k, order.end(), before);
-      for (int64_t j = 0; j < l.k; ++j) pos[static_cast<size_t>((o * l.k + j) * s.inner + i)] = order[static_cast<size_t>(j)];
+      if (l.k == s.n)
+        std::sort(order.begin(), order.end(), before);
+      else
+        std::partial_sort(order.begin(), order.begin() + l.k, order.end(), before);
+      for (int64_t j = 0; j < l.k; ++j)
+        pos[static_cast<size_t>((o * l.k + j) * s.inner + i)] = order[static_cast<size_t>(j)];
     }
   return pos;
 }
@@ -176,9 +179,7 @@ void add_ordering_op(Registry& r, const std::string& name, const std::string& do
 
 const std::vector<std::string> kIndexDTypes = {"uint8", "int32", "int64", "float16", "float32", "float64"};
 
-DType read_index_dtype(ParamReader& r) {
-  return dtype_from_name(r.get_enum("dtype", kIndexDTypes, "float32"));
-}
+DType read_index_dtype(ParamReader& r) { return dtype_from_name(r.get_enum("dtype", kIndexDTypes, "float32")); }
 
 }  // namespace
 
@@ -193,7 +194,7 @@ void register_ordering_ops(Registry& r) {
         p.axis = read_axis_or_none(rd, -1);
         p.k = rd.get<int64_t>("k", 1);
         const std::string ret = rd.get_enum("ret_typ", {"value", "indices", "mask", "both"}, "indices");
-        p.ret = ret == "value" ? RetTyp::Value
+        p.ret = ret == "value"     ? RetTyp::Value
                 : ret == "indices" ? RetTyp::Indices
                 : ret == "mask"    ? RetTyp::Mask
                                    : RetTyp::Both;
@@ -214,8 +215,7 @@ void register_ordering_ops(Registry& r) {
       },
       true);
   add_ordering_op(
-      r, "argsort",
-      "The positions that sort the elements along `axis` (None: flattened), in `dtype`; no gradient.",
+      r, "argsort", "The positions that sort the elements along `axis` (None: flattened), in `dtype`; no gradient.",
       [](ParamReader& rd) {
         TopKParam p;
         p.axis = read_axis_or_none(rd, -1);

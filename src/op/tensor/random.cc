@@ -13,9 +13,8 @@ struct SampleParam {
   double a = 0, b = 1;  // low/high or loc/scale
 };
 
-void add_sampler(Registry& r, const std::string& name, const char* first, const char* second,
-                 double da, double db, DType default_dtype,
-                 std::function<void(std::mt19937_64&, const SampleParam&, const TBlob&)> sample) {
+void add_sampler(Registry& r, const std::string& name, const char* first, const char* second, double da, double db,
+                 DType default_dtype, std::function<void(std::mt19937_64&, const SampleParam&, const TBlob&)> sample) {
   OpDef d;
   d.name = name;
   d.doc = cat("Samples from a distribution with parameters ", first, " and ", second, ".");

@@ -35,8 +35,7 @@ OpDef reduce_def(const std::string& name, const std::string& doc, bool integers)
     return std::any(p);
   };
   d.list_arguments = args({"data"});
-  d.infer_shape = [name](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
-                         std::vector<Shape>&) {
+  d.infer_shape = [name](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_reduce_shape(name, param<ReduceAxesParam>(p), in, out);
   };
   d.cpu.forward = [name, integers](const OpContext&, const std::any& p, const ForwardArgs& a) {
@@ -74,9 +73,7 @@ void prod_backward(const std::string& name, const std::any& pa, const BackwardAr
 
 template <bool SkipNan>
 auto prod_grad(const std::string& name) {
-  return [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
-    prod_backward<SkipNan>(name, pa, a);
-  };
+  return [name](const OpContext&, const std::any& pa, const BackwardArgs& a) { prod_backward<SkipNan>(name, pa, a); };
 }
 
 constexpr const char* kAxesDoc =
@@ -95,8 +92,8 @@ void register_reduce_ops(Registry& r) {
   r.add_alias("sum_axis", "sum");
 
   OpDef mean = reduce_def<MeanOp>("mean", std::string("Mean") + kAxesDoc, true);
-  mean.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>(
-      "mean", [](auto, auto, auto g, auto n) { return g / n; });
+  mean.cpu.backward =
+      elementwise_reduce_grad<ReduceAxesParam>("mean", [](auto, auto, auto g, auto n) { return g / n; });
   r.add(std::move(mean));
 
   OpDef nansum = reduce_def<NanSumOp>("nansum", std::string("Sum, NaN counted as 0,") + kAxesDoc, false);

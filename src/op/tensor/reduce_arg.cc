@@ -53,8 +53,7 @@ void arg_reduce(const T* x, T* y, OpReq req, const AxisSplit& s, Better better) 
         }
       }
     }
-    for (int64_t i = 0; i < s.inner; ++i)
-      assign(y[o * s.inner + i], req, static_cast<T>(pos[static_cast<size_t>(i)]));
+    for (int64_t i = 0; i < s.inner; ++i) assign(y[o * s.inner + i], req, static_cast<T>(pos[static_cast<size_t>(i)]));
   }
 }
 

@@ -12,17 +12,17 @@
 namespace braid::op::detail {
 
 using math::is_nan;
-using math::wide_t;
-using math::SumOp;
-using math::MeanOp;
-using math::NanSumOp;
-using math::ProdOp;
-using math::NanProdOp;
-using math::MaxOp;
-using math::MinOp;
 using math::L1NormOp;
 using math::L2NormOp;
+using math::MaxOp;
+using math::MeanOp;
+using math::MinOp;
+using math::NanProdOp;
+using math::NanSumOp;
+using math::ProdOp;
 using math::ProdPartsOp;
+using math::SumOp;
+using math::wide_t;
 
 /// Folds `len` contiguous elements with independent partial accumulators, so the loop is not
 /// bound by the latency of one dependency chain.
@@ -83,8 +83,7 @@ void reduce_forward(const ReducePlan& plan, const TBlob& in, const TBlob& out, O
   if (req == OpReq::Null) return;
   auto acc = reduce_accumulate<R>(plan, in.ptr<T>());
   T* y = out.ptr<T>();
-  for (int64_t o = 0; o < plan.out_size(); ++o)
-    assign(y[o], req, R::finish(acc[static_cast<size_t>(o)], plan.count()));
+  for (int64_t o = 0; o < plan.out_size(); ++o) assign(y[o], req, R::finish(acc[static_cast<size_t>(o)], plan.count()));
 }
 
 /// Writes dx[i] = f(i, o) for every input element i and the output element o it reduces into.

@@ -21,8 +21,9 @@ T sign_of(T x) {
 void add_norm_op(Registry& r) {
   OpDef d;
   d.name = "norm";
-  d.doc = "L1 (ord=1) or L2 (ord=2, default) norm over `axis` (int, tuple or None for all), "
-          "keeping reduced axes as size 1 with `keepdims`.";
+  d.doc =
+      "L1 (ord=1) or L2 (ord=2, default) norm over `axis` (int, tuple or None for all), "
+      "keeping reduced axes as size 1 with `keepdims`.";
   d.parse = [](const AttrMap& a) {
     ParamReader r(a, "norm");
     NormParam p;
@@ -37,8 +38,8 @@ void add_norm_op(Registry& r) {
     infer_same_type("norm", in, out, aux);
     // A different output dtype would need a converting kernel; Cast the result instead.
     const auto& want = param<NormParam>(pa).out_dtype;
-    BRAID_CHECK(!want || in[0] == kDTypeUnknown || *want == in[0], "operator norm: out_dtype=",
-                dtype_name(*want), " differs from the input dtype ", dtype_name(in[0]),
+    BRAID_CHECK(!want || in[0] == kDTypeUnknown || *want == in[0], "operator norm: out_dtype=", dtype_name(*want),
+                " differs from the input dtype ", dtype_name(in[0]),
                 "; only the input dtype is supported, apply Cast to the result");
   };
   d.list_arguments = args({"data"});
@@ -49,8 +50,10 @@ void add_norm_op(Registry& r) {
     const auto& p = param<NormParam>(pa);
     const ReducePlan plan = reduce_plan_for("norm", p, a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "norm", {
-      if (p.ord == 1) reduce_forward<L1NormOp, T>(plan, a.inputs[0], a.outputs[0], a.req[0]);
-      else reduce_forward<L2NormOp, T>(plan, a.inputs[0], a.outputs[0], a.req[0]);
+      if (p.ord == 1)
+        reduce_forward<L1NormOp, T>(plan, a.inputs[0], a.outputs[0], a.req[0]);
+      else
+        reduce_forward<L2NormOp, T>(plan, a.inputs[0], a.outputs[0], a.req[0]);
     });
   };
   // d|x|/dx = sign(x); d||x||_2/dx = x / ||x||_2, taken as 0 where the norm is 0 (the
@@ -59,8 +62,10 @@ void add_norm_op(Registry& r) {
   const auto l2 = elementwise_reduce_grad<NormParam>(
       "norm", [](auto x, auto y, auto g, auto) { return y == 0 ? decltype(g)(0) : g * x / y; });
   d.cpu.backward = [l1, l2](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
-    if (param<NormParam>(pa).ord == 1) l1(ctx, pa, a);
-    else l2(ctx, pa, a);
+    if (param<NormParam>(pa).ord == 1)
+      l1(ctx, pa, a);
+    else
+      l2(ctx, pa, a);
   };
   r.add(std::move(d));
 }

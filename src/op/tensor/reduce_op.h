@@ -40,14 +40,13 @@ auto elementwise_reduce_grad(const std::string& name, Rule rule) {
       const T* y = a.outputs[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();
       const T count = static_cast<T>(plan.count());
-      reduce_backward(plan, a.in_grads[0].ptr<T>(), a.req[0], [&](int64_t i, int64_t o) {
-        return static_cast<T>(rule(x[i], y[o], g[o], count));
-      });
+      reduce_backward(plan, a.in_grads[0].ptr<T>(), a.req[0],
+                      [&](int64_t i, int64_t o) { return static_cast<T>(rule(x[i], y[o], g[o], count)); });
     });
   };
 }
 
-void add_norm_op(Registry& r);        // reduce_norm.cc
+void add_norm_op(Registry& r);         // reduce_norm.cc
 void add_arg_reduce_ops(Registry& r);  // reduce_arg.cc
 
 }  // namespace braid::op::detail

@@ -2,8 +2,8 @@
 
 namespace braid::op::detail {
 
-std::vector<bool> reduced_axes(const std::string& op, const Shape& in,
-                               const std::optional<std::vector<int64_t>>& axis, bool exclude) {
+std::vector<bool> reduced_axes(const std::string& op, const Shape& in, const std::optional<std::vector<int64_t>>& axis,
+                               bool exclude) {
   const int n = in.ndim();
   if (!axis || axis->empty()) return std::vector<bool>(static_cast<size_t>(n), true);
   std::vector<bool> listed(static_cast<size_t>(n), false);
@@ -20,8 +20,10 @@ std::vector<bool> reduced_axes(const std::string& op, const Shape& in,
 Shape reduced_shape(const Shape& in, const std::vector<bool>& reduced, bool keepdims) {
   std::vector<int64_t> dims;
   for (int i = 0; i < in.ndim(); ++i) {
-    if (!reduced[static_cast<size_t>(i)]) dims.push_back(in[i]);
-    else if (keepdims) dims.push_back(1);
+    if (!reduced[static_cast<size_t>(i)])
+      dims.push_back(in[i]);
+    else if (keepdims)
+      dims.push_back(1);
   }
   if (dims.empty()) dims.push_back(1);
   return Shape(std::move(dims));
@@ -33,8 +35,10 @@ ReducePlan::ReducePlan(const Shape& in, const std::vector<bool>& reduced) {
   std::vector<bool> kinds;
   for (int i = 0; i < in.ndim(); ++i) {
     const bool red = reduced[static_cast<size_t>(i)];
-    if (red) count_ *= in[i];
-    else out_size_ *= in[i];
+    if (red)
+      count_ *= in[i];
+    else
+      out_size_ *= in[i];
     if (in[i] == 1) continue;
     if (!kinds.empty() && kinds.back() == red) {
       sizes.back() *= in[i];

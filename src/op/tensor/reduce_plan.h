@@ -13,8 +13,8 @@ namespace braid::op::detail {
 /// Which input axes a reduction folds away, from MXNet's (axis, exclude). No axis or an empty
 /// tuple means every axis (exclude is then ignored, as in MXNet). Negative axes count from the
 /// end; an axis out of range or given twice throws naming `op`.
-std::vector<bool> reduced_axes(const std::string& op, const Shape& in,
-                               const std::optional<std::vector<int64_t>>& axis, bool exclude);
+std::vector<bool> reduced_axes(const std::string& op, const Shape& in, const std::optional<std::vector<int64_t>>& axis,
+                               bool exclude);
 
 /// The output shape: reduced axes dropped (or kept as 1 with keepdims). Never a 0-d shape: a
 /// reduction over everything gives (1,), as in MXNet 1.x.
@@ -27,8 +27,8 @@ class ReducePlan {
  public:
   ReducePlan(const Shape& in, const std::vector<bool>& reduced);
 
-  int64_t rows() const { return R_; }    // R
-  int64_t inner() const { return N_; }   // N
+  int64_t rows() const { return R_; }   // R
+  int64_t inner() const { return N_; }  // N
   int64_t out_size() const { return out_size_; }
   /// Input elements folded into each output element (the divisor of mean).
   int64_t count() const { return count_; }

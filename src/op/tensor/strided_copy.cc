@@ -71,8 +71,7 @@ void copy_row(const T* src, int64_t ss, T* dst, int64_t ds, int64_t n, OpReq req
 // whatever the leading dimensions (a power-of-two stride would otherwise thrash one cache set);
 // the blocks are visited in groups of 16×16 to stay within the TLB.
 template <class T>
-void transpose_2d(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, int64_t rows, int64_t cols,
-                  OpReq req) {
+void transpose_2d(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, int64_t rows, int64_t cols, OpReq req) {
   constexpr int64_t W = 64 / sizeof(T) < 4 ? 4 : 64 / sizeof(T), kGroup = 16 * W;
   T buf[W][W];
   auto block = [&](int64_t r0, int64_t c0) {
@@ -94,8 +93,8 @@ void transpose_2d(const T* src, int64_t src_ld, T* dst, int64_t dst_ld, int64_t 
 }
 
 template <class T>
-void strided_copy_typed(const T* src, const Dims& src_strides, T* dst, const Dims& dst_strides,
-                        const Dims& shape, OpReq req) {
+void strided_copy_typed(const T* src, const Dims& src_strides, T* dst, const Dims& dst_strides, const Dims& shape,
+                        OpReq req) {
   if (req == OpReq::Null) return;
   for (int64_t d : shape)
     if (d == 0) return;
@@ -149,30 +148,32 @@ struct CopyArgs {
 
 template <class T>
 void strided_copy_as(const CopyArgs& a) {
-  strided_copy_typed(static_cast<const T*>(a.src) + a.src_offset, a.src_strides,
-                     static_cast<T*>(a.dst) + a.dst_offset, a.dst_strides, a.shape, a.req);
+  strided_copy_typed(static_cast<const T*>(a.src) + a.src_offset, a.src_strides, static_cast<T*>(a.dst) + a.dst_offset,
+                     a.dst_strides, a.shape, a.req);
 }
 
 }  // namespace
 
-void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides,
-                  void* dst, int64_t dst_offset, const Dims& dst_strides, const Dims& shape,
-                  OpReq req, const char* op) {
+void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides, void* dst,
+                  int64_t dst_offset, const Dims& dst_strides, const Dims& shape, OpReq req, const char* op) {
   const CopyArgs a{src, src_offset, src_strides, dst, dst_offset, dst_strides, shape, req};
   if (req == OpReq::Write) {  // moving bits needs only the element size: every dtype works
     switch (dtype_size(dtype)) {
-      case 1: return strided_copy_as<uint8_t>(a);
-      case 2: return strided_copy_as<uint16_t>(a);
-      case 4: return strided_copy_as<uint32_t>(a);
-      case 8: return strided_copy_as<uint64_t>(a);
-      default: break;
+      case 1:
+        return strided_copy_as<uint8_t>(a);
+      case 2:
+        return strided_copy_as<uint16_t>(a);
+      case 4:
+        return strided_copy_as<uint32_t>(a);
+      case 8:
+        return strided_copy_as<uint64_t>(a);
+      default:
+        break;
     }
   }
   BRAID_TYPE_SWITCH(dtype, T, op, { strided_copy_as<T>(a); });
 }
 
-void fill_zero(const TBlob& b) {
-  std::memset(b.dptr, 0, static_cast<size_t>(b.size()) * dtype_size(b.dtype));
-}
+void fill_zero(const TBlob& b) { std::memset(b.dptr, 0, static_cast<size_t>(b.size()) * dtype_size(b.dtype)); }
 
 }  // namespace braid::op::detail

@@ -19,9 +19,8 @@ Dims contiguous_strides(const Dims& shape);
 /// or 0 (a 0 source stride repeats an element, a 0 destination stride with req Add sums into
 /// it). Dimensions are merged where both layouts allow, and a transposing copy is done in
 /// cache-sized tiles.
-void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides,
-                  void* dst, int64_t dst_offset, const Dims& dst_strides, const Dims& shape,
-                  OpReq req, const char* op);
+void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides, void* dst,
+                  int64_t dst_offset, const Dims& dst_strides, const Dims& shape, OpReq req, const char* op);
 
 /// Sets every element of `b` to zero.
 void fill_zero(const TBlob& b);

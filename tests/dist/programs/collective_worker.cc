@@ -67,8 +67,8 @@ std::vector<double> allreduces() {
     const Case& c = cases[static_cast<size_t>(t)];
     NDArray in = tensor(t, me, c.shape, c.dtype);
     outs[static_cast<size_t>(t)] = t % 5 == 0 ? in : nd::zeros(c.shape, cpu(), c.dtype);  // some in place
-    handles[static_cast<size_t>(t)] =
-        hvd::allreduce_async(in, outs[static_cast<size_t>(t)], "grad." + std::to_string(t), c.op, c.prescale, c.postscale);
+    handles[static_cast<size_t>(t)] = hvd::allreduce_async(in, outs[static_cast<size_t>(t)],
+                                                           "grad." + std::to_string(t), c.op, c.prescale, c.postscale);
   }
   std::vector<double> all;
   for (size_t t = 0; t < cases.size(); ++t) {
@@ -113,11 +113,13 @@ void other_collectives() {
   std::vector<float> want;
   for (int r = 0; r < n; ++r)
     for (int row = 0; row <= r; ++row) want.insert(want.end(), {static_cast<float>(row), static_cast<float>(r)});
-  expect(gathered.shape() == Shape({static_cast<int64_t>(want.size() / 2), 2}), "allgather shape " + gathered.shape().str());
+  expect(gathered.shape() == Shape({static_cast<int64_t>(want.size() / 2), 2}),
+         "allgather shape " + gathered.shape().str());
   expect(gathered.to_vector<float>() == want, "allgather values");
 
   hvd::synchronize(bh);
-  expect(b.to_vector<double>() == tensor(5, n - 1, Shape{4, 3}, DType::Float64).to_vector<double>(), "broadcast values");
+  expect(b.to_vector<double>() == tensor(5, n - 1, Shape{4, 3}, DType::Float64).to_vector<double>(),
+         "broadcast values");
 
   NDArray got = hvd::synchronize(a);
   std::vector<int32_t> expected;
@@ -172,7 +174,8 @@ void steady() {
     for (int t = 0; t < 12; ++t) {
       const Shape shape = step == 10 && t == 3 ? Shape{7} : Shape{5, 1 + t};  // step 10: another shape
       arrays.push_back(tensor(t + step, me, shape, DType::Float32));
-      handles.push_back(hvd::allreduce_async(arrays.back(), arrays.back(), "w" + std::to_string(t), hvd::ReduceOp::Sum));
+      handles.push_back(
+          hvd::allreduce_async(arrays.back(), arrays.back(), "w" + std::to_string(t), hvd::ReduceOp::Sum));
     }
     for (int t = 0; t < 12; ++t) {
       const std::vector<float> got = hvd::synchronize(handles[static_cast<size_t>(t)]).to_vector<float>();

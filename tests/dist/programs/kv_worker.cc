@@ -14,8 +14,8 @@
 #include "braid/base/error.h"
 #include "braid/base/half.h"
 #include "braid/engine/engine.h"
-#include "braid/io/params.h"
 #include "braid/io/ndarray_iter.h"
+#include "braid/io/params.h"
 #include "braid/kvstore/kvstore.h"
 #include "braid/module/module.h"
 #include "braid/ndarray/creation.h"
@@ -72,7 +72,8 @@ void sync_push_pull(kv::KVStore& kv, bool optimizer) {
   kv.pull(3, {first});
   expect_all(first, 1, "the value worker 0 initialised");
   for (int i = 0; i < kRepeat; ++i) {
-    kv.push(3, {full(kSmall, (r + 1) / 2.0, DType::Float32, cpu(0)), full(kSmall, (r + 1) / 2.0, DType::Float32, cpu(1))});
+    kv.push(3,
+            {full(kSmall, (r + 1) / 2.0, DType::Float32, cpu(0)), full(kSmall, (r + 1) / 2.0, DType::Float32, cpu(1))});
     kv.push(99, {full(kBig, r + 1)});
     kv.push(7, {full(kSmall, r + 1, DType::Float16)});
   }
@@ -136,15 +137,18 @@ void compressed(kv::KVStore& kv) {
           float& res = residual[key][static_cast<size_t>(w)][i];
           res += gradient(w, round, static_cast<int64_t>(i));
           float sent = 0;
-          if (res >= t) sent = t;
-          else if (res <= -t) sent = -t;
+          if (res >= t)
+            sent = t;
+          else if (res <= -t)
+            sent = -t;
           res -= sent;
           expected[i] += sent;
         }
       kv.push(key, {nd::array<float>(mine, shape)});
       NDArray out = nd::zeros(shape);
       kv.pull(key, {out});
-      expect_equal(out.to_vector<float>(), expected, "2-bit key " + std::to_string(key) + " round " + std::to_string(round));
+      expect_equal(out.to_vector<float>(), expected,
+                   "2-bit key " + std::to_string(key) + " round " + std::to_string(round));
     }
   }
 }
@@ -278,8 +282,9 @@ void module_fit(const std::string& type) {
     }
   auto net = [] {
     sym::Prefix fresh("");
-    Symbol h = sym::make("Activation", {sym::make("FullyConnected", {Symbol::Variable("data")}, {{"num_hidden", "8"}}, "fc1")},
-                         {{"act_type", "relu"}}, "relu1");
+    Symbol h =
+        sym::make("Activation", {sym::make("FullyConnected", {Symbol::Variable("data")}, {{"num_hidden", "8"}}, "fc1")},
+                  {{"act_type", "relu"}}, "relu1");
     return sym::make("SoftmaxOutput", {sym::make("FullyConnected", {h}, {{"num_hidden", "3"}}, "fc2")}, {}, "softmax");
   };
   auto fit = [&](const std::vector<float>& xs, const std::vector<float>& ys, int64_t batch, const std::string& store) {
@@ -316,14 +321,22 @@ int main(int argc, char** argv) {
       return failures ? 1 : 0;
     }
     auto kv = kv::create(type);
-    if (scenario == "sync") sync_push_pull(*kv, false);
-    else if (scenario == "sync_optimizer") sync_push_pull(*kv, true);
-    else if (scenario == "async") async_push_pull(*kv);
-    else if (scenario == "compression") compressed(*kv);
-    else if (scenario == "server_error") server_error(*kv);
-    else if (scenario == "uneven") uneven_rounds(*kv);
-    else if (scenario == "states") optimizer_states(*kv, dir);
-    else throw Error("unknown scenario " + scenario);
+    if (scenario == "sync")
+      sync_push_pull(*kv, false);
+    else if (scenario == "sync_optimizer")
+      sync_push_pull(*kv, true);
+    else if (scenario == "async")
+      async_push_pull(*kv);
+    else if (scenario == "compression")
+      compressed(*kv);
+    else if (scenario == "server_error")
+      server_error(*kv);
+    else if (scenario == "uneven")
+      uneven_rounds(*kv);
+    else if (scenario == "states")
+      optimizer_states(*kv, dir);
+    else
+      throw Error("unknown scenario " + scenario);
     std::printf("worker %d of %d: %s\n", kv->rank(), kv->num_workers(), failures ? "FAILED" : "ok");
   } catch (const std::exception& e) {
     std::printf("FAIL error: %s\n", e.what());

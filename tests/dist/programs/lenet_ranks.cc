@@ -83,10 +83,12 @@ int main(int argc, char** argv) {
   auto mine = net->collect_params(), want = alone->collect_params();
   auto a = mine.begin(), b = want.begin();
   for (; a != mine.end() && b != want.end(); ++a, ++b) {
-    const std::vector<float> got = a->second->data().to_vector<float>(), expected = b->second->data().to_vector<float>();
+    const std::vector<float> got = a->second->data().to_vector<float>(),
+                             expected = b->second->data().to_vector<float>();
     for (size_t i = 0; i < got.size(); ++i)
       if (std::abs(got[i] - expected[i]) > 1e-5f * std::max(1.f, std::abs(expected[i]))) {
-        std::printf("FAIL rank %d: %s element %zu is %.8g, alone %.8g\n", rank, a->first.c_str(), i, got[i], expected[i]);
+        std::printf("FAIL rank %d: %s element %zu is %.8g, alone %.8g\n", rank, a->first.c_str(), i, got[i],
+                    expected[i]);
         ++failures;
         break;
       }

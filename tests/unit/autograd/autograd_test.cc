@@ -118,9 +118,9 @@ TEST(Autograd, GradientsFlowThroughViews) {
   NDArray y;
   {
     autograd::RecordScope rec;
-    NDArray rows = x.slice(1, 3);             // rows 1 and 2
-    NDArray flat = rows.reshape({-1});        // 4 elements
-    NDArray last = x.at(2).expand_dims(0);    // row 2 again, shape (1, 2)
+    NDArray rows = x.slice(1, 3);           // rows 1 and 2
+    NDArray flat = rows.reshape({-1});      // 4 elements
+    NDArray last = x.at(2).expand_dims(0);  // row 2 again, shape (1, 2)
     y = nd::sum(flat * flat) + nd::sum(last.squeeze() * 10.0f);
   }
   y.backward();

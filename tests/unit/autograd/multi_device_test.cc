@@ -24,9 +24,7 @@ NDArray net(const NDArray& x, const Params& p) {
   return nd::dot(h, p[2]) + p[3];
 }
 
-NDArray loss(const NDArray& y_hat, const NDArray& y) {
-  return -nd::pick(nd::invoke1("log_softmax", {y_hat}), y, -1);
-}
+NDArray loss(const NDArray& y_hat, const NDArray& y) { return -nd::pick(nd::invoke1("log_softmax", {y_hat}), y, -1); }
 
 Params copies_with_grad(const Params& params, Context ctx) {
   Params out;
@@ -57,7 +55,8 @@ TEST(MultiDevice, GradientsSummedOverDevicesEqualTheWholeBatchGradient) {
   {
     autograd::RecordScope record;
     for (int d = 0; d < 2; ++d) {
-      NDArray xd = x.slice(4 * d, 4 * d + 4).as_in_context(cpu(d)), yd = y.slice(4 * d, 4 * d + 4).as_in_context(cpu(d));
+      NDArray xd = x.slice(4 * d, 4 * d + 4).as_in_context(cpu(d)),
+              yd = y.slice(4 * d, 4 * d + 4).as_in_context(cpu(d));
       losses.push_back(nd::sum(loss(net(xd, per_device[d]), yd)));
     }
   }

@@ -34,7 +34,12 @@ TEST_P(EngineTest, WritesThenReadsRunInPushOrder) {
   std::vector<int> log;  // only touched by ops that write v, or read it after those
   int value = 0;
   for (int i = 1; i <= 50; ++i)
-    push(e, [&, i] { value = value * 3 + i; log.push_back(i); }, {}, {v});
+    push(e,
+         [&, i] {
+           value = value * 3 + i;
+           log.push_back(i);
+         },
+         {}, {v});
   int seen = -1;
   push(e, [&] { seen = value; }, {v}, {});
   e.wait_for_var(v);
@@ -53,15 +58,18 @@ TEST(ThreadedEngine, ReadersOfOneVersionRunTogether) {
   VarHandle v = e.new_var();
   std::atomic<int> inside{0}, max_inside{0};
   for (int i = 0; i < 3; ++i)
-    push(e, [&] {
-      int now = ++inside;
-      int m = max_inside.load();
-      while (now > m && !max_inside.compare_exchange_weak(m, now)) {}
-      // Wait (bounded) for the other readers to arrive: they can only if reads overlap.
-      for (int spin = 0; spin < 2000 && max_inside.load() < 3; ++spin)
-        std::this_thread::sleep_for(std::chrono::microseconds(500));
-      --inside;
-    }, {v}, {});
+    push(e,
+         [&] {
+           int now = ++inside;
+           int m = max_inside.load();
+           while (now > m && !max_inside.compare_exchange_weak(m, now)) {
+           }
+           // Wait (bounded) for the other readers to arrive: they can only if reads overlap.
+           for (int spin = 0; spin < 2000 && max_inside.load() < 3; ++spin)
+             std::this_thread::sleep_for(std::chrono::microseconds(500));
+           --inside;
+         },
+         {v}, {});
   e.wait_for_all();
   EXPECT_EQ(max_inside.load(), 3);
   e.delete_var(nullptr, cpu(), v);
@@ -147,7 +155,8 @@ std::vector<uint64_t> run_random_program(Engine& e, uint64_t seed, int num_vars,
       uint64_t h = static_cast<uint64_t>(op) * 0x9E3779B97F4A7C15ull;
       for (int r : reads) h = (h ^ values[static_cast<size_t>(r)]) * 0x100000001B3ull;
       // Writes after reads; a var written twice in the list is still one write.
-      for (int w : writes) values[static_cast<size_t>(w)] = (values[static_cast<size_t>(w)] + h) * 0xC2B2AE3D27D4EB4Full;
+      for (int w : writes)
+        values[static_cast<size_t>(w)] = (values[static_cast<size_t>(w)] + h) * 0xC2B2AE3D27D4EB4Full;
     };
     e.push(fn, ctx, rv, wv, static_cast<int>(gen() % 3), "random");
   }
@@ -164,10 +173,12 @@ int64_t max_run_ahead(int64_t max_pending) {
   std::atomic<int64_t> done{0};
   int64_t pushed = 0, most = 0;
   for (int i = 0; i < 300; ++i) {
-    push(*engine, [&] {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-      done.fetch_add(1);
-    }, {}, {v});
+    push(*engine,
+         [&] {
+           std::this_thread::sleep_for(std::chrono::microseconds(100));
+           done.fetch_add(1);
+         },
+         {}, {v});
     most = std::max(most, ++pushed - done.load());
   }
   engine->wait_for_all();
@@ -186,9 +197,11 @@ TEST(ThreadedEngine, OperationsMayPushWhileThePusherIsThrottled) {
   VarHandle v = engine->new_var(), w = engine->new_var();
   std::atomic<int> inner{0};
   for (int i = 0; i < 50; ++i)
-    push(*engine, [&] {  // pushes from an engine worker are never held back, so this cannot deadlock
-      for (int k = 0; k < 8; ++k) push(*engine, [&] { inner.fetch_add(1); }, {}, {w});
-    }, {}, {v});
+    push(*engine,
+         [&] {  // pushes from an engine worker are never held back, so this cannot deadlock
+           for (int k = 0; k < 8; ++k) push(*engine, [&] { inner.fetch_add(1); }, {}, {w});
+         },
+         {}, {v});
   engine->wait_for_all();
   EXPECT_EQ(inner.load(), 400);
   engine->delete_var([] {}, cpu(), v);
@@ -202,12 +215,16 @@ TEST(ThreadedEngine, AWaitNeedsNoOtherContextsWorker) {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::atomic<bool> busy_done{false};
-  push(*engine, [&] {
-    released.wait_for(std::chrono::seconds(10));  // bounded: a regression fails, it does not hang
-    busy_done = true;
-  }, {}, {busy}, cpu(0));
+  push(
+      *engine,
+      [&] {
+        released.wait_for(std::chrono::seconds(10));  // bounded: a regression fails, it does not hang
+        busy_done = true;
+      },
+      {}, {busy}, cpu(0));
   int value = 0;
-  push(*engine, [&] { value = 7; }, {}, {v}, cpu(1));
+  push(
+      *engine, [&] { value = 7; }, {}, {v}, cpu(1));
   engine->wait_for_var(v);
   EXPECT_EQ(value, 7);
   EXPECT_FALSE(busy_done.load()) << "the wait for cpu(1)'s variable waited for cpu(0)'s operation";
@@ -215,6 +232,37 @@ TEST(ThreadedEngine, AWaitNeedsNoOtherContextsWorker) {
   engine->wait_for_all();
   engine->delete_var(nullptr, cpu(0), busy);
   engine->delete_var(nullptr, cpu(1), v);
+}
+
+// A GPU's copies have a queue (and a worker, with its own stream) apart from its kernels: a copy
+// runs while a kernel of the same GPU is still busy. The operations here only run host code, so
+// the test needs no GPU.
+TEST(ThreadedEngine, AGpusCopiesDoNotWaitForItsKernels) {
+  auto engine = create_engine(EngineType::ThreadedPerDevice, 1);
+  VarHandle busy = engine->new_var(), copied = engine->new_var(), next = engine->new_var();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> kernel_done{false};
+  push(
+      *engine,
+      [&] {
+        released.wait_for(std::chrono::seconds(10));  // bounded: a regression fails, it does not hang
+        kernel_done = true;
+      },
+      {}, {busy}, gpu(0));
+  int value = 0;
+  engine->push([&] { value = 7; }, gpu(0), {}, std::span<const VarHandle>(&copied, 1), 0, "copy", FnProperty::Copy);
+  engine->wait_for_var(copied);
+  EXPECT_EQ(value, 7);
+  EXPECT_FALSE(kernel_done.load()) << "the copy waited for the GPU's running kernel";
+  // Kernels of one GPU still run one after another, in order.
+  int order = 0;
+  push(
+      *engine, [&] { order = kernel_done ? 1 : -1; }, {}, {next}, gpu(0));
+  release.set_value();
+  engine->wait_for_all();
+  EXPECT_EQ(order, 1);
+  for (VarHandle v : {busy, copied, next}) engine->delete_var(nullptr, gpu(0), v);
 }
 
 TEST(EngineStress, ThreadedMatchesNaiveOnRandomPrograms) {
@@ -254,26 +302,34 @@ TEST_P(EngineTest, AsyncOperationsFinishWhenDoneIsCalled) {
   int value = 0, seen = -1;
   std::mutex mu;
   std::vector<std::thread> finishers;  // started by operations that may run at once
-  e.push_async([&](Done done) {
-    std::lock_guard<std::mutex> lock(mu);
-    finishers.emplace_back([&value, done] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      value = 42;
-      done(nullptr);
-      done(nullptr);  // ignored
-    });
-  }, cpu(), {}, std::vector<VarHandle>{out}, 0, "test async");
+  e.push_async(
+      [&](Done done) {
+        std::lock_guard<std::mutex> lock(mu);
+        finishers.emplace_back([&value, done] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(30));
+          value = 42;
+          done(nullptr);
+          done(nullptr);  // ignored
+        });
+      },
+      cpu(), {}, std::vector<VarHandle>{out}, 0, "test async");
   push(e, [&] { seen = value; }, {out}, {after});
   e.wait_for_var(after);
   EXPECT_EQ(seen, 42);
 
-  e.push_async([&](Done done) {
-    std::lock_guard<std::mutex> lock(mu);
-    finishers.emplace_back([done] { done(std::make_exception_ptr(Error("peer went away"))); });
-  }, cpu(), {}, std::vector<VarHandle>{failed}, 0, "test async");
+  e.push_async(
+      [&](Done done) {
+        std::lock_guard<std::mutex> lock(mu);
+        finishers.emplace_back([done] { done(std::make_exception_ptr(Error("peer went away"))); });
+      },
+      cpu(), {}, std::vector<VarHandle>{failed}, 0, "test async");
   bool started = false, reader_ran = false;
-  e.push_async([&](Done done) { started = true; done(nullptr); }, cpu(), std::vector<VarHandle>{failed},
-               std::vector<VarHandle>{after}, 0, "test async");
+  e.push_async(
+      [&](Done done) {
+        started = true;
+        done(nullptr);
+      },
+      cpu(), std::vector<VarHandle>{failed}, std::vector<VarHandle>{after}, 0, "test async");
   push(e, [&] { reader_ran = true; }, {after}, {last});
   // The thread that failed is joined before its error is read: libstdc++'s exception_ptr counts
   // references with atomics ThreadSanitizer does not see.
@@ -297,8 +353,7 @@ TEST_P(EngineTest, AsyncOperationsFinishWhenDoneIsCalled) {
   for (VarHandle v : {out, failed, after, last}) e.delete_var(nullptr, cpu(), v);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, EngineTest,
-                         ::testing::Values(EngineType::Naive, EngineType::ThreadedPerDevice),
+INSTANTIATE_TEST_SUITE_P(Engines, EngineTest, ::testing::Values(EngineType::Naive, EngineType::ThreadedPerDevice),
                          [](const auto& info) {
                            return info.param == EngineType::Naive ? std::string("Naive") : std::string("Threaded");
                          });

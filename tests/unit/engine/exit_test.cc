@@ -3,12 +3,12 @@
 // oneDNN creates its JIT kernels inside the first operation that needs them).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
-#include <unistd.h>
 
 #include "braid/engine/engine.h"
 

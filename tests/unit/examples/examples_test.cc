@@ -27,7 +27,8 @@ TEST(Examples, GluonLenetLearnsAndSavesItsParameters) {
   std::filesystem::remove(dir / "net.params");
   auto r = run_binary("gluon_lenet", "--epochs 2 --limit 4000", "cd '" + dir.string() + "' && ");
   ASSERT_EQ(r.code, 0) << r.err;
-  auto e = epochs(r.out, std::regex(R"(Epoch \d+: loss ([0-9.]+), train acc [0-9.]+, test acc ([0-9.]+), in [0-9.]+ sec)"));
+  auto e =
+      epochs(r.out, std::regex(R"(Epoch \d+: loss ([0-9.]+), train acc [0-9.]+, test acc ([0-9.]+), in [0-9.]+ sec)"));
   ASSERT_EQ(e.size(), 2u) << r.out;
   EXPECT_LT(e[1].loss, e[0].loss);
   EXPECT_GT(e[1].test_acc, 0.4) << r.out;  // chance is 0.1

@@ -141,8 +141,8 @@ TEST(SymbolBlockLifetime, OutputsOutliveTheImportedBlock) {
   io::save((dir / "face-0000.params").string(), named);
   test::expect_results_outlive_producer(
       [&dir](const NDArray& x) {
-        auto block = SymbolBlock::imports((dir / "face-symbol.json").string(), {"data"},
-                                          (dir / "face-0000.params").string());
+        auto block =
+            SymbolBlock::imports((dir / "face-symbol.json").string(), {"data"}, (dir / "face-0000.params").string());
         return test::Produced{{(*block)(x)}, block};
       },
       pixels);

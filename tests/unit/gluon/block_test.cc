@@ -30,7 +30,9 @@ class Mlp : public Block {
     hidden_ = register_child(std::make_shared<Dense>(8, "relu"), "hidden");
     output_ = register_child(std::make_shared<Dense>(3), "output");
   }
-  std::vector<NDArray> forward(const std::vector<NDArray>& in) override { return {(*output_)((*hidden_)(one_input(in)))}; }
+  std::vector<NDArray> forward(const std::vector<NDArray>& in) override {
+    return {(*output_)((*hidden_)(one_input(in)))};
+  }
 
  private:
   std::shared_ptr<Dense> hidden_, output_;
@@ -85,10 +87,9 @@ TEST(Block, DenseMatchesFullyConnectedAndActivation) {
   Dense d(4, nn::DenseOptions{.activation = "tanh", .in_units = 3});
   d.initialize(std::make_shared<init::Normal>(0.5));
   NDArray x = nd::random_normal(0, 1, Shape({2, 3}));
-  NDArray expect = nd::invoke1("Activation",
-                               {nd::invoke1("FullyConnected", {x, d.weight()->data(), d.bias()->data()},
-                                            {{"num_hidden", "4"}})},
-                               {{"act_type", "tanh"}});
+  NDArray expect = nd::invoke1(
+      "Activation", {nd::invoke1("FullyConnected", {x, d.weight()->data(), d.bias()->data()}, {{"num_hidden", "4"}})},
+      {{"act_type", "tanh"}});
   EXPECT_EQ(d(x).to_vector<float>(), expect.to_vector<float>());
   EXPECT_EQ(d.repr(), "Dense(3 -> 4, Activation(tanh))");
 }
@@ -166,7 +167,8 @@ TEST(Block, LoadRejectsWrongShapeAndDtype) {
   Dense d(2, nn::DenseOptions{.use_bias = false, .in_units = 3});
   io::save(path, std::vector<std::pair<std::string, NDArray>>{{"weight", nd::ones(Shape({3, 2}))}});
   EXPECT_THROW(d.load_parameters(path), Error);
-  io::save(path, std::vector<std::pair<std::string, NDArray>>{{"weight", nd::ones(Shape({2, 3}), cpu(), DType::Float64)}});
+  io::save(path,
+           std::vector<std::pair<std::string, NDArray>>{{"weight", nd::ones(Shape({2, 3}), cpu(), DType::Float64)}});
   EXPECT_THROW(d.load_parameters(path), Error);
   d.load_parameters(path, {cpu()}, false, false, /*cast_dtype=*/true);
   EXPECT_EQ(d.weight()->dtype(), DType::Float32);

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include "braid/autograd/autograd.h"
-#include "braid/gluon/init.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/model_zoo/simple.h"
 #include "braid/gluon/trainer.h"
 #include "braid/gluon/utils.h"
+#include "braid/init/init.h"
 #include "braid/ndarray/random.h"
 
 namespace braid::gluon {
@@ -36,8 +36,10 @@ std::vector<float> train_lenet(const std::vector<Context>& contexts, const std::
   for (const auto& [name, p] : net->collect_params())
     for (Context c : contexts) {
       auto w = p->data(c).to_vector<float>();
-      if (c == contexts[0]) weights.insert(weights.end(), w.begin(), w.end());
-      else EXPECT_EQ(w, p->data(contexts[0]).to_vector<float>()) << name << " differs on " << c;
+      if (c == contexts[0])
+        weights.insert(weights.end(), w.begin(), w.end());
+      else
+        EXPECT_EQ(w, p->data(contexts[0]).to_vector<float>()) << name << " differs on " << c;
     }
   return weights;
 }

@@ -173,8 +173,9 @@ TEST(SymbolBlockTest, TrainsThroughAutograd) {
 
 TEST(SymbolBlockTest, ClearErrors) {
   EXPECT_THROW(SymbolBlock::imports(kDir + "/mnist-symbol.json", {"input"}), Error);  // no such variable
-  EXPECT_THROW(SymbolBlock::imports(kDir + "/mnist-symbol.json", {"data"}, kDir + "/sagemaker-linreg-model-0000.params"),
-               Error);  // parameters of another model
+  EXPECT_THROW(
+      SymbolBlock::imports(kDir + "/mnist-symbol.json", {"data"}, kDir + "/sagemaker-linreg-model-0000.params"),
+      Error);  // parameters of another model
   auto net = SymbolBlock::imports(kDir + "/mnist-symbol.json", {"data"}, kDir + "/mnist-0035.params");
   EXPECT_THROW((*net)(nd::zeros(Shape{2, 1, 20, 20})), Error);  // wrong image size
 }

@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "braid/autograd/autograd.h"
-#include "braid/gluon/init.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/nn.h"
 #include "braid/gluon/trainer.h"
 #include "braid/gluon/utils.h"
+#include "braid/init/init.h"
 #include "braid/ndarray/random.h"
 
 namespace braid::gluon {
@@ -71,7 +71,8 @@ TEST(ModelParallel, TwoStagesOnTwoContextsTrainLikeTheirTwin) {
   for (int micro : {1, 3}) {
     const auto split = train(cpu(0), cpu(1), micro);
     ASSERT_EQ(split.size(), twin.size());
-    for (size_t i = 0; i < twin.size(); ++i) ASSERT_NEAR(split[i], twin[i], 1e-5) << "micro-batches " << micro << " weight " << i;
+    for (size_t i = 0; i < twin.size(); ++i)
+      ASSERT_NEAR(split[i], twin[i], 1e-5) << "micro-batches " << micro << " weight " << i;
   }
 }
 

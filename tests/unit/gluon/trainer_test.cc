@@ -86,8 +86,8 @@ TEST(Trainer, ContextsGetTheSummedGradientAndStayEqual) {
     std::string store_type;  // "" for none
     bool updates_on_store;
   };
-  const std::vector<Way> ways = {{"device", std::nullopt, "device", true}, {"device", false, "device", false},
-                                 {"local", std::nullopt, "local", true},   {"local", false, "local", false},
+  const std::vector<Way> ways = {{"device", std::nullopt, "device", true},   {"device", false, "device", false},
+                                 {"local", std::nullopt, "local", true},     {"local", false, "local", false},
                                  {kv::create("local"), true, "local", true}, {"None", std::nullopt, "", false}};
   for (const auto& way : ways) {
     auto d = unit_dense({cpu(0), cpu(1)});

@@ -25,7 +25,7 @@ TEST(GluonUtils, SplitDataLikeMxnet) {
   EXPECT_EQ(parts[2].to_vector<float>(), (std::vector<float>{10, 11, 12, 13}));
   auto cols = split_data(iota(Shape{2, 4}), 2, 1);
   EXPECT_EQ(cols[1].to_vector<float>(), (std::vector<float>{2, 3, 6, 7}));
-  EXPECT_THROW(split_data(iota(Shape{7, 2}), 3), Error);      // not even
+  EXPECT_THROW(split_data(iota(Shape{7, 2}), 3), Error);            // not even
   EXPECT_THROW(split_data(iota(Shape{2, 2}), 3, 0, false), Error);  // more slices than samples
 }
 

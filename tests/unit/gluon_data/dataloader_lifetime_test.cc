@@ -24,8 +24,8 @@ std::vector<Batch> first_batches(int workers, int take) {
   auto data = std::make_shared<ArrayDataset>(x.astype(DType::Int32).astype(DType::UInt8), nd::arange(0, 64));
   auto ds = data->transform_first(tf::Compose({tf::RandomFlipLeftRight(), tf::ToTensor()}));
   nd::seed(11);
-  auto loader = std::make_unique<DataLoader>(ds, DataLoaderOptions{.batch_size = 4, .shuffle = true,
-                                                                   .num_workers = workers, .prefetch = 8});
+  auto loader = std::make_unique<DataLoader>(
+      ds, DataLoaderOptions{.batch_size = 4, .shuffle = true, .num_workers = workers, .prefetch = 8});
   std::vector<Batch> out;
   auto it = std::make_unique<DataLoader::Iterator>(loader->begin());
   for (int k = 0; k < take; ++k, ++*it) out.push_back(**it);

@@ -22,7 +22,8 @@ namespace tf = vision::transforms;
 // n images 3 x 4 x 1 (uint8, distinct values) with labels 0 .. n-1.
 std::shared_ptr<ArrayDataset> images(int64_t n) {
   NDArray x = (nd::arange(0, static_cast<double>(n * 12)).reshape({n, 3, 4, 1}) * 7.0);
-  return std::make_shared<ArrayDataset>(x.astype(DType::Int32).astype(DType::UInt8), nd::arange(0, static_cast<double>(n)));
+  return std::make_shared<ArrayDataset>(x.astype(DType::Int32).astype(DType::UInt8),
+                                        nd::arange(0, static_cast<double>(n)));
 }
 
 std::vector<Batch> all_batches(DataLoader& loader) {
@@ -98,10 +99,12 @@ TEST(DataLoader, CustomBatchifyAndBatchSampler) {
 TEST(DataLoader, BadOptionsAreErrors) {
   auto ds = images(4);
   EXPECT_THROW(DataLoader(ds, {.batch_size = 0}), Error);
-  EXPECT_THROW(DataLoader(ds, {.batch_size = 2, .shuffle = true, .sampler = std::make_shared<SequentialSampler>(4)}), Error);
-  EXPECT_THROW(DataLoader(ds, {.batch_size = 2, .batch_sampler = std::make_shared<BatchSampler>(
-                                                    std::make_shared<SequentialSampler>(4), 2)}),
+  EXPECT_THROW(DataLoader(ds, {.batch_size = 2, .shuffle = true, .sampler = std::make_shared<SequentialSampler>(4)}),
                Error);
+  EXPECT_THROW(
+      DataLoader(ds, {.batch_size = 2,
+                      .batch_sampler = std::make_shared<BatchSampler>(std::make_shared<SequentialSampler>(4), 2)}),
+      Error);
   EXPECT_THROW(DataLoader(nullptr, 2), Error);
 }
 

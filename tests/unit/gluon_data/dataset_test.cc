@@ -90,8 +90,9 @@ TEST(Dataset, BatchedTransformFirstEqualsPerSample) {
   NDArray images = nd::arange(0, 24).reshape({6, 2, 2, 1}).astype(DType::UInt8);
   auto ds = std::make_shared<ArrayDataset>(images, nd::arange(0, 6));
   namespace tf = vision::transforms;
-  for (const Transform& t : {Transform(), Transform(tf::ToTensor()), Transform(tf::Compose({tf::ToTensor(), tf::Normalize({0.5}, {2.0})})),
-                             Transform(tf::Compose({[](const NDArray& x) { return x; }, tf::ToTensor()}))}) {
+  for (const Transform& t :
+       {Transform(), Transform(tf::ToTensor()), Transform(tf::Compose({tf::ToTensor(), tf::Normalize({0.5}, {2.0})})),
+        Transform(tf::Compose({[](const NDArray& x) { return x; }, tf::ToTensor()}))}) {
     auto td = ds->transform_first(t);
     std::vector<int64_t> idx = {5, 0, 3};
     std::vector<Sample> samples;

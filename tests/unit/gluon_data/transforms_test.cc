@@ -67,7 +67,8 @@ TEST(Normalize, WrongChannelCountAndIntegerInputAreErrors) {
 
 TEST(Flip, ReversesWidthOfImagesAndBatches) {
   NDArray img = u8({1, 2, 3, 4, 5, 6}, Shape({2, 3, 1}));
-  EXPECT_EQ(nd::invoke1("_image_flip_left_right", {img}).to_vector<int32_t>(), (std::vector<int32_t>{3, 2, 1, 6, 5, 4}));
+  EXPECT_EQ(nd::invoke1("_image_flip_left_right", {img}).to_vector<int32_t>(),
+            (std::vector<int32_t>{3, 2, 1, 6, 5, 4}));
   // Channels stay together: (1, 2, 2) with pixels (1, 2) and (3, 4).
   NDArray rgb = u8({1, 2, 3, 4}, Shape({1, 2, 2}));
   EXPECT_EQ(nd::invoke1("_image_flip_left_right", {rgb}).to_vector<int32_t>(), (std::vector<int32_t>{3, 4, 1, 2}));

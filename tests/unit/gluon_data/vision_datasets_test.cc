@@ -2,11 +2,11 @@
 // test (plain, not gzipped), and the errors for a missing folder.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <unistd.h>
 
 #include "braid/gluon/data/dataloader.h"
 #include "braid/gluon/data/vision/datasets.h"
@@ -47,8 +47,11 @@ TEST(FashionMNIST, TrainAndTestSetsMatchTheFiles) {
   const std::string dir = vision::FashionMNIST::default_root();
   NDArray labels = io::load_idx_labels(dir + "/train-labels-idx1-ubyte.gz");
   EXPECT_EQ(train->labels().to_vector<float>(), labels.to_vector<float>());
-  std::string py = python("import gzip; d = gzip.open('" + dir + "/train-images-idx3-ubyte.gz').read()[16:16 + 784 * 2]; "
-                          "l = gzip.open('" + dir + "/t10k-labels-idx1-ubyte.gz').read()[8:13]; "
+  std::string py = python("import gzip; d = gzip.open('" + dir +
+                          "/train-images-idx3-ubyte.gz').read()[16:16 + 784 * 2]; "
+                          "l = gzip.open('" +
+                          dir +
+                          "/t10k-labels-idx1-ubyte.gz').read()[8:13]; "
                           "print(sum(d[:784]), sum(d[784:]), *l)");
   auto img0 = s[0].to_vector<int64_t>(), img1 = train->get(1)[0].to_vector<int64_t>();
   std::string ours = std::to_string(std::accumulate(img0.begin(), img0.end(), int64_t{0})) + " " +

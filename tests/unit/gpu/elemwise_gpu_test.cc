@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "braid/base/gpu.h"
+#include "braid/device/gpu.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
@@ -41,8 +41,7 @@ void expect_close(const NDArray& gpu_result, const NDArray& cpu_result, const st
   const std::vector<double> g = gpu_result.copyto(cpu()).to_vector<double>();
   const std::vector<double> c = cpu_result.to_vector<double>();
   ASSERT_EQ(g.size(), c.size()) << what;
-  for (size_t i = 0; i < g.size(); ++i)
-    ASSERT_NEAR(g[i], c[i], 1e-5 * (1 + std::abs(c[i]))) << what << " at " << i;
+  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], c[i], 1e-5 * (1 + std::abs(c[i]))) << what << " at " << i;
 }
 
 TEST(ElemwiseGpu, EveryGpuKernelMatchesTheCpuKernel) {

@@ -1,10 +1,10 @@
-// The GPU runtime (include/braid/base/gpu.h) and how arrays use it. Tests that need a GPU skip,
+// The GPU runtime (include/braid/device/gpu.h) and how arrays use it. Tests that need a GPU skip,
 // saying why, where none can be used (no CUDA in the build, no driver, no device); the others
 // check what a machine without a GPU must do: clear errors, and cpu_pinned working everywhere.
 #include <gtest/gtest.h>
 
 #include "braid/base/error.h"
-#include "braid/base/gpu.h"
+#include "braid/device/gpu.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/invoke.h"
@@ -20,7 +20,8 @@ using braid::test_support::error_of;
 
 TEST(GpuRuntime, TheReasonIsEmptyExactlyWhenThereIsAGpu) {
   EXPECT_EQ(gpu_runtime::unavailable_reason().empty(), num_gpus() > 0) << gpu_runtime::unavailable_reason();
-  if (!gpu_runtime::built_with_cuda()) EXPECT_NE(gpu_runtime::unavailable_reason().find("BRAID_WITH_CUDA"), std::string::npos);
+  if (!gpu_runtime::built_with_cuda())
+    EXPECT_NE(gpu_runtime::unavailable_reason().find("BRAID_WITH_CUDA"), std::string::npos);
 }
 
 TEST(GpuRuntime, WithoutAGpuArraysOnGpuFailWithTheReason) {

@@ -23,8 +23,8 @@ const std::string kLabels = std::string(BRAID_FIXTURES_DIR) + "/mnist-t10k-label
 constexpr int64_t kPixels = 28 * 28;
 
 MNISTIterOptions options(int64_t batch_size, bool shuffle = false) {
-  return MNISTIterOptions{.image = kImages, .label = kLabels, .batch_size = batch_size, .shuffle = shuffle,
-                          .silent = true};
+  return MNISTIterOptions{
+      .image = kImages, .label = kLabels, .batch_size = batch_size, .shuffle = shuffle, .silent = true};
 }
 
 // The whole set, as load_idx reads it: pixels / 255 and labels, sample-major.

@@ -203,14 +203,20 @@ TEST(NDArrayIter, RejectsBadInput) {
   const io::NamedInputs none;
   EXPECT_TRUE(throws_mentioning([] { NDArrayIter(arange_rows(10, 2), nd::arange(0, 9), 2); },
                                 "'softmax_label' has 9 samples (axis 0 of (9,)) but 'data' has 10"));
-  EXPECT_TRUE(throws_mentioning([&] { NDArrayIter({{"a", arange_rows(10, 2)}, {"b", arange_rows(8, 2)}}, none, 2); },
-                                "'b' has 8 samples"));
+  EXPECT_TRUE(throws_mentioning(
+      [&] {
+        NDArrayIter({{"a", arange_rows(10, 2)}, {"b", arange_rows(8, 2)}}, none, 2);
+      },
+      "'b' has 8 samples"));
   EXPECT_TRUE(throws_mentioning([] { ten_samples(11, LastBatchHandle::Discard); }, "discard"));
   EXPECT_TRUE(throws_mentioning([] { ten_samples(0, LastBatchHandle::Pad); }, "batch_size"));
   EXPECT_TRUE(throws_mentioning([&] { NDArrayIter(none, none, 2); }, "no data arrays"));
   EXPECT_TRUE(throws_mentioning([&] { NDArrayIter({{"data", NDArray()}}, none, 2); }, "'data' is None"));
-  EXPECT_TRUE(throws_mentioning([] { NDArrayIter({{"x", arange_rows(4, 1)}}, {{"x", nd::arange(0, 4)}}, 2); },
-                                "'x' is given twice"));
+  EXPECT_TRUE(throws_mentioning(
+      [] {
+        NDArrayIter({{"x", arange_rows(4, 1)}}, {{"x", nd::arange(0, 4)}}, 2);
+      },
+      "'x' is given twice"));
   EXPECT_TRUE(throws_mentioning([&] { NDArrayIter({{"x", nd::zeros(Shape({0, 3}))}}, none, 2); }, "no samples"));
   EXPECT_TRUE(throws_mentioning([&] { NDArrayIter({{"x", nd::ones(Shape({}))}}, none, 2); }, "is a scalar"));
 }

@@ -13,8 +13,8 @@ namespace {
 
 void expect_numpy_identical(const NDArray& a, const std::string& numpy_expr) {
   auto path = std::filesystem::path(::testing::TempDir()) / "braid_npy_ref.npy";
-  auto r = test::run_command("/usr/bin/python3 -c \"import numpy; numpy.save('" + path.string() + "', " +
-                             numpy_expr + ")\"");
+  auto r = test::run_command("/usr/bin/python3 -c \"import numpy; numpy.save('" + path.string() + "', " + numpy_expr +
+                             ")\"");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(npy_bytes(a), test::slurp(path)) << numpy_expr;
 }

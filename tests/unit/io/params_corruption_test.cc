@@ -3,8 +3,8 @@
 // more array memory than the file itself holds.
 #include <gtest/gtest.h>
 
-#include "braid/io/params.h"
 #include "braid/engine/engine.h"
+#include "braid/io/params.h"
 #include "braid/storage/storage.h"
 #include "params_test_util.h"
 

@@ -16,7 +16,7 @@ struct Expected {
   std::vector<int64_t> shape;
   std::vector<float> first;  // the first elements in row-major order
   float last;
-  double sum;                // NumPy: a.astype(float64).sum()
+  double sum;  // NumPy: a.astype(float64).sum()
 };
 
 void check(const io::NamedArrays& got, const std::vector<Expected>& want) {
@@ -39,11 +39,23 @@ void check(const io::NamedArrays& got, const std::vector<Expected>& want) {
 }
 
 const std::vector<Expected> kMnist = {
-    {"arg:hybridsequential9_conv0_weight", {10, 1, 5, 5}, {0.30523387f, -0.10693789f, -0.4073407f}, -0.45822683f, -4.0322594},
+    {"arg:hybridsequential9_conv0_weight",
+     {10, 1, 5, 5},
+     {0.30523387f, -0.10693789f, -0.4073407f},
+     -0.45822683f,
+     -4.0322594},
     {"arg:hybridsequential9_conv0_bias", {10}, {-0.39049768f, 0.1361517f, -0.5933632f}, 0.113950185f, -3.02109474},
-    {"arg:hybridsequential9_conv1_weight", {25, 10, 5, 5}, {-0.0011289769f, -0.026852649f, -0.08552855f}, -0.030637177f, 16.6481796},
+    {"arg:hybridsequential9_conv1_weight",
+     {25, 10, 5, 5},
+     {-0.0011289769f, -0.026852649f, -0.08552855f},
+     -0.030637177f,
+     16.6481796},
     {"arg:hybridsequential9_conv1_bias", {25}, {-0.13141036f, -0.25932112f, -0.276211f}, -0.2509752f, -4.70741004},
-    {"arg:hybridsequential9_dense0_weight", {20, 400}, {-0.056454647f, 0.043434296f, 0.12514259f}, 0.12750146f, -10.7109163},
+    {"arg:hybridsequential9_dense0_weight",
+     {20, 400},
+     {-0.056454647f, 0.043434296f, 0.12514259f},
+     0.12750146f,
+     -10.7109163},
     {"arg:hybridsequential9_dense0_bias", {20}, {0.02932578f, 0.20029616f, 0.061128397f}, 0.080864325f, -1.04586807},
     {"arg:hybridsequential9_dense1_weight", {10, 20}, {0.58089966f, -0.7500469f, 0.3495173f}, -0.6757039f, 4.86198108},
     {"arg:hybridsequential9_dense1_bias", {10}, {-0.8520188f, -0.7933895f, -1.0856142f}, -1.2356315f, -10.8420054},

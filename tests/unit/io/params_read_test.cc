@@ -52,7 +52,7 @@ TEST(ParamsRead, PreV1AndV1WithOtherDTypes) {
   Bytes b;
   b.header(2);
   b.u32(2).u32(2).u32(1).i32(1).i32(0).i32(6).values<int64_t>({-1, 1LL << 40});  // pre-V1 int64 (2, 1)
-  b.u32(kV1).i32(1).i64(3).i32(1).i32(0).i32(3).raw("\x01\x02\xff");           // V1 uint8 (3,)
+  b.u32(kV1).i32(1).i64(3).i32(1).i32(0).i32(3).raw("\x01\x02\xff");             // V1 uint8 (3,)
   b.u64(0);
   auto got = io::load_from_bytes(b.str());
   EXPECT_EQ(got.arrays[0].shape(), Shape({2, 1}));

@@ -39,8 +39,8 @@ NDArray from_floats(const Shape& shape, const std::vector<float>& v) {
 }
 
 TEST(ParamsRoundTrip, WritesTheExactV2Layout) {
-  auto bytes = io::save_to_bytes({{"w", from_floats(Shape({2}), {1.5f, -2.0f})},
-                                  {"bias", from_floats(Shape({1, 1}), {3.0f})}});
+  auto bytes =
+      io::save_to_bytes({{"w", from_floats(Shape({2}), {1.5f, -2.0f})}, {"bias", from_floats(Shape({1, 1}), {3.0f})}});
   Bytes want;
   want.header(2);
   want.u32(0xF993FAC9).i32(0).i32(1).i64(2).i32(1).i32(0).i32(0).values<float>({1.5f, -2.0f});
@@ -90,10 +90,9 @@ TEST(ParamsRoundTrip, UnnamedListKeepsOrderAndHasNoNames) {
 }
 
 TEST(ParamsRoundTrip, NamedListKeepsInsertionOrder) {
-  std::vector<std::pair<std::string, NDArray>> named = {
-      {"zeta", random_array(Shape({2}), DType::Float64, 1)},
-      {"alpha", random_array(Shape({3}), DType::BFloat16, 2)},
-      {"aux:moving_mean", random_array(Shape({1}), DType::Int32, 3)}};
+  std::vector<std::pair<std::string, NDArray>> named = {{"zeta", random_array(Shape({2}), DType::Float64, 1)},
+                                                        {"alpha", random_array(Shape({3}), DType::BFloat16, 2)},
+                                                        {"aux:moving_mean", random_array(Shape({1}), DType::Int32, 3)}};
   auto back = io::load_from_bytes(io::save_to_bytes(named));
   EXPECT_EQ(back.names, (std::vector<std::string>{"zeta", "alpha", "aux:moving_mean"}));
   for (size_t i = 0; i < named.size(); ++i) EXPECT_EQ(raw_bytes(back.arrays[i]), raw_bytes(named[i].second));

@@ -193,8 +193,11 @@ TEST(PrefetchingIter, Errors) {
   EXPECT_TRUE(throws_mentioning([] { PrefetchingIter({shuffled(1), shuffled(2)}); }, "'data' is provided twice"));
   EXPECT_TRUE(throws_mentioning([] { PrefetchingIter({shuffled(1)}, {{{"dta", "x"}}}); }, "renames 'dta'"));
   EXPECT_TRUE(throws_mentioning([] { PrefetchingIter({shuffled(1)}, {{}, {}}); }, "has 2 maps for 1 iterators"));
-  EXPECT_TRUE(throws_mentioning([] { PrefetchingIter({shuffled(1), std::make_shared<Scripted>(3)}); },
-                                "has batch_size 1 but iterator 0 has 5"));
+  EXPECT_TRUE(throws_mentioning(
+      [] {
+        PrefetchingIter({shuffled(1), std::make_shared<Scripted>(3)});
+      },
+      "has batch_size 1 but iterator 0 has 5"));
 
   auto three = std::make_shared<Scripted>(3), two = std::make_shared<Scripted>(2);
   PrefetchingIter uneven({three, two}, {{}, {{"data", "other"}}});

@@ -15,7 +15,9 @@ namespace {
 
 std::vector<float> values(const NDArray& a) { return a.to_vector<float>(); }
 
-NDArray on(Context ctx, std::vector<float> v) { return nd::array<float>(v, Shape{static_cast<int64_t>(v.size())}, ctx); }
+NDArray on(Context ctx, std::vector<float> v) {
+  return nd::array<float>(v, Shape{static_cast<int64_t>(v.size())}, ctx);
+}
 
 void expect_error(const std::function<void()>& f, const std::string& part) {
   try {
@@ -87,7 +89,11 @@ TEST_P(KVStoreTypes, StringKeysBroadcastAndErrors) {
   expect_error([&] { kv->pull("nope", {out0}); }, "key 'nope' has not been initialized");
   expect_error([&] { kv->init("fc_weight", out0); }, "already initialized");
   expect_error([&] { kv->init(4, out0); }, "use one kind of key per store");
-  expect_error([&] { kv->push("fc_weight", {on(cpu(0), {1, 2, 3})}); }, "holds shape (2,) but got an array of shape (3,)");
+  expect_error(
+      [&] {
+        kv->push("fc_weight", {on(cpu(0), {1, 2, 3})});
+      },
+      "holds shape (2,) but got an array of shape (3,)");
   expect_error([&] { kv->pull("fc_weight", {on(cpu(0), {1})}); }, "holds shape (2,)");
   expect_error([&] { kv->push("fc_weight", {nd::zeros(Shape{2}, cpu(0), DType::Float64)}); },
                "holds float32 but got a float64 array");
@@ -137,7 +143,8 @@ TEST_P(KVStoreTypes, OptimizerStatesSaveAndLoadContinueTheSameRun) {
 template <typename T>
 std::vector<T> pattern(int64_t n, int seed) {
   std::vector<T> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<T>(((i * 7919 + seed * 104729) % 2003) - 1001) / T(7);
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = static_cast<T>(((i * 7919 + seed * 104729) % 2003) - 1001) / T(7);
   return v;
 }
 
@@ -151,7 +158,8 @@ void check_large_sums(const std::string& type) {
   kv->init(7, nd::zeros(shape, cpu(0), t));
   NDArray b_unaligned = nd::zeros(Shape{n + 1}, cpu(1), t).slice(1, n + 1);
   nd::array<T>(b, shape, cpu(0), t).copyto(b_unaligned);
-  const std::vector<NDArray> pushed = {nd::array<T>(a, shape, cpu(0), t), b_unaligned, nd::array<T>(c, shape, cpu(2), t)};
+  const std::vector<NDArray> pushed = {nd::array<T>(a, shape, cpu(0), t), b_unaligned,
+                                       nd::array<T>(c, shape, cpu(2), t)};
   kv->push(7, pushed);
   NDArray out_padded = nd::zeros(Shape{n + 3}, cpu(2), t);
   std::vector<NDArray> outs = {nd::zeros(shape, cpu(1), t), out_padded.slice(3, n + 3)};

@@ -20,12 +20,11 @@ TEST(StoreTypes, MxnetsTypesAndWhatEachIs) {
     const char* name;
     bool distributed, asynchronous, runs_optimizer, device_aggregation;
   };
-  for (const Want& w : {Want{"local", false, false, true, false}, Want{"device", false, false, true, true},
-                        Want{"dist", true, false, true, false}, Want{"dist_sync", true, false, true, false},
-                        Want{"dist_async", true, true, true, false},
-                        Want{"dist_sync_device", true, false, true, true},
-                        Want{"dist_device_async", true, true, true, true},
-                        Want{"horovod", true, false, false, false}}) {
+  for (const Want& w :
+       {Want{"local", false, false, true, false}, Want{"device", false, false, true, true},
+        Want{"dist", true, false, true, false}, Want{"dist_sync", true, false, true, false},
+        Want{"dist_async", true, true, true, false}, Want{"dist_sync_device", true, false, true, true},
+        Want{"dist_device_async", true, true, true, true}, Want{"horovod", true, false, false, false}}) {
     const StoreType& t = store_type(w.name);
     EXPECT_EQ(t.name, w.name);
     EXPECT_EQ(t.distributed, w.distributed) << w.name;
@@ -66,8 +65,9 @@ class CountingStore : public KVStore {
 };
 
 TEST(StoreTypes, AUsersOwnType) {
-  register_store_type({.name = "counting", .runs_optimizer = false,
-                       .make = [](const StoreType& t) { return std::make_shared<CountingStore>(t.name); }});
+  register_store_type({.name = "counting", .runs_optimizer = false, .make = [](const StoreType& t) {
+                         return std::make_shared<CountingStore>(t.name);
+                       }});
   auto store = create("counting");
   EXPECT_EQ(store->type(), "counting");
   store->init(0, nd::array<float>({1, 2}, Shape{2}));

@@ -50,7 +50,7 @@ TEST(Module, FitLearnsAndScoreAgreesWithPredict) {
   o.num_epoch = 8;
   o.batch_end_callback = {Speedometer(32, 5, true, speed)};
   m.fit(train, o);
-  auto metric = gluon::metric::create("acc");
+  auto metric = metric::create("acc");
   double acc = m.score(val, *metric);
   EXPECT_GT(acc, 0.95);
   auto pred = m.predict(val);
@@ -83,7 +83,8 @@ TEST(Module, OneStepEqualsExecutorAndOptimizerByHand) {
   m.backward();
   m.update();
 
-  Executor ex = Executor::simple_bind(mlp(), cpu(), {{"data", Shape{10, 4}}}, GradReq::Write, {}, {"data", "softmax_label"});
+  Executor ex =
+      Executor::simple_bind(mlp(), cpu(), {{"data", Shape{10, 4}}}, GradReq::Write, {}, {"data", "softmax_label"});
   for (auto& [n, a] : arg0) a.copyto(ex.arg_dict()[n]);
   ex.forward(true, {{"data", batch.data[0]}, {"softmax_label", batch.label[0]}});
   ex.backward();

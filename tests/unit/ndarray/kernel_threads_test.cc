@@ -2,8 +2,8 @@
 // CPU contexts used so far (in a fresh process, so that no other test has used a context yet).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <omp.h>
+#include <cstdlib>
 
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"

@@ -88,10 +88,12 @@ TEST(NDArray, CopyBetweenCpuContextsRunsOnTheDestinations) {
   std::shared_future<void> released = release.get_future().share();
   std::atomic<bool> busy_done{false};
   const std::vector<engine::VarHandle> writes{busy};
-  e.push([&] {
-    released.wait_for(std::chrono::seconds(10));  // bounded: a regression fails, it does not hang
-    busy_done = true;
-  }, cpu(0), {}, writes, 0, "busy");
+  e.push(
+      [&] {
+        released.wait_for(std::chrono::seconds(10));  // bounded: a regression fails, it does not hang
+        busy_done = true;
+      },
+      cpu(0), {}, writes, 0, "busy");
   auto b = a.copyto(cpu(1));
   EXPECT_EQ(b.to_vector<float>(), V({1, 2, 3}));
   EXPECT_FALSE(busy_done.load()) << "the copy to cpu(1) waited for cpu(0)'s worker";

@@ -10,7 +10,7 @@
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
 #include "braid/op/registry.h"
-#include "grad_cases.h"
+#include "unit/op/grad_cases.h"
 
 namespace braid::test {
 namespace {

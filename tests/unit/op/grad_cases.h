@@ -34,12 +34,12 @@ inline void PrintTo(const GradCase& c, std::ostream* os) { *os << c.op; }
 /// Parameterized test names: the op and the case's index.
 std::string grad_case_name(const ::testing::TestParamInfo<GradCase>& info);
 
-std::vector<GradCase> tensor_grad_cases();  // grad_cases_tensor.cc
-std::vector<GradCase> matrix_grad_cases();  // grad_cases_matrix.cc
-std::vector<GradCase> index_grad_cases();   // grad_cases_index.cc (reduce, indexing, ordering)
-std::vector<GradCase> nn_conv_grad_cases();  // grad_cases_nn_conv.cc
-std::vector<GradCase> nn_basic_grad_cases();  // grad_cases_nn_basic.cc
-std::vector<GradCase> image_grad_cases();  // grad_cases_image.cc
+std::vector<GradCase> tensor_grad_cases();    // tensor/grad_cases_tensor.cc
+std::vector<GradCase> matrix_grad_cases();    // tensor/grad_cases_matrix.cc
+std::vector<GradCase> index_grad_cases();     // tensor/grad_cases_index.cc (reduce, indexing, ordering)
+std::vector<GradCase> nn_conv_grad_cases();   // nn/grad_cases_nn_conv.cc
+std::vector<GradCase> nn_basic_grad_cases();  // nn/grad_cases_nn_basic.cc
+std::vector<GradCase> image_grad_cases();     // image/grad_cases_image.cc
 // NN op families add their lists here and in all_grad_cases().
 
 /// Every family's cases (grad_cases_all.cc).

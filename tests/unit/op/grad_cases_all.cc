@@ -1,11 +1,11 @@
-#include "grad_cases.h"
+#include "unit/op/grad_cases.h"
 
 namespace braid::test {
 
 std::vector<GradCase> all_grad_cases() {
   std::vector<GradCase> all;
-  for (auto family : {tensor_grad_cases, matrix_grad_cases, index_grad_cases, nn_conv_grad_cases,
-                      nn_basic_grad_cases, image_grad_cases}) {
+  for (auto family : {tensor_grad_cases, matrix_grad_cases, index_grad_cases, nn_conv_grad_cases, nn_basic_grad_cases,
+                      image_grad_cases}) {
     auto cases = family();
     all.insert(all.end(), cases.begin(), cases.end());
   }

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "braid/op/registry.h"
-#include "grad_cases.h"
+#include "unit/op/grad_cases.h"
 
 namespace braid::test {
 namespace {
@@ -30,9 +30,7 @@ struct Runner {
     EXPECT_TRUE(def.infer_shape(param, in_shapes, out_shapes, aux_shapes)) << gc.op;
   }
 
-  static op::TBlob blob(std::vector<double>& v, const Shape& s) {
-    return {v.data(), s, DType::Float64};
-  }
+  static op::TBlob blob(std::vector<double>& v, const Shape& s) { return {v.data(), s, DType::Float64}; }
 
   // Forward on (a copy of) the inputs; returns the outputs.
   std::vector<std::vector<double>> forward(const std::vector<std::vector<double>>& inputs) {

@@ -34,8 +34,8 @@ inline OpResult infer(const std::string& op, const op::AttrMap& attrs, std::vect
 /// Add the gradients start from `grad_init`.
 template <class T>
 OpResult run_op(const std::string& op, const op::AttrMap& attrs, const std::vector<Shape>& shapes,
-                const std::vector<Values>& inputs, const Values& dy = {},
-                op::OpReq req = op::OpReq::Write, double grad_init = 12345.0) {
+                const std::vector<Values>& inputs, const Values& dy = {}, op::OpReq req = op::OpReq::Write,
+                double grad_init = 12345.0) {
   const op::OpDef& def = op::Registry::get().find(op);
   std::any p = def.parse(attrs);
   OpResult r = infer(op, attrs, shapes);
@@ -72,8 +72,7 @@ OpResult run_op(const std::string& op, const op::AttrMap& attrs, const std::vect
 }
 
 /// Expects a and b equal within atol + rtol * |b| elementwise.
-inline void expect_near(const Values& a, const Values& b, double rtol, double atol,
-                        const std::string& what) {
+inline void expect_near(const Values& a, const Values& b, double rtol, double atol, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t i = 0; i < a.size(); ++i)
     ASSERT_NEAR(a[i], b[i], atol + rtol * std::abs(b[i])) << what << " element " << i;

@@ -36,8 +36,7 @@ std::vector<std::vector<Values>> gradients(int steps) {
   for (int s = 0; s < steps; ++s)
     for (size_t p = 0; p < shapes().size(); ++p) {
       Values v(static_cast<size_t>(shapes()[p].size()));
-      for (size_t k = 0; k < v.size(); ++k)
-        v[k] = fixed_value(100 + 10 * s + static_cast<int>(p), static_cast<int>(k));
+      for (size_t k = 0; k < v.size(); ++k) v[k] = fixed_value(100 + 10 * s + static_cast<int>(p), static_cast<int>(k));
       g[static_cast<size_t>(s)].push_back(v);
     }
   return g;
@@ -75,13 +74,18 @@ BraidRun run_braid(const RunCase& c) {
 nlohmann::json to_json(const RunCase& c) {
   nlohmann::json idx2name = nlohmann::json::object();
   for (const auto& [i, n] : c.idx2name) idx2name[std::to_string(i)] = n;
-  nlohmann::json j{{"name", c.name},           {"optimizer", c.optimizer}, {"params", c.params},
-                   {"idx2name", idx2name},     {"lr_mult", c.lr_mult},     {"wd_mult", c.wd_mult},
-                   {"weights", initial_weights()}, {"grads", gradients(c.steps)}};
+  nlohmann::json j{{"name", c.name},
+                   {"optimizer", c.optimizer},
+                   {"params", c.params},
+                   {"idx2name", idx2name},
+                   {"lr_mult", c.lr_mult},
+                   {"wd_mult", c.wd_mult},
+                   {"weights", initial_weights()},
+                   {"grads", gradients(c.steps)}};
   if (c.factor_scheduler) {
     const FactorSpec& f = *c.factor_scheduler;
-    j["factor_scheduler"] = {{"step", f.step}, {"factor", f.factor}, {"stop_factor_lr", f.stop_factor_lr},
-                             {"base_lr", f.base_lr}};
+    j["factor_scheduler"] = {
+        {"step", f.step}, {"factor", f.factor}, {"stop_factor_lr", f.stop_factor_lr}, {"base_lr", f.base_lr}};
   }
   return j;
 }

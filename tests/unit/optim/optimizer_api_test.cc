@@ -50,16 +50,18 @@ TEST(OptimizerFactory, DefaultsAreMXNets) {
 
 TEST(OptimizerFactory, UnknownNamesSuggestAndList) {
   expect_error([] { create("adma"); }, {"unknown optimizer 'adma'", "did you mean adam", "registered: ", "sgd"});
-  expect_error([] { create("sgd", {{"momentom", "0.9"}}); },
-               {"optimizer sgd", "unknown parameter 'momentom'", "did you mean momentum", "it accepts",
-                "learning_rate"});
+  expect_error(
+      [] {
+        create("sgd", {{"momentom", "0.9"}});
+      },
+      {"optimizer sgd", "unknown parameter 'momentom'", "did you mean momentum", "it accepts", "learning_rate"});
   expect_error([] { create("sgd", {{"momentum", "fast"}}); }, {"optimizer sgd", "momentum=fast", "not a number"});
   expect_error([] { create("rmsprop", {{"centered", "maybe"}}); }, {"centered=maybe", "boolean"});
 }
 
 TEST(OptimizerFactory, ParamsRoundTripThroughTheirSpelling) {
-  auto opt = create("rmsprop", {{"learning_rate", "0.1"}, {"clip_gradient", "2.5"}, {"centered", "true"},
-                                {"multi_precision", "1"}});
+  auto opt = create(
+      "rmsprop", {{"learning_rate", "0.1"}, {"clip_gradient", "2.5"}, {"centered", "true"}, {"multi_precision", "1"}});
   EXPECT_EQ(opt->param("learning_rate"), "0.1");
   EXPECT_EQ(opt->clip_gradient(), 2.5);
   EXPECT_EQ(opt->param("centered"), "True");
@@ -125,8 +127,7 @@ TEST(OptimizerStates, UpdateErrorsNameTheIndexAndTheFix) {
   auto opt = create("sgd", {{"momentum", "0.9"}});
   NDArray h = nd::ones(Shape({4})).astype(DType::Float16);
   expect_error([&] { opt->update(3, h, h); }, {"optimizer sgd", "weight 3 is float16", "multi_precision=True"});
-  expect_error([&] { opt->update(1, nd::ones(Shape({4})), nd::ones(Shape({5}))); },
-               {"weight 1 has shape", "gradient"});
+  expect_error([&] { opt->update(1, nd::ones(Shape({4})), nd::ones(Shape({5}))); }, {"weight 1 has shape", "gradient"});
   opt->update(2, nd::ones(Shape({4})), nd::ones(Shape({4})));
   expect_error([&] { opt->update(2, nd::ones(Shape({3})), nd::ones(Shape({3}))); },
                {"state of index 2", "one index per parameter"});
@@ -148,8 +149,12 @@ TEST(OptimizerCounts, FollowMXNetsUpdateCount) {
 
 TEST(OptimizerMultipliers, WdMultDefaultsToZeroForNamesNotEndingInWeightOrGamma) {
   auto opt = create("sgd", {{"wd", "0.1"}});
-  opt->set_idx2name({{0, "fc1_weight"}, {1, "fc1_bias"}, {2, "bn_gamma"}, {3, "bn_beta"},
-                     {4, "bn_moving_mean"}, {5, "embedding0_weight"}});
+  opt->set_idx2name({{0, "fc1_weight"},
+                     {1, "fc1_bias"},
+                     {2, "bn_gamma"},
+                     {3, "bn_beta"},
+                     {4, "bn_moving_mean"},
+                     {5, "embedding0_weight"}});
   std::vector<double> want{0.1, 0, 0.1, 0, 0, 0.1};
   for (int i = 0; i < 6; ++i) EXPECT_DOUBLE_EQ(opt->get_wd(i), want[static_cast<size_t>(i)]) << i;
   EXPECT_DOUBLE_EQ(opt->get_wd(9), 0.1);  // an index without a name decays

@@ -14,8 +14,11 @@ namespace {
 using optim::Optimizer;
 
 std::unique_ptr<Optimizer> configured() {
-  auto opt = optim::create("Adam", {{"learning_rate", "0.02"}, {"wd", "0.01"}, {"clip_gradient", "0.5"},
-                                    {"beta1", "0.85"}, {"rescale_grad", "0.25"}});
+  auto opt = optim::create("Adam", {{"learning_rate", "0.02"},
+                                    {"wd", "0.01"},
+                                    {"clip_gradient", "0.5"},
+                                    {"beta1", "0.85"},
+                                    {"rescale_grad", "0.25"}});
   opt->set_idx2name({{0, "fc_weight"}, {1, "fc_bias"}});
   opt->set_lr_mult({{"fc_bias", 2.0}}, {{0, 0.5}});
   opt->set_wd_mult({{"fc_bias", 0.25}});
@@ -76,8 +79,7 @@ TEST(OptimizerStates, SaveAndLoadContinueIdentically) {
   expect_resumes_identically(configured(), DType::Float64);
   expect_resumes_identically(optim::create("rmsprop", {{"centered", "True"}, {"begin_num_update", "4"}}),
                              DType::Float32);
-  expect_resumes_identically(optim::create("sgd", {{"momentum", "0.9"}, {"multi_precision", "True"}}),
-                             DType::Float16);
+  expect_resumes_identically(optim::create("sgd", {{"momentum", "0.9"}, {"multi_precision", "True"}}), DType::Float16);
 }
 
 TEST(OptimizerStates, SavedUnderIndexAndStateNames) {
@@ -85,8 +87,8 @@ TEST(OptimizerStates, SavedUnderIndexAndStateNames) {
   std::vector<NDArray> w = weights(DType::Float16);
   run(*opt, w, 0, 1, DType::Float16);
   io::NamedArrays saved = io::load_from_bytes(opt->save_states());
-  EXPECT_EQ(saved.names, (std::vector<std::string>{"0_mom", "0_weight32", "1_mom", "1_weight32",
-                                                   "__update_counts__", "__num_update__"}));
+  EXPECT_EQ(saved.names, (std::vector<std::string>{"0_mom", "0_weight32", "1_mom", "1_weight32", "__update_counts__",
+                                                   "__num_update__"}));
   EXPECT_EQ(saved.arrays[4].to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 1, 1}));
 }
 

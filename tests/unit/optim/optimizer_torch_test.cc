@@ -19,26 +19,34 @@ struct TorchCase {
 std::vector<TorchCase> cases() {
   using P = std::map<std::string, std::string>;
   auto run = [](std::string name, std::string opt, P params) {
-    return RunCase{.name = std::move(name), .optimizer = std::move(opt), .params = std::move(params),
-                   .idx2name = {}, .steps = 5};
+    return RunCase{
+        .name = std::move(name), .optimizer = std::move(opt), .params = std::move(params), .idx2name = {}, .steps = 5};
   };
   return {
-      {run("sgd_momentum", "sgd", {{"learning_rate", "0.1"}, {"momentum", "0.9"}, {"wd", "0.01"}}), "SGD",
+      {run("sgd_momentum", "sgd", {{"learning_rate", "0.1"}, {"momentum", "0.9"}, {"wd", "0.01"}}),
+       "SGD",
        {{"lr", 0.1}, {"momentum", 0.9}, {"weight_decay", 0.01}}},
-      {run("nesterov", "nag", {{"learning_rate", "0.1"}, {"momentum", "0.9"}, {"wd", "0.01"}}), "SGD",
+      {run("nesterov", "nag", {{"learning_rate", "0.1"}, {"momentum", "0.9"}, {"wd", "0.01"}}),
+       "SGD",
        {{"lr", 0.1}, {"momentum", 0.9}, {"weight_decay", 0.01}, {"nesterov", true}}},
       {run("adam", "adam", {{"learning_rate", "0.01"}, {"wd", "0.01"}, {"beta1", "0.8"}, {"beta2", "0.99"}}),
-       "Adam", {{"lr", 0.01}, {"weight_decay", 0.01}, {"betas", {0.8, 0.99}}, {"eps", 1e-8}}},
-      {run("adamw", "adamw", {{"learning_rate", "0.01"}, {"wd", "0.1"}, {"epsilon", "1e-6"}}), "AdamW",
+       "Adam",
+       {{"lr", 0.01}, {"weight_decay", 0.01}, {"betas", {0.8, 0.99}}, {"eps", 1e-8}}},
+      {run("adamw", "adamw", {{"learning_rate", "0.01"}, {"wd", "0.1"}, {"epsilon", "1e-6"}}),
+       "AdamW",
        {{"lr", 0.01}, {"weight_decay", 0.1}, {"eps", 1e-6}}},
-      {run("rmsprop", "rmsprop", {{"learning_rate", "0.01"}, {"gamma1", "0.9"}, {"wd", "0.01"}}), "RMSprop",
+      {run("rmsprop", "rmsprop", {{"learning_rate", "0.01"}, {"gamma1", "0.9"}, {"wd", "0.01"}}),
+       "RMSprop",
        {{"lr", 0.01}, {"alpha", 0.9}, {"eps", 1e-8}, {"weight_decay", 0.01}}},
       {run("rmsprop_centered", "rmsprop",
            {{"learning_rate", "0.01"}, {"gamma1", "0.9"}, {"gamma2", "0.8"}, {"centered", "True"}}),
-       "RMSprop", {{"lr", 0.01}, {"alpha", 0.9}, {"eps", 1e-8}, {"momentum", 0.8}, {"centered", true}}},
-      {run("adagrad", "adagrad", {{"learning_rate", "0.1"}, {"eps", "1e-10"}}), "Adagrad",
+       "RMSprop",
+       {{"lr", 0.01}, {"alpha", 0.9}, {"eps", 1e-8}, {"momentum", 0.8}, {"centered", true}}},
+      {run("adagrad", "adagrad", {{"learning_rate", "0.1"}, {"eps", "1e-10"}}),
+       "Adagrad",
        {{"lr", 0.1}, {"eps", 1e-10}}},
-      {run("adadelta", "adadelta", {{"rho", "0.9"}, {"epsilon", "1e-6"}}), "Adadelta",
+      {run("adadelta", "adadelta", {{"rho", "0.9"}, {"epsilon", "1e-6"}}),
+       "Adadelta",
        {{"lr", 1.0}, {"rho", 0.9}, {"eps", 1e-6}}},
   };
 }

@@ -66,8 +66,7 @@ TEST(UpdateOps, StatesAreEngineWritesSoReadersWaitForThem) {
   const int64_t n = 1 << 20;
   const int steps = 20;
   NDArray w = nd::zeros(Shape({n})), g = nd::ones(Shape({n})), mom = nd::zeros(Shape({n}));
-  for (int s = 0; s < steps; ++s)
-    nd::invoke("sgd_mom_update", {w, g, mom}, {{"lr", "0.1"}, {"momentum", "0.5"}}, {w});
+  for (int s = 0; s < steps; ++s) nd::invoke("sgd_mom_update", {w, g, mom}, {{"lr", "0.1"}, {"momentum", "0.5"}}, {w});
   V m = mom.to_vector<double>();
   const double want = -0.2 * (1 - std::pow(0.5, steps));  // mom_k = 0.5*mom_{k-1} - 0.1
   EXPECT_NEAR(m.front(), want, 1e-6);
@@ -103,23 +102,47 @@ TEST(UpdateOps, ClipGradientZeroClipsToZeroLikeMXNetsKernels) {
 
 TEST(UpdateOps, ErrorsNameTheOperatorAndTheFix) {
   NDArray w = nd::ones(Shape({3})), g = nd::ones(Shape({3})), mom = nd::zeros(Shape({3}));
-  expect_error([&] { nd::invoke("sgd_update", {w, g}, {{"lr", "0.1"}, {"momentum", "0.9"}}, {w}); },
-               {"sgd_update", "unknown attribute 'momentum'", "lr"});
-  expect_error([&] { nd::invoke("sgd_mom_update", {w, g, mom}, {{"momentum", "0.9"}}, {w}); },
-               {"sgd_mom_update", "required attribute 'lr'"});
-  expect_error([&] { nd::invoke("nag_mom_update", {w, g, mom}, {{"lr", "0.1"}, {"lazy_update", "True"}}, {w}); },
-               {"nag_mom_update", "lazy_update"});
-  expect_error([&] { nd::invoke("_braid_adamw_update", {w, g, mom, mom}, {{"lr", "0.1"}}, {w}); },
-               {"_braid_adamw_update", "'t'"});
-  expect_error([&] { nd::invoke("_braid_adamw_update", {w, g, mom, mom}, {{"lr", "0.1"}, {"t", "0"}}, {w}); },
-               {"_braid_adamw_update", "t (the update step"});
-  expect_error([&] { nd::invoke("sgd_mom_update", {w, g, nd::zeros(Shape({4}))}, {{"lr", "0.1"}}, {w}); },
-               {"sgd_mom_update", "shape"});
+  expect_error(
+      [&] {
+        nd::invoke("sgd_update", {w, g}, {{"lr", "0.1"}, {"momentum", "0.9"}}, {w});
+      },
+      {"sgd_update", "unknown attribute 'momentum'", "lr"});
+  expect_error(
+      [&] {
+        nd::invoke("sgd_mom_update", {w, g, mom}, {{"momentum", "0.9"}}, {w});
+      },
+      {"sgd_mom_update", "required attribute 'lr'"});
+  expect_error(
+      [&] {
+        nd::invoke("nag_mom_update", {w, g, mom}, {{"lr", "0.1"}, {"lazy_update", "True"}}, {w});
+      },
+      {"nag_mom_update", "lazy_update"});
+  expect_error(
+      [&] {
+        nd::invoke("_braid_adamw_update", {w, g, mom, mom}, {{"lr", "0.1"}}, {w});
+      },
+      {"_braid_adamw_update", "'t'"});
+  expect_error(
+      [&] {
+        nd::invoke("_braid_adamw_update", {w, g, mom, mom}, {{"lr", "0.1"}, {"t", "0"}}, {w});
+      },
+      {"_braid_adamw_update", "t (the update step"});
+  expect_error(
+      [&] {
+        nd::invoke("sgd_mom_update", {w, g, nd::zeros(Shape({4}))}, {{"lr", "0.1"}}, {w});
+      },
+      {"sgd_mom_update", "shape"});
   NDArray h = nd::ones(Shape({3})).astype(DType::Float16);
-  expect_error([&] { nd::invoke("sgd_update", {h, h}, {{"lr", "0.1"}}, {h}); },
-               {"sgd_update", "float16", "mp_sgd_update"});
-  expect_error([&] { nd::invoke("mp_sgd_mom_update", {h, h, h, nd::zeros(Shape({3}))}, {{"lr", "0.1"}}, {h}); },
-               {"mp_sgd_mom_update", "mom is float16", "float32"});
+  expect_error(
+      [&] {
+        nd::invoke("sgd_update", {h, h}, {{"lr", "0.1"}}, {h});
+      },
+      {"sgd_update", "float16", "mp_sgd_update"});
+  expect_error(
+      [&] {
+        nd::invoke("mp_sgd_mom_update", {h, h, h, nd::zeros(Shape({3}))}, {{"lr", "0.1"}}, {h});
+      },
+      {"mp_sgd_mom_update", "mom is float16", "float32"});
 }
 
 }  // namespace

@@ -80,8 +80,7 @@ TEST_F(Fresh, GroupInternalsAndOutputsByName) {
   Symbol s = sym::make("split", {r}, {{"num_outputs", "2"}}, "sp");
   EXPECT_EQ(s.list_outputs(), (Names{"sp_output0", "sp_output1"}));
   Symbol internals = r.get_internals();
-  EXPECT_EQ(internals.list_outputs(),
-            (Names{"x", "fc1_weight", "fc1_bias", "fc1_output", "relu1_output"}));
+  EXPECT_EQ(internals.list_outputs(), (Names{"x", "fc1_weight", "fc1_bias", "fc1_output", "relu1_output"}));
   Symbol fc_out = internals["fc1_output"];
   EXPECT_EQ(fc_out.name(), "fc1");
   EXPECT_THROW(internals["fc2_output"], Error);

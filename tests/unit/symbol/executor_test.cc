@@ -21,7 +21,8 @@ std::vector<float> values(const NDArray& a) { return a.to_vector<float>(); }
 void expect_close(const NDArray& got, const NDArray& want, double rtol, const std::string& what) {
   std::vector<float> g = values(got), w = values(want);
   ASSERT_EQ(g.size(), w.size()) << what;
-  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], w[i], 1e-6 + rtol * std::abs(w[i])) << what << " element " << i;
+  for (size_t i = 0; i < g.size(); ++i)
+    ASSERT_NEAR(g[i], w[i], 1e-6 + rtol * std::abs(w[i])) << what << " element " << i;
 }
 
 /// data -> FullyConnected(8) -> relu -> FullyConnected(3) -> SoftmaxOutput
@@ -112,8 +113,7 @@ TEST(Executor, ChannelsLastRegionsGiveTheChannelsFirstResults) {
     EXPECT_EQ(last.outputs()[i].shape(), first.outputs()[i].shape());
     expect_close(last.outputs()[i], first.outputs()[i], 1e-5, "output " + std::to_string(i));
   }
-  for (const auto& [name, g] : first.grad_dict())
-    expect_close(last.grad_dict()[name], g, 1e-4, name);
+  for (const auto& [name, g] : first.grad_dict()) expect_close(last.grad_dict()[name], g, 1e-4, name);
 }
 
 TEST(Executor, PlanningReusesMemoryWithoutChangingResults) {
@@ -145,11 +145,13 @@ TEST(Executor, PlanningReusesMemoryWithoutChangingResults) {
   EXPECT_EQ(planned.plan_stats().backward_kernels, 6);
 
   // Inference: the tanh runs in place over c1's output (the relu is part of c2).
-  Executor infer = Executor::bind(net, cpu(), [&] {
-    std::vector<NDArray> a;
-    for (const auto& n : net.list_arguments()) a.push_back(args[n]);
-    return a;
-  }(), {}, {}, {}, {}, {.channels_last = false});
+  Executor infer = Executor::bind(net, cpu(),
+                                  [&] {
+                                    std::vector<NDArray> a;
+                                    for (const auto& n : net.list_arguments()) a.push_back(args[n]);
+                                    return a;
+                                  }(),
+                                  {}, {}, {}, {}, {.channels_last = false});
   infer.forward(false);
   plain.forward(false);
   EXPECT_EQ(infer.plan_stats().inplace_ops, 1);
@@ -248,7 +250,7 @@ TEST(Executor, AuxStatesUpdateInTrainingOnly) {
   EXPECT_EQ(values(ex.aux_dict()["bn_moving_mean"]), (std::vector<float>{0, 0}));
   ex.forward(true);
   EXPECT_EQ(values(ex.aux_dict()["bn_moving_mean"]), (std::vector<float>{2, 2.5}));  // 0.5 * 0 + 0.5 * mean
-  EXPECT_THROW(ex.backward(), Error);  // no gradient wanted anywhere
+  EXPECT_THROW(ex.backward(), Error);                                                // no gradient wanted anywhere
 }
 
 TEST(Executor, ContextGroupsPlaceNodesAndCopyBetweenThem) {
@@ -260,7 +262,8 @@ TEST(Executor, ContextGroupsPlaceNodesAndCopyBetweenThem) {
   }
   {
     sym::AttrScope s2(op::AttrMap{{"ctx_group", "stage2"}});
-    out = sym::make("FullyConnected", {sym::make("Activation", {h}, {{"act_type", "relu"}})}, {{"num_hidden", "2"}}, "fc2");
+    out = sym::make("FullyConnected", {sym::make("Activation", {h}, {{"act_type", "relu"}})}, {{"num_hidden", "2"}},
+                    "fc2");
   }
   auto args = random_args(out, {{"x", Shape{3, 5}}});
   Executor one = bind_with(out, args, {});

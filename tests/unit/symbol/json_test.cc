@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
 #include "braid/base/error.h"
 #include "braid/io/file.h"
-#include <nlohmann/json.hpp>
 #include "braid/symbol/compose.h"
 
 namespace braid {
@@ -139,8 +139,7 @@ TEST(SymbolJson, BadFilesGiveClearErrors) {
   expect_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
       {"op": "Activation", "name": "a", "attrs": {"act_type": "wobble"}, "inputs": [[0, 0, 0]]}], "heads": [[1, 0, 0]]})",
                "node 'a'");
-  expect_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []}], "heads": [[0, 3, 0]]})",
-               "asks for output 3");
+  expect_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []}], "heads": [[0, 3, 0]]})", "asks for output 3");
   EXPECT_THROW(Symbol::load("/nonexistent/x-symbol.json"), Error);
 }
 

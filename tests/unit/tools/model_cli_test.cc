@@ -20,7 +20,8 @@ const std::string kModel = "--symbol " + kDir + "/mnist-symbol.json --params " +
                            kDir + "/mnist-t10k-images-idx3-ubyte.gz";
 
 TEST(EvalCli, MxnetCnnOnMnistGivesTheReferenceAccuracy) {
-  auto r = test::braid_cli("eval " + kModel + " --labels " + kDir + "/mnist-t10k-labels-idx1-ubyte.gz --batch-size 256");
+  auto r =
+      test::braid_cli("eval " + kModel + " --labels " + kDir + "/mnist-t10k-labels-idx1-ubyte.gz --batch-size 256");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "accuracy=0.9903\n");  // what an independent PyTorch implementation gives
   // Normalisation is applied: a huge mean drives every tanh to saturation and the accuracy down.
@@ -36,10 +37,12 @@ TEST(PredictCli, WritesNumpyOutputsThatNumpyReads) {
   auto r = test::braid_cli("predict " + kModel + " --batch-size 3000 --output " + npy);
   ASSERT_EQ(r.code, 0) << r.err;
   // NumPy reads it; its argmax against the labels gives eval's accuracy.
-  std::string script =
-      "import numpy, gzip; y = numpy.load('" + npy + "'); "
-      "l = numpy.frombuffer(gzip.open('" + kDir + "/mnist-t10k-labels-idx1-ubyte.gz').read()[8:], numpy.uint8); "
-      "print(y.shape, y.dtype, '%.4f' % (y.argmax(1) == l).mean())";
+  std::string script = "import numpy, gzip; y = numpy.load('" + npy +
+                       "'); "
+                       "l = numpy.frombuffer(gzip.open('" +
+                       kDir +
+                       "/mnist-t10k-labels-idx1-ubyte.gz').read()[8:], numpy.uint8); "
+                       "print(y.shape, y.dtype, '%.4f' % (y.argmax(1) == l).mean())";
   auto py = test::run_command("/usr/bin/python3 -c \"" + script + "\"");
   ASSERT_EQ(py.code, 0) << py.err;
   EXPECT_EQ(py.out, "(10000, 10) float32 0.9903\n");
@@ -123,10 +126,10 @@ TEST(SymbolShowCli, TableWithShapes) {
 }
 
 TEST(ModelCli, BadInputIsAOneLineError) {
-  auto wrong_params = test::braid_cli("eval --symbol " + kDir + "/mnist-symbol.json --params " + kDir +
-                                      "/sagemaker-linreg-model-0000.params --images " + kDir +
-                                      "/mnist-t10k-images-idx3-ubyte.gz --labels " + kDir +
-                                      "/mnist-t10k-labels-idx1-ubyte.gz");
+  auto wrong_params =
+      test::braid_cli("eval --symbol " + kDir + "/mnist-symbol.json --params " + kDir +
+                      "/sagemaker-linreg-model-0000.params --images " + kDir +
+                      "/mnist-t10k-images-idx3-ubyte.gz --labels " + kDir + "/mnist-t10k-labels-idx1-ubyte.gz");
   EXPECT_EQ(wrong_params.code, 2);
   EXPECT_NE(wrong_params.err.find("parameters of another model"), std::string::npos) << wrong_params.err;
   auto missing = test::braid_cli("symbol show /nonexistent-symbol.json");

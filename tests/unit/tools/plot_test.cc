@@ -22,7 +22,8 @@ void write(const fs::path& p, const std::string& text) { std::ofstream(p) << tex
 TEST(Plot, DrawsAPngFromTwoLogs) {
   auto a = scratch("lenet.json"), b = scratch("mlp.json"), png = scratch("curves.png");
   fs::remove(png);
-  write(a, R"({"epoch": 1, "train_loss": 0.6, "train_acc": 0.78, "test_acc": 0.84, "samples_per_sec": 3000, "seconds": 20}
+  write(a,
+        R"({"epoch": 1, "train_loss": 0.6, "train_acc": 0.78, "test_acc": 0.84, "samples_per_sec": 3000, "seconds": 20}
 {"epoch": 2, "train_loss": 0.4, "train_acc": 0.86, "test_acc": 0.87, "samples_per_sec": 3100, "seconds": 19}
 {"final": true, "test_acc": 0.87}
 )");

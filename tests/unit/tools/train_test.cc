@@ -104,8 +104,8 @@ TEST(Train, ModelParallelTrainsLikeOneContext) {
   fs::create_directories(dir);
   auto run = [&](const std::string& extra, const std::string& name) {
     const auto log = dir / (name + ".json");
-    auto r = braid_cli("train --model lenet --epochs 2 --limit 640 --test-limit 200 --seed 3 " + extra + " --json-log '" +
-                       log.string() + "' --save '" + (dir / name).string() + "'");
+    auto r = braid_cli("train --model lenet --epochs 2 --limit 640 --test-limit 200 --seed 3 " + extra +
+                       " --json-log '" + log.string() + "' --save '" + (dir / name).string() + "'");
     EXPECT_EQ(r.code, 0) << r.err;
     std::vector<double> out;
     for (const auto& rec : read_log(log))

@@ -26,9 +26,9 @@ class Transform {
   /// A per-sample function (no batched form).
   Transform(Fn per_sample);  // NOLINT: implicit, so that lambdas are transforms
   template <class F>
-    requires(std::is_invocable_r_v<NDArray, F, const NDArray&> && !std::is_base_of_v<Transform, std::decay_t<F>> &&
-             !std::is_same_v<std::decay_t<F>, Fn>)
-  Transform(F f) : Transform(Fn(std::move(f))) {}  // NOLINT
+  requires(std::is_invocable_r_v<NDArray, F, const NDArray&> && !std::is_base_of_v<Transform, std::decay_t<F>> &&
+           !std::is_same_v<std::decay_t<F>, Fn>) Transform(F f)
+      : Transform(Fn(std::move(f))) {}  // NOLINT
   /// A stage with both forms; per_batch must agree with per_sample as described above.
   Transform(Fn per_sample, Fn per_batch);
 

@@ -86,10 +86,10 @@ RandomCrop::RandomCrop(int64_t size, int64_t pad, double pad_value)
 
 RandomCrop::RandomCrop(std::pair<int64_t, int64_t> size, std::vector<int64_t> pad, double pad_value)
     : Transform([c = CropWindow{size.first, size.second, pad.size() == 4 ? pad[0] : 0, pad.size() == 4 ? pad[1] : 0,
-                                pad.size() == 4 ? pad[2] : 0, pad.size() == 4 ? pad[3] : 0, pad_value}](
-                    const NDArray& x) { return random_crop(c, x); }) {
-  BRAID_CHECK(size.first > 0 && size.second > 0, "RandomCrop: size (width, height) must be positive, got (",
-              size.first, ", ", size.second, ")");
+                                pad.size() == 4 ? pad[2] : 0, pad.size() == 4 ? pad[3] : 0,
+                                pad_value}](const NDArray& x) { return random_crop(c, x); }) {
+  BRAID_CHECK(size.first > 0 && size.second > 0, "RandomCrop: size (width, height) must be positive, got (", size.first,
+              ", ", size.second, ")");
   BRAID_CHECK(pad.size() == 4, "RandomCrop: pad must be (top, bottom, left, right), got ", pad.size(), " values");
   for (int64_t p : pad) BRAID_CHECK(p >= 0, "RandomCrop: padding must be >= 0, got ", p);
 }

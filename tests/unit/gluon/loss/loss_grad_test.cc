@@ -51,8 +51,9 @@ void check_gradient(const GradCase& c) {
     Values plus = base, minus = base;
     plus[i] += h;
     minus[i] -= h;
-    const double fd = (summed_loss(c, make(c.pred.shape(), plus, kF64)) -
-                       summed_loss(c, make(c.pred.shape(), minus, kF64))) / (2 * h);
+    const double fd =
+        (summed_loss(c, make(c.pred.shape(), plus, kF64)) - summed_loss(c, make(c.pred.shape(), minus, kF64))) /
+        (2 * h);
     ASSERT_NEAR(grad[i], fd, 1e-6 * std::max(1.0, std::abs(fd))) << "element " << i;
   }
 }
@@ -75,9 +76,17 @@ TEST(LossGradients, MatchFiniteDifferences) {
       {"SoftmaxCE axis 0", std::make_shared<loss::SoftmaxCELoss>(0, true, false, loss::LossOptions{.batch_axis = 1}),
        pred, make(Shape({4}), {2, 0, 1, 2}, kF64), NDArray()},
       {"SigmoidBCE", std::make_shared<loss::SigmoidBCELoss>(), pred, prob_target, sw},
-      {"SigmoidBCE pos_weight", std::make_shared<loss::SigmoidBCELoss>(false, w2), pred, prob_target, NDArray(),
+      {"SigmoidBCE pos_weight",
+       std::make_shared<loss::SigmoidBCELoss>(false, w2),
+       pred,
+       prob_target,
+       NDArray(),
        {make(Shape({1, 4}), {1, 2, 0.5, 3}, kF64)}},
-      {"SigmoidBCE from_sigmoid", std::make_shared<loss::SigmoidBCELoss>(true), nd::sigmoid(pred), prob_target, sw,
+      {"SigmoidBCE from_sigmoid",
+       std::make_shared<loss::SigmoidBCELoss>(true),
+       nd::sigmoid(pred),
+       prob_target,
+       sw,
        {make(Shape({1, 4}), {1, 2, 0.5, 3}, kF64)}},
       {"KLDiv", std::make_shared<loss::KLDivLoss>(true), nd::invoke1("log_softmax", {pred}), dist, sw},
       {"KLDiv from scores", std::make_shared<loss::KLDivLoss>(false, -1, w2), pred, dist, NDArray()},

@@ -57,10 +57,12 @@ TEST(Losses, RegressionLossesMatchTheirFormulas) {
                 "L1");
   for (double rho : {1.0, 0.5, 4.0}) {
     loss::HuberLoss huber(rho);
-    expect_values(huber(d.pred, d.label), row_means(d.p, d.l, [rho](double p, double l) {
-                    const double e = std::abs(p - l);
-                    return e > rho ? e - 0.5 * rho : 0.5 / rho * e * e;
-                  }),
+    expect_values(huber(d.pred, d.label),
+                  row_means(d.p, d.l,
+                            [rho](double p, double l) {
+                              const double e = std::abs(p - l);
+                              return e > rho ? e - 0.5 * rho : 0.5 / rho * e * e;
+                            }),
                   1e-5, "Huber rho=" + std::to_string(rho));
   }
 }
@@ -82,8 +84,8 @@ TEST(Losses, WeightAndSampleWeightMultiply) {
   for (int64_t i = 0; i < kN; ++i) EXPECT_NEAR(first[i], std::abs(d.p[i * kC] - d.l[i * kC]), 1e-5);
   // L2Loss halves its weight (default 1).
   loss::L2Loss l2w({.weight = 4.0});
-  expect_values(l2w(d.pred, d.label),
-                row_means(d.p, d.l, [](double p, double l) { return 2 * (p - l) * (p - l); }), 1e-4, "L2 weight 4");
+  expect_values(l2w(d.pred, d.label), row_means(d.p, d.l, [](double p, double l) { return 2 * (p - l) * (p - l); }),
+                1e-4, "L2 weight 4");
 }
 
 TEST(Losses, LabelIsReshapedAndBatchAxisKept) {

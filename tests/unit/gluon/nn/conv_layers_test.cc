@@ -33,11 +33,16 @@ TEST(ConvLayers, Conv2DMatchesConvolutionOperator) {
   EXPECT_EQ(conv.weight()->shape(), Shape({6, 2, 3, 3}));
   EXPECT_EQ(conv.bias()->shape(), Shape({6}));
   expect_close(y, conv_op("Convolution", x, conv,
-                          {{"kernel", "(3, 3)"}, {"stride", "(2, 1)"}, {"pad", "(1, 1)"}, {"dilate", "(1, 2)"},
-                           {"num_filter", "6"}, {"num_group", "2"}},
+                          {{"kernel", "(3, 3)"},
+                           {"stride", "(2, 1)"},
+                           {"pad", "(1, 1)"},
+                           {"dilate", "(1, 2)"},
+                           {"num_filter", "6"},
+                           {"num_group", "2"}},
                           "relu"));
-  EXPECT_EQ(conv.repr(), "Conv2D(2 -> 6, kernel_size=(3, 3), stride=(2, 1), padding=(1, 1), dilation=(1, 2), "
-                         "groups=2, Activation(relu))");
+  EXPECT_EQ(conv.repr(),
+            "Conv2D(2 -> 6, kernel_size=(3, 3), stride=(2, 1), padding=(1, 1), dilation=(1, 2), "
+            "groups=2, Activation(relu))");
 }
 
 TEST(ConvLayers, Conv1DMatchesConvolutionOperator) {
@@ -60,8 +65,12 @@ TEST(ConvLayers, Conv2DTransposeMatchesDeconvolutionOperator) {
   EXPECT_EQ(deconv.weight()->shape(), Shape({4, 3, 3, 3}));
   EXPECT_EQ(y.shape(), Shape({2, 6, 10, 10}));  // (5 - 1) * 2 - 2 + 3 + 1
   expect_close(y, conv_op("Deconvolution", x, deconv,
-                          {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"adj", "(1, 1)"},
-                           {"num_filter", "6"}, {"num_group", "2"}}));
+                          {{"kernel", "(3, 3)"},
+                           {"stride", "(2, 2)"},
+                           {"pad", "(1, 1)"},
+                           {"adj", "(1, 1)"},
+                           {"num_filter", "6"},
+                           {"num_group", "2"}}));
   // MXNet prints weight.shape[1] -> weight.shape[0] and never output_padding.
   EXPECT_EQ(deconv.repr(), "Conv2DTranspose(3 -> 4, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), groups=2)");
 }
@@ -70,8 +79,8 @@ TEST(ConvLayers, Conv1DTransposeMatchesDeconvolutionOperator) {
   nn::Conv1DTranspose deconv(3, 2, {.strides = 2, .in_channels = 4});
   deconv.initialize();
   const NDArray x = random_array(Shape({2, 4, 6}), 4);
-  expect_close(deconv(x), conv_op("Deconvolution", x, deconv,
-                                  {{"kernel", "(2,)"}, {"stride", "(2,)"}, {"num_filter", "3"}}));
+  expect_close(deconv(x),
+               conv_op("Deconvolution", x, deconv, {{"kernel", "(2,)"}, {"stride", "(2,)"}, {"num_filter", "3"}}));
   EXPECT_EQ(deconv.weight()->shape(), Shape({4, 3, 2}));
 }
 

@@ -70,8 +70,7 @@ TEST(LeNetAgainstTorch, ForwardBackwardAndOneStepMatch) {
   const std::string p = net->prefix();
   EXPECT_EQ(net->collect_params().keys(),
             (std::vector<std::string>{p + "conv0_weight", p + "conv0_bias", p + "conv1_weight", p + "conv1_bias",
-                                      p + "dense0_weight", p + "dense0_bias", p + "dense1_weight",
-                                      p + "dense1_bias"}));
+                                      p + "dense0_weight", p + "dense0_bias", p + "dense1_weight", p + "dense1_bias"}));
   net->initialize(std::make_shared<init::Xavier>());
   const NDArray x = random_array(Shape({4, 1, 28, 28}), 41, DType::Float32, 0, 1);
   const NDArray label = make(Shape({4}), {3, 0, 9, 5});

@@ -45,14 +45,16 @@ TEST(BatchNormLayer, ParametersFollowMxnet) {
   EXPECT_EQ(bn.beta()->grad_req(), GradReq::Write);
   EXPECT_EQ(bn.running_mean()->grad_req(), GradReq::Null);
   EXPECT_EQ(bn.running_var()->grad_req(), GradReq::Null);
-  EXPECT_EQ(bn.repr(), "BatchNorm(axis=1, eps=1e-05, momentum=0.9, fix_gamma=False, use_global_stats=False, "
-                       "in_channels=None)");
+  EXPECT_EQ(bn.repr(),
+            "BatchNorm(axis=1, eps=1e-05, momentum=0.9, fix_gamma=False, use_global_stats=False, "
+            "in_channels=None)");
   nn::BatchNorm fixed({.momentum = 0.8, .epsilon = 1e-3, .center = false, .scale = false, .in_channels = 3});
   EXPECT_EQ(fixed.gamma()->grad_req(), GradReq::Null);
   EXPECT_EQ(fixed.beta()->grad_req(), GradReq::Null);
   EXPECT_EQ(fixed.gamma()->shape(), Shape({3}));
-  EXPECT_EQ(fixed.repr(), "BatchNorm(axis=1, eps=0.001, momentum=0.8, fix_gamma=True, use_global_stats=False, "
-                          "in_channels=3)");
+  EXPECT_EQ(fixed.repr(),
+            "BatchNorm(axis=1, eps=0.001, momentum=0.8, fix_gamma=True, use_global_stats=False, "
+            "in_channels=3)");
 }
 
 TEST(BatchNormLayer, TrainingUpdatesRunningStatsAndPredictUsesThem) {

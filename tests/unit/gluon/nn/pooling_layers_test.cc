@@ -22,8 +22,9 @@ TEST(PoolingLayers, MaxPool2DDefaultsToStridesOfPoolSize) {
   const NDArray y = pool(x);
   EXPECT_EQ(y.shape(), Shape({2, 3, 4, 3}));
   expect_close(y, pool_op(x, {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "max"}}));
-  EXPECT_EQ(pool.repr(), "MaxPool2D(size=(2, 2), stride=(2, 2), padding=(0, 0), ceil_mode=False, "
-                         "global_pool=False, pool_type=max, layout=NCHW)");
+  EXPECT_EQ(pool.repr(),
+            "MaxPool2D(size=(2, 2), stride=(2, 2), padding=(0, 0), ceil_mode=False, "
+            "global_pool=False, pool_type=max, layout=NCHW)");
   EXPECT_EQ(pool.prefix().rfind("pool", 0), 0u) << pool.prefix();
   EXPECT_TRUE(pool.collect_params().empty());
 }
@@ -36,16 +37,21 @@ TEST(PoolingLayers, CeilModeIsTheFullConvention) {
   const NDArray y = ceil_pool(x);
   EXPECT_EQ(y.shape(), Shape({1, 2, 4, 4}));
   expect_close(y, pool_op(x, {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pooling_convention", "full"}}));
-  EXPECT_EQ(ceil_pool.repr(), "MaxPool2D(size=(3, 3), stride=(2, 2), padding=(0, 0), ceil_mode=True, "
-                              "global_pool=False, pool_type=max, layout=NCHW)");
+  EXPECT_EQ(ceil_pool.repr(),
+            "MaxPool2D(size=(3, 3), stride=(2, 2), padding=(0, 0), ceil_mode=True, "
+            "global_pool=False, pool_type=max, layout=NCHW)");
 }
 
 TEST(PoolingLayers, AvgPoolCountIncludePad) {
   const NDArray x = random_array(Shape({2, 3, 7, 6}), 13);
   for (bool include : {true, false}) {
     nn::AvgPool2D pool(3, {.strides = 2, .padding = 1, .count_include_pad = include});
-    expect_close(pool(x), pool_op(x, {{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"},
-                                      {"pool_type", "avg"}, {"count_include_pad", include ? "True" : "False"}}),
+    expect_close(pool(x),
+                 pool_op(x, {{"kernel", "(3, 3)"},
+                             {"stride", "(2, 2)"},
+                             {"pad", "(1, 1)"},
+                             {"pool_type", "avg"},
+                             {"count_include_pad", include ? "True" : "False"}}),
                  0, 0, include ? "include" : "exclude");
   }
   // The corner window holds 4 real pixels of 9: the two conventions differ there.
@@ -60,8 +66,9 @@ TEST(PoolingLayers, OneDimensionalPools) {
   nn::AvgPool1D avg1;
   EXPECT_EQ(avg1(x).shape(), Shape({2, 3, 4}));
   expect_close(avg1(x), pool_op(x, {{"kernel", "(2,)"}, {"stride", "(2,)"}, {"pool_type", "avg"}}));
-  EXPECT_EQ(avg1.repr(), "AvgPool1D(size=(2,), stride=(2,), padding=(0,), ceil_mode=False, global_pool=False, "
-                         "pool_type=avg, layout=NCW)");
+  EXPECT_EQ(avg1.repr(),
+            "AvgPool1D(size=(2,), stride=(2,), padding=(0,), ceil_mode=False, global_pool=False, "
+            "pool_type=avg, layout=NCW)");
   nn::GlobalMaxPool1D gmax1;
   expect_close(gmax1(x), nd::max(x, {2}, true));
 }
@@ -72,10 +79,12 @@ TEST(PoolingLayers, GlobalPoolsReduceEverySpatialAxis) {
   nn::GlobalMaxPool2D gmax;
   expect_close(gavg(x), nd::mean(x, {2, 3}, true), 1e-6, 1e-7);
   expect_close(gmax(x), nd::max(x, {2, 3}, true));
-  EXPECT_EQ(gmax.repr(), "GlobalMaxPool2D(size=(1, 1), stride=(1, 1), padding=(0, 0), ceil_mode=True, "
-                         "global_pool=True, pool_type=max, layout=NCHW)");
-  EXPECT_EQ(nn::GlobalAvgPool1D().repr(), "GlobalAvgPool1D(size=(1,), stride=(1,), padding=(0,), ceil_mode=True, "
-                                          "global_pool=True, pool_type=avg, layout=NCW)");
+  EXPECT_EQ(gmax.repr(),
+            "GlobalMaxPool2D(size=(1, 1), stride=(1, 1), padding=(0, 0), ceil_mode=True, "
+            "global_pool=True, pool_type=max, layout=NCHW)");
+  EXPECT_EQ(nn::GlobalAvgPool1D().repr(),
+            "GlobalAvgPool1D(size=(1,), stride=(1,), padding=(0,), ceil_mode=True, "
+            "global_pool=True, pool_type=avg, layout=NCW)");
 }
 
 TEST(PoolingLayers, ErrorsNameTheProblem) {

@@ -1,0 +1,33 @@
+// The GPU runtime of a build without CUDA (BRAID_WITH_CUDA=OFF): no GPU, clear errors.
+#include <cstdlib>
+
+#include "braid/base/error.h"
+#include "braid/device/gpu.h"
+
+namespace braid {
+
+int num_gpus() { return 0; }
+
+namespace gpu_runtime {
+
+std::string unavailable_reason() {
+  return "this build of Braid has no CUDA support (configure with -DBRAID_WITH_CUDA=ON where the CUDA toolkit is)";
+}
+bool built_with_cuda() { return false; }
+
+void* device_malloc(size_t bytes, int device) {
+  throw Error(cat("cannot allocate ", bytes, " bytes on gpu(", device, "): ", unavailable_reason(), "; use cpu()"));
+}
+void device_free(void*, int) {}
+
+void* pinned_malloc(size_t bytes) { return std::aligned_alloc(64, bytes); }
+void pinned_free(void* ptr) { std::free(ptr); }
+
+void copy(void*, Context dst_ctx, const void*, Context src_ctx, size_t) {
+  throw Error(cat("cannot copy from ", src_ctx, " to ", dst_ctx, ": ", unavailable_reason()));
+}
+
+void use_device(int) {}
+
+}  // namespace gpu_runtime
+}  // namespace braid

@@ -1,0 +1,127 @@
+// Gradient-check cases of the basic nn operators (activations, normalization, softmax, outputs, dropout, embedding in
+// src/op/nn/).
+#include <cmath>
+
+#include "unit/op/grad_cases.h"
+
+namespace braid::test {
+namespace {
+
+// Moves values away from a kink at 0 (relu, leaky, elu, selu).
+void away_from_zero(std::vector<double>& v) {
+  for (auto& x : v) x = x < 0 ? x - 0.1 : x + 0.1;
+}
+
+// Integer class indices / lengths in [lo, hi] for input `i`, spread deterministically.
+std::function<void(std::vector<std::vector<double>>&)> integers(size_t i, int lo, int hi) {
+  return [=](std::vector<std::vector<double>>& in) {
+    const auto span = static_cast<size_t>(hi - lo + 1);
+    for (size_t j = 0; j < in[i].size(); ++j) in[i][j] = lo + static_cast<double>((j * 7 + 3) % span);
+  };
+}
+
+const auto kAwayFromZero = [](std::vector<std::vector<double>>& in) { away_from_zero(in[0]); };
+
+void add_activation_cases(std::vector<GradCase>& c) {
+  for (const char* act : {"relu", "sigmoid", "tanh", "softrelu", "softsign"}) {
+    c.push_back({"Activation", {{"act_type", act}}, {Shape({3, 4})}, {}, {}, kAwayFromZero});
+    c.push_back({"Activation", {{"act_type", act}}, {Shape({2, 3, 5})}, {{-3.0, 3.0}}, {}, kAwayFromZero});
+  }
+  for (const char* act : {"leaky", "elu", "selu", "gelu"})
+    c.push_back(
+        {"LeakyReLU", {{"act_type", act}, {"slope", "0.3"}}, {Shape({3, 5})}, {{-2.0, 2.0}}, {}, kAwayFromZero});
+  c.push_back({"LeakyReLU", {}, {Shape({4, 3})}, {}, {}, kAwayFromZero});
+  c.push_back({"LeakyReLU",
+               {{"act_type", "prelu"}},
+               {Shape({2, 3, 4}), Shape({3})},
+               {{-1.0, 1.0}, {0.1, 0.5}},
+               {},
+               kAwayFromZero});
+  c.push_back({"LeakyReLU", {{"act_type", "prelu"}}, {Shape({4, 3}), Shape({1})}, {}, {}, kAwayFromZero});
+  c.push_back({"LeakyReLU", {{"act_type", "prelu"}}, {Shape({2, 3}), Shape({2, 3})}, {}, {}, kAwayFromZero});
+  GradCase rrelu{"LeakyReLU", {{"act_type", "rrelu"}}, {Shape({3, 4})}, {}, {}, kAwayFromZero};
+  c.push_back(rrelu);
+  rrelu.is_train = true;  // random slopes, the same at every forward (the harness reseeds)
+  c.push_back(rrelu);
+}
+
+void add_normalization_cases(std::vector<GradCase>& c) {
+  // Arguments data, gamma, beta; aux moving_mean, moving_var (positive).
+  const std::vector<std::pair<double, double>> bn_ranges = {{-1, 1}, {0.5, 1.5}, {-1, 1}, {-1, 1}, {0.5, 1.5}};
+  auto bn = [&](op::AttrMap attrs, Shape data, int64_t channels, bool train) {
+    GradCase g{"BatchNorm",
+               std::move(attrs),
+               {data, Shape({channels}), Shape({channels}), Shape({channels}), Shape({channels})},
+               bn_ranges};
+    g.is_train = train;
+    c.push_back(g);
+  };
+  bn({{"fix_gamma", "False"}}, Shape({4, 3, 5}), 3, true);
+  bn({{"fix_gamma", "True"}}, Shape({4, 3, 2, 2}), 3, true);
+  bn({{"fix_gamma", "False"}, {"output_mean_var", "True"}}, Shape({6, 3}), 3, true);
+  bn({{"fix_gamma", "False"}, {"axis", "-1"}, {"eps", "1e-5"}}, Shape({3, 4, 2}), 2, true);
+  bn({{"fix_gamma", "False"}}, Shape({4, 3, 5}), 3, false);
+  bn({{"fix_gamma", "False"}, {"use_global_stats", "True"}}, Shape({4, 3, 5}), 3, true);
+
+  c.push_back({"LayerNorm", {}, {Shape({3, 5}), Shape({5}), Shape({5})}, {{-1, 1}, {0.5, 1.5}, {-1, 1}}});
+  c.push_back({"LayerNorm", {{"axis", "1"}, {"eps", "1e-3"}}, {Shape({2, 4, 3}), Shape({4}), Shape({4})}});
+  c.push_back({"LayerNorm", {{"axis", "0"}, {"output_mean_var", "True"}}, {Shape({5, 3}), Shape({5}), Shape({5})}});
+}
+
+void add_softmax_cases(std::vector<GradCase>& c) {
+  for (const char* op : {"softmax", "log_softmax", "softmin"}) {
+    c.push_back({op, {}, {Shape({3, 5})}});
+    c.push_back({op, {{"axis", "1"}}, {Shape({2, 4, 3})}});
+    c.push_back({op, {{"axis", "0"}, {"temperature", "2.5"}}, {Shape({4, 3})}});
+  }
+  c.push_back({"softmax", {{"use_length", "True"}}, {Shape({3, 5}), Shape({3})}, {}, {1}, integers(1, 1, 5)});
+  c.push_back({"log_softmax",
+               {{"axis", "0"}, {"use_length", "True"}},
+               {Shape({4, 2}), Shape({2})},
+               {},
+               {1},
+               integers(1, 1, 4)});
+  c.push_back({"softmax", {{"dtype", "float64"}}, {Shape({2, 3})}});
+  c.push_back({"SoftmaxActivation", {}, {Shape({2, 3, 2})}});
+  c.push_back({"SoftmaxActivation", {{"mode", "channel"}}, {Shape({2, 3, 2, 2})}});
+  c.push_back({"softmax_cross_entropy", {}, {Shape({3, 4}), Shape({3})}, {}, {1}, integers(1, 0, 3)});
+}
+
+void add_layer_cases(std::vector<GradCase>& c) {
+  c.push_back({"Flatten", {}, {Shape({2, 3, 4})}});
+  c.push_back({"Embedding",
+               {{"input_dim", "5"}, {"output_dim", "4"}},
+               {Shape({2, 3}), Shape({5, 4})},
+               {},
+               {0},
+               integers(0, 0, 4)});
+  GradCase drop{"Dropout", {{"p", "0.3"}}, {Shape({4, 5})}};
+  drop.is_train = true;
+  c.push_back(drop);
+  drop.attrs = {{"p", "0.5"}, {"axes", "(1,)"}};
+  drop.shapes = {Shape({3, 4, 2})};
+  c.push_back(drop);
+  c.push_back({"Dropout", {{"p", "0.4"}, {"mode", "always"}}, {Shape({6})}});
+  c.push_back({"Dropout", {}, {Shape({2, 3})}});  // inference: identity
+
+  // The output layers' backward is the gradient of their implied loss, not of their output, so
+  // the harness' finite differences of the outputs do not apply: these entries only run forward
+  // and backward. loss_output_test.cc checks their gradients against finite differences of the
+  // losses themselves.
+  c.push_back({"SoftmaxOutput", {}, {Shape({3, 4}), Shape({3})}, {}, {0, 1}, integers(1, 0, 3)});
+  for (const char* op : {"LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"})
+    c.push_back({op, {}, {Shape({3, 2}), Shape({3, 2})}, {}, {0, 1}});
+}
+
+}  // namespace
+
+std::vector<GradCase> nn_basic_grad_cases() {
+  std::vector<GradCase> c;
+  add_activation_cases(c);
+  add_normalization_cases(c);
+  add_softmax_cases(c);
+  add_layer_cases(c);
+  return c;
+}
+
+}  // namespace braid::test

@@ -1,0 +1,59 @@
+// Gradient-check cases of the tensor operators (src/op/tensor).
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include "unit/op/grad_cases.h"
+
+namespace braid::test {
+
+std::vector<GradCase> tensor_grad_cases() {
+  std::vector<GradCase> c;
+  for (const char* op : {"exp", "sin", "cos", "tanh", "sigmoid", "softrelu", "square", "negative", "expm1"}) {
+    c.push_back({op, {}, {Shape({3, 4})}});
+    c.push_back({op, {}, {Shape({2, 3, 5})}});
+  }
+  for (const char* op : {"log", "sqrt", "rsqrt", "reciprocal", "log1p"})
+    c.push_back({op, {}, {Shape({3, 4})}, {{0.5, 2.0}}});
+  // abs and relu are not differentiable at 0; the random values stay away from it.
+  for (const char* op : {"abs", "relu"})
+    c.push_back({op, {}, {Shape({4, 5})}, {}, {}, [](auto& in) {
+                   for (auto& v : in[0]) v = v < 0 ? v - 0.1 : v + 0.1;
+                 }});
+  c.push_back({"clip", {{"a_min", "-0.5"}, {"a_max", "0.5"}}, {Shape({4, 5})}, {}, {}, [](auto& in) {
+                 for (auto& v : in[0]) v = std::abs(std::abs(v) - 0.5) < 0.01 ? v * 0.5 : v;
+               }});
+  c.push_back({"_copyto", {}, {Shape({2, 3})}});
+  c.push_back({"Cast", {{"dtype", "float64"}}, {Shape({2, 3})}});
+  // Binary ops, on equal shapes and broadcast; power needs a positive base, maximum/minimum and
+  // hypot values that never tie or vanish.
+  auto separated = [](auto& in) {
+    for (size_t k = 0; k < in[0].size(); ++k) in[0][k] = 0.1 + 0.05 * static_cast<double>(k % 7);
+    for (size_t k = 0; k < in[1].size(); ++k) in[1][k] = -0.5 + 0.09 * static_cast<double>(k % 13);
+  };
+  for (const char* stem : {"add", "sub", "mul", "div", "power", "maximum", "minimum", "hypot"}) {
+    std::string s = stem;
+    std::string same = s == "add" || s == "sub" || s == "mul" || s == "div" ? "elemwise_" + s : "_" + s;
+    std::vector<std::pair<double, double>> ranges = {{0.5, 2.0}, {0.5, 2.0}};
+    auto fill = (s == "maximum" || s == "minimum") ? std::function<void(std::vector<std::vector<double>>&)>(separated)
+                                                   : nullptr;
+    c.push_back({same, {}, {Shape({3, 4}), Shape({3, 4})}, ranges, {}, fill});
+    c.push_back({"broadcast_" + s, {}, {Shape({2, 3, 4}), Shape({3, 1})}, ranges, {}, fill});
+    c.push_back({"broadcast_" + s, {}, {Shape({1, 4}), Shape({3, 1})}, ranges, {}, fill});
+  }
+  for (const char* op :
+       {"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar", "_rdiv_scalar",
+        "_power_scalar", "_rpower_scalar", "_maximum_scalar", "_minimum_scalar", "_hypot_scalar"})
+    c.push_back({op, {{"scalar", "0.75"}}, {Shape({3, 5})}, {{0.1, 2.0}}, {}, [](auto& in) {
+                   for (auto& v : in[0]) v = std::abs(v - 0.75) < 0.02 ? v + 0.1 : v;
+                 }});
+  c.push_back({"broadcast_to", {{"shape", "(2, 3, 4)"}}, {Shape({3, 1})}});
+  c.push_back({"broadcast_to", {{"shape", "(0, 5)"}}, {Shape({2, 1})}});
+  c.push_back({"broadcast_like", {}, {Shape({1, 4}), Shape({3, 4})}, {}, {1}});
+  c.push_back({"where", {}, {Shape({3, 4}), Shape({3, 4}), Shape({3, 4})}, {}, {0}, [](auto& in) {
+                 for (auto& v : in[0]) v = v > 0 ? 1.0 : 0.0;
+               }});
+  return c;
+}
+
+}  // namespace braid::test

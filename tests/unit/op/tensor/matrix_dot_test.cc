@@ -1,0 +1,135 @@
+// dot and batch_dot: hand-computed products, NumPy for many shapes and flags, and bad shapes.
+#include <gtest/gtest.h>
+
+#include "braid/ndarray/invoke.h"
+#include "braid/ndarray/matrix.h"
+#include "unit/op/tensor/matrix_test_util.h"
+
+namespace braid::test {
+namespace {
+
+using V = std::vector<float>;
+
+TEST(MatrixDot, HandComputedProducts) {
+  NDArray a = make_array(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
+  NDArray b = make_array(Shape({3, 2}), {7, 8, 9, 10, 11, 12});
+  NDArray ab = nd::dot(a, b);
+  EXPECT_EQ(ab.shape(), Shape({2, 2}));
+  EXPECT_EQ(ab.to_vector<float>(), (V{58, 64, 139, 154}));
+
+  NDArray c = make_array(Shape({2, 2}), {1, 2, 3, 4});
+  NDArray atc = nd::dot(a, c, true, false);  // (3, 2)
+  EXPECT_EQ(atc.shape(), Shape({3, 2}));
+  EXPECT_EQ(atc.to_vector<float>(), (V{13, 18, 17, 24, 21, 30}));
+
+  NDArray d = make_array(Shape({2, 3}), {1, 0, 1, 0, 1, 0});
+  EXPECT_EQ(nd::dot(a, d, false, true).to_vector<float>(), (V{4, 2, 10, 5}));
+
+  NDArray v = make_array(Shape({3}), {1, 2, 3}), w = make_array(Shape({3}), {4, 5, 6});
+  NDArray vw = nd::dot(v, w);
+  EXPECT_EQ(vw.shape(), Shape({1}));
+  EXPECT_EQ(vw.to_vector<float>(), (V{32}));
+
+  // N-D: the last axis of lhs against the first of rhs.
+  NDArray t = make_array(Shape({2, 2, 2}), iota(8), DType::Float64);
+  NDArray u = make_array(Shape({2}), {1, 10}, DType::Float64);
+  NDArray tu = nd::dot(t, u);
+  EXPECT_EQ(tu.shape(), Shape({2, 2}));
+  EXPECT_EQ(tu.to_vector<double>(), (std::vector<double>{10, 32, 54, 76}));
+}
+
+TEST(MatrixDot, BatchDotHandComputed) {
+  NDArray a = make_array(Shape({2, 2, 2}), {1, 2, 3, 4, 0, 1, 1, 0});
+  NDArray b = make_array(Shape({2, 2, 2}), {5, 6, 7, 8, 1, 2, 3, 4});
+  EXPECT_EQ(nd::batch_dot(a, b).to_vector<float>(), (V{19, 22, 43, 50, 3, 4, 1, 2}));
+  EXPECT_EQ(nd::batch_dot(a, b, false, true).to_vector<float>(), (V{17, 23, 39, 53, 2, 4, 1, 3}));
+}
+
+struct DotCase {
+  std::vector<int64_t> lhs_rest;
+  int64_t k;
+  std::vector<int64_t> rhs_rest;
+};
+
+TEST(MatrixDot, MatchesNumpyTensordot) {
+  const std::vector<DotCase> cases = {
+      {{3}, 4, {5}},     {{2, 3}, 4, {5}}, {{}, 4, {3}},        {{3}, 4, {}},     {{2, 3}, 4, {2, 3}},
+      {{64}, 100, {70}}, {{1}, 7, {1}},    {{5, 1}, 3, {1, 2}}, {{67}, 90, {41}},  // float64: split by rows over the
+                                                                                   // threads, unevenly
+  };
+  for (const auto& c : cases)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        if (c.lhs_rest.empty() && c.rhs_rest.empty()) continue;
+        std::vector<int64_t> l = c.lhs_rest, r = c.rhs_rest;
+        if (ta)
+          l.insert(l.begin(), c.k);
+        else
+          l.push_back(c.k);
+        if (tb)
+          r.push_back(c.k);
+        else
+          r.insert(r.begin(), c.k);
+        Shape ls(l), rs(r);
+        auto lv = random_values(ls.size(), 1), rv = random_values(rs.size(), 2);
+        const std::string expr =
+            cat("np.tensordot(a, b, axes=(", ta ? 0 : ls.ndim() - 1, ", ", tb ? rs.ndim() - 1 : 0, "))");
+        auto ref = numpy_eval(expr, {{ls, lv}, {rs, rv}});
+        SCOPED_TRACE(cat(ls, " x ", rs, " ta=", ta, " tb=", tb));
+        for (DType t : {DType::Float32, DType::Float64}) {
+          NDArray out = nd::dot(make_array(ls, lv, t), make_array(rs, rv, t), ta, tb);
+          expect_matches(out, ref, t == DType::Float32 ? 1e-5 : 1e-12);
+        }
+      }
+}
+
+TEST(MatrixDot, BatchDotMatchesNumpyMatmul) {
+  const std::vector<std::vector<int64_t>> batches = {{1}, {3}, {2, 3}};
+  for (const auto& batch : batches)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        const int64_t m = 4, k = 5, n = 3;
+        std::vector<int64_t> l = batch, r = batch;
+        l.insert(l.end(), {ta ? k : m, ta ? m : k});
+        r.insert(r.end(), {tb ? n : k, tb ? k : n});
+        Shape ls(l), rs(r);
+        auto lv = random_values(ls.size(), 3), rv = random_values(rs.size(), 4);
+        const std::string expr =
+            cat("np.matmul(", ta ? "np.swapaxes(a, -1, -2)" : "a", ", ", tb ? "np.swapaxes(b, -1, -2)" : "b", ")");
+        auto ref = numpy_eval(expr, {{ls, lv}, {rs, rv}});
+        SCOPED_TRACE(cat(ls, " x ", rs, " ta=", ta, " tb=", tb));
+        for (DType t : {DType::Float32, DType::Float64}) {
+          NDArray out = nd::batch_dot(make_array(ls, lv, t), make_array(rs, rv, t), ta, tb);
+          expect_matches(out, ref, t == DType::Float32 ? 1e-5 : 1e-12);
+        }
+      }
+}
+
+TEST(MatrixDot, BadShapesAndAttributesThrow) {
+  NDArray a(Shape({2, 3})), b(Shape({4, 5}));
+  expect_error([&] { nd::dot(a, b); }, {"dot", "(2, 3)", "(4, 5)", "3", "4"});
+  expect_error([&] { nd::dot(a, NDArray(Shape({2, 5})), false, false); }, {"dot", "(2, 5)"});
+  expect_error([&] { nd::dot(NDArray(Shape({3})), NDArray(Shape({3})), true); }, {"dot", "cannot transpose vectors"});
+  expect_error([&] { nd::dot(NDArray(Shape({3})), NDArray(Shape({4}))); }, {"dot", "(3,)", "(4,)"});
+  expect_error(
+      [&] {
+        nd::dot(NDArray(Shape({2, 2}), cpu(), DType::Int32), NDArray(Shape({2, 2}), cpu(), DType::Int32));
+      },
+      {"dot", "int32"});
+  expect_error([&] { nd::invoke1("dot", {a, a}, {{"transpose_a", "maybe"}}); }, {"dot", "transpose_a"});
+  expect_error([&] { nd::invoke1("dot", {a, a}, {{"forward_stype", "csr"}}); }, {"dot", "forward_stype"});
+  expect_error(
+      [&] {
+        nd::batch_dot(NDArray(Shape({2, 3, 4})), NDArray(Shape({3, 4, 5})));
+      },
+      {"batch_dot", "(2, 3, 4)", "(3, 4, 5)"});
+  expect_error(
+      [&] {
+        nd::batch_dot(NDArray(Shape({2, 3, 4})), NDArray(Shape({2, 5, 4})));
+      },
+      {"batch_dot", "(2, 3, 4)", "(2, 5, 4)"});
+  expect_error([&] { nd::batch_dot(a, a); }, {"batch_dot", "rank"});
+}
+
+}  // namespace
+}  // namespace braid::test
