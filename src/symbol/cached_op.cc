@@ -14,17 +14,20 @@ struct CachedOp::Compiled {
 };
 
 CachedOp::CachedOp(Symbol symbol, bool static_alloc, ExecutorOptions options)
-    : symbol_(std::move(symbol)), static_alloc_(static_alloc), options_(options) {}
+    : symbol_(std::move(symbol)),
+      arg_names_(symbol_.list_arguments()),
+      num_aux_(symbol_.list_auxiliary_states().size()),
+      static_alloc_(static_alloc),
+      options_(options) {}
 
 CachedOp::~CachedOp() = default;
 
 std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, const std::vector<NDArray>& aux) {
-  const size_t nargs = symbol_.list_arguments().size(), naux = symbol_.list_auxiliary_states().size();
-  BRAID_CHECK(args.size() == nargs && aux.size() == naux, "the cached graph takes ", nargs, " arguments and ", naux,
-              " auxiliary states but got ", args.size(), " and ", aux.size());
+  BRAID_CHECK(args.size() == arg_names_.size() && aux.size() == num_aux_, "the cached graph takes ", arg_names_.size(),
+              " arguments and ", num_aux_, " auxiliary states but got ", args.size(), " and ", aux.size());
   BRAID_CHECK(!args.empty() && !args[0].is_none(), "a cached graph needs its input arrays");
   for (size_t i = 0; i < args.size(); ++i)
-    BRAID_CHECK(!args[i].is_none(), "the cached graph's argument ", symbol_.list_arguments()[i], " is None");
+    BRAID_CHECK(!args[i].is_none(), "the cached graph's argument ", arg_names_[i], " is None");
 
   imperative::Recorder* recorder = imperative::recorder();
   detail::BindInfo info;

@@ -40,6 +40,8 @@ class CachedOp {
   struct Compiled;
 
   Symbol symbol_;
+  std::vector<std::string> arg_names_;  // list_arguments(), walked once
+  size_t num_aux_;
   bool static_alloc_;
   ExecutorOptions options_;
   std::map<std::string, std::unique_ptr<Compiled>> compiled_;

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "inproc_van.h"
-#include "zmq_van.h"
 
 namespace braid::kv::ps {
 
@@ -20,7 +19,7 @@ void Van::log(const std::string& text) const {
 
 std::unique_ptr<Van> make_van(Transport transport, std::string log_prefix, int verbose) {
   if (transport == Transport::InProcess) return std::make_unique<InProcessVan>(std::move(log_prefix), verbose);
-  return std::make_unique<ZmqVan>(std::move(log_prefix), verbose);
+  return make_zmq_van(std::move(log_prefix), verbose);
 }
 
 }  // namespace braid::kv::ps

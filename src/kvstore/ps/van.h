@@ -52,5 +52,8 @@ class Van {
 
 /// The van of `transport`.
 std::unique_ptr<Van> make_van(Transport transport, std::string log_prefix, int verbose);
+/// The ZeroMQ van (zmq_van.cc); in a build without ZeroMQ (BRAID_WITH_ZMQ=OFF, zmq_van_none.cc)
+/// it throws an error naming the option.
+std::unique_ptr<Van> make_zmq_van(std::string log_prefix, int verbose);
 
 }  // namespace braid::kv::ps

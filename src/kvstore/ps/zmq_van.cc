@@ -140,4 +140,8 @@ void ZmqVan::receive_one() {
   handler_(std::move(m));
 }
 
+std::unique_ptr<Van> make_zmq_van(std::string log_prefix, int verbose) {
+  return std::make_unique<ZmqVan>(std::move(log_prefix), verbose);
+}
+
 }  // namespace braid::kv::ps
