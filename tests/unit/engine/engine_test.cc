@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <future>
 #include <mutex>
 #include <random>
@@ -56,22 +57,22 @@ TEST(ThreadedEngine, ReadersOfOneVersionRunTogether) {
   auto engine = create_engine(EngineType::ThreadedPerDevice, 3);
   Engine& e = *engine;
   VarHandle v = e.new_var();
-  std::atomic<int> inside{0}, max_inside{0};
+  std::mutex mu;
+  std::condition_variable all_in;
+  int inside = 0, max_inside = 0;
   for (int i = 0; i < 3; ++i)
     push(e,
          [&] {
-           int now = ++inside;
-           int m = max_inside.load();
-           while (now > m && !max_inside.compare_exchange_weak(m, now)) {
-           }
-           // Wait (bounded) for the other readers to arrive: they can only if reads overlap.
-           for (int spin = 0; spin < 2000 && max_inside.load() < 3; ++spin)
-             std::this_thread::sleep_for(std::chrono::microseconds(500));
+           // Waits (bounded) for the other readers to arrive: they can only if reads overlap.
+           std::unique_lock<std::mutex> lock(mu);
+           max_inside = std::max(max_inside, ++inside);
+           all_in.notify_all();
+           all_in.wait_for(lock, std::chrono::seconds(10), [&] { return max_inside == 3; });
            --inside;
          },
          {v}, {});
   e.wait_for_all();
-  EXPECT_EQ(max_inside.load(), 3);
+  EXPECT_EQ(max_inside, 3);
   e.delete_var(nullptr, cpu(), v);
 }
 
@@ -166,30 +167,43 @@ std::vector<uint64_t> run_random_program(Engine& e, uint64_t seed, int num_vars,
   return values;
 }
 
-// The most operations ever pushed but not finished, seen by a thread that pushes 300 slow ones.
+// The most operations ever pushed but not finished, seen by a thread that pushes 300. Operation i
+// waits (bounded) until the pusher has pushed `lag` more, so operations only finish behind the
+// pusher: half the bound when there is one (the pusher is woken at that many pending), 32 when
+// unbounded.
 int64_t max_run_ahead(int64_t max_pending) {
+  constexpr int kOps = 300;
+  const int64_t lag = max_pending > 0 ? max_pending / 2 : 32;
   auto engine = create_engine(EngineType::ThreadedPerDevice, 1, max_pending);
   VarHandle v = engine->new_var();
-  std::atomic<int64_t> done{0};
-  int64_t pushed = 0, most = 0;
-  for (int i = 0; i < 300; ++i) {
+  std::mutex mu;
+  std::condition_variable progress;
+  int64_t pushed = 0, done = 0, most = 0;
+  bool stalled = false;
+  for (int64_t i = 0; i < kOps; ++i) {
     push(*engine,
-         [&] {
-           std::this_thread::sleep_for(std::chrono::microseconds(100));
-           done.fetch_add(1);
+         [&, i] {
+           std::unique_lock<std::mutex> lock(mu);
+           if (!progress.wait_for(lock, std::chrono::seconds(10),
+                                  [&] { return pushed >= std::min<int64_t>(kOps, i + lag); }))
+             stalled = true;
+           ++done;
          },
          {}, {v});
-    most = std::max(most, ++pushed - done.load());
+    std::lock_guard<std::mutex> lock(mu);
+    most = std::max(most, ++pushed - done);
+    progress.notify_all();
   }
   engine->wait_for_all();
-  EXPECT_EQ(done.load(), 300);
+  EXPECT_EQ(done, kOps);
+  EXPECT_FALSE(stalled) << "an operation waited 10 s for the pusher";
   engine->delete_var([] {}, cpu(), v);
   return most;
 }
 
 TEST(ThreadedEngine, PushWaitsWhenTooFarAhead) {
   EXPECT_LE(max_run_ahead(16), 16);
-  EXPECT_GT(max_run_ahead(0), 16);  // unbounded: the loop outruns 100 µs operations
+  EXPECT_GT(max_run_ahead(0), 16);  // unbounded: operations wait 32 pushes behind
 }
 
 TEST(ThreadedEngine, OperationsMayPushWhileThePusherIsThrottled) {
@@ -302,11 +316,15 @@ TEST_P(EngineTest, AsyncOperationsFinishWhenDoneIsCalled) {
   int value = 0, seen = -1;
   std::mutex mu;
   std::vector<std::thread> finishers;  // started by operations that may run at once
+  std::promise<void> pushed_reader;
+  std::shared_future<void> reader_pushed = pushed_reader.get_future().share();
   e.push_async(
       [&](Done done) {
         std::lock_guard<std::mutex> lock(mu);
-        finishers.emplace_back([&value, done] {
-          std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        // The threaded engine's finisher waits until the reader is pushed (the naive engine's
+        // push_async returns only once done is called).
+        finishers.emplace_back([&value, &reader_pushed, done, naive = GetParam() == EngineType::Naive] {
+          if (!naive) reader_pushed.wait_for(std::chrono::seconds(10));
           value = 42;
           done(nullptr);
           done(nullptr);  // ignored
@@ -314,6 +332,7 @@ TEST_P(EngineTest, AsyncOperationsFinishWhenDoneIsCalled) {
       },
       cpu(), {}, std::vector<VarHandle>{out}, 0, "test async");
   push(e, [&] { seen = value; }, {out}, {after});
+  pushed_reader.set_value();
   e.wait_for_var(after);
   EXPECT_EQ(seen, 42);
 
