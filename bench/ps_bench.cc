@@ -87,24 +87,36 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--raw-server") return raw_server(std::atoi(argv[2]));
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 20;
-  const int ps_port = 23000 + getpid() % 1000, raw_port = ps_port + 1000;
+  const int ps_port = 23000 + getpid() % 1000, secret_port = ps_port + 1, raw_port = ps_port + 1000;
   const std::string dir = self_dir();
-  const std::vector<std::string> job = {"DMLC_PS_ROOT_URI=127.0.0.1", "DMLC_PS_ROOT_PORT=" + std::to_string(ps_port),
-                                        "DMLC_NUM_SERVER=1", "DMLC_NUM_WORKER=1", "DMLC_NODE_HOST=127.0.0.1"};
-  auto with_role = [&](const char* role) {
-    auto e = job;
-    e.push_back(std::string("DMLC_ROLE=") + role);
+  // Two jobs side by side: one without a secret, one whose messages are authenticated.
+  auto job_env = [&](int port, const char* role, bool secret) {
+    std::vector<std::string> e = {"DMLC_PS_ROOT_URI=127.0.0.1",
+                                  "DMLC_PS_ROOT_PORT=" + std::to_string(port),
+                                  "DMLC_NUM_SERVER=1",
+                                  "DMLC_NUM_WORKER=1",
+                                  "DMLC_NODE_HOST=127.0.0.1",
+                                  std::string("DMLC_ROLE=") + role,
+                                  std::string("BRAID_PS_SECRET=") + (secret ? "ps-bench-secret" : "")};
     return e;
   };
-  const pid_t scheduler = spawn({dir + "/braid", "server"}, with_role("scheduler"));
-  const pid_t server = spawn({dir + "/braid", "server"}, with_role("server"));
-  const pid_t raw = spawn({dir + "/ps_bench", "--raw-server", std::to_string(raw_port)}, {});
-  for (const auto& kv : with_role("worker")) putenv(strdup(kv.c_str()));
+  std::vector<pid_t> processes;
+  for (const auto& [port, secret] : {std::pair{ps_port, false}, std::pair{secret_port, true}})
+    for (const char* role : {"scheduler", "server"})
+      processes.push_back(spawn({dir + "/braid", "server"}, job_env(port, role, secret)));
+  processes.push_back(spawn({dir + "/ps_bench", "--raw-server", std::to_string(raw_port)}, {}));
+  auto worker_store = [&](int port, bool secret) {
+    for (const auto& kv : job_env(port, "worker", secret)) putenv(strdup(kv.c_str()));
+    if (!secret) unsetenv("BRAID_PS_SECRET");
+    return kv::create("dist_sync");
+  };
 
   std::printf("push+pull of one key, 1 worker and 1 server on 127.0.0.1, median of %d rounds\n", rounds);
-  std::printf("%10s %14s %14s %8s\n", "bytes", "braid MB/s", "raw zmq MB/s", "ratio");
+  std::printf("%10s %14s %14s %14s %8s %12s\n", "bytes", "braid MB/s", "+secret MB/s", "raw zmq MB/s", "ratio",
+              "secret cost");
   {
-    auto kv = kv::create("dist_sync");
+    auto plain = worker_store(ps_port, false);
+    auto sealed = worker_store(secret_port, true);
     zmq::context_t ctx;
     zmq::socket_t sock(ctx, zmq::socket_type::dealer);
     sock.connect("tcp://127.0.0.1:" + std::to_string(raw_port));
@@ -112,16 +124,20 @@ int main(int argc, char** argv) {
     for (int64_t bytes : {int64_t{1} << 20, int64_t{16} << 20}) {
       const int64_t n = bytes / 4;
       NDArray grad = nd::ones(Shape{n}), weight = nd::zeros(Shape{n});
-      kv->init(key, weight);
+      plain->init(key, weight);
+      sealed->init(key, weight);
       std::vector<char> buffer(static_cast<size_t>(bytes), 1);
-      std::vector<double> ours, theirs;
-      for (int r = -2; r < rounds; ++r) {  // two rounds of warm-up
-        auto t0 = Clock::now();
-        kv->push(key, {grad});
-        kv->pull(key, {weight});
+      std::vector<double> ours, authenticated, theirs;
+      auto push_pull = [&](kv::KVStore& store) {
+        const auto t0 = Clock::now();
+        store.push(key, {grad});
+        store.pull(key, {weight});
         weight.wait_to_read();
-        const double s_ours = std::chrono::duration<double>(Clock::now() - t0).count();
-        t0 = Clock::now();
+        return 2.0 * static_cast<double>(bytes) / std::chrono::duration<double>(Clock::now() - t0).count() / 1e6;
+      };
+      for (int r = -2; r < rounds; ++r) {  // two rounds of warm-up
+        const double a = push_pull(*plain), b = push_pull(*sealed);
+        const auto t0 = Clock::now();
         sock.send(zmq::buffer(buffer), zmq::send_flags::none);
         zmq::message_t ack, back;
         (void)sock.recv(ack);
@@ -130,16 +146,18 @@ int main(int argc, char** argv) {
         std::memcpy(buffer.data(), back.data(), back.size());  // into the caller's array, as a pull does
         const double s_raw = std::chrono::duration<double>(Clock::now() - t0).count();
         if (r >= 0) {
-          ours.push_back(2.0 * static_cast<double>(bytes) / s_ours / 1e6);
+          ours.push_back(a);
+          authenticated.push_back(b);
           theirs.push_back(2.0 * static_cast<double>(bytes) / s_raw / 1e6);
         }
       }
-      const double a = median(ours), b = median(theirs);
-      std::printf("%10lld %14.0f %14.0f %8.2f\n", static_cast<long long>(bytes), a, b, a / b);
+      const double a = median(ours), b = median(authenticated), c = median(theirs);
+      std::printf("%10lld %14.0f %14.0f %14.0f %8.2f %11.1f%%\n", static_cast<long long>(bytes), a, b, c, a / c,
+                  100.0 * (1.0 - b / a));
       ++key;
     }
   }
-  for (pid_t p : {raw, server, scheduler}) kill(p, SIGTERM);
-  for (pid_t p : {raw, server, scheduler}) waitpid(p, nullptr, 0);
+  for (pid_t p : processes) kill(p, SIGTERM);
+  for (pid_t p : processes) waitpid(p, nullptr, 0);
   return 0;
 }

@@ -67,6 +67,7 @@ struct Job {
     auto get = [&](const char* k, double d) { return extra.count(k) ? std::stod(extra.at(k)) : d; };
     c.heartbeat_interval_s = get("PS_HEARTBEAT_INTERVAL", 1);
     c.heartbeat_timeout_s = get("PS_HEARTBEAT_TIMEOUT", 10);
+    c.connect_timeout_s = get("BRAID_PS_CONNECT_TIMEOUT", 120);
     c.secret = secret;
     return c;
   }

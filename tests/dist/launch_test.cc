@@ -89,6 +89,20 @@ TEST(Launch, RunsTheJobAndForwardsEachProcesssOutputWithItsRole) {
   EXPECT_TRUE(l.job_processes().empty());
 }
 
+// mpirun's command line (which any local user can read) names the secret; its value reaches mpirun
+// through the environment.
+TEST(Launch, TheMpiLauncherKeepsTheSecretOffTheCommandLine) {
+  Launch l;
+  l.start({"--dry-run", "-n", "2", "-s", "1", "--launcher", "mpi", "--", "true"},
+          {{"BRAID_PS_SECRET", "not-on-the-command-line"}});
+  ASSERT_EQ(l.launcher->wait(30), std::optional<int>(0)) << l.output();
+  const std::string out = l.output();
+  for (const char* role : {"servers: BRAID_PS_SECRET=<secret> mpirun ", "workers: BRAID_PS_SECRET=<secret> mpirun "})
+    EXPECT_NE(out.find(role), std::string::npos) << role << " in\n" << out;
+  EXPECT_NE(out.find(" -x BRAID_PS_SECRET "), std::string::npos) << out;
+  EXPECT_EQ(out.find("-x BRAID_PS_SECRET="), std::string::npos) << out;
+}
+
 TEST(Launch, TheMpiLauncherStartsServersAndWorkersThroughMpirun) {
   Launch l;
   l.start({"-n", "2", "-s", "2", "--launcher", "mpi", "--", kKvWorker, "dist_sync", "sync", l.dir});
@@ -160,7 +174,9 @@ TEST(Launch, TheSshLauncherRunsServersAndWorkersOnTheHostsInTheSyncedFolder) {
   EXPECT_NE(calls.find("-p 2222 node-b"), std::string::npos) << calls;
   EXPECT_NE(calls.find("node-a cd "), std::string::npos) << calls;
   EXPECT_NE(calls.find("DMLC_ROLE=server"), std::string::npos) << calls;
-  EXPECT_NE(calls.find("BRAID_PS_SECRET="), std::string::npos) << calls;
+  // The secret travels on ssh's standard input, not on any command line.
+  EXPECT_EQ(calls.find("BRAID_PS_SECRET="), std::string::npos) << calls;
+  EXPECT_NE(calls.find("IFS= read -r BRAID_PS_SECRET && export BRAID_PS_SECRET"), std::string::npos) << calls;
 }
 
 // braid train under braid launch, 2 workers with dist_sync, 3 epochs of 10 batches each.

@@ -64,7 +64,7 @@ TEST(PsMessage, EncodesAndDecodes) {
 }
 
 TEST(PsMessage, MalformedFramesAreRejectedWithTheReason) {
-  expect_rejected("short", 0, "shorter than the 72-byte header");
+  expect_rejected("short", 0, "shorter than the 96-byte header");
   expect_rejected(with([](Header& h) { h.magic = 1; }), 0, "not from a Braid node");
   expect_rejected(with([](Header& h) { h.version = 9; }), 0, "protocol version 9");
   expect_rejected(with([](Header& h) { h.command = 999; }), 0, "unknown command 999");
@@ -100,7 +100,7 @@ TEST(PsMessage, ASchedulerLogsGarbageAndGoesOn) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   const std::string text = read();
   EXPECT_NE(text.find("rejected a message"), std::string::npos) << text;
-  EXPECT_NE(text.find("shorter than the 72-byte header"), std::string::npos) << text;
+  EXPECT_NE(text.find("shorter than the 96-byte header"), std::string::npos) << text;
   EXPECT_NE(text.find("announces 1048576"), std::string::npos) << text;
   EXPECT_FALSE(scheduler.wait(0.2).has_value()) << "the scheduler died of garbage";
 }
@@ -138,7 +138,7 @@ TEST(PsMessage, AServerDropsGarbageAndStrangersAndServesTheJob) {
   EXPECT_EQ(worker->wait(60), std::optional<int>(0)) << test::read(job.log_of("worker", 0));
   EXPECT_EQ(server->wait(15), std::optional<int>(0)) << test::read(log);
   text = test::read(log);
-  EXPECT_NE(text.find("shorter than the 72-byte header"), std::string::npos) << text;
+  EXPECT_NE(text.find("shorter than the 96-byte header"), std::string::npos) << text;
   EXPECT_NE(text.find("dropped a message from an unknown sender: exit from 4242"), std::string::npos) << text;
   EXPECT_NE(text.find("dropped a message from an unknown sender: push from 4243"), std::string::npos) << text;
 }

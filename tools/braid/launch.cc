@@ -86,11 +86,19 @@ int free_port(const std::string& host) {
   return ntohs(a.sin_port);
 }
 
+constexpr const char* kSecretVariable = "BRAID_PS_SECRET";
+
 std::string random_secret() {
   std::random_device rd;
   std::string s;
   for (int i = 0; i < 32; ++i) s += "0123456789abcdef"[rd() % 16];
   return s;
+}
+
+// The user's secret (BRAID_PS_SECRET or BRAID_PS_SECRET_FILE), else a fresh one for this job.
+std::string job_secret_or_random() {
+  const std::string secret = kv::job_secret();
+  return secret.empty() ? random_secret() : secret;
 }
 
 // Runs `argv` to its end; throws if it fails.
@@ -141,7 +149,7 @@ struct Job {
               {"DMLC_PS_ROOT_PORT", std::to_string(root_port)},
               {"DMLC_NUM_SERVER", std::to_string(servers)},
               {"DMLC_NUM_WORKER", std::to_string(o.workers)},
-              {"BRAID_PS_SECRET", env_str({"BRAID_PS_SECRET"}).value_or(random_secret())}};
+              {kSecretVariable, job_secret_or_random()}};
     if (one_machine) common["DMLC_NODE_HOST"] = "127.0.0.1";  // nothing listens beyond the loopback
     for (const auto& kv : o.env) {
       const auto sep = kv.find_first_of("=:");
@@ -166,7 +174,8 @@ struct Job {
   }
 
   // `argv` run on `host` through ssh, in the working folder, with the job's environment
-  // and the variables of this process that configure Braid and MXNet.
+  // and the variables of this process that configure Braid and MXNet. The secret travels on
+  // ssh's standard input, never on a command line (which every user of both hosts can read).
   ProcessSpec over_ssh(const std::string& name, const Host& host, const char* role, int rank,
                        const std::vector<std::string>& argv) const {
     std::vector<std::string> remote = {"env"};
@@ -175,11 +184,14 @@ struct Job {
       for (const char* prefix : {"DMLC_", "PS_", "BRAID_", "MXNET_", "OMP_"})
         if (kv.rfind(prefix, 0) == 0 && !common.count(kv.substr(0, kv.find('=')))) remote.push_back(kv);
     }
-    for (const auto& [k, v] : env(role, rank)) remote.push_back(k + "=" + v);
+    for (const auto& [k, v] : env(role, rank))
+      if (k != kSecretVariable) remote.push_back(k + "=" + v);
     remote.insert(remote.end(), argv.begin(), argv.end());
     ProcessSpec p{name, ssh_prefix(host), {}, std::string(role) != "scheduler"};
     p.argv.push_back(host.name);
-    p.argv.push_back("cd " + shell_quote(workdir) + " && exec " + join_quoted(remote));
+    p.argv.push_back("cd " + shell_quote(workdir) + " && IFS= read -r " + kSecretVariable + " && export " +
+                     kSecretVariable + " && exec " + join_quoted(remote));
+    p.input = common.at(kSecretVariable) + "\n";
     return p;
   }
 
@@ -196,15 +208,22 @@ struct Job {
                                   "-np",    std::to_string(np)};
     if (geteuid() == 0) m.push_back("--allow-run-as-root");
     if (!o.hostfile.empty()) m.insert(m.end(), {"--hostfile", o.hostfile});
-    for (const auto& [k, v] : env(role)) m.insert(m.end(), {"-x", k + "=" + v});
+    // The secret by name only: mpirun passes on its own environment's value (mpi_process).
+    for (const auto& [k, v] : env(role)) m.insert(m.end(), {"-x", k == kSecretVariable ? k : k + "=" + v});
     m.insert(m.end(), argv.begin(), argv.end());
     return m;
+  }
+
+  // mpirun, with the job's secret in its environment only.
+  ProcessSpec mpi_process(const std::string& name, int np, const char* role, const std::vector<std::string>& argv,
+                          bool essential) const {
+    return {name, mpirun(np, role, argv), {{kSecretVariable, common.at(kSecretVariable)}}, essential};
   }
 
   std::vector<ProcessSpec> plan() const {
     std::vector<ProcessSpec> out;
     if (servers == 0)  // an MPI job without parameter servers (kvstore horovod): the workers only
-      return {{"workers", mpirun(o.workers, "worker", o.command), {}, true}};
+      return {mpi_process("workers", o.workers, "worker", o.command, true)};
     // The scheduler runs here in every launcher (as in MXNet): the others reach it at root_uri.
     out.push_back({"scheduler", {braid, "server"}, env("scheduler"), false});
     if (o.launcher == "local") {
@@ -219,8 +238,8 @@ struct Job {
         out.push_back(
             over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", w, o.command));
     } else {
-      out.push_back({"servers", mpirun(servers, "server", {braid, "server"}), {}, false});
-      out.push_back({"workers", mpirun(o.workers, "worker", o.command), {}, true});
+      out.push_back(mpi_process("servers", servers, "server", {braid, "server"}, false));
+      out.push_back(mpi_process("workers", o.workers, "worker", o.command, true));
     }
     return out;
   }
@@ -270,7 +289,7 @@ int launch(LaunchOptions o, std::vector<std::string> command) {
     std::cout << "braid launch: OMP_NUM_THREADS=" << job.worker_threads << " for each worker, 1 for the servers ("
               << std::thread::hardware_concurrency() << " cores here; set OMP_NUM_THREADS to choose)" << std::endl;
   if (o.dry_run) {
-    const std::string& secret = job.common.at("BRAID_PS_SECRET");
+    const std::string& secret = job.common.at(kSecretVariable);
     for (const ProcessSpec& p : plan) {
       std::string line = p.name + ":";
       for (const auto& [k, v] : p.env) line += " " + k + "=" + v;

@@ -83,10 +83,15 @@ void Supervisor::start(const ProcessSpec& spec) {
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
 
+  int in[2] = {-1, -1};  // the child's standard input, when it gets one
+  if (!spec.input.empty())
+    BRAID_CHECK(spec.input.size() < 4096 && pipe2(in, O_CLOEXEC) == 0,
+                "braid launch: cannot create a pipe: ", std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
   posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  if (in[0] >= 0) posix_spawn_file_actions_adddup2(&actions, in[0], 0);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);  // its own group: stopped as a whole
@@ -98,6 +103,14 @@ void Supervisor::start(const ProcessSpec& spec) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   close(fds[1]);
+  if (in[0] >= 0) {
+    close(in[0]);
+    // Fits the pipe's buffer (4 KiB at least), so this does not block.
+    const bool written =
+        rc == 0 && write(in[1], spec.input.data(), spec.input.size()) == static_cast<ssize_t>(spec.input.size());
+    close(in[1]);
+    if (rc == 0 && !written) std::fprintf(out_, "braid launch: could not pass %s its input\n", spec.name.c_str());
+  }
   if (rc != 0) {
     close(fds[0]);
     throw Error(cat("braid launch: cannot start ", spec.name, " (", spec.argv[0], "): ", std::strerror(rc)));

@@ -15,6 +15,11 @@ bool is_server_process();
 /// Throws braid::Error on a bad configuration.
 int run_server();
 
+/// The job's secret, which authenticates its nodes and every message between them:
+/// BRAID_PS_SECRET, or the first line of the file BRAID_PS_SECRET_FILE names (readable by its owner
+/// only); empty if neither is set. Throws braid::Error if the two disagree or the file is not fit.
+std::string job_secret();
+
 /// This machine's address as the job's other machines reach it (what `braid launch` gives as
 /// DMLC_PS_ROOT_URI for ssh and MPI jobs): DMLC_INTERFACE's address if that is set, else the
 /// first IPv4 address that is not the loopback (ps-lite's choice), else 127.0.0.1.

@@ -1,11 +1,16 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -40,7 +45,44 @@ double seconds(const char* name, double fallback) {
   return s;
 }
 
+// The first line of the file BRAID_PS_SECRET_FILE names (readable by its owner only, as ssh
+// wants of a key).
+std::string secret_from_file(const std::string& file) {
+  const int fd = open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  BRAID_CHECK(fd >= 0, "parameter server: cannot open BRAID_PS_SECRET_FILE='", file, "': ", std::strerror(errno));
+  std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
+    close(*f);
+    delete f;
+  });
+  struct stat st {};
+  constexpr off_t kMaxSecretBytes = 4096;
+  BRAID_CHECK(fstat(fd, &st) == 0 && S_ISREG(st.st_mode), "parameter server: BRAID_PS_SECRET_FILE='", file,
+              "' is not a regular file");
+  BRAID_CHECK((st.st_mode & 077) == 0, "parameter server: BRAID_PS_SECRET_FILE='", file,
+              "' can be read by other users (mode ", std::oct, (st.st_mode & 0777), "); make it private: chmod 600 ",
+              file);
+  BRAID_CHECK(st.st_size <= kMaxSecretBytes, "parameter server: BRAID_PS_SECRET_FILE='", file, "' is ", st.st_size,
+              " bytes; a secret file holds one line of at most ", kMaxSecretBytes, " bytes");
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  const ssize_t n = read(fd, text.data(), text.size());
+  BRAID_CHECK(n == static_cast<ssize_t>(text.size()), "parameter server: cannot read BRAID_PS_SECRET_FILE='", file,
+              "'");
+  text = text.substr(0, text.find('\n'));
+  BRAID_CHECK(!text.empty(), "parameter server: BRAID_PS_SECRET_FILE='", file, "' is empty; write the secret in it");
+  return text;
+}
+
 }  // namespace
+
+std::string secret_from_env() {
+  const auto value = env_str({"BRAID_PS_SECRET"});
+  const auto file = env_str({"BRAID_PS_SECRET_FILE"});
+  if (!file || file->empty()) return value.value_or("");
+  const std::string secret = secret_from_file(*file);
+  BRAID_CHECK(!value || *value == secret, "parameter server: BRAID_PS_SECRET and the file BRAID_PS_SECRET_FILE='",
+              *file, "' give different secrets; set one of them");
+  return secret;
+}
 
 const char* role_name(Role role) {
   switch (role) {
@@ -88,7 +130,9 @@ Config Config::from_env() {
   BRAID_CHECK(c.heartbeat_interval_s == 0 || c.heartbeat_timeout_s > c.heartbeat_interval_s,
               "parameter server: PS_HEARTBEAT_TIMEOUT (", c.heartbeat_timeout_s,
               " s) must be longer than PS_HEARTBEAT_INTERVAL (", c.heartbeat_interval_s, " s)");
-  c.secret = env_str({"BRAID_PS_SECRET"}).value_or("");
+  c.connect_timeout_s = seconds("BRAID_PS_CONNECT_TIMEOUT", c.connect_timeout_s);
+  BRAID_CHECK(c.connect_timeout_s > 0, "parameter server: BRAID_PS_CONNECT_TIMEOUT must be more than 0 seconds");
+  c.secret = secret_from_env();
   return c;
 }
 

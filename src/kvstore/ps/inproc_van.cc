@@ -88,9 +88,9 @@ void InProcessVan::send(int peer, const Message& m) {
     address = it->second;
   }
   if (verbose_ >= 2) log("send " + m.describe());
-  Frames frames{encode_first_frame(m), std::string(static_cast<const char*>(m.payload.data), m.payload.size)};
   Network& net = network();
-  std::lock_guard<std::mutex> lock(net.mu);
+  std::lock_guard<std::mutex> lock(net.mu);  // sealed in the order of delivery
+  Frames frames{seal(m), std::string(static_cast<const char*>(m.payload.data), m.payload.size)};
   auto it = net.bound.find(address);
   if (it != net.bound.end()) {
     it->second->deliver(std::move(frames));
@@ -99,6 +99,11 @@ void InProcessVan::send(int peer, const Message& m) {
   } else {
     net.waiting[address].push_back(std::move(frames));
   }
+}
+
+void InProcessVan::disconnect(int peer) {
+  std::lock_guard<std::mutex> lock(peers_mu_);
+  peers_.erase(peer);
 }
 
 void InProcessVan::deliver(Frames frames) {
@@ -124,15 +129,20 @@ void InProcessVan::receive_loop() {
     try {
       decode_first_frame(frames.first.data(), frames.first.size(), frames.payload.size(), m);
     } catch (const Error& e) {
-      log(cat("rejected a message: ", e.what()));
+      log_rejection(cat("rejected a message: ", e.what()));
       continue;
     }
     if (!frames.payload.empty()) {
       auto bytes = std::make_shared<std::string>(std::move(frames.payload));
       m.payload = {bytes->data(), bytes->size(), bytes};
     }
+    if (!admit(m, "in process")) continue;
     if (verbose_ >= 2) log("recv " + m.describe());
-    handler_(std::move(m));
+    try {
+      handler_(std::move(m));
+    } catch (const std::exception& e) {  // as over ZeroMQ: nothing a peer sends ends this loop
+      log_rejection(cat("error while handling a message: ", e.what()));
+    }
   }
 }
 

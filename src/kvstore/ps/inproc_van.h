@@ -24,6 +24,7 @@ class InProcessVan final : public Van {
   void stop() override;
   void connect(int peer, const std::string& host, int port, int my_id) override;
   void send(int peer, const Message& m) override;
+  void disconnect(int peer) override;
 
   /// A message as it travels: the header-and-body frame and the payload's bytes.
   struct Frames {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "braid/base/error.h"
+#include "braid/base/printable.h"
 
 namespace braid::kv::ps {
 
@@ -55,12 +56,16 @@ bool known(uint16_t c) {
 
 }  // namespace
 
+bool is_handshake(Command c) {
+  return c == Command::kRegister || c == Command::kChallenge || c == Command::kProof || c == Command::kRefused;
+}
+
 std::string Message::describe() const {
   std::string s = cat(known(head.command) ? command_name(command()) : "command?", " from ", head.sender, " to ",
                       head.recipient, " request ", head.request);
   if (head.command >= static_cast<uint16_t>(Command::kInit))
     s += cat(" key ", head.key, " [", head.offset, ", +", head.payload_bytes, " bytes) of ", head.total);
-  if (!body.empty()) s += cat(" body ", body.size() <= 80 ? body : body.substr(0, 80) + "...");
+  if (!body.empty()) s += cat(" body ", printable(body, 80));
   return s;
 }
 

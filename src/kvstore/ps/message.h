@@ -31,6 +31,10 @@ enum class Command : uint16_t {
 };
 const char* command_name(Command c);
 
+/// The commands of the registration handshake: accepted before a node holds the job's key, so they
+/// carry their own proofs of the secret (nodes.h) instead of a frame MAC.
+bool is_handshake(Command c);
+
 /// The fixed part, sent as raw little-endian bytes (x86 only).
 struct Header {
   uint32_t magic = kMagic;
@@ -47,11 +51,13 @@ struct Header {
   uint32_t body_bytes = 0;
   uint32_t reserved = 0;
   uint64_t payload_bytes = 0;
+  uint64_t sequence = 0;  // per sender, increasing: a replayed message is refused (frame_auth.h)
+  uint8_t tag[16] = {};   // the frame's MAC when the job has a secret, else zeros
 
   static constexpr uint32_t kMagic = 0x50445242;  // "BRDP"
-  static constexpr uint16_t kVersion = 1;
+  static constexpr uint16_t kVersion = 2;
 };
-static_assert(sizeof(Header) == 72, "the header's wire size");
+static_assert(sizeof(Header) == 96, "the header's wire size");
 
 /// Bytes shared with whatever keeps them alive (an array being sent, a received ZeroMQ frame).
 struct Payload {
@@ -64,6 +70,7 @@ struct Message {
   Header head;
   std::string body;
   Payload payload;
+  bool authenticated = false;  // set by the receiving van: the frame's MAC was checked
 
   Command command() const { return static_cast<Command>(head.command); }
   /// A one-line description for logs (PS_VERBOSE=2 and rejections).

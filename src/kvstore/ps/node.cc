@@ -6,6 +6,8 @@
 
 #include "braid/base/env.h"
 #include "braid/base/error.h"
+#include "braid/base/printable.h"
+#include "frame_auth.h"
 
 namespace braid::kv::ps {
 namespace {
@@ -15,22 +17,28 @@ constexpr double kAbortGraceS = 5;          // after a failure, the process exit
 
 }  // namespace
 
-Node::Node(Config config) : config_(std::move(config)), van_(make_van(config_.transport, role_name(config_.role), config_.verbose)) {
+Node::Node(Config config)
+    : config_(std::move(config)), van_(make_van(config_.transport, role_name(config_.role), config_.verbose)) {
+  if (!config_.secret.empty()) van_->require_auth();
   me_.role = config_.role;
   me_.host = config_.host;
   me_.port = van_->bind(config_.host, 0);
   van_->start([this](Message&& m) { handle(std::move(m)); });
 }
 
-Node::~Node() {
+Node::~Node() { stop(); }
+
+// In this order: the heartbeats end, then the receive thread (which may still fail the job and
+// start the watchdog), then the watchdog, which sees stopping_ and returns.
+void Node::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
   changed_.notify_all();
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
-  if (watchdog_.joinable()) watchdog_.join();
   van_->stop();
+  if (watchdog_.joinable()) watchdog_.join();
 }
 
 Message Node::control(Command c) const {
@@ -49,9 +57,10 @@ void Node::start(std::function<void(Message&&)> data_handler, std::function<void
   const long long hint = env_int({"BRAID_PS_RANK", "OMPI_COMM_WORLD_RANK"}, -1);  // mpirun: the MPI rank
   Message reg = control(Command::kRegister);
   reg.body = cat(role_name(config_.role), " ", me_.host, " ", me_.port, " ", hint, " ", nonce_);
+  if (!config_.secret.empty()) reg.body += " " + proof_of_secret(config_.secret, "register", reg.body);
   scheduler_seen_ = Clock::now();
   van_->send(kSchedulerId, reg);
-  const double timeout = static_cast<double>(env_int({"BRAID_PS_CONNECT_TIMEOUT"}, 120));
+  const double timeout = config_.connect_timeout_s;
   std::unique_lock<std::mutex> lock(mu_);
   const bool answered = changed_.wait_for(lock, std::chrono::duration<double>(timeout),
                                           [this] { return registered_ || !failure_.empty(); });
@@ -59,7 +68,11 @@ void Node::start(std::function<void(Message&&)> data_handler, std::function<void
   BRAID_CHECK(answered, "parameter server: the job did not start within ", timeout,
               " s (BRAID_PS_CONNECT_TIMEOUT): ", "is the scheduler running at ", config_.root_uri, ":",
               config_.root_port, " (DMLC_PS_ROOT_URI, DMLC_PS_ROOT_PORT), and have all ", config_.num_servers,
-              " server(s) and ", config_.num_workers, " worker(s) been started?");
+              " server(s) and ", config_.num_workers, " worker(s) been started?",
+              unverified_refusal_.empty() ? ""
+                                          : " A refusal came that does not prove the job's secret (is this node's "
+                                            "BRAID_PS_SECRET the scheduler's?): " +
+                                                unverified_refusal_);
   lock.unlock();
   if (config_.heartbeat_interval_s > 0) heartbeat_thread_ = std::thread([this] { heartbeats(); });
 }
@@ -76,46 +89,67 @@ void Node::send(int peer, Message& m) {
 
 void Node::handle(Message&& m) {
   std::unique_lock<std::mutex> lock(mu_);
-  // Control comes from the scheduler; data from the nodes of the table (checked once it is known).
+  // Control comes from the scheduler; data from the nodes of the table that talk to this one.
   const bool data = m.head.command >= static_cast<uint16_t>(Command::kInit);
-  if ((!data && m.head.sender != kSchedulerId) || (data && registered_ && !peers_.count(m.head.sender))) {
-    van_->log(cat("dropped a message from an unknown sender: ", m.describe()));
+  if ((!data && m.head.sender != kSchedulerId) || (data && registered_ && !data_senders_.count(m.head.sender))) {
+    van_->log_rejection(cat("dropped a message from an unknown sender: ", m.describe()));
     return;
   }
-  if (m.head.sender == kSchedulerId) scheduler_seen_ = Clock::now();
+  if (is_handshake(m.command()) && (registered_ || challenged_ && m.command() == Command::kChallenge)) {
+    van_->log_rejection(cat("dropped a handshake message after the handshake: ", m.describe()));
+    return;
+  }
+  if (m.head.sender == kSchedulerId && (m.authenticated || config_.secret.empty())) scheduler_seen_ = Clock::now();
   switch (m.command()) {
     case Command::kChallenge: {
       std::istringstream in(m.body);
-      std::string nonce, proof;
-      in >> nonce >> proof;
-      challenged_ = true;
-      if (!config_.secret.empty() && !same_proof(proof, proof_of_secret(config_.secret, "scheduler", nonce_))) {
-        lock.unlock();
-        abort(cat("the scheduler at ", config_.root_uri, ":", config_.root_port,
-                  " does not know this job's secret (BRAID_PS_SECRET); refusing to join it"));
+      std::string nonce, job_nonce, proof;
+      in >> nonce >> job_nonce >> proof;
+      if (config_.secret.empty()) {  // the scheduler refuses the empty answer, and logs the attempt
+        Message answer = control(Command::kProof);
+        answer.head.request = m.head.request;
+        van_->send(kSchedulerId, answer);
         return;
       }
+      if (!same_proof(proof, proof_of_secret(config_.secret, "scheduler", nonce_ + ":" + job_nonce))) {
+        van_->log_rejection(cat("dropped a challenge that does not prove the job's secret: either the scheduler at ",
+                                config_.root_uri, ":", config_.root_port,
+                                " has another BRAID_PS_SECRET, or someone else sent it"));
+        return;
+      }
+      challenged_ = true;
+      van_->set_auth(std::make_shared<FrameAuth>(config_.secret, job_nonce));
       Message answer = control(Command::kProof);
       answer.head.request = m.head.request;
-      // Without a secret the answer is empty: the scheduler refuses it, and logs the attempt.
-      if (!config_.secret.empty()) answer.body = proof_of_secret(config_.secret, role_name(config_.role), nonce);
+      answer.body = proof_of_secret(config_.secret, role_name(config_.role), nonce);
       van_->send(kSchedulerId, answer);
       return;
     }
-    case Command::kRefused:
+    case Command::kRefused: {
+      const auto space = m.body.find(' ');
+      const std::string proof = m.body.substr(0, space);
+      const std::string why = space == std::string::npos ? "" : m.body.substr(space + 1);
+      if (!config_.secret.empty() &&
+          !same_proof(proof, proof_of_secret(config_.secret, "refused", nonce_ + ":" + why))) {
+        unverified_refusal_ = printable(why, 300);
+        van_->log_rejection("dropped a refusal that does not prove the job's secret: " + m.describe());
+        return;
+      }
       lock.unlock();
-      abort("the scheduler refused this node: " + m.body);
+      abort("the scheduler refused this node: " + why);
       return;
+    }
     case Command::kNodes: {
-      if (!config_.secret.empty() && !challenged_) {
-        lock.unlock();
-        abort("the scheduler did not ask for the job's secret: it was started without BRAID_PS_SECRET");
+      if (registered_) {
+        van_->log_rejection("dropped a second node table: " + m.describe());
         return;
       }
       const std::vector<NodeInfo> nodes = decode_nodes(m.body);
-      peers_ = {kSchedulerId};
+      // Workers hear from servers, servers from workers and the scheduler (workers left).
+      data_senders_.clear();
+      if (config_.role == Role::Server) data_senders_.insert(kSchedulerId);
       for (const auto& n : nodes) {
-        peers_.insert(n.id);
+        if (n.role != config_.role) data_senders_.insert(n.id);
         if (n.id == m.head.recipient) me_ = n;
         if (n.role == Role::Server) servers_.push_back(n.id);
       }
@@ -128,10 +162,10 @@ void Node::handle(Message&& m) {
       lock.unlock();
       changed_.notify_all();
       for (auto& d : early) {
-        if (peers_.count(d.head.sender))
+        if (data_senders_.count(d.head.sender))
           deliver(std::move(d));
         else
-          van_->log(cat("dropped a message from an unknown sender: ", d.describe()));
+          van_->log_rejection(cat("dropped a message from an unknown sender: ", d.describe()));
       }
       return;
     }
@@ -153,8 +187,8 @@ void Node::handle(Message&& m) {
         if (early_.size() < kMaxEarlyMessages)
           early_.push_back(std::move(m));
         else
-          van_->log(cat("dropped a message that came before the node table (", kMaxEarlyMessages,
-                       " queued): ", m.describe()));
+          van_->log_rejection(cat("dropped a message that came before the node table (", kMaxEarlyMessages,
+                                  " queued): ", m.describe()));
         return;
       }
       lock.unlock();
@@ -214,7 +248,13 @@ void Node::heartbeats() {
                 "): it died or the network is down"));
       return;
     }
-    van_->send(kSchedulerId, control(Command::kHeartbeat));
+    lock.unlock();
+    try {
+      van_->send(kSchedulerId, control(Command::kHeartbeat));
+    } catch (const Error& e) {  // the van stopped: the node is going away
+      van_->log_rejection(cat("heartbeat not sent: ", e.what()));
+    }
+    lock.lock();
   }
 }
 

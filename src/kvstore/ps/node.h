@@ -49,6 +49,8 @@ class Node {
   void fail(const std::string& why);
   /// Blocks until the scheduler ends the job; throws with the reason if the job failed.
   void wait_for_exit();
+  /// Stops receiving (no handler runs after it) and the node's threads; the destructor does too.
+  void stop();
   void log(const std::string& text) const { van_->log(text); }
 
  private:
@@ -63,7 +65,7 @@ class Node {
   std::unique_ptr<Van> van_;
   NodeInfo me_;
   std::vector<int> servers_;
-  std::set<int> peers_;  // the ids of the node table and the scheduler's
+  std::set<int> data_senders_;  // the ids whose data messages this node takes, once registered
   std::function<void(Message&&)> data_handler_;
   std::function<void(const std::string&)> on_failure_;
   std::vector<Message> early_;  // data that came before the node table (and its connections)
@@ -73,6 +75,7 @@ class Node {
   bool registered_ = false, challenged_ = false, exited_ = false, stopping_ = false;
   std::string failure_;  // why the job failed; empty while it runs
   std::string nonce_;
+  std::string unverified_refusal_;     // the last refusal that did not prove the secret
   std::map<uint64_t, bool> barriers_;  // request -> done
   uint64_t next_request_ = 1;
   Clock::time_point scheduler_seen_;

@@ -22,6 +22,8 @@ int run_server() {
   return ps::run_server_node(config);
 }
 
+std::string job_secret() { return ps::secret_from_env(); }
+
 std::string host_address() {
   const auto interface = env_str({"DMLC_INTERFACE"});
   return interface && !interface->empty() ? ps::interface_address(*interface) : ps::first_network_address();

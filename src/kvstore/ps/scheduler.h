@@ -29,15 +29,26 @@ class Scheduler {
   struct Pending {  // a node between its registration and its proof
     NodeInfo node;
     int rank_hint = -1;
-    std::string nonce;
+    std::string nonce;       // the scheduler's, which the node proves the secret with
+    std::string node_nonce;  // the node's, which the scheduler proves the secret with
+    Clock::time_point since;
   };
+  static constexpr size_t kMaxPending = 64;
+  static constexpr std::chrono::seconds kPendingTimeout{30};
 
   void handle(Message&& m);
   void on_register(const Message& m);
   void on_proof(const Message& m);
-  void admit(NodeInfo node, int rank_hint, int ticket);
-  void refuse(int ticket, const std::string& why);
-  void on_barrier(const Message& m);
+  /// Gives `node` (reached through the connection `ticket`) its rank and id, or refuses it.
+  void admit(NodeInfo node, int rank_hint, int ticket, const std::string& node_nonce);
+  /// Tells the node at host:port (through a connection opened for it and then closed) why it is
+  /// refused; `node_nonce` lets a node with the secret check that the refusal is the scheduler's.
+  void refuse(const std::string& host, int port, const std::string& node_nonce, const std::string& why);
+  void forget_pending(int ticket);
+  void expire_pending();
+  /// The table node that sent `m`, or none (then the message is logged and dropped).
+  const NodeInfo* sender_of(const Message& m);
+  void on_barrier(const Message& m, const NodeInfo& from);
   void release_barrier(int group);
   void tell_servers_workers_left();
   void watch_heartbeats();
@@ -46,6 +57,8 @@ class Scheduler {
 
   Config config_;
   std::unique_ptr<Van> van_;
+  const std::string job_nonce_;  // with a secret, the frames' key comes from it (frame_auth.h)
+  RateLimit refusals_{10, std::chrono::seconds(1)};
   std::mutex mu_;
   std::condition_variable changed_;
   int next_ticket_ = -100;  // connection keys of nodes not yet admitted

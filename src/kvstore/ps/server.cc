@@ -1,5 +1,7 @@
 #include "server.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -15,6 +17,14 @@
 
 namespace braid::kv::ps {
 namespace {
+
+// A count sent as text, e.g. how many workers are left.
+int parse_count(const std::string& text) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  BRAID_CHECK(!text.empty() && *end == '\0' && v >= 0 && v < (1 << 30), "'", text, "' is not a count");
+  return static_cast<int>(v);
+}
 
 // This server's slice of one key.
 struct Value {
@@ -59,7 +69,12 @@ class KeyValueServer {
           throw Error(cat("a server does not handle ", command_name(m.command()), " messages"));
       }
     } catch (const std::exception& e) {
-      fail(m.head, e.what());
+      try {
+        fail(m.head, e.what());
+      } catch (const Error& again) {  // the job failed meanwhile: nobody waits for the answer
+        node_.log(
+            cat("could not answer ", command_name(m.command()), " from node ", m.head.sender, ": ", again.what()));
+      }
     }
   }
 
@@ -206,8 +221,9 @@ class KeyValueServer {
   }
 
   void command(const Message& m) {
-    if (static_cast<ServerCommand>(m.head.key) == ServerCommand::kWorkersLeft) {  // from the scheduler
-      workers_left_ = std::stoi(m.body);
+    if (static_cast<ServerCommand>(m.head.key) == ServerCommand::kWorkersLeft) {
+      BRAID_CHECK(m.head.sender == kSchedulerId, "only the scheduler says how many workers are left");
+      workers_left_ = parse_count(m.body);
       for (auto& [key, v] : values_)
         if (sync_ && v.pushes > 0 && v.pushes >= workers_left_) complete_round(key, v);
       return;
@@ -220,10 +236,13 @@ class KeyValueServer {
       case ServerCommand::kOptimizer:
         set_optimizer(m.body);
         break;
-      case ServerCommand::kCompression:
-        threshold_ = std::stof(m.body);
-        BRAID_CHECK(threshold_ > 0, "the 2-bit threshold must be positive, got ", m.body);
+      case ServerCommand::kCompression: {
+        char* end = nullptr;
+        threshold_ = std::strtof(m.body.c_str(), &end);
+        BRAID_CHECK(!m.body.empty() && *end == '\0' && threshold_ > 0 && std::isfinite(threshold_),
+                    "the 2-bit threshold must be a positive number, got '", m.body, "'");
         break;
+      }
       case ServerCommand::kGetStates: {
         BRAID_CHECK(optimizer_, "no optimizer runs on the servers (set_optimizer with update_on_kvstore)");
         auto image = std::make_shared<const std::string>(optimizer_->save_states());
@@ -292,6 +311,7 @@ int run_server_node(const Config& config) {
   } catch (const Error&) {
     status = 1;  // logged by the node
   }
+  node.stop();  // no message reaches the server after this, so it can go first
   node.log(server.load_summary());
   return status;
 }

@@ -6,13 +6,17 @@
 //   - in-process (inproc_van.h): every node of a job as threads of one process, messages passed
 //     in memory through the same encoding and checks, for testing the nodes' logic without
 //     sockets.
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "config.h"
+#include "frame_auth.h"
 #include "message.h"
+#include "rate_limit.h"
 
 namespace braid::kv::ps {
 
@@ -35,19 +39,48 @@ class Van {
   virtual void connect(int peer, const std::string& host, int port, int my_id) = 0;
   /// Sends `m` to `peer` (connected before); thread-safe.
   virtual void send(int peer, const Message& m) = 0;
+  /// Closes the way to `peer` (messages already queued still go out); unknown peers are ignored.
+  virtual void disconnect(int peer) = 0;
+
+  /// The job has a secret: only handshake messages are accepted until set_auth, and after it only
+  /// messages that carry the job's MAC and a new sequence number.
+  void require_auth();
+  /// From now on every message but the handshake's is sealed with `auth`, and received ones are
+  /// checked with it.
+  void set_auth(std::shared_ptr<const FrameAuth> auth);
 
   void set_log_prefix(std::string prefix);
   /// "[prefix] text" on stderr, one write.
   void log(const std::string& text) const;
+  /// Logs why something from outside was refused, at most 20 lines per 10 s (then how many more
+  /// were refused), so a flood cannot fill the disk.
+  void log_rejection(const std::string& text);
 
  protected:
   /// `log_prefix` starts this node's log lines; `verbose` as PS_VERBOSE.
   Van(std::string log_prefix, int verbose) : verbose_(verbose), prefix_(std::move(log_prefix)) {}
+
+  /// The first frame of `m` as it goes out: numbered and, with a key, sealed. Call it in the
+  /// order the messages leave for their peer, so each peer sees increasing numbers.
+  std::string seal(const Message& m);
+  /// Whether a received, well-formed message may go to the handler (the receive thread only);
+  /// logs why not. `from`: the transport's name of the sender.
+  bool admit(Message& m, const std::string& from);
+
   const int verbose_;
 
  private:
+  static constexpr size_t kMaxLogLine = 2000;
+
   mutable std::mutex log_mu_;
   std::string prefix_;
+  RateLimit rejections_{20, std::chrono::seconds(10)};
+
+  std::atomic<uint64_t> next_sequence_{1};
+  std::atomic<bool> auth_required_{false};
+  mutable std::mutex auth_mu_;
+  std::shared_ptr<const FrameAuth> auth_;
+  ReplayGuard replays_;  // the receive thread's
 };
 
 /// The van of `transport`.

@@ -78,8 +78,8 @@ void ZmqVan::send(int peer, const Message& m) {
     p = it->second.get();
   }
   if (verbose_ >= 2) log("send " + m.describe());
-  const std::string first = encode_first_frame(m);
   std::lock_guard<std::mutex> lock(p->mu);
+  const std::string first = seal(m);
   if (m.payload.size == 0) {
     p->socket.send(zmq::buffer(first), zmq::send_flags::none);
     return;
@@ -91,13 +91,25 @@ void ZmqVan::send(int peer, const Message& m) {
   p->socket.send(data, zmq::send_flags::none);
 }
 
+void ZmqVan::disconnect(int peer) {
+  std::unique_ptr<Peer> gone;
+  std::lock_guard<std::mutex> lock(peers_mu_);
+  auto it = peers_.find(peer);
+  if (it == peers_.end()) return;
+  gone = std::move(it->second);  // closed here; ZeroMQ still sends what was queued (linger)
+  peers_.erase(it);
+}
+
+// Nothing a peer sends may end this loop: a handler's error is logged like a malformed message.
 void ZmqVan::receive_loop() {
   while (!stopping_.load()) {
     try {
       receive_one();
     } catch (const zmq::error_t& e) {
       if (stopping_.load()) return;
-      log(cat("receive failed: ", e.what()));
+      log_rejection(cat("receive failed: ", e.what()));
+    } catch (const std::exception& e) {
+      log_rejection(cat("error while handling a message: ", e.what()));
     }
   }
 }
@@ -122,20 +134,21 @@ void ZmqVan::receive_one() {
     frames.clear();
   }
   if (frames.empty() || frames.size() > 2) {
-    log(cat("rejected a message from '", from, "': ", frames.empty() ? "no frames" : "too many frames"));
+    log_rejection(cat("rejected a message from '", from, "': ", frames.empty() ? "no frames" : "too many frames"));
     return;
   }
   Message m;
   try {
     decode_first_frame(frames[0].data(), frames[0].size(), frames.size() == 2 ? frames[1].size() : 0, m);
   } catch (const Error& e) {
-    log(cat("rejected a message from '", from, "': ", e.what()));
+    log_rejection(cat("rejected a message from '", from, "': ", e.what()));
     return;
   }
   if (frames.size() == 2) {
     auto data = std::make_shared<zmq::message_t>(std::move(frames[1]));
     m.payload = {data->data(), data->size(), data};
   }
+  if (!admit(m, from)) return;
   if (verbose_ >= 2) log("recv " + m.describe());
   handler_(std::move(m));
 }

@@ -26,6 +26,7 @@ class ZmqVan final : public Van {
   void stop() override;
   void connect(int peer, const std::string& host, int port, int my_id) override;
   void send(int peer, const Message& m) override;
+  void disconnect(int peer) override;
 
  private:
   struct Peer {
