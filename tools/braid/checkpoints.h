@@ -4,7 +4,11 @@
 // writes PREFIX-<epoch>-<batch>.params and .states, then commits by replacing PREFIX.json, which
 // names them; a job killed at any moment resumes from the last committed checkpoint, losing at
 // most N batches. In a distributed job worker 0 writes them and every worker reads them.
+// PREFIX.json also records the run's setup; a resume whose model, data, batch size, optimizer,
+// seed or number of workers differ is refused (its position would count other batches, or its
+// states belong to another optimizer), while other hyper-parameters may change, with a note.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -22,7 +26,7 @@ struct Position {
 
 class Checkpoints {
  public:
-  Checkpoints(const TrainOptions& o, int rank) : prefix_(o.checkpoint), writer_(rank == 0) {}
+  Checkpoints(const TrainOptions& o, int rank, int workers);
   /// Worker 0: writes a checkpoint at `at` and removes the one before.
   void save(gluon::Block& model, gluon::Trainer& trainer, Position at);
   /// Loads the checkpoint of PREFIX.json into `model` and `trainer` and returns its position;
@@ -32,6 +36,7 @@ class Checkpoints {
  private:
   std::string prefix_;
   bool writer_;
+  nlohmann::json setup_;  // what this run was started with
   std::string last_params_, last_states_;
 };
 

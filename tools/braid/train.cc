@@ -27,6 +27,7 @@
 #include "braid/util/progress_bar.h"
 #include "checkpoints.h"
 #include "commands.h"
+#include "training_log.h"
 
 namespace braid::cli {
 namespace {
@@ -167,8 +168,9 @@ int train(const TrainOptions& o) {
     net->initialize(std::make_shared<init::Xavier>(), contexts);
   Trainer trainer(net->collect_params(), o.optimizer, optimizer_params(o),
                   dist_store ? KVStoreChoice(dist_store) : KVStoreChoice(o.kvstore));
-  Checkpoints checkpoints(o, rank);
-  const Position start_at = o.resume ? checkpoints.restore(*model, trainer, contexts) : Position{};
+  Checkpoints checkpoints(o, rank, workers);
+  Position start_at = o.resume ? checkpoints.restore(*model, trainer, contexts) : Position{};
+  if (start_at.batch >= train_loader.size()) start_at = {start_at.epoch + 1, 0};  // saved at an epoch's end
   if (dist_store) {  // shapes known, then the store set up: every worker starts from worker 0's weights
     autograd::PauseScope predict;
     (*net)(train_set->get(0)[0].expand_dims(0).as_in_context(ctx));
@@ -189,9 +191,11 @@ int train(const TrainOptions& o) {
     std::fprintf(out, "worker %d of %d: a shard of %lld training images\n", rank, workers,
                  static_cast<long long>(train_set->size()));
   std::fflush(out);  // before the progress bar on stderr
-  std::string log;
   // Workers other than worker 0 of a distributed job log next to it: PATH.worker<rank>.
-  const std::string json_log = o.json_log.empty() || rank == 0 ? o.json_log : cat(o.json_log, ".worker", rank);
+  TrainingLog log(o.json_log.empty() || rank == 0 ? o.json_log : cat(o.json_log, ".worker", rank), start_at.epoch);
+  if (log.kept() > 0)
+    std::fprintf(out, "%s: kept the %d record(s) of the epochs before epoch %d\n", o.json_log.c_str(), log.kept(),
+                 start_at.epoch);
   util::ProgressBar bar(o.epochs, train_loader.size(), stderr);
   const auto start = Clock::now();
   double test_acc = 0, last_loss = 0, total_samples = 0;
@@ -249,8 +253,7 @@ int train(const TrainOptions& o) {
                        {"test_acc", test_acc},
                        {"samples_per_sec", static_cast<double>(samples) / secs},
                        {"seconds", secs}};
-    log += rec.dump() + "\n";
-    if (!json_log.empty()) io::write_file_atomically(json_log, log);
+    log.append(rec);
   }
   const double total = std::chrono::duration<double>(Clock::now() - start).count();
   nlohmann::json final_rec{{"final", true},
@@ -260,8 +263,7 @@ int train(const TrainOptions& o) {
                            {"train_loss", last_loss},
                            {"seconds", total},
                            {"samples_per_sec", total_samples / total}};
-  log += final_rec.dump() + "\n";
-  if (!json_log.empty()) io::write_file_atomically(json_log, log);
+  log.append(final_rec);
   if (!o.save.empty() && rank == 0) {
     model->save_parameters(o.save + ".params");
     trainer.save_states(o.save + ".states");

@@ -44,6 +44,55 @@ TEST(Train, WritesTheJsonLogAndTheParameters) {
   EXPECT_NE(r.out.find("test accuracy"), std::string::npos) << r.out;
 }
 
+// A resumed run keeps the JSON log of the epochs before its checkpoint, line for line, and adds
+// the epochs it trains.
+TEST(Train, AResumedRunKeepsTheLogsHistory) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "braid_train_resume_log";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string common =
+      "train --model mlp --limit 640 --test-limit 200 --batch-size 64 --checkpoint-every 10 "
+      "--checkpoint '" +
+      (dir / "ckpt").string() + "' --json-log '" + (dir / "log.json").string() + "'";
+  auto first = braid_cli(common + " --epochs 2");
+  ASSERT_EQ(first.code, 0) << first.err;
+  const auto before = read_log(dir / "log.json");
+  ASSERT_EQ(before.size(), 3u);
+  auto resumed = braid_cli(common + " --epochs 3 --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("kept the 2 record(s) of the epochs before epoch 3"), std::string::npos) << resumed.out;
+  const auto after = read_log(dir / "log.json");
+  ASSERT_EQ(after.size(), 4u);
+  EXPECT_EQ(after[0], before[0]);
+  EXPECT_EQ(after[1], before[1]);
+  EXPECT_EQ(after[2]["epoch"], 3);
+  EXPECT_GT(after[2]["samples_per_sec"].get<double>(), 0);
+  EXPECT_EQ(after[3]["final"], true);
+}
+
+// The position of a checkpoint counts batches of its setup: a resume with another batch size
+// (or model, data, optimizer, seed, workers) is refused; a new learning rate is taken, with a note.
+TEST(Train, AResumeChecksTheCheckpointsSetup) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "braid_train_resume_setup";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string common = "train --model mlp --limit 640 --test-limit 200 --checkpoint-every 5 --checkpoint '" +
+                             (dir / "ckpt").string() + "'";
+  ASSERT_EQ(braid_cli(common + " --epochs 1 --batch-size 64").code, 0);
+  auto other_batch = braid_cli(common + " --epochs 2 --batch-size 32 --resume");
+  EXPECT_NE(other_batch.code, 0);
+  EXPECT_NE(other_batch.err.find("it was written with --batch-size 64, this run has 32"), std::string::npos)
+      << other_batch.err;
+  auto other_optimizer = braid_cli(common + " --epochs 2 --batch-size 64 --optimizer adam --resume");
+  EXPECT_NE(other_optimizer.code, 0);
+  EXPECT_NE(other_optimizer.err.find("--optimizer \"sgd\", this run has \"adam\""), std::string::npos)
+      << other_optimizer.err;
+  auto other_lr = braid_cli(common + " --epochs 2 --batch-size 64 --lr 0.01 --resume");
+  EXPECT_EQ(other_lr.code, 0) << other_lr.err;
+  EXPECT_NE(other_lr.out.find("resuming with --lr 0.01 (the checkpoint was written with 0.05)"), std::string::npos)
+      << other_lr.out;
+}
+
 // LeNet runs convolutions, pooling, dropout-free dense layers and the data loader's shuffle: with
 // one engine thread, everything that decides the arithmetic is a function of the seed.
 TEST(Train, SameSeedAndOneEngineThreadGiveIdenticalLosses) {
