@@ -49,6 +49,8 @@ int InProcessVan::bind(const std::string& host, int port) {
   return chosen;
 }
 
+void InProcessVan::limit_message_size(uint64_t) {}  // messages of this process only
+
 void InProcessVan::start(Handler handler) {
   handler_ = std::move(handler);
   thread_ = std::thread([this] { receive_loop(); });

@@ -20,6 +20,7 @@ Scheduler::Scheduler(Config config)
 }
 
 int Scheduler::run() {
+  van_->limit_message_size(sizeof(Header) + kMaxBodyBytes);  // control only: no payloads
   van_->bind(config_.host, config_.root_port);
   van_->start([this](Message&& m) { handle(std::move(m)); });
   van_->log(cat("waiting for ", config_.num_servers, " server(s) and ", config_.num_workers, " worker(s) on ",

@@ -30,6 +30,9 @@ class Van {
 
   /// Listens at host:port (port 0: a free port) and returns the port.
   virtual int bind(const std::string& host, int port) = 0;
+  /// Refuses, before receiving them whole, messages of more than `bytes` (call before bind): a
+  /// node that never takes payloads (the scheduler) needs no room for them.
+  virtual void limit_message_size(uint64_t bytes) = 0;
   /// Starts receiving: `handler` runs on the receive thread, one message at a time.
   virtual void start(Handler handler) = 0;
   /// Stops receiving and closes every way out (pending sends may be dropped).

@@ -25,6 +25,10 @@ ZmqVan::ZmqVan(std::string log_prefix, int verbose)
 
 ZmqVan::~ZmqVan() { stop(); }
 
+void ZmqVan::limit_message_size(uint64_t bytes) {
+  receiver_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(bytes));
+}
+
 int ZmqVan::bind(const std::string& host, int port) {
   const std::string address = cat("tcp://", host, ":", port == 0 ? std::string("*") : std::to_string(port));
   try {

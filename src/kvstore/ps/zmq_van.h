@@ -22,6 +22,7 @@ class ZmqVan final : public Van {
   ~ZmqVan() override;
 
   int bind(const std::string& host, int port) override;
+  void limit_message_size(uint64_t bytes) override;
   void start(Handler handler) override;
   void stop() override;
   void connect(int peer, const std::string& host, int port, int my_id) override;
