@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test bench tsan asan clean
+.PHONY: all deps build demo test bench tsan asan asan-build fuzz clean
 
 all: build
 
@@ -23,9 +23,12 @@ demo: build
 	$(BUILD_DIR)/bin/braid launch -n 2 -s 1 -- $(BUILD_DIR)/bin/braid train --model lenet --kvstore dist_sync \
 		--epochs 2 --json-log $(BUILD_DIR)/demo-log.json
 
-# The whole suite, the ThreadSanitizer and AddressSanitizer runs included.
+# The whole suite (the engine under ThreadSanitizer included), then the unit suite under
+# AddressSanitizer and UndefinedBehaviorSanitizer, then every fuzz target for FUZZ_SECONDS.
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
+	$(MAKE) asan ASAN_LABELS="unit|fuzz"
+	$(MAKE) fuzz
 
 # Microbenchmarks and the side-by-side comparison with PyTorch.
 bench: build
@@ -42,13 +45,36 @@ bench: build
 	/usr/bin/python3 bench/serve_bench.py --build $(BUILD_DIR) --request-batch 16
 	/usr/bin/python3 bench/serve_load.py --build $(BUILD_DIR) --seconds 60
 
-# Only the engine tests under ThreadSanitizer.
-tsan: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -L tsan
+# Sanitizer builds: clang, every target instrumented, in folders of their own (no Python, no
+# CUDA, no benchmarks). The fuzz targets are built with the AddressSanitizer one.
+SANITIZER_CMAKE_FLAGS = -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+	-DCMAKE_CXX_FLAGS_RELEASE="-O1 -g -DNDEBUG" -DBRAID_WITH_PYTHON=OFF -DBRAID_WITH_CUDA=OFF -DBRAID_BUILD_BENCH=OFF
+ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
+ASAN_LABELS ?= unit|dist|fuzz
+FUZZ_SECONDS ?= 60
+# Without the storage pool, so that a use of freed array memory is caught too.
+ASAN_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 BRAID_STORAGE_POOL=0
+TSAN_ENV = TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/scripts/tsan.supp"
 
-# Only the lifetime tests against the library built with AddressSanitizer.
-asan: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -L asan
+asan-build: deps
+	cmake -S . -B $(ASAN_DIR) $(SANITIZER_CMAKE_FLAGS) -DBRAID_SANITIZE=address,undefined -DBRAID_FUZZ=ON
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+
+# The unit, dist and fuzz-replay suites under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan: asan-build
+	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L "$(ASAN_LABELS)" --timeout 900
+
+# The unit and dist suites under ThreadSanitizer.
+tsan: deps
+	cmake -S . -B $(TSAN_DIR) $(SANITIZER_CMAKE_FLAGS) -DBRAID_SANITIZE=thread
+	cmake --build $(TSAN_DIR) -j $(JOBS)
+	cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) -L "unit|dist" --timeout 900
+
+# Every fuzz target for FUZZ_SECONDS from its seed corpus (fuzz/corpus/); a finding fails.
+fuzz: asan-build
+	scripts/fuzz.sh $(ASAN_DIR) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD_DIR)
