@@ -38,6 +38,13 @@ void ClientCounts::leave(const std::string& client) {
   if (auto it = per_client_.find(client); --it->second == 0) per_client_.erase(it);
 }
 
+void Connection::drop_request() {
+  constexpr size_t kKeptCapacity = 1 << 20;
+  bytes.erase(0, request_end);
+  request_end = 0;
+  if (bytes.capacity() > kKeptCapacity) bytes.shrink_to_fit();
+}
+
 Connection::~Connection() {
   ::shutdown(fd, SHUT_RDWR);
   ::close(fd);

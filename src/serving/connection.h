@@ -37,6 +37,9 @@ struct Connection {
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
+  /// Drops the request just answered (what its handler left unread too), keeping what came after
+  /// it; a large body's buffer is given back, so an idle connection holds little memory.
+  void drop_request();
 
   const int fd;
   const std::string peer;  // the client's address

@@ -300,7 +300,7 @@ void InferenceServer::handle(std::unique_ptr<Connection> connection) {
   RequestStream stream(*connection, options_.write_timeout_s);
   bool client_closes = false;
   const bool answered = http_->serve(stream, stopping_, client_closes);
-  connection->bytes.erase(0, connection->request_end);  // what the handler left unread too
+  connection->drop_request();
   if (answered && !client_closes && !stopping_) gate_->resume(std::move(connection));
 }
 
