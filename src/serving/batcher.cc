@@ -64,7 +64,9 @@ std::vector<NDArray> Batcher::run(std::map<std::string, NDArray> inputs) {
 
 Batcher::Stats Batcher::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  Stats s = stats_;
+  s.queued = queue_.size();
+  return s;
 }
 
 void Batcher::instance(Model& model) {
@@ -77,6 +79,7 @@ void Batcher::instance(Model& model) {
       if (stopping_ && queue_.empty()) return;
       batch.push_back(std::move(queue_.front()));
       queue_.pop_front();
+      ++stats_.batched;
       int64_t rows = batch[0]->rows;
       const std::string key = batch[0]->key;
       const auto deadline = Clock::now() + std::chrono::microseconds(options_.max_queue_delay_us);
@@ -89,6 +92,7 @@ void Batcher::instance(Model& model) {
           rows += (*fits)->rows;
           batch.push_back(std::move(*fits));
           queue_.erase(fits);
+          ++stats_.batched;
           continue;
         }
         if (stopping_ || changed_.wait_until(lock, deadline) == std::cv_status::timeout) break;
@@ -120,6 +124,8 @@ void Batcher::instance(Model& model) {
     } catch (...) {
       for (auto& p : batch) p->result.set_exception(std::current_exception());
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.batched -= batch.size();
   }
 }
 

@@ -42,6 +42,8 @@ class Batcher {
     Histogram batch_rows{{1, 2, 4, 8, 16, 32, 64, 128, 256}};  // per batch
     Histogram queue_seconds;                                   // per request: from arrival to its batch's start
     Histogram compute_seconds;                                 // per batch: the model's run
+    size_t queued = 0;                                         // requests waiting now
+    size_t batched = 0;                                        // requests in a batch forming or running now
   };
   Stats stats() const;
 

@@ -5,14 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "braid/base/error.h"
+#include "serving/model_names.h"
 
 namespace braid::serving {
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-bool is_number(const std::string& s) { return !s.empty() && std::all_of(s.begin(), s.end(), ::isdigit); }
 
 }  // namespace
 
@@ -23,14 +22,16 @@ Repository::Repository(std::string dir) : dir_(std::move(dir)) {
 }
 
 void Repository::load(const std::string& name) {
-  if (name.find('/') != std::string::npos || name.empty() || name[0] == '.' || !fs::is_directory(dir_ + "/" + name))
+  check_model_name(name);
+  if (!fs::is_directory(dir_ + "/" + name))
     throw RequestError(404, cat("the repository ", dir_, " has no model folder '", name, "'"));
   std::map<int64_t, std::shared_ptr<ServedModel>> versions;
   for (const auto& v : fs::directory_iterator(dir_ + "/" + name)) {
     const std::string version = v.path().filename().string();
-    if (!v.is_directory() || !is_number(version)) continue;
+    const auto number = version_number(version);
+    if (!v.is_directory() || !number) continue;
     try {
-      versions[std::stoll(version)] = std::make_shared<ServedModel>(name, version, v.path().string());
+      versions[*number] = std::make_shared<ServedModel>(name, version, v.path().string());
     } catch (const RequestError&) {
       throw;
     } catch (const Error& e) {
@@ -44,16 +45,22 @@ void Repository::load(const std::string& name) {
 }
 
 std::shared_ptr<ServedModel> Repository::find(const std::string& name, const std::string& version) const {
+  check_model_name(name);
+  const auto number = version_number(version);
+  if (!version.empty() && !number)
+    throw RequestError(400, cat("a version is a number of 1 to 18 digits; got '", version.substr(0, 64),
+                                version.size() > 64 ? "...'" : "'"));
   std::lock_guard<std::mutex> lock(mu_);
   auto m = models_.find(name);
   if (m == models_.end()) throw RequestError(404, cat("no model named '", name, "'"));
   if (version.empty()) return m->second.rbegin()->second;
-  auto v = is_number(version) ? m->second.find(std::stoll(version)) : m->second.end();
+  auto v = m->second.find(*number);
   if (v == m->second.end()) throw RequestError(404, cat("model '", name, "' has no version '", version, "'"));
   return v->second;
 }
 
 void Repository::unload(const std::string& name) {
+  check_model_name(name);
   std::lock_guard<std::mutex> lock(mu_);
   if (!models_.erase(name)) throw RequestError(404, cat("model '", name, "' is not loaded"));
 }

@@ -145,6 +145,8 @@ std::string ServedModel::batch_metrics(const std::string& labels) const {
   std::string out = s.batch_rows.render("braid_batch_size", labels);
   out += s.queue_seconds.render("braid_queue_seconds", labels);
   out += s.compute_seconds.render("braid_compute_seconds", labels);
+  out += cat("braid_queued_requests{", labels, "} ", s.queued, "\n");
+  out += cat("braid_batched_requests{", labels, "} ", s.batched, "\n");
   return out;
 }
 
@@ -168,31 +170,41 @@ NDArray ServedModel::preprocessed(const NDArray& x) const {
   return f;
 }
 
+void ServedModel::check_input(const std::string& input, DType dtype, const std::vector<int64_t>& shape) const {
+  auto spec = std::find_if(inputs_.begin(), inputs_.end(), [&](const TensorSpec& t) { return t.name == input; });
+  if (spec == inputs_.end()) {
+    std::string valid;
+    for (const auto& t : inputs_) valid += (valid.empty() ? "" : ", ") + t.name;
+    throw RequestError(400, cat("model '", name_, "' has no input '", input, "'; its inputs: ", valid));
+  }
+  if (dtype != spec->dtype)
+    throw RequestError(400, cat("input '", input, "' is ", datatype_of(dtype), " but model '", name_, "' takes ",
+                                datatype_of(spec->dtype)));
+  if (shape.empty()) throw RequestError(400, cat("input '", input, "' needs a batch axis first"));
+  if (!fits(shape, spec->shape))
+    throw RequestError(400, cat("input '", input, "' has shape ", Shape(shape).str(), " but model '", name_, "' takes ",
+                                Shape(with_batch(spec->shape)).str(), " (-1: any size)"));
+  if (max_batch_size_ > 0 && shape[0] > max_batch_size_)
+    throw RequestError(400,
+                       cat("a batch of ", shape[0], " is over model '", name_, "''s max_batch_size ", max_batch_size_));
+}
+
+RequestLimits ServedModel::request_limits() const {
+  return {inputs_.size(), [this](const std::string& input, DType dtype, const std::vector<int64_t>& shape) {
+            check_input(input, dtype, shape);
+          }};
+}
+
 std::vector<InferOutput> ServedModel::infer(const InferRequest& request) {
   std::map<std::string, NDArray> feed;
   int64_t batch = -1;
   for (const auto& in : request.inputs) {
-    auto spec = std::find_if(inputs_.begin(), inputs_.end(), [&](const TensorSpec& t) { return t.name == in.name; });
-    if (spec == inputs_.end()) {
-      std::string valid;
-      for (const auto& t : inputs_) valid += (valid.empty() ? "" : ", ") + t.name;
-      throw RequestError(400, cat("model '", name_, "' has no input '", in.name, "'; its inputs: ", valid));
-    }
+    check_input(in.name, in.data.dtype(), in.data.shape().dims());
     if (feed.count(in.name)) throw RequestError(400, cat("input '", in.name, "' is given twice"));
-    if (in.data.dtype() != spec->dtype)
-      throw RequestError(400, cat("input '", in.name, "' is ", datatype_of(in.data.dtype()), " but model '", name_,
-                                  "' takes ", datatype_of(spec->dtype)));
-    const auto& dims = in.data.shape().dims();
-    if (dims.empty()) throw RequestError(400, cat("input '", in.name, "' needs a batch axis first"));
-    if (!fits(dims, spec->shape))
-      throw RequestError(400, cat("input '", in.name, "' has shape ", in.data.shape().str(), " but model '", name_,
-                                  "' takes ", Shape(with_batch(spec->shape)).str(), " (-1: any size)"));
-    if (batch >= 0 && dims[0] != batch)
-      throw RequestError(400, cat("input '", in.name, "' has a batch of ", dims[0], " but another input ", batch));
-    batch = dims[0];
-    if (max_batch_size_ > 0 && batch > max_batch_size_)
-      throw RequestError(400,
-                         cat("a batch of ", batch, " is over model '", name_, "''s max_batch_size ", max_batch_size_));
+    const int64_t rows = in.data.shape()[0];
+    if (batch >= 0 && rows != batch)
+      throw RequestError(400, cat("input '", in.name, "' has a batch of ", rows, " but another input ", batch));
+    batch = rows;
     feed[in.name] = preprocess_ ? preprocessed(in.data) : in.data;
   }
   for (const auto& t : inputs_)

@@ -1,14 +1,26 @@
 #include "braid/serving/server.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "serving/connection_gate.h"
+#include "serving/model_names.h"
+#include "serving/request_stream.h"
+
 namespace braid::serving {
+
+// cpp-httplib's request handling (parsing, routing, writing the answer) on a stream of ours.
+class HttpRoutes : public httplib::Server {
+ public:
+  bool serve(httplib::Stream& stream, bool close_connection, bool& client_closes) {
+    return process_request(stream, close_connection, client_closes, nullptr);
+  }
+};
+
 namespace {
 
 using json = nlohmann::json;
@@ -16,13 +28,48 @@ constexpr const char* kJson = "application/json";
 // /v2/models/{name}[/versions/{version}]
 const std::string kModel = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
 
+constexpr size_t kMaxPathBytes = 1024;  // the longest route with the longest model name fits
+
 void reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), kJson);
+  // Errors may quote the client's bytes, which need not be UTF-8.
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), kJson);
 }
 
 std::shared_ptr<ServedModel> model_of(const Repository& repo, const httplib::Request& req) {
   return repo.find(req.matches[1], req.matches.size() > 2 ? std::string(req.matches[2]) : "");
+}
+
+// Before routing: a path the routes' patterns need not see (patterns match long input slowly).
+bool refused_path(const httplib::Request& req, httplib::Response& res) {
+  if (req.path.size() > kMaxPathBytes) {
+    reply(res, 400, {{"error", cat("the request path is over ", kMaxPathBytes, " bytes")}});
+    return true;
+  }
+  if (std::any_of(req.path.begin(), req.path.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    reply(res, 400, {{"error", "the request path holds control characters (%00 to %1F, %7F)"}});
+    return true;
+  }
+  return false;
+}
+
+// What cpp-httplib answered without a handler.
+std::string reason_of(int status, const httplib::Request& req) {
+  switch (status) {
+    case 400:
+      return "malformed HTTP request: its request line or headers cannot be parsed";
+    case 404:
+      return "no such route: " + req.method + " " + req.path;
+    case 413:
+      return "the request body is over the server's limit";
+    case 414:
+      return "the request line is over the server's limit of 8192 bytes";
+    case 416:
+      return "malformed Range header";
+    default:
+      return "request failed";
+  }
 }
 
 json specs_json(const std::vector<TensorSpec>& specs) {
@@ -77,7 +124,7 @@ std::string read_body(const httplib::Request& req, httplib::Response& res, const
 }  // namespace
 
 InferenceServer::InferenceServer(std::shared_ptr<Repository> repository, ServerOptions options)
-    : repository_(std::move(repository)), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+    : repository_(std::move(repository)), options_(std::move(options)), http_(std::make_unique<HttpRoutes>()) {
   routes();
 }
 
@@ -87,14 +134,14 @@ void InferenceServer::routes() {
   httplib::Server& s = *http_;
   Repository& repo = *repository_;
   s.set_payload_max_length(options_.max_body_bytes);
-  // Headers and body go out as separate writes: without this, Nagle holds the body back until
-  // the peer's delayed ACK (40 ms behind a proxy).
-  s.set_tcp_nodelay(true);
-  // A kept-alive connection holds a thread while it waits for its next request: enough threads
-  // for a proxy's pool of upstream connections, and connections that stay open.
-  const size_t threads = options_.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // Only advertised in Keep-Alive headers: the connection gate enforces the timeout, and there is
+  // no cap on requests per connection.
+  s.set_keep_alive_timeout(static_cast<time_t>(options_.keep_alive_timeout_s));
   s.set_keep_alive_max_count(100000);
+  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    return refused_path(req, res) ? httplib::Server::HandlerResponse::Handled
+                                  : httplib::Server::HandlerResponse::Unhandled;
+  });
   s.Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) { reply(res, 200, {{"live", true}}); });
   s.Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) {
     reply(res, 200, {{"ready", true}});
@@ -137,10 +184,16 @@ void InferenceServer::routes() {
   });
   s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;  // a handler's own answer
-    const std::string why = res.status == 404   ? "no such route: " + req.method + " " + req.path
-                            : res.status == 413 ? "the request body is over the server's limit"
-                                                : "request failed";
-    reply(res, res.status, {{"error", why}});
+    reply(res, res.status, {{"error", reason_of(res.status, req)}});
+  });
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      reply(res, 500, {{"error", std::string("internal error: ") + x.what()}});
+    } catch (...) {
+      reply(res, 500, {{"error", "internal error"}});
+    }
   });
   if (options_.access_log)
     s.set_logger([](const httplib::Request& req, const httplib::Response& res) {
@@ -166,13 +219,11 @@ void InferenceServer::infer(const Repository& repo, const httplib::Request& req,
   } failure{this, m};
   size_t json_bytes = body.size();
   if (req.has_header("Inference-Header-Content-Length")) {
-    try {
-      json_bytes = std::stoull(req.get_header_value("Inference-Header-Content-Length"));
-    } catch (const std::exception&) {
-      throw RequestError(400, "Inference-Header-Content-Length is not a byte count");
-    }
+    const auto n = parse_byte_count(req.get_header_value("Inference-Header-Content-Length"));
+    if (!n) throw RequestError(400, "Inference-Header-Content-Length is not a byte count");
+    json_bytes = *n;
   }
-  const InferRequest request = parse_infer_request(body, json_bytes);
+  const InferRequest request = parse_infer_request(body, json_bytes, m->request_limits());
   size_t header = 0;
   std::string answer =
       infer_response(m->name(), m->version(), request.id, m->infer(request), request.binary_outputs, &header);
@@ -207,7 +258,11 @@ std::string InferenceServer::metrics() const {
       "# HELP braid_compute_seconds Time the model took for a batch.\n"
       "# TYPE braid_compute_seconds histogram\n"
       "# HELP braid_request_seconds Time from a request's arrival to its answer (successful ones).\n"
-      "# TYPE braid_request_seconds histogram\n";
+      "# TYPE braid_request_seconds histogram\n"
+      "# HELP braid_queued_requests Requests waiting for a batch now.\n"
+      "# TYPE braid_queued_requests gauge\n"
+      "# HELP braid_batched_requests Requests in a batch that is forming or running now.\n"
+      "# TYPE braid_batched_requests gauge\n";
   std::map<std::pair<std::string, std::string>, Counts> counts;
   {
     std::lock_guard<std::mutex> lock(counts_mu_);
@@ -229,27 +284,33 @@ std::string InferenceServer::metrics() const {
 }
 
 void InferenceServer::start() {
-  // Debian's cpp-httplib listens with a backlog of 5: a burst of new connections (a proxy's pool,
-  // 16 clients at once) then loses SYNs, each costing a 1 s retransmission. Listening again on the
-  // socket raises the backlog.
-  int listener = -1;
-  http_->set_socket_options([&listener](int sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // as cpp-httplib's default
-    listener = sock;
+  workers_ = std::make_unique<httplib::ThreadPool>(options_.threads);
+  gate_ = std::make_unique<ConnectionGate>(options_, [this](std::unique_ptr<Connection> c) {
+    // The pool takes copyable jobs; it runs every job enqueued before its shutdown, which comes
+    // after the gate's last.
+    workers_->enqueue([this, raw = c.release()] { handle(std::unique_ptr<Connection>(raw)); });
   });
-  port_ = options_.port == 0 ? http_->bind_to_any_port(options_.host)
-                             : (http_->bind_to_port(options_.host, options_.port) ? options_.port : -1);
+  port_ = gate_->listen();
   BRAID_CHECK(port_ > 0, "braid serve: cannot listen on ", options_.host, ":", options_.port,
               " (in use, or not an address of this machine)");
-  if (listener >= 0) ::listen(listener, SOMAXCONN);
-  thread_ = std::thread([this] { http_->listen_after_bind(); });
+  gate_->start();
+}
+
+void InferenceServer::handle(std::unique_ptr<Connection> connection) {
+  RequestStream stream(*connection, options_.write_timeout_s);
+  bool client_closes = false;
+  const bool answered = http_->serve(stream, stopping_, client_closes);
+  connection->drop_request();
+  if (answered && !client_closes && !stopping_) gate_->resume(std::move(connection));
 }
 
 void InferenceServer::stop() {
-  if (!thread_.joinable()) return;
-  http_->stop();
-  thread_.join();
+  if (!gate_) return;
+  stopping_ = true;
+  gate_->stop();         // no new requests; idle connections closed
+  workers_->shutdown();  // the requests read already are answered
+  gate_.reset();
+  workers_.reset();
 }
 
 }  // namespace braid::serving

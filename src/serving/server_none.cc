@@ -3,12 +3,16 @@
 // rest of serving/) are built either way.
 #include "braid/base/error.h"
 #include "braid/serving/server.h"
+#include "serving/connection_gate.h"
 
+// Never made here; complete only so that InferenceServer's members can be destroyed.
 namespace httplib {
-class Server {};  // never made here; complete only so that InferenceServer's members can be destroyed
+class ThreadPool {};
 }  // namespace httplib
 
 namespace braid::serving {
+
+class HttpRoutes {};
 
 InferenceServer::InferenceServer(std::shared_ptr<Repository>, ServerOptions) {
   throw Error(

@@ -13,79 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "braid/io/idx.h"
 #include "braid/ndarray/creation.h"
 #include "braid/serving/model.h"
-#include "common/processes.h"
+#include "serve_fixture.h"
 
 namespace braid::test {
 namespace {
 
-namespace fs = std::filesystem;
 using json = nlohmann::json;
-const std::string kFixtures = BRAID_FIXTURES_DIR;
-
-// A repository with the MNIST fixture as model "mnist", version 1 (with a config) and 2 (without).
-std::string make_repository() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::path(::testing::TempDir()) / (std::string("braid_serve_") + info->name());
-  fs::remove_all(dir);
-  for (const char* v : {"1", "2"}) {
-    fs::create_directories(dir / "mnist" / v);
-    fs::copy_file(kFixtures + "/mnist-symbol.json", dir / "mnist" / v / "model-symbol.json");
-    fs::copy_file(kFixtures + "/mnist-0035.params", dir / "mnist" / v / "model-0035.params");
-  }
-  std::ofstream(dir / "mnist" / "1" / "config.json")
-      << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 8})";
-  return dir.string();
-}
-
-struct Server {
-  int port = free_port();
-  std::unique_ptr<Process> process;
-  httplib::Client client{"127.0.0.1", port};
-
-  explicit Server(const std::string& repository, std::vector<std::string> more = {}) {
-    std::vector<std::string> argv = {
-        BRAID_BINARY_DIR "/bin/braid", "serve", "--model-repository", repository, "--http-port", std::to_string(port)};
-    argv.insert(argv.end(), more.begin(), more.end());
-    process = std::make_unique<Process>(argv, std::map<std::string, std::string>{}, repository + "/serve.log");
-    for (int i = 0; i < 400 && !client.Get("/v2/health/live"); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  json get(const std::string& path, int status = 200) {
-    auto r = client.Get(path);
-    EXPECT_TRUE(r) << path;
-    if (!r) return {};
-    EXPECT_EQ(r->status, status) << path << ": " << r->body;
-    return json::parse(r->body);
-  }
-  json post(const std::string& path, const std::string& body, int status = 200, httplib::Headers headers = {}) {
-    auto r = client.Post(path, headers, body, "application/json");
-    EXPECT_TRUE(r) << path;
-    if (!r) return {};
-    EXPECT_EQ(r->status, status) << path << ": " << r->body.substr(0, 300);
-    return json::parse(r->body);
-  }
-};
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-NDArray test_images(int64_t n) {
-  return io::load_idx_images(kFixtures + "/mnist-t10k-images-idx3-ubyte.gz").slice(0, n);
-}
-
-json infer_body(const NDArray& images) {
-  return {{"id", "req-7"},
-          {"inputs",
-           {{{"name", "data"},
-             {"datatype", "FP32"},
-             {"shape", images.shape().dims()},
-             {"data", images.to_vector<float>()}}}}};
-}
 
 TEST(Serve, HealthServerAndModelMetadata) {
   Server s(make_repository());
@@ -156,8 +91,8 @@ TEST(Serve, EveryBadRequestGetsItsStatusAndReasonAndTheServerGoesOn) {
   EXPECT_NE(error(s.post(infer, "{not json", 400)).find("not valid JSON"), std::string::npos);
   EXPECT_NE(error(s.post(infer, R"({"inputs": []})", 400)).find("non-empty array"), std::string::npos);
   json body = infer_body(test_images(1));
-  body["inputs"][0]["shape"] = {1, 28, 27};
-  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("784 data elements for shape (1, 28, 27), which holds 756"),
+  body["inputs"][0]["data"].erase(0);
+  EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("783 data elements for shape (1, 1, 28, 28), which holds 784"),
             std::string::npos);
   body["inputs"][0]["shape"] = {1, 784};
   EXPECT_NE(error(s.post(infer, body.dump(), 400)).find("takes (-1, 1, 28, 28)"), std::string::npos);
@@ -309,18 +244,19 @@ TEST(Serve, ModelsLoadAndUnloadWhileServing) {
       (r && r->status == 200 ? ok : r && r->status == 404 ? missing : other)++;
     }
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(wait_until([&] { return ok > 0; }));
   json index = s.post("/v2/repository/index", "");
   EXPECT_EQ(index.size(), 2u);  // versions 1 and 2, READY
   s.post("/v2/repository/models/mnist/unload", "");
   EXPECT_EQ(s.post("/v2/repository/index", "")[0]["state"], "UNAVAILABLE");
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(wait_until([&] { return missing > 0; }));
   fs::create_directories(repo + "/mnist/3");
   fs::copy_file(repo + "/mnist/2/model-symbol.json", repo + "/mnist/3/model-symbol.json");
   fs::copy_file(repo + "/mnist/2/model-0035.params", repo + "/mnist/3/model-0035.params");
   s.post("/v2/repository/models/mnist/load", "");
   EXPECT_EQ(s.get("/v2/models/mnist")["versions"], json({"3"}));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const int before = ok;
+  EXPECT_TRUE(wait_until([&] { return ok > before; }));  // served again
   done = true;
   client.join();
   EXPECT_GT(ok, 0);
@@ -337,14 +273,15 @@ TEST(Serve, ModelsLoadAndUnloadWhileServing) {
   EXPECT_EQ(s.get("/v2/health/live")["live"], true);
 }
 
-// The queue is bounded: with one request filling a batch (waiting 3 s for a second row) and one
+// The queue is bounded: with one request filling a batch (waiting 5 s for a second row) and one
 // that does not fit it waiting in a queue of 1, the next is refused at once with 503.
 TEST(Serve, AFullQueueAnswers503AtOnce) {
   const std::string repo = make_repository();
   std::ofstream(repo + "/mnist/1/config.json")
       << R"({"inputs": [{"name": "data", "datatype": "FP32", "shape": [1, 28, 28]}], "max_batch_size": 2,
-            "dynamic_batching": {"max_queue_delay_us": 3000000, "max_queue_size": 1}})";
+            "dynamic_batching": {"max_queue_delay_us": 5000000, "max_queue_size": 1}})";
   Server s(repo);
+  const std::string labels = "{model=\"mnist\",version=\"1\"}";
   auto send = [&](int64_t rows) {
     httplib::Client c("127.0.0.1", s.port);
     c.set_read_timeout(30, 0);
@@ -352,9 +289,9 @@ TEST(Serve, AFullQueueAnswers503AtOnce) {
     return r ? r->status : -1;
   };
   auto a = std::async(std::launch::async, send, 1);  // taken, waits for a second row
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(wait_until([&] { return metric(s.port, "braid_batched_requests" + labels) == 1; }));
   auto b = std::async(std::launch::async, send, 2);  // does not fit: queued
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(wait_until([&] { return metric(s.port, "braid_queued_requests" + labels) == 1; }));
   const auto start = std::chrono::steady_clock::now();
   json full = s.post("/v2/models/mnist/versions/1/infer", infer_body(test_images(2)).dump(), 503);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);

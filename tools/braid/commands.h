@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/serving/server.h"
 #include "model_inputs.h"
 
 namespace braid::cli {
@@ -51,6 +52,7 @@ struct ServeOptions {
   int port = 8000;
   size_t max_body_mb = 64, threads = 64;
   bool access_log = false;
+  serving::ServerOptions limits;  // timeouts and connection caps (their defaults)
 };
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& o);
 /// Serves until SIGTERM or SIGINT.

@@ -19,7 +19,27 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   s->add_option("--host", o.host, "the address to listen on")->capture_default_str();
   s->add_option("--max-body-mb", o.max_body_mb, "larger request bodies get 413")->capture_default_str();
   s->add_flag("--access-log", o.access_log, "one line per request on stderr");
-  s->add_option("--threads", o.threads, "connections served at once")->capture_default_str();
+  s->add_option("--threads", o.threads, "requests handled at once")->capture_default_str();
+  auto& l = o.limits;
+  s->add_option("--keep-alive-timeout", l.keep_alive_timeout_s, "seconds an idle connection waits for a request")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--header-timeout", l.header_timeout_s, "seconds from a request's first byte to its headers' end")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--body-timeout", l.body_timeout_s, "seconds from a request's headers to its body's end")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--write-timeout", l.write_timeout_s, "seconds a client may take to receive an answer")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--max-connections", l.max_connections, "connections open at once; beyond: 503")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  s->add_option("--max-connections-per-client", l.max_connections_per_client,
+                "connections open at once from one address; beyond: 503")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   return s;
 }
 
@@ -32,7 +52,13 @@ int serve(const ServeOptions& o) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   auto repository = std::make_shared<serving::Repository>(o.repository);
-  serving::InferenceServer server(repository, {o.host, o.port, o.max_body_mb << 20, o.access_log, o.threads});
+  serving::ServerOptions options = o.limits;
+  options.host = o.host;
+  options.port = o.port;
+  options.max_body_bytes = o.max_body_mb << 20;
+  options.access_log = o.access_log;
+  options.threads = o.threads;
+  serving::InferenceServer server(repository, options);
   server.start();
   std::string names;
   for (const auto& n : repository->names()) names += (names.empty() ? "" : ", ") + n;

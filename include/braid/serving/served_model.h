@@ -41,6 +41,11 @@ class ServedModel {
   const std::vector<TensorSpec>& inputs() const { return inputs_; }
   const std::vector<TensorSpec>& outputs() const { return outputs_; }
   int64_t max_batch_size() const { return max_batch_size_; }
+  /// Refuses (RequestError 400 naming what is wrong) an input the model does not take: an unknown
+  /// name, another datatype, a shape that does not fit, a batch over max_batch_size.
+  void check_input(const std::string& input, DType dtype, const std::vector<int64_t>& shape) const;
+  /// What a request to this model may hold: its inputs, each checked before it is allocated.
+  RequestLimits request_limits() const;
   /// Checks the request against the inputs (RequestError 400 naming what is wrong) and runs it.
   std::vector<InferOutput> infer(const InferRequest& request);
   /// The batches run so far and the time spent, as Prometheus text with these labels.

@@ -12,31 +12,44 @@
 ///   GET  /metrics                                  Prometheus: requests, failures, batch sizes
 ///
 /// Errors are answered with 400 (a malformed or wrong request), 404 (no such model, version or
-/// route), 413 (a body over the limit) or 500, and a JSON body {"error": "..."} saying what was
-/// wrong; the server goes on.
+/// route), 408 (a request that did not arrive in time), 413 (a body over the limit), 414 (a request
+/// line over 8 KB), 431 (headers too large), 503 (a full queue, too many connections), and a JSON body
+/// {"error": "..."} saying what was wrong; the server goes on.
+///
+/// One thread reads every request whole before a request thread takes it (connection_gate.h):
+/// slow or silent clients hold no request thread, and are closed at their deadline.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "braid/serving/histogram.h"
 #include "braid/serving/repository.h"
 
 namespace httplib {
-class Server;
+class ThreadPool;
 struct Request;
 struct Response;
 }  // namespace httplib
 
 namespace braid::serving {
 
+class ConnectionGate;
+class HttpRoutes;
+struct Connection;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8000;  // 0: any free port
   size_t max_body_bytes = size_t{64} << 20;
-  bool access_log = false;  // one line per request on stderr
-  size_t threads = 64;      // connections served at once (each kept-alive one holds a thread)
+  size_t max_header_bytes = 64 << 10;  // request line and headers
+  bool access_log = false;             // one line per request on stderr
+  size_t threads = 64;                 // requests handled at once
+  // Seconds: an idle connection waits for its next request; a request's first byte to the end of
+  // its headers; the headers to the end of its body; the first byte of an answer to its last.
+  double keep_alive_timeout_s = 5, header_timeout_s = 10, body_timeout_s = 60, write_timeout_s = 30;
+  size_t max_connections = 512, max_connections_per_client = 128;
 };
 
 class InferenceServer {
@@ -52,6 +65,9 @@ class InferenceServer {
 
  private:
   void routes();
+  // Answers the whole request at the front of the connection's bytes, then hands the connection
+  // back to the gate (or closes it).
+  void handle(std::unique_ptr<Connection> connection);
   void infer(const Repository& repo, const httplib::Request& req, httplib::Response& res, const std::string& body);
   // Counts a request (failed: one answered with an error).
   void count(const std::string& model, const std::string& version, bool failed);
@@ -66,8 +82,10 @@ class InferenceServer {
   std::map<std::pair<std::string, std::string>, Counts> counts_;  // (model, version) -> counts
   std::shared_ptr<Repository> repository_;
   ServerOptions options_;
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
+  std::unique_ptr<HttpRoutes> http_;
+  std::unique_ptr<ConnectionGate> gate_;
+  std::unique_ptr<httplib::ThreadPool> workers_;
+  std::atomic<bool> stopping_{false};
   int port_ = 0;
 };
 
