@@ -6,6 +6,7 @@
 
 #include "braid/base/error.h"
 #include "braid/io/file.h"
+#include "braid/io/json_limits.h"
 #include "braid/ndarray/invoke.h"
 
 namespace braid::cli {
@@ -36,7 +37,11 @@ Position Checkpoints::restore(gluon::Block& model, gluon::Trainer& trainer, cons
   }
   nlohmann::json index;
   try {
-    index = nlohmann::json::parse(io::read_file(path));
+    index = io::read_json_file(path);
+  } catch (const Error& e) {
+    throw Error(cat(e.what(), "; remove ", path, " to start afresh"));
+  }
+  try {
     Position at{index.at("epoch").get<int>(), index.at("batch").get<int64_t>()};
     model.load_parameters(index.at("params").get<std::string>(), contexts);
     // Worker 0 gives the servers their states; every worker sets up its store (a collective step).
