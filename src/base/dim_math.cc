@@ -4,15 +4,24 @@
 
 namespace braid {
 
-int64_t mul_dims(int64_t a, int64_t b) {
+namespace {
+
+[[noreturn]] void overflow(int64_t a, const char* sign, int64_t b, std::string_view op) {
+  throw Error(
+      cat(op.empty() ? "" : cat("operator ", op, ": "), "the dimension arithmetic ", a, sign, b, " overflows int64"));
+}
+
+}  // namespace
+
+int64_t mul_dims(int64_t a, int64_t b, std::string_view op) {
   int64_t r;
-  BRAID_CHECK(!__builtin_mul_overflow(a, b, &r), "the dimension arithmetic ", a, " x ", b, " overflows int64");
+  if (__builtin_mul_overflow(a, b, &r)) overflow(a, " x ", b, op);
   return r;
 }
 
-int64_t add_dims(int64_t a, int64_t b) {
+int64_t add_dims(int64_t a, int64_t b, std::string_view op) {
   int64_t r;
-  BRAID_CHECK(!__builtin_add_overflow(a, b, &r), "the dimension arithmetic ", a, " + ", b, " overflows int64");
+  if (__builtin_add_overflow(a, b, &r)) overflow(a, " + ", b, op);
   return r;
 }
 

@@ -27,6 +27,8 @@ TEST(DimMath, OverflowIsAnError) {
             "the dimension arithmetic 4611686018427387904 x 2 overflows int64");
   EXPECT_EQ(test::error_message([] { add_dims(kMax, 1); }),
             "the dimension arithmetic 9223372036854775807 + 1 overflows int64");
+  EXPECT_EQ(test::error_message([] { mul_dims(k2to62, 2, "tile"); }),
+            "operator tile: the dimension arithmetic 4611686018427387904 x 2 overflows int64");
 }
 
 TEST(DimMath, ShapeSizeOverflowNamesTheShape) {

@@ -35,15 +35,17 @@ TEST(ShapeOverflow, ReshapeWrappingToTheInputSize) {
 TEST(ShapeOverflow, ConcatSum) {
   Symbol c = sym::make("Concat", {Symbol::Variable("a"), Symbol::Variable("b")}, {{"dim", "1"}}, "c");
   const Shape half({1, int64_t{1} << 62});
-  EXPECT_EQ(infer_error(c, {{"a", half}, {"b", half}}),
-            "shape inference failed at node 'c' (concat): the dimension arithmetic 4611686018427387904 + "
-            "4611686018427387904 overflows int64 (input shapes: (1, 4611686018427387904), (1, 4611686018427387904))");
+  EXPECT_EQ(
+      infer_error(c, {{"a", half}, {"b", half}}),
+      "shape inference failed at node 'c' (concat): operator concat: the dimension arithmetic 4611686018427387904 + "
+      "4611686018427387904 overflows int64 (input shapes: (1, 4611686018427387904), (1, 4611686018427387904))");
 }
 
 TEST(ShapeOverflow, TileRepeats) {
   Symbol t = sym::make("tile", {Symbol::Variable("data")}, {{"reps", "(4611686018427387904, 1)"}}, "t");
   EXPECT_EQ(infer_error(t, {{"data", Shape({2, 3})}}),
-            "shape inference failed at node 't' (tile): the dimension arithmetic 2 x 4611686018427387904 overflows "
+            "shape inference failed at node 't' (tile): operator tile: the dimension arithmetic 2 x "
+            "4611686018427387904 overflows "
             "int64 (input shapes: (2, 3))");
 }
 
