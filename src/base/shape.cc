@@ -11,15 +11,15 @@ bool Shape::fully_known() const {
   return true;
 }
 
-int64_t Shape::size() const {
-  int64_t n = 1;
-  for (auto d : dims_) n *= d;
-  return n;
-}
+int64_t Shape::size() const { return prod(0, ndim()); }
 
 int64_t Shape::prod(int begin, int end) const {
   int64_t n = 1;
-  for (int i = begin; i < end; ++i) n *= dims_[static_cast<size_t>(i)];
+  for (int i = begin; i < end; ++i)
+    if (dims_[static_cast<size_t>(i)] == 0) return 0;  // before any product could overflow
+  for (int i = begin; i < end; ++i)
+    BRAID_CHECK(!__builtin_mul_overflow(n, dims_[static_cast<size_t>(i)], &n), "shape ", str(),
+                " has more elements than int64 can count");
   return n;
 }
 

@@ -171,7 +171,7 @@ void Trainer::load_states(const std::string& path) {
   if (update_on_kvstore_ && kvstore_)
     kvstore_->load_optimizer_states(path);
   else
-    optimizer_->load_states(io::read_file(path));
+    optimizer_->load_states(io::read_file(path, io::max_array_file_bytes()));
 }
 
 }  // namespace braid::gluon

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "braid/base/error.h"
+#include "braid/io/file.h"
 
 namespace braid::io::detail {
 namespace {
@@ -33,15 +34,12 @@ class MemorySource : public ByteSource {
 
 class FileSource : public ByteSource {
  public:
-  explicit FileSource(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "rb")) {
+  explicit FileSource(const std::string& path) : path_(path) {
+    ReadableFile file(path, max_array_file_bytes());
+    size_ = file.size();
+    file_ = ::fdopen(file.fd(), "rb");
     BRAID_CHECK(file_, path, ": cannot open for reading: ", system_reason());
-    struct stat st {};
-    bool regular = ::fstat(::fileno(file_), &st) == 0 && S_ISREG(st.st_mode);
-    if (!regular) {
-      std::fclose(file_);
-      throw Error(cat(path, ": not a regular file"));
-    }
-    size_ = static_cast<uint64_t>(st.st_size);
+    file.release();
   }
   ~FileSource() override { std::fclose(file_); }
   FileSource(const FileSource&) = delete;
@@ -55,7 +53,7 @@ class FileSource : public ByteSource {
 
  private:
   std::string path_;
-  std::FILE* file_;
+  std::FILE* file_ = nullptr;
   uint64_t size_ = 0;
 };
 

@@ -20,7 +20,8 @@ class ByteSource {
 };
 
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes);
-/// Opens `path` for reading; throws braid::Error naming the path and the system's reason.
+/// Opens `path`, a regular file no larger than this machine's memory, for reading (see
+/// ReadableFile in braid/io/file.h); throws braid::Error naming the path and the reason.
 std::unique_ptr<ByteSource> file_source(const std::string& path);
 
 class ByteSink {

@@ -124,7 +124,7 @@ NDArray npy_array(std::string_view bytes, const std::string& where) {
   return out;
 }
 
-NDArray load_npy(const std::string& path) { return npy_array(read_file(path), path); }
+NDArray load_npy(const std::string& path) { return npy_array(read_file(path, max_array_file_bytes()), path); }
 
 std::string npy_bytes(const NDArray& array) {
   BRAID_CHECK(!array.is_none(), "save_npy: the array is None");

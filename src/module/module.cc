@@ -360,7 +360,7 @@ Module Module::load(const std::string& prefix, int epoch, bool load_optimizer_st
   m.preloaded_aux_ = aux;
   if (load_optimizer_states) {
     m.preloaded_states_path_ = epoch_file(prefix, epoch, "states");
-    m.preloaded_states_ = io::read_file(m.preloaded_states_path_);
+    m.preloaded_states_ = io::read_file(m.preloaded_states_path_, io::max_array_file_bytes());
   }
   return m;
 }

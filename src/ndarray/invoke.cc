@@ -1,5 +1,6 @@
 #include "braid/ndarray/invoke.h"
 
+#include "braid/base/dim_math.h"
 #include "braid/base/error.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
@@ -68,6 +69,7 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
     BRAID_CHECK(in_shapes[i] == inputs[i].shape(), "operator ", def.name, ": input ", arg_names[i], " has shape ",
                 inputs[i].shape(), " but ", in_shapes[i], " is required");
   BRAID_CHECK(complete, "operator ", def.name, ": cannot infer the output shapes from inputs");
+  for (size_t i = 0; i < out_shapes.size(); ++i) check_shape(out_shapes[i], cat("operator ", def.name, ": output ", i));
   def.infer_type(param, in_types, out_types, aux_types);
   for (size_t i = 0; i < out.size(); ++i)
     BRAID_CHECK(out_shapes[i] == out[i].shape() && out_types[i] == out[i].dtype(), "operator ", def.name,

@@ -1,6 +1,7 @@
 #include "braid/ndarray/ndarray.h"
 
 #include "braid/base/convert.h"
+#include "braid/base/dim_math.h"
 #include "braid/base/error.h"
 #include "braid/base/reshape.h"
 #include "braid/device/gpu.h"
@@ -16,7 +17,13 @@ NDArray::NDArray(const Shape& shape, Context ctx, DType dtype)
   BRAID_CHECK(shape.known(), "cannot create an array of unknown shape");
   for (int i = 0; i < shape.ndim(); ++i)
     BRAID_CHECK(shape[i] >= 0, "cannot create an array of shape ", shape, " (negative dimension)");
-  chunk_ = std::make_shared<detail::Chunk>(static_cast<size_t>(shape.size()) * dtype_size(dtype), ctx);
+  int64_t bytes = 0;
+  try {
+    bytes = mul_dims(shape.size(), static_cast<int64_t>(dtype_size(dtype)));
+  } catch (const Error& e) {
+    throw Error(cat("cannot create an array of shape ", shape, " of ", dtype_name(dtype), ": ", e.what()));
+  }
+  chunk_ = std::make_shared<detail::Chunk>(static_cast<size_t>(bytes), ctx);
 }
 
 Context NDArray::ctx() const {

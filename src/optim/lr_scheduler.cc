@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "braid/base/error.h"
+#include "braid/io/json_limits.h"
 
 namespace braid::optim {
 
@@ -38,7 +39,7 @@ std::string LRScheduler::serialize() const {
 
 std::unique_ptr<LRScheduler> LRScheduler::deserialize(const std::string& text) {
   try {
-    json j = json::parse(text);
+    json j = io::parse_json(text, "lr scheduler JSON");
     Warmup w{j.at("warmup").at("steps").get<int>(), j.at("warmup").at("begin_lr").get<double>(),
              j.at("warmup").at("mode").get<std::string>()};
     double lr0 = j.at("warmup_final_lr").get<double>();  // base_lr at construction

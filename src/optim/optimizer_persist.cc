@@ -3,6 +3,7 @@
 
 #include "braid/base/error.h"
 #include "braid/base/suggest.h"
+#include "braid/io/json_limits.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
 #include "braid/op/param_reader.h"
@@ -50,7 +51,7 @@ std::string Optimizer::serialize() const {
 std::unique_ptr<Optimizer> Optimizer::deserialize(const std::string& text) {
   json j;
   try {
-    j = json::parse(text);
+    j = io::parse_json(text, "serialized optimizer (the text Optimizer::serialize() writes)");
     BRAID_CHECK(j.value("format", "") == kFormat, "not a serialized optimizer (format '", j.value("format", ""),
                 "', expected ", kFormat, ")");
     std::unique_ptr<Optimizer> opt =

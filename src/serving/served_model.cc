@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batcher.h"
-#include "braid/io/file.h"
+#include "braid/io/json_limits.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
 
@@ -69,7 +69,7 @@ ServedModel::ServedModel(std::string name, std::string version, const std::strin
   BatchingOptions batching;
   if (fs::exists(config_path)) {
     try {
-      const json config = json::parse(io::read_file(config_path));
+      const json config = io::read_json_file(config_path);
       if (config.contains("inputs")) inputs_ = specs(config["inputs"], config_path);
       max_batch_size_ = config.value("max_batch_size", int64_t{0});
       batching.instances = config.value("instance_count", 1);

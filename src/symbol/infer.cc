@@ -1,5 +1,6 @@
 #include "infer.h"
 
+#include "braid/base/dim_math.h"
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
 #include "braid/op/shape_inference.h"
@@ -8,6 +9,26 @@ namespace braid::symbol::detail {
 namespace {
 
 std::string node_label(const Node& n) { return cat("node '", n.name, "' (", n.op_name, ")"); }
+
+std::string shape_list(const std::vector<Shape>& shapes) {
+  std::string s;
+  for (const auto& x : shapes) s += cat(s.empty() ? "" : ", ", x);
+  return s;
+}
+
+/// The op's shape inference, then a check that no shape came out negative or too large to count,
+/// which an overflow in a model's attributes (num_hidden, reshape, repeats) would otherwise leave.
+void infer_node_shapes(const Node& n, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>& aux) {
+  const std::vector<Shape> given = in;
+  try {
+    n.op->infer_shape(n.param, in, out, aux);
+    for (size_t k = 0; k < in.size(); ++k) check_shape(in[k], cat("input ", k));
+    for (size_t k = 0; k < out.size(); ++k) check_shape(out[k], cat("output ", k));
+    for (size_t k = 0; k < aux.size(); ++k) check_shape(aux[k], cat("auxiliary state ", k));
+  } catch (const Error& e) {
+    throw Error(cat(e.what(), " (input shapes: ", shape_list(given), ")"));
+  }
+}
 
 /// Sweeps the op nodes forward, then backward, until nothing changes. At each node `infer`
 /// (the op's shape or type inference) completes the node's values, and `merge(current, found,
@@ -50,14 +71,11 @@ bool infer_shapes(const IndexedGraph& g, std::vector<Shape>& shapes) {
     Shape hint(op::parse_tuple(it->second));
     op::merge_shape(shapes[g.entry_id(i, 0)], hint, n.name, "its __shape__ attribute");
   }
-  sweep(
-      g, shapes, "shape",
-      [](const Node& n, auto& in, auto& out, auto& aux) { n.op->infer_shape(n.param, in, out, aux); },
-      [](Shape& cur, const Shape& found, const Node& n) {
-        if (found == cur) return false;
-        op::merge_shape(cur, found, n.name, "an input or output");
-        return true;
-      });
+  sweep(g, shapes, "shape", infer_node_shapes, [](Shape& cur, const Shape& found, const Node& n) {
+    if (found == cur) return false;
+    op::merge_shape(cur, found, n.name, "an input or output");
+    return true;
+  });
   for (const auto& s : shapes)
     if (!s.fully_known()) return false;
   return true;

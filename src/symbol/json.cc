@@ -4,6 +4,7 @@
 #include "braid/base/error.h"
 #include "braid/io/dmlc_json.h"
 #include "braid/io/file.h"
+#include "braid/io/json_limits.h"
 #include "braid/op/registry.h"
 #include "braid/symbol/symbol.h"
 #include "graph.h"
@@ -134,12 +135,7 @@ NodePtr read_node(const json& j, size_t i, const std::vector<NodePtr>& nodes, in
 }  // namespace
 
 Symbol Symbol::fromjson(const std::string& text) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw Error(cat("symbol JSON is malformed: ", e.what()));
-  }
+  const json doc = io::parse_json(text, "symbol JSON");
   BRAID_CHECK(doc.is_object() && doc.contains("nodes") && doc["nodes"].is_array() && doc.contains("heads") &&
                   doc["heads"].is_array(),
               "symbol JSON needs \"nodes\" and \"heads\" arrays; is this a *-symbol.json file?");
@@ -161,7 +157,7 @@ Symbol Symbol::fromjson(const std::string& text) {
 void Symbol::save(const std::string& path) const { io::write_file_atomically(path, tojson()); }
 
 Symbol Symbol::load(const std::string& path) {
-  std::string text = io::read_file(path);
+  std::string text = io::read_file(path, io::kMaxTextFileBytes);
   try {
     return fromjson(text);
   } catch (const Error& e) {

@@ -6,6 +6,7 @@
 
 #include "braid/base/error.h"
 #include "braid/io/file.h"
+#include "braid/io/json_limits.h"
 #include "braid/ndarray/invoke.h"
 
 namespace braid::cli {
@@ -80,7 +81,11 @@ Position Checkpoints::restore(gluon::Block& model, gluon::Trainer& trainer, cons
   }
   nlohmann::json index;
   try {
-    index = nlohmann::json::parse(io::read_file(path));
+    index = io::read_json_file(path);
+  } catch (const Error& e) {
+    throw Error(cat(e.what(), "; remove ", path, " to start afresh"));
+  }
+  try {
     check_setup(index.value("setup", nlohmann::json()), setup_, path);
     Position at{index.at("epoch").get<int>(), index.at("batch").get<int64_t>()};
     model.load_parameters(index.at("params").get<std::string>(), contexts);

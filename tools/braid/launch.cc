@@ -11,14 +11,15 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "braid/base/env.h"
 #include "braid/base/error.h"
+#include "braid/io/file.h"
 #include "braid/kvstore/ps.h"
 #include "commands.h"
 #include "supervisor.h"
@@ -34,8 +35,7 @@ struct Host {
 };
 
 std::vector<Host> read_hostfile(const std::string& path) {
-  std::ifstream in(path);
-  BRAID_CHECK(in, "braid launch: cannot read the hostfile '", path, "'");
+  std::istringstream in(io::read_file(path, io::kMaxTextFileBytes));
   std::vector<Host> hosts;
   for (std::string line; std::getline(in, line);) {
     line = line.substr(0, line.find('#'));

@@ -5,8 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "braid/base/error.h"
+#include "braid/io/file.h"
+#include "braid/io/json_limits.h"
 #include "commands.h"
 
 namespace braid::cli {
@@ -25,8 +28,7 @@ double number_or_nan(const nlohmann::json& j, const char* key) {
 
 /// Writes the per-epoch figures of `log` as a gnuplot data file.
 Series read_log(const std::string& log, const fs::path& dir, size_t index) {
-  std::ifstream in(log);
-  BRAID_CHECK(in, "braid plot: cannot open ", log);
+  std::istringstream in(io::read_file(log, io::kMaxTextFileBytes));
   Series s{fs::path(log).stem().string(), dir / ("series" + std::to_string(index) + ".dat")};
   std::ofstream out(s.data);
   std::string line;
@@ -34,13 +36,8 @@ Series read_log(const std::string& log, const fs::path& dir, size_t index) {
   while (std::getline(in, line)) {
     ++lineno;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(cat("braid plot: ", log, " line ", lineno, " is not JSON (", e.what(),
-                      "); expected the output of braid train --json-log"));
-    }
+    const nlohmann::json j = io::parse_json(
+        line, cat("braid plot: ", log, " line ", lineno, " (expected the output of braid train --json-log)"));
     if (j.value("final", false) || !j.contains("epoch")) continue;
     out << j["epoch"].get<double>() << " " << number_or_nan(j, "train_loss") << " " << number_or_nan(j, "train_acc")
         << " " << number_or_nan(j, "test_acc") << "\n";

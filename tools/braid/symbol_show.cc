@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <unordered_set>
 
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
@@ -34,10 +35,11 @@ int symbol_show(const std::string& path, const std::vector<std::string>& shape_o
 
   // One row per node, in file (depth-first) order; a node's shapes are those of its outputs.
   std::vector<const symbol::Node*> nodes;
+  std::unordered_set<const symbol::Node*> listed;  // a set, not a search of `nodes`: graphs can be long
   std::map<const symbol::Node*, std::string> node_shapes;
   for (size_t i = 0; i < internals.outputs().size(); ++i) {
     const symbol::Node* n = internals.outputs()[i].node.get();
-    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+    if (listed.insert(n).second) nodes.push_back(n);
     if (!shapes.empty()) node_shapes[n] += (node_shapes[n].empty() ? "" : " ") + shapes[i].str();
   }
   std::vector<std::vector<std::string>> rows = {{"#", "node", "op", "inputs", known.empty() ? "" : "shape"}};

@@ -32,6 +32,12 @@ struct Node {
   std::vector<Entry> inputs;  // arguments, then auxiliary states
   std::any param;             // the op's parameters, parsed from attrs
 
+  Node() = default;
+  Node(const Node&) = default;
+  Node& operator=(const Node&) = default;
+  /// Iterative: a graph of any length (a 200,000-node chain) is destroyed without recursion.
+  ~Node();
+
   bool is_variable() const { return op == nullptr; }
   /// Outputs the op computes (BatchNorm: 3); 1 for a variable.
   uint32_t num_outputs() const;

@@ -1,5 +1,7 @@
 #include "conv_param.h"
 
+#include "braid/base/dim_math.h"
+
 namespace braid::op::detail {
 namespace {
 
@@ -16,7 +18,7 @@ Shape spatial_attr(ParamReader& r, const ConvParam& p, const char* key, int64_t 
 }
 
 int64_t conv_out_size(const ConvParam& p, int i, int64_t in) {
-  const int64_t padded = in + 2 * p.pad[i];
+  const int64_t padded = add_dims(in, mul_dims(2, p.pad[i]));
   BRAID_CHECK(p.dilated_kernel(i) <= padded, "operator ", p.op, ": the (dilated) kernel, ", p.dilated_kernel(i),
               " wide on spatial axis ", i, ", exceeds the padded input (", in, " + 2 * pad = ", padded,
               "); use a smaller kernel or more padding");
@@ -25,7 +27,8 @@ int64_t conv_out_size(const ConvParam& p, int i, int64_t in) {
 
 int64_t deconv_out_size(const ConvParam& p, int i, int64_t in) {
   auto [pad, adj] = deconv_pad_adj(p, i, in);
-  int64_t o = p.stride[i] * (in - 1) + p.dilated_kernel(i) - 2 * pad + adj;
+  // Subtracting 2 * pad (checked at parsing) from a positive sum cannot overflow.
+  int64_t o = add_dims(add_dims(mul_dims(p.stride[i], in - 1), p.dilated_kernel(i)) - 2 * pad, adj);
   BRAID_CHECK(o > 0, "operator ", p.op, ": the output on spatial axis ", i, " would be ", o, " wide for an input ", in,
               " wide; reduce pad=", p.pad);
   return o;
@@ -53,6 +56,14 @@ ConvParam parse_conv_param(const AttrMap& attrs, const std::string& op, bool tra
   p.stride = spatial_attr(r, p, "stride", 1, 1);
   p.dilate = spatial_attr(r, p, "dilate", 1, 1);
   p.pad = spatial_attr(r, p, "pad", 0, 0);
+  for (int i = 0; i < nd; ++i) {  // so that dilated_kernel() and 2 * pad cannot overflow
+    try {
+      add_dims(mul_dims(p.dilate[i], p.kernel[i] - 1), 1);
+      mul_dims(2, p.pad[i]);
+    } catch (const Error& e) {
+      throw Error(cat("operator ", op, ": kernel=", p.kernel, ", dilate=", p.dilate, ", pad=", p.pad, ": ", e.what()));
+    }
+  }
   if (transposed) {
     p.adj = spatial_attr(r, p, "adj", 0, 0);
     p.target_shape = spatial_attr(r, p, "target_shape", 0, 0);
@@ -90,7 +101,7 @@ std::vector<std::string> conv_arguments(const ConvParam& p) {
 
 std::pair<int64_t, int64_t> deconv_pad_adj(const ConvParam& p, int i, int64_t in) {
   if (!p.has_target()) return {p.pad[i], p.adj[i]};
-  const int64_t full = p.stride[i] * (in - 1) + p.dilated_kernel(i);
+  const int64_t full = add_dims(mul_dims(p.stride[i], in - 1), p.dilated_kernel(i));
   BRAID_CHECK(full >= p.target_shape[i], "operator ", p.op, ": target_shape=", p.target_shape,
               " exceeds the largest output (", full, " on spatial axis ", i, ") for an input ", in, " wide");
   const int64_t excess = full - p.target_shape[i];

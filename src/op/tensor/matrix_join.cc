@@ -1,5 +1,6 @@
 // Joining and splitting along an axis: concat, stack, split (SliceChannel). Each part is a
 // block of rows of the joined array seen as (outer, total·inner).
+#include "braid/base/dim_math.h"
 #include "matrix_util.h"
 
 namespace braid::op::detail {
@@ -92,7 +93,7 @@ bool infer_concat(const ConcatParam& p, std::vector<Shape>& in, std::vector<Shap
   Dims lens(in.size(), 0);
   for (size_t i = 0; i < in.size(); ++i) {
     lens[i] = in[i].known() ? in[i][axis] : 0;
-    sum += lens[i];
+    sum = add_dims(sum, lens[i], "concat");
     if (lens[i] == 0) {
       unknown++;
       unknown_at = static_cast<int>(i);

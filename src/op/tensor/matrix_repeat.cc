@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "braid/base/dim_math.h"
 #include "matrix_util.h"
 
 namespace braid::op::detail {
@@ -36,7 +37,7 @@ void add_tile(Registry& r) {
       r, std::move(d),
       [](const std::any& p, const Shape& in) {
         auto [dims, reps] = padded(param<TileParam>(p), in);
-        for (size_t k = 0; k < dims.size(); ++k) dims[k] *= reps[k];
+        for (size_t k = 0; k < dims.size(); ++k) dims[k] = mul_dims(dims[k], reps[k], "tile");
         return Shape(dims);
       },
       // Output axis k, of size reps·d, is walked as (rep, i) with input strides (0, stride).
@@ -74,9 +75,10 @@ void add_repeat(Registry& r) {
       r, std::move(d),
       [](const std::any& pa, const Shape& in) {
         const auto& p = param<RepeatParam>(pa);
-        if (!p.axis) return Shape({in.size() * p.repeats});
+        if (!p.axis) return Shape({mul_dims(in.size(), p.repeats, "repeat")});
         Shape out = in;
-        out[normalize_axis("repeat", "axis", *p.axis, in.ndim(), in)] *= p.repeats;
+        int64_t& d = out[normalize_axis("repeat", "axis", *p.axis, in.ndim(), in)];
+        d = mul_dims(d, p.repeats, "repeat");
         return out;
       },
       // Output axis `axis`, of size d·repeats, is walked as (i, rep) with strides (stride, 0).

@@ -13,7 +13,7 @@ const std::string kDir = BRAID_FIXTURES_DIR;
 class DmlcJson : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(DmlcJson, RewritesMxnetFilesIdentically) {
-  const std::string text = read_file(kDir + "/" + GetParam());
+  const std::string text = read_file(kDir + "/" + GetParam(), kMaxTextFileBytes);
   EXPECT_EQ(dump_dmlc_json(nlohmann::ordered_json::parse(text)), text);
 }
 

@@ -50,7 +50,7 @@ TEST(SymbolJson, WritesWhatMxnetWrites) {
 }
 
 TEST(SymbolJson, MxnetGluonExportRoundTripsByteForByte) {
-  std::string text = io::read_file(kDir + "/mnist-symbol.json");
+  std::string text = io::read_file(kDir + "/mnist-symbol.json", io::kMaxTextFileBytes);
   Symbol s = Symbol::fromjson(text);
   EXPECT_EQ(s.list_outputs(), (Names{"hybridsequential9_dense1_tanh_fwd_output"}));
   EXPECT_EQ(s.list_arguments().size(), 9u);
@@ -89,7 +89,7 @@ TEST(SymbolJson, ReadsMxnet08) {
 }
 
 TEST(SymbolJson, ReadsMxnet11ModuleCheckpoint) {
-  std::string text = io::read_file(kDir + "/sagemaker-linreg-model-symbol.json");
+  std::string text = io::read_file(kDir + "/sagemaker-linreg-model-symbol.json", io::kMaxTextFileBytes);
   Symbol s = Symbol::fromjson(text);
   // Written back byte for byte, "attr" now spelled "attrs" and the version MXNet 1.9.1's.
   std::string expected = text;
@@ -141,6 +141,21 @@ TEST(SymbolJson, BadFilesGiveClearErrors) {
                "node 'a'");
   expect_error(R"({"nodes": [{"op": "null", "name": "x", "inputs": []}], "heads": [[0, 3, 0]]})", "asks for output 3");
   EXPECT_THROW(Symbol::load("/nonexistent/x-symbol.json"), Error);
+}
+
+// An attribute nested a million levels deep used to crash the loader: the error message printed
+// it recursively. Nesting is now bounded while parsing.
+TEST(SymbolJson, DeeplyNestedValueIsRefusedWhileParsing) {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  const std::string text = R"({"nodes": [{"op": "null", "name": "x", "attrs": {"k": )" + deep +
+                           R"(}, "inputs": []}], "heads": [[0, 0, 0]]})";
+  try {
+    Symbol::fromjson(text);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "symbol JSON: JSON nested deeper than the limit of 100 levels of objects and arrays");
+  }
 }
 
 }  // namespace
