@@ -48,7 +48,7 @@ bench: build
 # Sanitizer builds: clang, every target instrumented, in folders of their own (no Python, no
 # CUDA, no benchmarks). The fuzz targets are built with the AddressSanitizer one.
 SANITIZER_CMAKE_FLAGS = -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
-	-DCMAKE_CXX_FLAGS_RELEASE="-O1 -g -DNDEBUG" -DBRAID_WITH_PYTHON=OFF -DBRAID_WITH_CUDA=OFF -DBRAID_BUILD_BENCH=OFF
+	-DBRAID_WITH_PYTHON=OFF -DBRAID_WITH_CUDA=OFF -DBRAID_BUILD_BENCH=OFF
 ASAN_DIR ?= build-asan
 TSAN_DIR ?= build-tsan
 ASAN_LABELS ?= unit|dist|fuzz

@@ -14,7 +14,9 @@ class KVStoreLifetime : public ::testing::TestWithParam<std::tuple<std::string, 
 
 // Pushed from cpu(0) and cpu(1), pulled to both; big values are summed in shards over the contexts.
 TEST_P(KVStoreLifetime, PulledValuesOutliveTheStore) {
-  const auto [type, size] = GetParam();
+  // Named copies: lambdas capture them (clang 14 cannot capture structured bindings).
+  const std::string type = std::get<0>(GetParam());
+  const int64_t size = std::get<1>(GetParam());
   for (bool with_optimizer : {false, true}) {
     SCOPED_TRACE(with_optimizer ? "optimizer" : "sum");
     test::expect_results_outlive_producer(

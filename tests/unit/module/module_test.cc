@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 #include <sstream>
 
 #include "braid/base/error.h"
@@ -191,7 +192,8 @@ TEST(Module, BindingTwiceIsIgnoredUnlessForced) {
 // Data parallelism: a batch split over cpu(0) and cpu(1) (unevenly: 23 = 12 + 11) trains like the
 // whole batch on one context, through every store and update place; outputs come back merged.
 TEST(Module, TwoContextsTrainLikeOne) {
-  auto [x, y] = blobs();
+  NDArray x, y;  // not a structured binding: the lambda below captures them (clang 14)
+  std::tie(x, y) = blobs();
   auto train = [&](std::vector<Context> contexts, const std::string& kvstore, const char* update_on_kvstore,
                    std::vector<NDArray>* outputs) {
     setenv("MXNET_UPDATE_ON_KVSTORE", update_on_kvstore, 1);
@@ -233,7 +235,8 @@ TEST(Module, TwoContextsTrainLikeOne) {
 
 // kvstore None on two contexts: no store, the gradients are still summed over the contexts.
 TEST(Module, TwoContextsWithoutAStoreSumTheGradients) {
-  auto [x, y] = blobs();
+  NDArray x, y;  // not a structured binding: the lambda below captures them (clang 14)
+  std::tie(x, y) = blobs();
   auto train = [&](std::vector<Context> contexts) {
     io::NDArrayIter it(x, y, 20);
     Module m(mlp(), {"data"}, {"softmax_label"}, contexts);

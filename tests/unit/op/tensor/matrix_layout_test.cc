@@ -56,7 +56,9 @@ TEST(MatrixLayout, TransposeMatchesNumpy) {
       {Shape({2, 1, 4, 1}), {3, 2, 1, 0}},
       {Shape({2, 3, 4}), {-1, 0, 1}},
   };
-  for (const auto& [shape, axes] : cases) {
+  for (const auto& c : cases) {
+    const Shape& shape = c.first;
+    const std::vector<int>& axes = c.second;  // captured below (clang 14: no structured bindings)
     std::string expr = axes.empty() ? "np.transpose(a)" : "np.transpose(a, " + py_tuple(axes) + ")";
     check_against_numpy(shape, expr, [&](const NDArray& x) { return nd::transpose(x, axes); });
   }
