@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <latch>
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "braid/base/error.h"
+#include "braid/io/json_limits.h"
 #include "braid/io/idx.h"
 #include "commands.h"
 #include "model_inputs.h"
@@ -100,12 +102,19 @@ int infer(const InferOptions& o) {
                       : cat("no answer from ", o.url, " (", httplib::to_string(r.error()), ")");
         return std::nullopt;
       }
-      // The answer's JSON header, then output 0's float32 values.
+      // The answer's JSON header, then output 0's float32 values. Nothing here may throw: this
+      // runs on a client thread, and the answer comes from outside.
       json out;
-      if (r->has_header("Inference-Header-Content-Length")) {
-        const json head =
-            json::parse(r->body.substr(0, std::stoull(r->get_header_value("Inference-Header-Content-Length"))), nullptr,
-                        false);  // no exceptions: this runs on a client thread
+      const std::string length_text = r->get_header_value("Inference-Header-Content-Length");
+      char* end = nullptr;
+      const unsigned long long header_length = std::strtoull(length_text.c_str(), &end, 10);
+      const bool framed = !length_text.empty() && *end == '\0' && header_length <= r->body.size();
+      if (framed) {
+        json head;
+        try {
+          head = io::parse_json(std::string_view(r->body).substr(0, header_length), "the server's answer");
+        } catch (const Error&) {  // noted below as an answer without an FP32 output
+        }
         if (head.is_object() && head.contains("outputs") && head["outputs"].is_array() && !head["outputs"].empty())
           out = head["outputs"][0];
       }
@@ -116,7 +125,7 @@ int infer(const InferOptions& o) {
               "support the binary-tensor extension?";
         return std::nullopt;
       }
-      return std::string_view(r->body).substr(std::stoull(r->get_header_value("Inference-Header-Content-Length")));
+      return std::string_view(r->body).substr(header_length);
     };
     bool ok = true;
     for (int64_t i = 0; i < o.warmup && ok; ++i) ok = output_of(post(0, std::min(o.batch_size, n))).has_value();
