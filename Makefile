@@ -28,7 +28,7 @@ demo: build
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
 	$(MAKE) asan ASAN_LABELS="unit|fuzz"
-	$(MAKE) fuzz
+	$(MAKE) fuzz FUZZ_SECONDS=30
 
 # Microbenchmarks and the side-by-side comparison with PyTorch.
 bench: build

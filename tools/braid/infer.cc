@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <latch>
 #include <mutex>
@@ -19,8 +19,8 @@
 #include <thread>
 
 #include "braid/base/error.h"
-#include "braid/io/json_limits.h"
 #include "braid/io/idx.h"
+#include "braid/io/json_limits.h"
 #include "commands.h"
 #include "model_inputs.h"
 

@@ -143,7 +143,7 @@ void prelu_backward(const BackwardArgs& a) {
   std::vector<double> dgamma(static_cast<size_t>(a.inputs[1].size()), 0.0);
   T* dx = a.in_grads[0].ptr<T>();
   for_each_gamma(data.shape, mode, [&](int64_t i, int64_t gi) {
-    assign(dx[i], a.req[0], x[i] > T(0) ? g[i] : gamma[gi] * g[i]);
+    if (a.req[0] != OpReq::Null) assign(dx[i], a.req[0], x[i] > T(0) ? g[i] : gamma[gi] * g[i]);
     if (x[i] <= T(0)) dgamma[static_cast<size_t>(gi)] += static_cast<double>(g[i] * x[i]);
   });
   if (a.req[1] == OpReq::Null) return;

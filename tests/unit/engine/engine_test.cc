@@ -33,7 +33,7 @@ TEST_P(EngineTest, WritesThenReadsRunInPushOrder) {
   Engine& e = *engine_;
   VarHandle v = e.new_var();
   std::vector<int> log;  // only touched by ops that write v, or read it after those
-  int value = 0;
+  uint32_t value = 0;    // wraps around (defined for unsigned): the order still shows
   for (int i = 1; i <= 50; ++i)
     push(e,
          [&, i] {
@@ -41,12 +41,12 @@ TEST_P(EngineTest, WritesThenReadsRunInPushOrder) {
            log.push_back(i);
          },
          {}, {v});
-  int seen = -1;
+  uint32_t seen = 0;
   push(e, [&] { seen = value; }, {v}, {});
   e.wait_for_var(v);
   e.wait_for_all();
-  int expected = 0;
-  for (int i = 1; i <= 50; ++i) expected = expected * 3 + i;
+  uint32_t expected = 0;
+  for (uint32_t i = 1; i <= 50; ++i) expected = expected * 3 + i;
   EXPECT_EQ(seen, expected);
   ASSERT_EQ(log.size(), 50u);
   for (int i = 0; i < 50; ++i) EXPECT_EQ(log[static_cast<size_t>(i)], i + 1);
