@@ -51,7 +51,7 @@ SANITIZER_CMAKE_FLAGS = -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER
 	-DBRAID_WITH_PYTHON=OFF -DBRAID_WITH_CUDA=OFF -DBRAID_BUILD_BENCH=OFF
 ASAN_DIR ?= build-asan
 TSAN_DIR ?= build-tsan
-ASAN_LABELS ?= unit|dist|fuzz
+ASAN_LABELS ?= unit|fuzz
 FUZZ_SECONDS ?= 60
 # Without the storage pool, so that a use of freed array memory is caught too.
 ASAN_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1 \

@@ -136,7 +136,7 @@ void InProcessVan::receive_loop() {
     }
     if (!frames.payload.empty()) {
       auto bytes = std::make_shared<std::string>(std::move(frames.payload));
-      m.payload = {bytes->data(), bytes->size(), bytes};
+      m.payload = aligned_payload(bytes->data(), bytes->size(), bytes);
     }
     if (!admit(m, "in process")) continue;
     if (verbose_ >= 2) log("recv " + m.describe());

@@ -1,6 +1,8 @@
 #include "message.h"
 
+#include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include "braid/base/error.h"
 #include "braid/base/printable.h"
@@ -67,6 +69,15 @@ std::string Message::describe() const {
     s += cat(" key ", head.key, " [", head.offset, ", +", head.payload_bytes, " bytes) of ", head.total);
   if (!body.empty()) s += cat(" body ", printable(body, 80));
   return s;
+}
+
+Payload aligned_payload(const void* data, size_t size, std::shared_ptr<const void> owner) {
+  if (reinterpret_cast<uintptr_t>(data) % alignof(std::max_align_t) == 0) return {data, size, std::move(owner)};
+  // operator new's memory is aligned for any type; the vector of max_align_t keeps that.
+  auto copy =
+      std::make_shared<std::vector<std::max_align_t>>((size + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+  std::memcpy(copy->data(), data, size);
+  return {copy->data(), size, copy};
 }
 
 std::string encode_first_frame(const Message& m) {

@@ -66,6 +66,10 @@ struct Payload {
   std::shared_ptr<const void> owner;
 };
 
+/// A received payload at `data` as arrays may read it: kept where it is when aligned for any
+/// element type, else copied to memory that is (ZeroMQ hands small messages out at any offset).
+Payload aligned_payload(const void* data, size_t size, std::shared_ptr<const void> owner);
+
 struct Message {
   Header head;
   std::string body;

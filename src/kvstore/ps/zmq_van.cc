@@ -150,7 +150,7 @@ void ZmqVan::receive_one() {
   }
   if (frames.size() == 2) {
     auto data = std::make_shared<zmq::message_t>(std::move(frames[1]));
-    m.payload = {data->data(), data->size(), data};
+    m.payload = aligned_payload(data->data(), data->size(), data);
   }
   if (!admit(m, from)) return;
   if (verbose_ >= 2) log("recv " + m.describe());
