@@ -55,14 +55,16 @@ ASAN_LABELS ?= unit|fuzz
 FUZZ_SECONDS ?= 60
 # Without the storage pool, so that a use of freed array memory is caught too.
 ASAN_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1 \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 BRAID_STORAGE_POOL=0
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
+	BRAID_STORAGE_POOL=0
 TSAN_ENV = TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/scripts/tsan.supp"
 
 asan-build: deps
 	cmake -S . -B $(ASAN_DIR) $(SANITIZER_CMAKE_FLAGS) -DBRAID_SANITIZE=address,undefined -DBRAID_FUZZ=ON
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 
-# The unit, dist and fuzz-replay suites under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The unit and fuzz-replay suites under AddressSanitizer and UndefinedBehaviorSanitizer
+# (ASAN_LABELS="unit|dist|fuzz" adds the multi-process jobs).
 asan: asan-build
 	cd $(ASAN_DIR) && $(ASAN_ENV) ctest --output-on-failure -j $(JOBS) -L "$(ASAN_LABELS)" --timeout 900
 
