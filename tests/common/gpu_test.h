@@ -3,10 +3,6 @@
 // no driver, no device), and the ones about the no-GPU behaviour skip where there is one.
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <string>
-
-#include "braid/base/error.h"
 #include "braid/device/gpu.h"
 
 #define REQUIRE_GPU() \
@@ -15,17 +11,3 @@
 #define REQUIRE_NO_GPU()       \
   if (::braid::num_gpus() > 0) \
   GTEST_SKIP() << "checks the behaviour without a GPU; this machine has " << ::braid::num_gpus()
-
-namespace braid::test_support {
-
-/// The message of the braid::Error `f` throws; empty when it throws none.
-inline std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace braid::test_support

@@ -12,6 +12,7 @@
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
 #include "braid/op/registry.h"
+#include "common/error_message.h"
 #include "common/gpu_test.h"
 
 using namespace braid;
@@ -75,7 +76,7 @@ TEST(ElemwiseGpu, BroadcastingOpsWithoutAGpuKernelSaySo) {
   REQUIRE_GPU();
   NDArray a = nd::ones(Shape({2, 3})).copyto(gpu(0));
   NDArray b = nd::ones(Shape({1, 3})).copyto(gpu(0));
-  const std::string err = test_support::error_of([&] { nd::invoke1("broadcast_add", {a, b}).wait_to_read(); });
+  const std::string err = braid::test::error_message([&] { nd::invoke1("broadcast_add", {a, b}).wait_to_read(); });
   EXPECT_NE(err.find("operator broadcast_add has no GPU kernel"), std::string::npos) << err;
 }
 

@@ -10,13 +10,12 @@
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/reduce.h"
 #include "braid/storage/storage.h"
+#include "common/error_message.h"
 #include "common/gpu_test.h"
 
 using namespace braid;
 
 namespace {
-
-using braid::test_support::error_of;
 
 TEST(GpuRuntime, TheReasonIsEmptyExactlyWhenThereIsAGpu) {
   EXPECT_EQ(gpu_runtime::unavailable_reason().empty(), num_gpus() > 0) << gpu_runtime::unavailable_reason();
@@ -26,10 +25,10 @@ TEST(GpuRuntime, TheReasonIsEmptyExactlyWhenThereIsAGpu) {
 
 TEST(GpuRuntime, WithoutAGpuArraysOnGpuFailWithTheReason) {
   REQUIRE_NO_GPU();
-  const std::string err = error_of([] { nd::zeros(Shape({2, 3}), gpu(0)).wait_to_read(); });
+  const std::string err = braid::test::error_message([] { nd::zeros(Shape({2, 3}), gpu(0)).wait_to_read(); });
   EXPECT_NE(err.find("gpu(0)"), std::string::npos) << err;
   EXPECT_NE(err.find(gpu_runtime::unavailable_reason()), std::string::npos) << err;
-  const std::string copy_err = error_of([] { nd::ones(Shape({4})).copyto(gpu(1)).wait_to_read(); });
+  const std::string copy_err = braid::test::error_message([] { nd::ones(Shape({4})).copyto(gpu(1)).wait_to_read(); });
   EXPECT_NE(copy_err.find("gpu(1)"), std::string::npos) << copy_err;
 }
 
@@ -54,7 +53,7 @@ TEST(GpuRuntime, CopiesRoundTripThroughTheGpu) {
 TEST(GpuRuntime, OperatorsWithoutAGpuKernelSayWhichOne) {
   REQUIRE_GPU();
   NDArray x = nd::ones(Shape({2, 2})).copyto(gpu(0));
-  const std::string err = error_of([&] { nd::invoke1("dot", {x, x}).wait_to_read(); });
+  const std::string err = braid::test::error_message([&] { nd::invoke1("dot", {x, x}).wait_to_read(); });
   EXPECT_NE(err.find("operator dot has no GPU kernel"), std::string::npos) << err;
 }
 
