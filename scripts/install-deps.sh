@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build make pkg-config
-  clang libomp-dev
+  clang libclang-rt-14-dev libomp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev
   libzmq3-dev cppzmq-dev libssl-dev
