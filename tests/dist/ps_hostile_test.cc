@@ -4,9 +4,14 @@
 // descriptors; every role exits with a status, never by a signal.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <future>
+#include <mutex>
 #include <thread>
 #include <zmq.hpp>
 
@@ -23,17 +28,27 @@ namespace {
 using test::Job;
 using test::read;
 
-// Waits until `text` shows `count` times in the file at `path`; false after `seconds`.
+// Waits until `text` shows `count` times in the file at `path` (woken by inotify each time the
+// file is written); false after `seconds`.
 bool wait_for_log(const std::string& path, const std::string& text, int count, double seconds) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  const int watch = inotify_init1(IN_CLOEXEC);
+  const bool watching = watch >= 0 && inotify_add_watch(watch, path.c_str(), IN_MODIFY) >= 0;
+  bool found_all = false;
   for (;;) {
     const std::string log = read(path);
     int found = 0;
     for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++found;
-    if (found >= count) return true;
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if ((found_all = found >= count) || left.count() <= 0 || !watching) break;
+    pollfd changed{watch, POLLIN, 0};
+    if (poll(&changed, 1, static_cast<int>(left.count())) > 0) {
+      char events[4096];
+      (void)::read(watch, events, sizeof events);
+    }
   }
+  if (watch >= 0) close(watch);
+  return found_all;
 }
 
 // The address a node logs with PS_VERBOSE=1 ("listening on tcp://127.0.0.1:PORT").
@@ -125,12 +140,14 @@ TEST(PsHostile, ARegistrationFloodCostsNoDescriptorsAndTheJobStillForms) {
   ASSERT_TRUE(wait_for_log(scheduler->log_path(), "waiting for", 1, 30));
   const int before = open_descriptors(scheduler->pid());
   std::atomic<int> most{before};
-  std::atomic<bool> done{false};
-  std::thread watch([&] {  // the most descriptors the scheduler held while under the flood
-    while (!done) {
+  std::mutex watch_mu;
+  std::condition_variable job_over;
+  bool done = false;
+  std::thread watch([&] {  // the most descriptors the scheduler held while under the flood, every 5 ms
+    std::unique_lock<std::mutex> lock(watch_mu);
+    do {
       most = std::max(most.load(), open_descriptors(scheduler->pid()));
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    } while (!job_over.wait_for(lock, std::chrono::milliseconds(5), [&] { return done; }));
   });
   Outsider outsider("tcp://127.0.0.1:" + std::to_string(job.port));
   const int silent_port = test::free_port();  // nobody listens: the refusals wait there
@@ -142,7 +159,11 @@ TEST(PsHostile, ARegistrationFloodCostsNoDescriptorsAndTheJobStillForms) {
   worker.start(nullptr);
   worker.finish();
   EXPECT_EQ(scheduler->wait(20), std::optional<int>(0)) << read(scheduler->log_path());
-  done = true;
+  {
+    std::lock_guard<std::mutex> lock(watch_mu);
+    done = true;
+  }
+  job_over.notify_all();
   watch.join();
   EXPECT_EQ(server->wait(20), std::optional<int>(0));
   EXPECT_LT(most.load(), before + 100) << "descriptors: " << before << " before the flood, at most " << most;

@@ -3,6 +3,10 @@
 // bodies. Each is answered (or closed) as it should be, and the others are served meanwhile.
 #include <gtest/gtest.h>
 
+#include <mutex>
+
+#include <condition_variable>
+
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -37,12 +41,15 @@ TEST(HostileClients, SlowClientsDoNotStarveOthersAndAreClosedAtTheirDeadline) {
     ASSERT_TRUE(slow.back()->connected());
     if (!starts[i % 4].empty()) slow.back()->send(starts[i % 4]);
   }
-  std::atomic<bool> trickling{true};
+  // Trickles a byte every 200 ms (the client's pace) until told to stop.
+  std::mutex trickle_mu;
+  std::condition_variable stop_trickling;
+  bool trickling = true;
   std::thread trickle([&] {
-    while (trickling) {
+    std::unique_lock<std::mutex> lock(trickle_mu);
+    do {
       for (size_t i = 2; i < slow.size(); i += 4) slow[i]->send("X");
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the client's pace, not a wait
-    }
+    } while (!stop_trickling.wait_for(lock, std::chrono::milliseconds(200), [&] { return !trickling; }));
   });
   // Meanwhile others are served, without waiting for the slow ones' deadlines.
   httplib::Client c("127.0.0.1", s.port);
@@ -57,7 +64,11 @@ TEST(HostileClients, SlowClientsDoNotStarveOthersAndAreClosedAtTheirDeadline) {
   EXPECT_EQ(infer->status, 200) << infer->body;
   // The server closes every slow connection at its deadline, trickling or not.
   for (size_t i = 0; i < slow.size(); ++i) EXPECT_TRUE(slow[i]->read_until_closed(20)) << "slow connection " << i;
-  trickling = false;
+  {
+    std::lock_guard<std::mutex> lock(trickle_mu);
+    trickling = false;
+  }
+  stop_trickling.notify_all();
   trickle.join();
   EXPECT_EQ(slow[0]->received(), "");  // an idle connection is closed without a word
   for (size_t i : {1, 2}) {
