@@ -304,10 +304,15 @@ class KeyValueServer {
 int run_server_node(const Config& config) {
   Node node(config);
   KeyValueServer server(node);
-  node.start([&server](Message&& m) { server.handle(std::move(m)); });
   int status = 0;
   try {
-    node.wait_for_exit();
+    node.start([&server](Message&& m) { server.handle(std::move(m)); });
+  } catch (const Error& e) {  // refused, timed out, or the job failed while this server joined it
+    node.log(cat("could not join the job: ", e.what()));
+    status = 1;
+  }
+  try {
+    if (status == 0) node.wait_for_exit();
   } catch (const Error&) {
     status = 1;  // logged by the node
   }
