@@ -39,7 +39,8 @@ class ChannelsLast {
 
  private:
   bool movable(const Step& s) const {
-    if (!s.def || (s.def->name != "Convolution" && s.def->name != "Pooling")) return false;
+    // A CPU layout choice (oneDNN's NHWC kernels); the GPU kernels keep MXNet's NCHW.
+    if (!s.def || !s.ctx.is_cpu_family() || (s.def->name != "Convolution" && s.def->name != "Pooling")) return false;
     const Value& data = plan_.values[s.inputs[0]];
     auto layout = s.attrs.find("layout");
     return data.dtype == DType::Float32 && data.shape.ndim() == 4 &&

@@ -36,7 +36,7 @@ void fuse_relu(Plan& plan) {
   std::vector<bool> removed(plan.steps.size(), false);
   for (size_t r = 0; r < plan.steps.size(); ++r) {
     const Step& relu = plan.steps[r];
-    if (!is_relu(relu)) continue;
+    if (!is_relu(relu) || !relu.ctx.is_cpu_family()) continue;  // the GPU kernels take no fused relu
     const uint32_t in = relu.inputs[0], out = relu.outputs[0];
     auto from = producer.find(in);
     if (from == producer.end() || readers[in] != 1) continue;
