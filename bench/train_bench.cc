@@ -4,10 +4,12 @@
 // the timed batches, the last loss and the peak resident memory of the process.
 //
 //   train_bench --model lenet|mlp --batch B [--warmup N] [--batches N] [--hybridize [--static-alloc]]
-//               [--contexts N [--kvstore device|local]]
+//               [--contexts N [--kvstore device|local]] [--device cpu|gpu]
 //
 // With --contexts N the batch is split over cpu(0) .. cpu(N-1) (split_and_load) and the Trainer
-// sums the gradients through the KVStore, as MXNet's multi-device examples do.
+// sums the gradients through the KVStore, as MXNet's multi-device examples do. With --device gpu
+// the contexts are gpu(0) .. gpu(N-1) and the training set is copied to the first GPU once, as
+// PyTorch's side of bench/gpu_vs_torch.py holds it.
 //
 // Kernel threads come from OMP_NUM_THREADS (read by the OpenMP runtime before main starts), so
 // the script sets it for both sides.
@@ -73,14 +75,19 @@ struct Options {
   bool hybridize = false, static_alloc = false;
   int contexts = 1;
   std::string kvstore = "device";
+  std::string device = "cpu";
 };
 
 int run(const Options& o) {
-  const auto& [model, batch, warmup, batches, hybridize, static_alloc, contexts, kvstore] = o;
+  const auto& [model, batch, warmup, batches, hybridize, static_alloc, contexts, kvstore, device] = o;
   std::vector<Context> ctx;
-  for (int i = 0; i < contexts; ++i) ctx.push_back(cpu(i));
+  for (int i = 0; i < contexts; ++i) ctx.push_back(device == "gpu" ? gpu(i) : cpu(i));
   nd::seed(0);
   auto [images, labels] = shuffled_training_set();
+  if (device == "gpu") {
+    images = images.copyto(ctx[0]);
+    labels = labels.copyto(ctx[0]);
+  }
   auto net = gluon::model_zoo::get_simple_model(model);
   net->initialize(std::make_shared<init::Xavier>(), ctx);
   if (hybridize) net->hybridize(true, static_alloc);
@@ -140,6 +147,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--kvstore", o.kvstore, "with --contexts: device or local")->capture_default_str();
+  app.add_option("--device", o.device, "train on cpu(i) or gpu(i) contexts")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "gpu"}));
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);

@@ -9,6 +9,10 @@ and the peak resident memory of their process. Each side runs in its own process
 and the best of --rounds is kept for each, so that other load on the machine hurts both alike.
 
 Usage: /usr/bin/python3 bench/train_vs_torch.py --braid build/bin/train_bench [--threads 2]
+       python3 bench/train_vs_torch.py --braid .../train_bench --device gpu   (on a GPU machine)
+
+With --device gpu both sides train on GPU 0 with the training set copied there once (PyTorch's
+side times between CUDA synchronizations); the memory columns are then the host processes'.
 """
 import argparse
 import gzip
@@ -31,7 +35,7 @@ def load_fashion_mnist():
     return images.astype(np.float32) / 255.0, labels.astype(np.int64)
 
 
-def torch_worker(model, batch, warmup, batches, threads):
+def torch_worker(model, batch, warmup, batches, threads, device):
     import numpy as np
     import torch
     import torch.nn as nn
@@ -39,19 +43,23 @@ def torch_worker(model, batch, warmup, batches, threads):
     torch.manual_seed(0)
     images, labels = load_fashion_mnist()
     order = np.random.RandomState(0).permutation(len(labels))
-    x_all, y_all = torch.from_numpy(images[order]), torch.from_numpy(labels[order])
+    dev = torch.device("cuda:0" if device == "gpu" else "cpu")
+    x_all, y_all = torch.from_numpy(images[order]).to(dev), torch.from_numpy(labels[order]).to(dev)
     if model == "lenet":
         net = nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5), nn.ReLU(),
                             nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 128), nn.ReLU(), nn.Linear(128, 10))
     else:
         net = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
                             nn.Linear(256, 10))
+    net = net.to(dev)
     opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
     n = len(y_all) // batch
     loss = None
     for i in range(warmup + batches):
         if i == warmup:
+            if device == "gpu":
+                torch.cuda.synchronize()
             start = time.perf_counter()
         k = i % n
         x, y = x_all[k * batch:(k + 1) * batch], y_all[k * batch:(k + 1) * batch]
@@ -80,19 +88,21 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--models", default="lenet,mlp")
     ap.add_argument("--batch-sizes", default="64,256")
+    ap.add_argument("--device", choices=("cpu", "gpu"), default="cpu", help="train on the CPU or on GPU 0")
     ap.add_argument("--torch-worker", nargs=2, metavar=("MODEL", "BATCH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.torch_worker:
-        torch_worker(args.torch_worker[0], int(args.torch_worker[1]), args.warmup, args.batches, args.threads)
+        torch_worker(args.torch_worker[0], int(args.torch_worker[1]), args.warmup, args.batches, args.threads,
+                     args.device)
         return
     if not args.braid:
         ap.error("--braid is required")
-    print(f"threads: {args.threads}, timed batches: {args.batches} (after {args.warmup}), best of {args.rounds}")
+    print(f"device: {args.device}, threads: {args.threads}, timed batches: {args.batches} (after {args.warmup}), best of {args.rounds}")
     print(f"{'model':6} {'batch':>5} {'braid samples/s':>16} {'hybrid samples/s':>16} {'torch samples/s':>16} "
           f"{'ratio':>6} {'hybrid/imp':>10} {'hybrid/torch':>12} {'braid MB':>9} {'hybrid MB':>9} {'torch MB':>9}")
     for model in args.models.split(","):
         for batch in [int(b) for b in args.batch_sizes.split(",")]:
-            common = ["--warmup", str(args.warmup), "--batches", str(args.batches)]
+            common = ["--warmup", str(args.warmup), "--batches", str(args.batches), "--device", args.device]
             braid_cmd = [args.braid, "--model", model, "--batch", str(batch)] + common  # threads: OMP_NUM_THREADS
             torch_cmd = [sys.executable, __file__, "--torch-worker", model, str(batch), "--threads",
                          str(args.threads)] + common

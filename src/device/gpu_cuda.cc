@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <mutex>
+#include <string>
+#include <vector>
 
 #include "braid/base/error.h"
 #include "braid/device/gpu.h"
@@ -46,6 +48,43 @@ void check_device(int device, const char* what) {
   BRAID_CHECK(dc.count > 0, what, " on gpu(", device, "): ", dc.reason, "; use cpu()");
   BRAID_CHECK(device >= 0 && device < dc.count, what, " on gpu(", device, "): this machine has ", dc.count,
               " GPU(s), gpu(0) to gpu(", dc.count - 1, ")");
+}
+
+// The stream of the calling engine worker (null elsewhere: CUDA's per-thread default stream).
+thread_local cudaStream_t t_stream = nullptr;
+
+cudaStream_t stream_of_thread() { return t_stream ? t_stream : cudaStreamPerThread; }
+
+// Each GPU's compute stream, set once by its compute worker; copies and synchronize() wait for it.
+struct ComputeStreams {
+  std::mutex mu;
+  std::vector<cudaStream_t> streams;
+
+  cudaStream_t get(int device) {
+    std::lock_guard<std::mutex> lock(mu);
+    return device < static_cast<int>(streams.size()) ? streams[device] : nullptr;
+  }
+  void set(int device, cudaStream_t s) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (static_cast<int>(streams.size()) <= device) streams.resize(device + 1, nullptr);
+    streams[device] = s;
+  }
+};
+
+ComputeStreams& compute_streams() {
+  static ComputeStreams* cs = new ComputeStreams;  // never destroyed: workers may outlive statics
+  return *cs;
+}
+
+// Makes the calling thread's stream wait for what GPU `device`'s compute stream has queued so far.
+void wait_for_compute(int device, const std::string& what) {
+  cudaStream_t compute = compute_streams().get(device);
+  if (!compute || compute == stream_of_thread()) return;
+  cudaEvent_t queued;
+  check(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming), what);
+  check(cudaEventRecord(queued, compute), what);
+  check(cudaStreamWaitEvent(stream_of_thread(), queued, 0), what);
+  cudaEventDestroy(queued);  // released once the wait is done
 }
 
 }  // namespace
@@ -93,17 +132,39 @@ void copy(void* dst, Context dst_ctx, const void* src, Context src_ctx, size_t b
   // On the calling thread's stream: an engine worker's own, so that the copy queue's copies
   // overlap the compute queue's kernels.
   const std::string what = cat("copy ", src_ctx, " -> ", dst_ctx);
+  // After the kernels that write the source or still read the destination.
+  if (from_gpu) wait_for_compute(src_ctx.dev_id, what);
+  if (to_gpu) wait_for_compute(dst_ctx.dev_id, what);
   if (from_gpu && to_gpu && src_ctx.dev_id != dst_ctx.dev_id) {
-    check(cudaMemcpyPeerAsync(dst, dst_ctx.dev_id, src, src_ctx.dev_id, bytes, cudaStreamPerThread), what);
+    check(cudaMemcpyPeerAsync(dst, dst_ctx.dev_id, src, src_ctx.dev_id, bytes, stream_of_thread()), what);
   } else {
     check(cudaSetDevice(from_gpu ? src_ctx.dev_id : dst_ctx.dev_id), "cudaSetDevice");
-    check(cudaMemcpyAsync(dst, src, bytes, kind, cudaStreamPerThread), what);
+    check(cudaMemcpyAsync(dst, src, bytes, kind, stream_of_thread()), what);
   }
-  check(cudaStreamSynchronize(cudaStreamPerThread), what);
+  check(cudaStreamSynchronize(stream_of_thread()), what);
 }
 
-void use_device(int device) {
-  if (device >= 0 && device < num_gpus()) cudaSetDevice(device);
+void bind_worker(int device, bool compute) {
+  if (device < 0 || device >= num_gpus()) return;
+  check(cudaSetDevice(device), cat("cudaSetDevice(", device, ")"));
+  check(cudaStreamCreateWithFlags(&t_stream, cudaStreamNonBlocking), cat("creating a stream on gpu(", device, ")"));
+  if (compute) compute_streams().set(device, t_stream);
+}
+
+void* current_stream() { return stream_of_thread(); }
+
+void synchronize(int device) {
+  const std::string what = cat("a kernel on gpu(", device, ") failed");
+  if (cudaStream_t compute = compute_streams().get(device)) {
+    check(cudaStreamSynchronize(compute), what);
+  } else if (device >= 0 && device < num_gpus()) {  // no compute worker (the naive engine): the whole GPU
+    check(cudaSetDevice(device), what);
+    check(cudaDeviceSynchronize(), what);
+  }
+}
+
+void synchronize_all() {
+  for (int d = 0; d < num_gpus(); ++d) synchronize(d);
 }
 
 }  // namespace gpu_runtime

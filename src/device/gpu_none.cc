@@ -27,7 +27,10 @@ void copy(void*, Context dst_ctx, const void*, Context src_ctx, size_t) {
   throw Error(cat("cannot copy from ", src_ctx, " to ", dst_ctx, ": ", unavailable_reason()));
 }
 
-void use_device(int) {}
+void bind_worker(int, bool) {}
+void* current_stream() { return nullptr; }
+void synchronize(int) {}
+void synchronize_all() {}
 
 }  // namespace gpu_runtime
 }  // namespace braid

@@ -75,8 +75,8 @@ class CpuExecutor final : public DeviceExecutor {
 class GpuExecutor final : public DeviceExecutor {
  public:
   GpuExecutor(int device, const std::function<void(OprBlock*)>& run)
-      : compute_(1, run, [device] { gpu_runtime::use_device(device); }),
-        copy_(1, run, [device] { gpu_runtime::use_device(device); }) {}
+      : compute_(1, run, [device] { gpu_runtime::bind_worker(device, true); }),
+        copy_(1, run, [device] { gpu_runtime::bind_worker(device, false); }) {}
   void enqueue(OprBlock* op) override { (op->property == FnProperty::Copy ? copy_ : compute_).enqueue(op); }
 
  private:

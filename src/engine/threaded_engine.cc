@@ -1,6 +1,7 @@
 #include "threaded_engine.h"
 
 #include "braid/base/env.h"
+#include "braid/device/gpu.h"
 
 namespace braid::engine::detail {
 ThreadedEngine::ThreadedEngine(int cpu_workers, int64_t max_pending)
@@ -221,6 +222,7 @@ void ThreadedEngine::wait_idle() {
 
 void ThreadedEngine::wait_for_all() {
   wait_idle();
+  gpu_runtime::synchronize_all();  // GPU operations complete when their kernels are queued
   errors_.rethrow_and_clear();
 }
 

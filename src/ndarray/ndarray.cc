@@ -43,7 +43,10 @@ void* NDArray::raw_data() const {
 
 op::TBlob NDArray::blob() const { return {raw_data(), shape_, dtype_}; }
 
-void NDArray::wait_to_read() const { engine::Engine::get().wait_for_var(var()); }
+void NDArray::wait_to_read() const {
+  engine::Engine::get().wait_for_var(var());
+  if (!ctx().is_cpu_family()) gpu_runtime::synchronize(ctx().dev_id);  // its kernels may still run
+}
 
 void NDArray::wait_to_write() const {
   // A no-op write: once it runs, every earlier read and write of the chunk is done.
@@ -54,6 +57,7 @@ void NDArray::wait_to_write() const {
 
 template <class T>
 std::vector<T> NDArray::to_vector() const {
+  if (!ctx().is_cpu_family()) return copyto(cpu()).to_vector<T>();
   wait_to_read();
   std::vector<T> out(static_cast<size_t>(size()));
   if constexpr (std::is_same_v<T, bool>) {

@@ -23,11 +23,23 @@ void device_free(void* ptr, int device);
 /// can be used, so that cpu_pinned works everywhere.
 void* pinned_malloc(size_t bytes);
 void pinned_free(void* ptr);
-/// Copies `bytes` between any two contexts (host or GPU) on the calling thread's stream and
-/// waits for the copy.
+/// Copies `bytes` between any two contexts (host or GPU) on the calling thread's stream, after
+/// the kernels already queued on the GPUs involved, and waits for the copy.
 void copy(void* dst, Context dst_ctx, const void* src, Context src_ctx, size_t bytes);
-/// Makes GPU `device` the calling thread's (an engine worker of that GPU); nothing where there is
-/// no such GPU.
-void use_device(int device);
+
+/// Makes GPU `device` the calling thread's (an engine worker of that GPU) and gives the thread a
+/// CUDA stream of its own; `compute` marks the device's compute worker, whose stream copies and
+/// synchronize() wait for. Nothing where there is no such GPU.
+void bind_worker(int device, bool compute);
+/// The calling thread's stream (a cudaStream_t): its own on an engine worker of a GPU, CUDA's
+/// per-thread default stream elsewhere.
+void* current_stream();
+/// Waits for every kernel queued so far on GPU `device`'s compute stream; throws braid::Error
+/// with CUDA's message when one of them failed. Kernels run asynchronously: an engine operation
+/// on a GPU is complete once its kernels are queued, and what reads its results from elsewhere
+/// (a copy, NDArray::wait_to_read, waitall) waits for them here.
+void synchronize(int device);
+/// synchronize() for every GPU.
+void synchronize_all();
 
 }  // namespace braid::gpu_runtime

@@ -1,15 +1,18 @@
 #pragma once
 // What the CUDA kernels of src/op/**/*.cu share: a grid covering n elements with grid-stride
-// loops, and running a launch to completion with its error turned into a braid::Error.
+// loops, the stream to launch on, and a launch's error turned into a braid::Error.
 //
-// Kernels run on the calling engine worker's per-thread stream and are waited for before the
-// engine operation returns, so a GPU operation is complete when the engine says it is.
+// Kernels run on the calling engine worker's stream (each GPU's compute worker has its own) and
+// are not waited for: operations on one GPU are ordered by that stream, and whatever reads their
+// results from elsewhere waits for it (gpu_runtime::synchronize, docs/gpu.md). A failing kernel
+// is reported there, or at the operation itself with CUDA_LAUNCH_BLOCKING=1.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "braid/base/error.h"
+#include "braid/device/gpu.h"
 
 namespace braid::op::cuda {
 
@@ -21,12 +24,11 @@ inline unsigned blocks_for(int64_t n) {
   return static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, 65535));
 }
 
-inline cudaStream_t stream() { return cudaStreamPerThread; }
+inline cudaStream_t stream() { return static_cast<cudaStream_t>(gpu_runtime::current_stream()); }
 
-/// Waits for the kernels launched on stream() and throws if a launch or a kernel failed.
+/// Throws if launching the operator's kernels failed (or an earlier kernel did).
 inline void finish(const char* op) {
-  cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) err = cudaStreamSynchronize(stream());
+  const cudaError_t err = cudaGetLastError();
   BRAID_CHECK(err == cudaSuccess, "operator ", op, ": CUDA kernel failed: ", cudaGetErrorString(err));
 }
 
