@@ -2,6 +2,7 @@
 // on machines without CUDA libraries and finds no GPU there, with the reason.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "braid/base/error.h"
 #include "braid/device/gpu.h"
+#include "kernel_graph.h"
 
 namespace braid {
 namespace {
@@ -161,6 +163,58 @@ void synchronize(int device) {
     check(cudaSetDevice(device), what);
     check(cudaDeviceSynchronize(), what);
   }
+}
+
+void copy_on_stream(void* dst, const void* src, size_t bytes) {
+  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_of_thread()), "copy on a GPU");
+}
+
+KernelGraph::~KernelGraph() { reset(); }
+
+void KernelGraph::reset() {
+  if (exec_) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec_));
+  if (graph_) cudaGraphDestroy(static_cast<cudaGraph_t>(graph_));
+  exec_ = graph_ = nullptr;
+}
+
+bool KernelGraph::capture_and_launch(const std::function<void()>& launch) {
+  reset();
+  cudaStream_t stream = stream_of_thread();
+  // Thread-local mode: only this worker's calls are checked, the other workers go on as usual.
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  bool launched = true;
+  try {
+    launch();
+  } catch (...) {
+    launched = false;
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  cudaGraphExec_t exec = nullptr;
+  if (!launched || ended != cudaSuccess || !graph ||
+      cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch) != cudaSuccess) {
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();  // the refused call's error
+    return false;
+  }
+  graph_ = graph;
+  exec_ = exec;
+  this->launch();
+  return true;
+}
+
+namespace {
+std::atomic<uint64_t> g_graph_launches{0};
+}  // namespace
+
+uint64_t KernelGraph::total_launches() { return g_graph_launches.load(); }
+
+void KernelGraph::launch() {
+  ++g_graph_launches;
+  check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(exec_), stream_of_thread()), "launching a CUDA graph");
 }
 
 void synchronize_all() {

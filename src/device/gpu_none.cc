@@ -3,6 +3,7 @@
 
 #include "braid/base/error.h"
 #include "braid/device/gpu.h"
+#include "kernel_graph.h"
 
 namespace braid {
 
@@ -31,6 +32,14 @@ void bind_worker(int, bool) {}
 void* current_stream() { return nullptr; }
 void synchronize(int) {}
 void synchronize_all() {}
+
+void copy_on_stream(void*, const void*, size_t) { throw Error(cat("cannot copy on a GPU: ", unavailable_reason())); }
+
+KernelGraph::~KernelGraph() = default;
+bool KernelGraph::capture_and_launch(const std::function<void()>&) { return false; }
+void KernelGraph::launch() {}
+void KernelGraph::reset() {}
+uint64_t KernelGraph::total_launches() { return 0; }
 
 }  // namespace gpu_runtime
 }  // namespace braid

@@ -55,7 +55,13 @@ std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, cons
   std::shared_ptr<detail::RunState> state;
   std::vector<NDArray> no_grads(args.size());
   if (static_alloc_) {
-    if (!c->state) c->state = detail::make_state(*c->plan, args, aux, no_grads);
+    if (!c->state) {
+      c->state = detail::make_state(*c->plan, args, aux, no_grads);
+      if (detail::graphs_allowed(*c->plan)) {
+        c->state->forward_graph = std::make_unique<detail::GraphReplay>();
+        c->state->backward_graph = std::make_unique<detail::GraphReplay>();
+      }
+    }
     detail::bind_arrays(*c->plan, *c->state, args, aux, no_grads);
     state = c->state;
   } else {

@@ -77,11 +77,8 @@ imperative::Kernel fused_kernel(const Step& s, const RunState& st, bool backward
 }
 
 /// Pushes the kernels, as one engine operation when `bulk` (no scheduling between them).
-void push_all(std::vector<imperative::Kernel> kernels, bool bulk, const char* name) {
-  if (!bulk || kernels.size() < 2) {
-    for (auto& k : kernels) imperative::push(std::move(k));
-    return;
-  }
+// The kernels as one engine operation, run one after the other.
+imperative::Kernel merge(std::vector<imperative::Kernel> kernels, const char* name) {
   imperative::Kernel all;
   all.ctx = kernels[0].ctx;
   all.name = name;
@@ -94,7 +91,43 @@ void push_all(std::vector<imperative::Kernel> kernels, bool bulk, const char* na
   all.fn = [fns = std::move(fns)] {
     for (const auto& f : fns) f();
   };
-  imperative::push(std::move(all));
+  return all;
+}
+
+void push_all(std::vector<imperative::Kernel> kernels, bool bulk, const char* name) {
+  if (!bulk || kernels.size() < 2) {
+    for (auto& k : kernels) imperative::push(std::move(k));
+    return;
+  }
+  imperative::push(merge(std::move(kernels), name));
+}
+
+// Binds the arrays from outside the plan that a graphed run reads or writes (arguments and aux
+// states, and in backward the arguments' gradients) to what `graph` gives in their place.
+std::vector<bool> bind_for_graph(const Plan& plan, RunState& st, GraphReplay& graph, bool backward) {
+  std::vector<NDArray> outside = st.args;
+  outside.insert(outside.end(), st.aux.begin(), st.aux.end());
+  if (backward) outside.insert(outside.end(), st.arg_grads.begin(), st.arg_grads.end());
+  std::vector<bool> written(outside.size(), false);
+  // Forward may update aux states (BatchNorm in training); backward writes the gradients.
+  for (size_t i = st.args.size(); i < outside.size(); ++i)
+    written[i] = backward ? i >= st.args.size() + st.aux.size() : true;
+  std::vector<NDArray> bound = graph.bind(outside);
+  const auto at = [&bound](size_t from, size_t n) {
+    return std::vector<NDArray>(bound.begin() + static_cast<long>(from), bound.begin() + static_cast<long>(from + n));
+  };
+  const size_t na = st.args.size(), nx = st.aux.size();
+  bind_arrays(plan, st, at(0, na), at(na, nx), backward ? at(na + nx, st.arg_grads.size()) : st.arg_grads);
+  return written;
+}
+
+// The run's kernels: as one operation replayed as a CUDA graph where the state has one.
+void push_run(std::vector<imperative::Kernel> kernels, const Plan& plan, GraphReplay* graph,
+              const std::vector<bool>& written, const char* name) {
+  if (graph && !kernels.empty())
+    imperative::push(graph->wrap(merge(std::move(kernels), name), written));
+  else
+    push_all(std::move(kernels), plan.bulk, name);
 }
 
 std::vector<NDArray> arrays(const RunState& st, const std::vector<uint32_t>& ids) {
@@ -138,12 +171,14 @@ void bind_arrays(const Plan& plan, RunState& st, std::vector<NDArray> args, std:
 
 void run_forward(const Plan& plan, RunState& st, bool is_train) {
   st.training = is_train;
+  std::vector<bool> written;
+  if (st.forward_graph) written = bind_for_graph(plan, st, *st.forward_graph, false);
   std::vector<imperative::Kernel> kernels;
   for (const Step& s : plan.steps)
     kernels.push_back(s.def ? imperative::forward_kernel(*s.def, s.param, is_train, s.ctx, arrays(st, s.inputs),
                                                          s.num_args, arrays(st, s.outputs))
                             : fused_kernel(s, st, false));
-  push_all(std::move(kernels), plan.bulk, "forward (bulk)");
+  push_run(std::move(kernels), plan, st.forward_graph.get(), written, "forward (bulk)");
 }
 
 void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& head_grads) {
@@ -164,6 +199,8 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
       g.fill(1);
     }
   }
+  std::vector<bool> written;
+  if (st.backward_graph) written = bind_for_graph(plan, st, *st.backward_graph, true);
   std::vector<imperative::Kernel> kernels;
   for (size_t i = plan.steps.size(); i-- > 0;) {
     const Step& s = plan.steps[i];
@@ -173,7 +210,7 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
                                                           arrays(st, s.in_grads), s.in_grad_req)
                             : fused_kernel(s, st, true));
   }
-  push_all(std::move(kernels), plan.bulk, "backward (bulk)");
+  push_run(std::move(kernels), plan, st.backward_graph.get(), written, "backward (bulk)");
 }
 
 }  // namespace braid::symbol::detail

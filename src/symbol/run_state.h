@@ -7,6 +7,7 @@
 
 #include "braid/ndarray/ndarray.h"
 #include "exec_plan.h"
+#include "graph_replay.h"
 
 namespace braid::symbol::detail {
 
@@ -16,6 +17,8 @@ struct RunState {
   std::vector<NDArray> values;  // per plan value; None for values no kernel touches
   std::vector<NDArray> outputs;
   bool training = false;
+  // Static states of plans that allow it (graphs_allowed) replay their runs as CUDA graphs.
+  std::unique_ptr<GraphReplay> forward_graph, backward_graph;
 };
 
 /// Allocates the plan's slots and makes every value's array.

@@ -15,6 +15,7 @@
 #include "braid/ndarray/random.h"
 #include "braid/ndarray/reduce.h"
 #include "common/gpu_test.h"
+#include "device/kernel_graph.h"
 
 namespace braid::gluon {
 namespace {
@@ -27,10 +28,11 @@ struct Trained {
 // `steps` SGD steps of LeNet on `contexts`, each batch split over them by split_and_load; the
 // batches come from `images`/`labels` (on the CPU) in order, or are random when those are empty.
 Trained train_lenet(const std::vector<Context>& contexts, int steps, int64_t batch, const NDArray& images = {},
-                    const NDArray& labels = {}) {
+                    const NDArray& labels = {}, bool static_graph = false) {
   nd::seed(5);
   Trained run{model_zoo::get_simple_model("lenet"), {}};
   run.net->initialize(std::make_shared<init::Xavier>(), contexts);
+  if (static_graph) run.net->hybridize(true, /*static_alloc=*/true, /*static_shape=*/true);
   Trainer trainer(run.net->collect_params(), "sgd", {{"learning_rate", "0.05"}, {"momentum", "0.9"}}, "device");
   loss::SoftmaxCrossEntropyLoss loss_fn;
   for (int step = 0; step < steps; ++step) {
@@ -81,6 +83,17 @@ TEST(GpuTraining, DataParallelOverAGpuAndTheCpuTrainsLikeOneDevice) {
     const std::vector<float> c = p->data(cpu(0)).to_vector<float>(), g = p->data(gpu(0)).to_vector<float>();
     for (size_t i = 0; i < c.size(); ++i) ASSERT_NEAR(g[i], c[i], 1e-6 + 1e-6 * std::abs(c[i])) << name << " " << i;
   }
+}
+
+TEST(GpuTraining, AStaticHybridizedLenetReplaysCudaGraphsAndTrainsLikeImperative) {
+  REQUIRE_GPU();
+  const int steps = 6;
+  const Trained imperative = train_lenet({gpu(0)}, steps, 32);
+  const uint64_t launches = gpu_runtime::KernelGraph::total_launches();
+  const Trained graphed = train_lenet({gpu(0)}, steps, 32, {}, {}, /*static_graph=*/true);
+  // Forward and backward are captured at the second step and replayed from the third on.
+  EXPECT_GE(gpu_runtime::KernelGraph::total_launches() - launches, 2u * (steps - 1));
+  expect_same_weights(graphed.weights, imperative.weights, "hybridized with static_alloc");
 }
 
 // Test accuracy of `net` (parameters on `ctx`) over the whole Fashion-MNIST test set.
