@@ -32,6 +32,15 @@ inline void finish(const char* op) {
   BRAID_CHECK(err == cudaSuccess, "operator ", op, ": CUDA kernel failed: ", cudaGetErrorString(err));
 }
 
+/// finish(), then waits for everything queued on stream(): for the rare kernel that reads a
+/// result back to the host (a count, an error flag). It stalls the queue and cannot be captured
+/// into a CUDA graph, so keep it off the common paths.
+inline void wait(const char* op) {
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream());
+  BRAID_CHECK(err == cudaSuccess, "operator ", op, ": CUDA kernel failed: ", cudaGetErrorString(err));
+}
+
 #define BRAID_GRID_STRIDE_LOOP(i, n)                                                     \
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
