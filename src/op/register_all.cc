@@ -20,6 +20,9 @@ void register_all_ops(Registry& r) {
 #if BRAID_CUDA_KERNELS
   register_elemwise_unary_gpu_kernels(r);
   register_elemwise_binary_gpu_kernels(r);
+  // nn
+  register_matrix_dot_gpu_kernels(r);
+  register_fully_connected_gpu_kernels(r);
 #endif
 }
 

@@ -24,5 +24,8 @@ void register_image_ops(Registry& r);            // src/op/image/image_tensor.cc
 // GPU kernels, attached to the ops registered above (builds with CUDA only).
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu
 void register_elemwise_binary_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_binary.cu
+// nn: layers and the products they run on
+void register_matrix_dot_gpu_kernels(Registry& r);       // src/op/tensor/matrix_dot.cu
+void register_fully_connected_gpu_kernels(Registry& r);  // src/op/nn/fully_connected.cu
 
 }  // namespace braid::op::detail
