@@ -23,6 +23,8 @@ void register_all_ops(Registry& r) {
   // nn
   register_matrix_dot_gpu_kernels(r);
   register_fully_connected_gpu_kernels(r);
+  register_convolution_gpu_kernels(r);
+  register_pooling_gpu_kernels(r);
 #endif
 }
 

@@ -27,5 +27,7 @@ void register_elemwise_binary_gpu_kernels(Registry& r);  // src/op/tensor/elemwi
 // nn: layers and the products they run on
 void register_matrix_dot_gpu_kernels(Registry& r);       // src/op/tensor/matrix_dot.cu
 void register_fully_connected_gpu_kernels(Registry& r);  // src/op/nn/fully_connected.cu
+void register_convolution_gpu_kernels(Registry& r);      // src/op/nn/convolution.cu
+void register_pooling_gpu_kernels(Registry& r);          // src/op/nn/pooling.cu
 
 }  // namespace braid::op::detail

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "braid/device/gpu.h"
+#include "common/error_message.h"
 #include "common/gpu_compare.h"
 #include "common/gpu_test.h"
 
@@ -16,11 +17,108 @@ namespace {
 
 TEST(NnGpu, CudaBuildsRegisterTheLayerKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "a build without CUDA has no GPU kernels";
-  for (const char* name : {"FullyConnected", "dot", "batch_dot"}) {
+  for (const char* name : {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling"}) {
     const op::OpDef& def = op::Registry::get().find(name);
     EXPECT_TRUE(def.gpu.forward) << name;
     EXPECT_TRUE(def.gpu.backward) << name;
   }
+}
+
+// Sums of up to a few hundred float32 products, in another order (and algorithm) than the CPU's.
+constexpr double kFloat32SumTolerance = 1e-3;
+
+GpuCase conv(op::AttrMap attrs, std::vector<Shape> inputs) {
+  return {"Convolution", std::move(attrs), std::move(inputs)};
+}
+
+TEST(NnGpu, ConvolutionMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(21);
+  const std::vector<GpuCase> cases = {
+      // LeNet's two convolutions
+      conv({{"kernel", "(5, 5)"}, {"num_filter", "20"}}, {Shape({4, 1, 28, 28}), Shape({20, 1, 5, 5}), Shape({20})}),
+      conv({{"kernel", "(5, 5)"}, {"num_filter", "50"}}, {Shape({4, 20, 12, 12}), Shape({50, 20, 5, 5}), Shape({50})}),
+      conv({{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
+           {Shape({2, 3, 9, 8}), Shape({6, 3, 3, 3}), Shape({6})}),
+      conv({{"kernel", "(3, 2)"}, {"num_filter", "4"}, {"dilate", "(2, 3)"}, {"pad", "(2, 1)"}, {"no_bias", "True"}},
+           {Shape({2, 3, 10, 11}), Shape({4, 3, 3, 2})}),
+      conv({{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"num_group", "2"}, {"pad", "(1, 1)"}},
+           {Shape({2, 4, 7, 7}), Shape({6, 2, 3, 3}), Shape({6})}),
+      conv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"num_group", "4"}},  // depthwise
+           {Shape({2, 4, 6, 6}), Shape({4, 1, 3, 3}), Shape({4})}),
+      conv({{"kernel", "(3,)"}, {"num_filter", "5"}, {"stride", "(2,)"}, {"pad", "(1,)"}},  // 1-D
+           {Shape({3, 2, 15}), Shape({5, 2, 3}), Shape({5})}),
+      conv({{"kernel", "(1, 1)"}, {"num_filter", "8"}}, {Shape({2, 3, 5, 5}), Shape({8, 3, 1, 1}), Shape({8})}),
+  };
+  for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, kFloat32SumTolerance);
+}
+
+TEST(NnGpu, DeconvolutionMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(22);
+  auto deconv = [](op::AttrMap attrs, std::vector<Shape> inputs) {
+    return GpuCase{"Deconvolution", std::move(attrs), std::move(inputs)};
+  };
+  const std::vector<GpuCase> cases = {
+      deconv({{"kernel", "(4, 4)"}, {"num_filter", "3"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
+             {Shape({2, 5, 6, 6}), Shape({5, 3, 4, 4})}),
+      deconv({{"kernel", "(3, 3)"},
+              {"num_filter", "4"},
+              {"stride", "(2, 2)"},
+              {"pad", "(1, 1)"},
+              {"adj", "(1, 1)"},
+              {"no_bias", "False"}},
+             {Shape({2, 3, 5, 4}), Shape({3, 4, 3, 3}), Shape({4})}),
+      deconv({{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"stride", "(2, 2)"}, {"target_shape", "(10, 9)"}},
+             {Shape({1, 2, 5, 5}), Shape({2, 4, 3, 3})}),
+      deconv({{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"num_group", "2"}, {"dilate", "(2, 2)"}},
+             {Shape({2, 4, 5, 5}), Shape({4, 3, 3, 3})}),
+      deconv({{"kernel", "(4,)"}, {"num_filter", "3"}, {"stride", "(3,)"}, {"no_bias", "False"}},  // 1-D
+             {Shape({2, 2, 7}), Shape({2, 3, 4}), Shape({3})}),
+  };
+  for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, kFloat32SumTolerance);
+}
+
+TEST(NnGpu, ChannelsLastConvolutionIsRefusedOnTheGpu) {
+  REQUIRE_GPU();
+  NDArray x = nd::ones(Shape({1, 5, 5, 2})).copyto(gpu(0));
+  NDArray w = nd::ones(Shape({3, 3, 3, 2})).copyto(gpu(0));
+  const std::string err = braid::test::error_message([&] {
+    nd::invoke1("Convolution", {x, w},
+                {{"kernel", "(3, 3)"}, {"num_filter", "3"}, {"no_bias", "True"}, {"layout", "NHWC"}})
+        .wait_to_read();
+  });
+  EXPECT_NE(err.find("layout NHWC is not supported on a GPU"), std::string::npos) << err;
+}
+
+TEST(NnGpu, PoolingMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(23);
+  auto pool = [](op::AttrMap attrs, Shape data) { return GpuCase{"Pooling", std::move(attrs), {std::move(data)}}; };
+  std::vector<GpuCase> cases;
+  for (const char* type : {"max", "avg", "sum"}) {
+    auto with_type = [type](op::AttrMap a) {
+      a["pool_type"] = type;
+      return a;
+    };
+    cases.push_back(pool(with_type({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}), Shape({4, 20, 24, 24})));  // LeNet
+    cases.push_back(pool(with_type({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}}),
+                         Shape({2, 3, 9, 10})));  // overlapping windows
+    cases.push_back(pool(with_type({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pooling_convention", "full"}}),
+                         Shape({2, 3, 8, 9})));
+    cases.push_back(pool(with_type({{"kernel", "(3, 2)"},
+                                    {"stride", "(2, 3)"},
+                                    {"pad", "(1, 1)"},
+                                    {"pooling_convention", "full"},
+                                    {"count_include_pad", "False"}}),
+                         Shape({2, 2, 7, 9})));
+    cases.push_back(
+        pool(with_type({{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"count_include_pad", "True"}}), Shape({1, 2, 5, 5})));
+    cases.push_back(pool(with_type({{"global_pool", "True"}}), Shape({2, 3, 6, 7})));
+    cases.push_back(pool(with_type({{"global_pool", "True"}, {"kernel", "(1,)"}}), Shape({2, 3, 9})));
+    cases.push_back(pool(with_type({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}), Shape({2, 3, 11})));
+  }
+  for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, 1e-5);
 }
 
 }  // namespace
