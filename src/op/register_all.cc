@@ -25,6 +25,7 @@ void register_all_ops(Registry& r) {
   register_fully_connected_gpu_kernels(r);
   register_convolution_gpu_kernels(r);
   register_pooling_gpu_kernels(r);
+  register_activation_gpu_kernels(r);
 #endif
 }
 

@@ -29,5 +29,6 @@ void register_matrix_dot_gpu_kernels(Registry& r);       // src/op/tensor/matrix
 void register_fully_connected_gpu_kernels(Registry& r);  // src/op/nn/fully_connected.cu
 void register_convolution_gpu_kernels(Registry& r);      // src/op/nn/convolution.cu
 void register_pooling_gpu_kernels(Registry& r);          // src/op/nn/pooling.cu
+void register_activation_gpu_kernels(Registry& r);       // src/op/nn/activation.cu
 
 }  // namespace braid::op::detail

@@ -17,7 +17,8 @@ namespace {
 
 TEST(NnGpu, CudaBuildsRegisterTheLayerKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "a build without CUDA has no GPU kernels";
-  for (const char* name : {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling"}) {
+  for (const char* name :
+       {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling", "Activation"}) {
     const op::OpDef& def = op::Registry::get().find(name);
     EXPECT_TRUE(def.gpu.forward) << name;
     EXPECT_TRUE(def.gpu.backward) << name;
@@ -119,6 +120,17 @@ TEST(NnGpu, PoolingMatchesTheCpu) {
     cases.push_back(pool(with_type({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}), Shape({2, 3, 11})));
   }
   for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, 1e-5);
+}
+
+TEST(NnGpu, ActivationMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(24);
+  for (const char* act : {"relu", "sigmoid", "tanh", "softrelu", "softsign"}) {
+    GpuCase c{"Activation", {{"act_type", act}}, {Shape({4, 50, 7})}};
+    c.low = -30;  // both sides of softrelu's cut at 20, and saturated sigmoid and tanh
+    c.high = 30;
+    expect_gpu_matches_cpu_both(c, 1e-5);
+  }
 }
 
 }  // namespace
