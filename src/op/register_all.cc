@@ -26,6 +26,8 @@ void register_all_ops(Registry& r) {
   register_convolution_gpu_kernels(r);
   register_pooling_gpu_kernels(r);
   register_activation_gpu_kernels(r);
+  register_softmax_gpu_kernels(r);
+  register_softmax_output_gpu_kernels(r);
 #endif
 }
 

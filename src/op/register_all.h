@@ -30,5 +30,7 @@ void register_fully_connected_gpu_kernels(Registry& r);  // src/op/nn/fully_conn
 void register_convolution_gpu_kernels(Registry& r);      // src/op/nn/convolution.cu
 void register_pooling_gpu_kernels(Registry& r);          // src/op/nn/pooling.cu
 void register_activation_gpu_kernels(Registry& r);       // src/op/nn/activation.cu
+void register_softmax_gpu_kernels(Registry& r);          // src/op/nn/softmax.cu
+void register_softmax_output_gpu_kernels(Registry& r);   // src/op/nn/softmax_output.cu
 
 }  // namespace braid::op::detail

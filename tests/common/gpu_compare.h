@@ -69,7 +69,7 @@ inline void expect_gpu_matches_cpu(const GpuCase& c, DType dtype) {
   const size_t visible = def.num_visible_outputs ? def.num_visible_outputs(param) : cpu_out.size();
   std::vector<NDArray> cpu_heads, gpu_heads;
   for (size_t k = 0; k < visible; ++k) {
-    cpu_heads.push_back(nd::random_uniform(-1, 1, cpu_out[k].shape(), cpu(), dtype));
+    cpu_heads.push_back(nd::random_uniform(-1, 1, cpu_out[k].shape(), cpu(), cpu_out[k].dtype()));
     gpu_heads.push_back(cpu_heads.back().copyto(gpu(0)));
   }
   for (bool accumulate : {false, true}) {

@@ -17,8 +17,8 @@ namespace {
 
 TEST(NnGpu, CudaBuildsRegisterTheLayerKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "a build without CUDA has no GPU kernels";
-  for (const char* name :
-       {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling", "Activation"}) {
+  for (const char* name : {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling",
+                           "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation", "SoftmaxOutput"}) {
     const op::OpDef& def = op::Registry::get().find(name);
     EXPECT_TRUE(def.gpu.forward) << name;
     EXPECT_TRUE(def.gpu.backward) << name;
@@ -131,6 +131,77 @@ TEST(NnGpu, ActivationMatchesTheCpu) {
     c.high = 30;
     expect_gpu_matches_cpu_both(c, 1e-5);
   }
+}
+
+TEST(NnGpu, SoftmaxMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(25);
+  const std::vector<GpuCase> cases = {
+      {"softmax", {}, {Shape({16, 10})}},
+      {"softmax", {{"axis", "1"}}, {Shape({3, 7, 4})}},  // a middle axis
+      {"softmax", {{"axis", "0"}, {"temperature", "2.5"}}, {Shape({5, 6})}},
+      {"softmax", {}, {Shape({3, 1000})}},  // rows longer than a block
+      {"softmax", {{"dtype", "float64"}}, {Shape({4, 9})}},
+      {"log_softmax", {}, {Shape({16, 10})}},
+      {"log_softmax", {{"axis", "-2"}, {"temperature", "0.5"}}, {Shape({2, 9, 3})}},
+      {"softmin", {{"axis", "1"}}, {Shape({4, 6, 2})}},
+      {"SoftmaxActivation", {}, {Shape({4, 3, 5})}},
+      {"SoftmaxActivation", {{"mode", "channel"}}, {Shape({2, 4, 3, 3})}},
+  };
+  for (GpuCase c : cases) {
+    c.low = -5;
+    c.high = 5;
+    expect_gpu_matches_cpu_both(c, 1e-5);
+  }
+}
+
+// SoftmaxOutput with class-index labels in [0, classes) (0 is the ignore_label where one is used).
+GpuCase softmax_output(op::AttrMap attrs, Shape data, Shape label, int64_t classes) {
+  GpuCase c{"SoftmaxOutput", std::move(attrs), {std::move(data), std::move(label)}};
+  c.low = -3;
+  c.high = 3;
+  c.make_input = [classes](size_t i, const Shape& shape, DType dtype) {
+    if (i != 1) return NDArray();
+    return nd::invoke1("floor", {nd::random_uniform(0, static_cast<double>(classes), shape, cpu(), dtype)});
+  };
+  return c;
+}
+
+TEST(NnGpu, SoftmaxOutputMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(26);
+  const std::vector<GpuCase> cases = {
+      softmax_output({}, Shape({16, 10}), Shape({16}), 10),  // LeNet's loss
+      softmax_output({{"normalization", "batch"}, {"grad_scale", "0.5"}}, Shape({8, 5}), Shape({8}), 5),
+      softmax_output({{"use_ignore", "True"}, {"ignore_label", "0"}, {"normalization", "valid"}}, Shape({12, 4}),
+                     Shape({12}), 4),
+      softmax_output({{"smooth_alpha", "0.1"}}, Shape({6, 7}), Shape({6}), 7),
+      softmax_output({{"out_grad", "True"}}, Shape({5, 3}), Shape({5}), 3),
+      softmax_output({}, Shape({4, 3, 5}), Shape({4}), 15),  // flattened classes
+      softmax_output({{"multi_output", "True"}}, Shape({4, 5, 3, 2}), Shape({4, 6}), 5),
+      softmax_output({{"multi_output", "True"}, {"normalization", "batch"}}, Shape({3, 4, 5}), Shape({3, 5}), 4),
+      softmax_output(
+          {{"multi_output", "True"}, {"use_ignore", "True"}, {"ignore_label", "0"}, {"normalization", "valid"}},
+          Shape({3, 4, 5}), Shape({3, 5}), 4),
+      softmax_output({{"preserve_shape", "True"}}, Shape({3, 4, 6}), Shape({3, 4}), 6),
+  };
+  for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, 1e-5);
+  GpuCase probabilities{"SoftmaxOutput", {}, {Shape({6, 4}), Shape({6, 4})}};  // labels as probabilities
+  probabilities.low = 0;
+  expect_gpu_matches_cpu_both(probabilities, 1e-5);
+}
+
+TEST(NnGpu, SoftmaxOutputRefusesLabelsOutsideTheClasses) {
+  REQUIRE_GPU();
+  NDArray data = nd::zeros(Shape({2, 3})).copyto(gpu(0));
+  NDArray label = nd::array({1, 3}, Shape({2})).copyto(gpu(0));
+  std::vector<NDArray> out = nd::invoke_all("SoftmaxOutput", {data, label});
+  NDArray grad = nd::zeros(Shape({2, 3})).copyto(gpu(0));
+  const std::string err = braid::test::error_message([&] {
+    nd::invoke_backward("SoftmaxOutput", {}, {out[0]}, {data, label}, out, {grad, NDArray()});
+    grad.wait_to_read();
+  });
+  EXPECT_NE(err.find("labels are outside [0, 3)"), std::string::npos) << err;
 }
 
 }  // namespace
