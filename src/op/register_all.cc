@@ -28,6 +28,7 @@ void register_all_ops(Registry& r) {
   register_activation_gpu_kernels(r);
   register_softmax_gpu_kernels(r);
   register_softmax_output_gpu_kernels(r);
+  register_batch_norm_gpu_kernels(r);
 #endif
 }
 

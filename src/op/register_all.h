@@ -32,5 +32,6 @@ void register_pooling_gpu_kernels(Registry& r);          // src/op/nn/pooling.cu
 void register_activation_gpu_kernels(Registry& r);       // src/op/nn/activation.cu
 void register_softmax_gpu_kernels(Registry& r);          // src/op/nn/softmax.cu
 void register_softmax_output_gpu_kernels(Registry& r);   // src/op/nn/softmax_output.cu
+void register_batch_norm_gpu_kernels(Registry& r);       // src/op/nn/batch_norm.cu
 
 }  // namespace braid::op::detail

@@ -17,8 +17,9 @@ namespace {
 
 TEST(NnGpu, CudaBuildsRegisterTheLayerKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "a build without CUDA has no GPU kernels";
-  for (const char* name : {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling",
-                           "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation", "SoftmaxOutput"}) {
+  for (const char* name :
+       {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling", "Activation", "softmax",
+        "log_softmax", "softmin", "SoftmaxActivation", "SoftmaxOutput", "BatchNorm"}) {
     const op::OpDef& def = op::Registry::get().find(name);
     EXPECT_TRUE(def.gpu.forward) << name;
     EXPECT_TRUE(def.gpu.backward) << name;
@@ -202,6 +203,32 @@ TEST(NnGpu, SoftmaxOutputRefusesLabelsOutsideTheClasses) {
     grad.wait_to_read();
   });
   EXPECT_NE(err.find("labels are outside [0, 3)"), std::string::npos) << err;
+}
+
+TEST(NnGpu, BatchNormMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(27);
+  // data, gamma, beta, moving_mean, moving_var (positive: uniform in [low, high] = [0.1, 2])
+  auto bn = [](op::AttrMap attrs, Shape data, int64_t channels, bool train) {
+    GpuCase c{"BatchNorm",
+              std::move(attrs),
+              {data, Shape({channels}), Shape({channels}), Shape({channels}), Shape({channels})}};
+    c.low = 0.1;
+    c.high = 2;
+    c.train = train;
+    return c;
+  };
+  const std::vector<GpuCase> cases = {
+      bn({}, Shape({8, 4, 5, 5}), 4, true),
+      bn({{"fix_gamma", "False"}}, Shape({8, 4, 5, 5}), 4, true),
+      bn({{"fix_gamma", "False"}, {"momentum", "0.7"}, {"eps", "1e-5"}}, Shape({6, 3, 7}), 3, true),
+      bn({{"fix_gamma", "False"}, {"output_mean_var", "True"}}, Shape({5, 3, 4}), 3, true),
+      bn({{"fix_gamma", "False"}, {"use_global_stats", "True"}}, Shape({4, 3, 5, 5}), 3, true),
+      bn({{"fix_gamma", "False"}}, Shape({4, 3, 5, 5}), 3, false),  // inference
+      bn({{"fix_gamma", "False"}, {"axis", "-1"}}, Shape({4, 5, 6}), 6, true),
+      bn({{"fix_gamma", "False"}}, Shape({300, 2}), 2, true),  // channels longer than a block
+  };
+  for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, 1e-4);
 }
 
 }  // namespace
