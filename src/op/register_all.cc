@@ -29,6 +29,8 @@ void register_all_ops(Registry& r) {
   register_softmax_gpu_kernels(r);
   register_softmax_output_gpu_kernels(r);
   register_batch_norm_gpu_kernels(r);
+  register_leaky_relu_gpu_kernels(r);
+  register_dropout_gpu_kernels(r);
 #endif
 }
 

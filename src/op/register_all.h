@@ -33,5 +33,7 @@ void register_activation_gpu_kernels(Registry& r);       // src/op/nn/activation
 void register_softmax_gpu_kernels(Registry& r);          // src/op/nn/softmax.cu
 void register_softmax_output_gpu_kernels(Registry& r);   // src/op/nn/softmax_output.cu
 void register_batch_norm_gpu_kernels(Registry& r);       // src/op/nn/batch_norm.cu
+void register_leaky_relu_gpu_kernels(Registry& r);       // src/op/nn/leaky_relu.cu
+void register_dropout_gpu_kernels(Registry& r);          // src/op/nn/dropout.cu
 
 }  // namespace braid::op::detail

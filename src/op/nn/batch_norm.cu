@@ -3,27 +3,14 @@
 // forward, Σg and Σ(x - mean)·g in backward) and derives the channel's coefficients, then one
 // element-wise pass applies them.
 #include "batch_norm.h"
+#include "channel_sum.cuh"
 #include "nn_util.h"
 #include "op/common/cuda_libs.cuh"
-#include "op/common/cuda_reduce.cuh"
 
 namespace braid::op::detail {
 namespace {
 
 constexpr const char* kName = "BatchNorm";
-
-// Element t of channel c, t in [0, outer·inner).
-__device__ inline int64_t channel_element(const AxisSplit& s, int64_t c, int64_t t) {
-  return (t / s.inner * s.n + c) * s.inner + t % s.inner;
-}
-
-// Σ f(i) over the elements i of channel c, in double, returned to every thread of the block.
-template <class F>
-__device__ double channel_sum(const AxisSplit& s, int64_t c, F f) {
-  double r = 0;
-  for (int64_t t = threadIdx.x; t < s.outer * s.inner; t += blockDim.x) r += f(channel_element(s, c, t));
-  return cuda::block_reduce(r, cuda::Sum{});
-}
 
 // out[i] (=/+=) u[i]·cu[c] + v[i]·cv[c] + c0[c] for every element i of channel c (v may be null).
 template <class T>

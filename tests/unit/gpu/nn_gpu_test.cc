@@ -19,7 +19,7 @@ TEST(NnGpu, CudaBuildsRegisterTheLayerKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "a build without CUDA has no GPU kernels";
   for (const char* name :
        {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling", "Activation", "softmax",
-        "log_softmax", "softmin", "SoftmaxActivation", "SoftmaxOutput", "BatchNorm"}) {
+        "log_softmax", "softmin", "SoftmaxActivation", "SoftmaxOutput", "BatchNorm", "LeakyReLU", "Dropout"}) {
     const op::OpDef& def = op::Registry::get().find(name);
     EXPECT_TRUE(def.gpu.forward) << name;
     EXPECT_TRUE(def.gpu.backward) << name;
@@ -229,6 +229,82 @@ TEST(NnGpu, BatchNormMatchesTheCpu) {
       bn({{"fix_gamma", "False"}}, Shape({300, 2}), 2, true),  // channels longer than a block
   };
   for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, 1e-4);
+}
+
+TEST(NnGpu, LeakyReLUMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(28);
+  const Shape data({4, 3, 5, 6});
+  const std::vector<GpuCase> cases = {
+      {"LeakyReLU", {{"act_type", "leaky"}, {"slope", "0.1"}}, {data}},
+      {"LeakyReLU", {{"act_type", "elu"}, {"slope", "0.5"}}, {data}},
+      {"LeakyReLU", {{"act_type", "selu"}}, {data}},
+      {"LeakyReLU", {{"act_type", "gelu"}}, {data}},
+      {"LeakyReLU", {{"act_type", "prelu"}}, {data, Shape({3})}},  // one slope per channel
+      {"LeakyReLU", {{"act_type", "prelu"}}, {data, Shape({1})}},
+      {"LeakyReLU", {{"act_type", "prelu"}}, {data, data}},
+  };
+  for (GpuCase c : cases) {
+    c.low = -3;
+    c.high = 3;
+    expect_gpu_matches_cpu_both(c, 1e-5);
+  }
+}
+
+// Dropout's GPU decisions differ from the CPU's: check what they must satisfy.
+TEST(NnGpu, DropoutKeepsTheRightFractionAndItsGradientUsesTheMask) {
+  REQUIRE_GPU();
+  nd::seed(29);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    autograd::ModeScope train(true);
+    const NDArray x = nd::ones(Shape({200, 500}), cpu(), dtype).copyto(gpu(0));
+    const std::vector<NDArray> out = nd::invoke_all("Dropout", {x}, {{"p", "0.3"}});
+    const std::vector<double> y = out[0].copyto(cpu()).to_vector<double>();
+    const std::vector<double> mask = out[1].copyto(cpu()).to_vector<double>();
+    size_t kept = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+      ASSERT_EQ(y[i], mask[i]) << i;
+      if (y[i] == 0) continue;
+      ++kept;
+      ASSERT_NEAR(y[i], 1 / 0.7, 1e-6) << i;
+    }
+    EXPECT_NEAR(static_cast<double>(kept) / static_cast<double>(y.size()), 0.7, 0.01);
+
+    const NDArray head = nd::random_uniform(-1, 1, x.shape(), cpu(), dtype);
+    const NDArray dx = nd::zeros(x.shape(), cpu(), dtype).copyto(gpu(0));
+    nd::invoke_backward("Dropout", {{"p", "0.3"}}, {head.copyto(gpu(0))}, {x}, out, {dx});
+    const std::vector<double> h = head.to_vector<double>(), d = dx.copyto(cpu()).to_vector<double>();
+    for (size_t i = 0; i < d.size(); ++i) ASSERT_NEAR(d[i], h[i] * mask[i], 1e-6 * (1 + std::abs(d[i]))) << i;
+
+    const std::vector<double> again =
+        nd::invoke_all("Dropout", {x}, {{"p", "0.3"}})[1].copyto(cpu()).to_vector<double>();
+    EXPECT_NE(again, mask) << "each call draws new decisions";
+  }
+}
+
+TEST(NnGpu, DropoutSharesDecisionsAlongAxesAndIsTheIdentityInPrediction) {
+  REQUIRE_GPU();
+  nd::seed(30);
+  const NDArray x = nd::random_uniform(1, 2, Shape({20, 30, 40})).copyto(gpu(0));
+  {
+    autograd::ModeScope train(true);
+    const std::vector<double> mask =
+        nd::invoke_all("Dropout", {x}, {{"p", "0.5"}, {"axes", "(1,)"}})[1].copyto(cpu()).to_vector<double>();
+    size_t kept = 0;
+    for (int64_t a = 0; a < 20; ++a)
+      for (int64_t c = 0; c < 40; ++c) {
+        const double first = mask[static_cast<size_t>(a * 30 * 40 + c)];
+        kept += first != 0;
+        for (int64_t b = 1; b < 30; ++b) ASSERT_EQ(mask[static_cast<size_t>((a * 30 + b) * 40 + c)], first);
+      }
+    EXPECT_GT(kept, 300u);  // of 800 decisions, about 400 kept
+    EXPECT_LT(kept, 500u);
+  }
+  autograd::ModeScope predict(false);
+  const std::vector<NDArray> out = nd::invoke_all("Dropout", {x}, {{"p", "0.5"}});
+  EXPECT_EQ(out[0].copyto(cpu()).to_vector<float>(), x.copyto(cpu()).to_vector<float>());
+  for (float m : out[1].copyto(cpu()).to_vector<float>()) ASSERT_EQ(m, 1.0f);
 }
 
 }  // namespace
