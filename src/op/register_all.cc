@@ -31,6 +31,8 @@ void register_all_ops(Registry& r) {
   register_batch_norm_gpu_kernels(r);
   register_leaky_relu_gpu_kernels(r);
   register_dropout_gpu_kernels(r);
+  register_layer_norm_gpu_kernels(r);
+  register_embedding_gpu_kernels(r);
 #endif
 }
 

@@ -35,5 +35,7 @@ void register_softmax_output_gpu_kernels(Registry& r);   // src/op/nn/softmax_ou
 void register_batch_norm_gpu_kernels(Registry& r);       // src/op/nn/batch_norm.cu
 void register_leaky_relu_gpu_kernels(Registry& r);       // src/op/nn/leaky_relu.cu
 void register_dropout_gpu_kernels(Registry& r);          // src/op/nn/dropout.cu
+void register_layer_norm_gpu_kernels(Registry& r);       // src/op/nn/layer_norm.cu
+void register_embedding_gpu_kernels(Registry& r);        // src/op/nn/embedding.cu
 
 }  // namespace braid::op::detail

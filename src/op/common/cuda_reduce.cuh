@@ -1,6 +1,7 @@
 #pragma once
 // Reductions within one CUDA block, for kernels that give each block one row (softmax,
 // normalization): every thread contributes a value and receives the block's total.
+#include "op/common/axis_split.h"
 #include "op/common/cuda_launch.cuh"
 
 namespace braid::op::cuda {
@@ -33,6 +34,15 @@ __device__ T block_reduce(T v, Op op) {
   __syncthreads();  // before the next call overwrites buf
   return total;
 }
+
+/// Row r (in [0, outer·inner)) of an (outer, n, inner) view: the n elements along the axis at
+/// one (outer, inner) position, which one block reduces.
+struct AxisRow {
+  int64_t base, step;
+  __device__ AxisRow(const detail::AxisSplit& s, int64_t r)
+      : base(r / s.inner * s.n * s.inner + r % s.inner), step(s.inner) {}
+  __device__ int64_t at(int64_t i) const { return base + i * step; }
+};
 
 /// Blocks for `rows` rows, one block each (rows past the grid are taken by grid-stride loops).
 inline unsigned row_blocks(int64_t rows) { return static_cast<unsigned>(std::clamp<int64_t>(rows, 1, 65535)); }

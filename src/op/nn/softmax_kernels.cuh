@@ -10,20 +10,12 @@
 
 namespace braid::op::detail {
 
-// The first element of row r and the distance between its elements.
-struct SoftmaxRow {
-  int64_t base, step;
-  __device__ SoftmaxRow(const AxisSplit& s, int64_t r)
-      : base(r / s.inner * s.n * s.inner + r % s.inner), step(s.inner) {}
-  __device__ int64_t at(int64_t i) const { return base + i * step; }
-};
-
 /// y (=/+=) softmax(x · factor) along the axis, or its log.
 template <class TI, class TO>
 __global__ void softmax_forward_kernel(const TI* x, TO* y, AxisSplit s, SoftmaxAcc<TI, TO> factor, bool log, bool add) {
   using C = SoftmaxAcc<TI, TO>;
   BRAID_BLOCK_ROW_LOOP(r, s.outer * s.inner) {
-    const SoftmaxRow row(s, r);
+    const cuda::AxisRow row(s, r);
     C mx = -std::numeric_limits<C>::infinity();
     for (int64_t i = threadIdx.x; i < s.n; i += blockDim.x) mx = cuda::Max{}(mx, static_cast<C>(x[row.at(i)]) * factor);
     mx = cuda::block_reduce(mx, cuda::Max{});
@@ -45,7 +37,7 @@ __global__ void softmax_backward_kernel(const TO* y, const TO* g, TI* dx, AxisSp
                                         bool log, bool add) {
   using C = SoftmaxAcc<TI, TO>;
   BRAID_BLOCK_ROW_LOOP(r, s.outer * s.inner) {
-    const SoftmaxRow row(s, r);
+    const cuda::AxisRow row(s, r);
     C sum = 0;
     for (int64_t i = threadIdx.x; i < s.n; i += blockDim.x) {
       const int64_t j = row.at(i);

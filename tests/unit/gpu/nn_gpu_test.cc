@@ -17,9 +17,9 @@ namespace {
 
 TEST(NnGpu, CudaBuildsRegisterTheLayerKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "a build without CUDA has no GPU kernels";
-  for (const char* name :
-       {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling", "Activation", "softmax",
-        "log_softmax", "softmin", "SoftmaxActivation", "SoftmaxOutput", "BatchNorm", "LeakyReLU", "Dropout"}) {
+  for (const char* name : {"FullyConnected", "dot", "batch_dot", "Convolution", "Deconvolution", "Pooling",
+                           "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation", "SoftmaxOutput",
+                           "BatchNorm", "LeakyReLU", "Dropout", "LayerNorm", "Embedding"}) {
     const op::OpDef& def = op::Registry::get().find(name);
     EXPECT_TRUE(def.gpu.forward) << name;
     EXPECT_TRUE(def.gpu.backward) << name;
@@ -305,6 +305,34 @@ TEST(NnGpu, DropoutSharesDecisionsAlongAxesAndIsTheIdentityInPrediction) {
   const std::vector<NDArray> out = nd::invoke_all("Dropout", {x}, {{"p", "0.5"}});
   EXPECT_EQ(out[0].copyto(cpu()).to_vector<float>(), x.copyto(cpu()).to_vector<float>());
   for (float m : out[1].copyto(cpu()).to_vector<float>()) ASSERT_EQ(m, 1.0f);
+}
+
+TEST(NnGpu, LayerNormMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(31);
+  const std::vector<GpuCase> cases = {
+      {"LayerNorm", {}, {Shape({4, 6, 10}), Shape({10}), Shape({10})}},
+      {"LayerNorm", {{"axis", "1"}, {"eps", "1e-3"}}, {Shape({3, 5, 4}), Shape({5}), Shape({5})}},
+      {"LayerNorm", {{"output_mean_var", "True"}}, {Shape({6, 8}), Shape({8}), Shape({8})}},
+      {"LayerNorm", {}, {Shape({2, 700}), Shape({700}), Shape({700})}},  // rows longer than a block
+  };
+  for (GpuCase c : cases) {
+    c.low = -2;
+    c.high = 2;
+    expect_gpu_matches_cpu_both(c, 1e-4);
+  }
+}
+
+TEST(NnGpu, EmbeddingMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(32);
+  GpuCase c{"Embedding", {{"input_dim", "10"}, {"output_dim", "7"}}, {Shape({4, 5}), Shape({10, 7})}};
+  c.make_input = [](size_t i, const Shape& shape, DType dtype) {
+    if (i != 0) return NDArray();
+    // Repeated indices (summed in the weight's gradient) and some outside [0, 10) (clipped).
+    return nd::invoke1("floor", {nd::random_uniform(-2, 12, shape, cpu(), dtype)});
+  };
+  expect_gpu_matches_cpu_both(c, 1e-5);
 }
 
 }  // namespace
