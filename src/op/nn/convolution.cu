@@ -16,7 +16,7 @@ template <class T>
 struct CudnnConv {
   const char* op;
   const CudnnConvPlan& plan;
-  const T one = 1;
+  const T one = 1, zero = 0;
 
   CudnnConv(const ConvParam& p, const Shape& data, DType dtype)
       : op(p.op.c_str()), plan(cudnn_conv_plan(checked_geom(p, data), dtype, p.op.c_str())) {}
@@ -27,10 +27,8 @@ struct CudnnConv {
                 "NCHW data");
     return conv_geom(p, data);
   }
-  static const T* beta(OpReq req) {
-    static const T zero = 0, one = 1;
-    return req == OpReq::Add ? &one : &zero;
-  }
+  // cuDNN's beta: keep (Add) or overwrite what the output holds
+  const T* beta(OpReq req) const { return req == OpReq::Add ? &one : &zero; }
 
   // y (=/+=) conv(x, w)
   void forward(const T* x, const T* w, T* y, OpReq req) const {
