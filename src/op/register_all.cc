@@ -20,6 +20,19 @@ void register_all_ops(Registry& r) {
 #if BRAID_CUDA_KERNELS
   register_elemwise_unary_gpu_kernels(r);
   register_elemwise_binary_gpu_kernels(r);
+  // nn
+  register_matrix_dot_gpu_kernels(r);
+  register_fully_connected_gpu_kernels(r);
+  register_convolution_gpu_kernels(r);
+  register_pooling_gpu_kernels(r);
+  register_activation_gpu_kernels(r);
+  register_softmax_gpu_kernels(r);
+  register_softmax_output_gpu_kernels(r);
+  register_batch_norm_gpu_kernels(r);
+  register_leaky_relu_gpu_kernels(r);
+  register_dropout_gpu_kernels(r);
+  register_layer_norm_gpu_kernels(r);
+  register_embedding_gpu_kernels(r);
 #endif
 }
 

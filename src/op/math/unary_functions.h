@@ -54,6 +54,8 @@ BRAID_UNARY(Sigmoid, sigmoid(x), y*(T(1) - y))
 BRAID_UNARY(Relu, x > T(0) ? x : T(0), x > T(0) ? T(1) : T(0))
 // log(1 + exp(x)), stable for large x.
 BRAID_UNARY(Softrelu, x > T(20) ? x : std::log1p(std::exp(x)), sigmoid(x))
+// x / (1 + |x|): only the Activation op's (no element-wise op of its own).
+BRAID_UNARY(Softsign, x / (T(1) + std::abs(x)), T(1) / ((T(1) + std::abs(x)) * (T(1) + std::abs(x))))
 BRAID_UNARY(Sin, std::sin(x), std::cos(x))
 BRAID_UNARY(Cos, std::cos(x), -std::sin(x))
 BRAID_ROUNDING(Sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))

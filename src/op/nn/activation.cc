@@ -1,7 +1,9 @@
 // Activation: relu, sigmoid, tanh, softrelu (softplus) and softsign, elementwise.
 #include <algorithm>
 
+#include "activation.h"
 #include "eltwise_softmax_dnnl.h"
+#include "op/math/unary_functions.h"
 
 namespace braid::op::detail {
 namespace {
@@ -60,20 +62,15 @@ struct SoftSign {
   static constexpr bool kDnnl = false;
   template <class T>
   static T f(T x) {
-    return x / (T(1) + std::abs(x));
+    return math::Softsign::f(x);
   }
   template <class T>
-  static T df(T x, T) {
-    T d = T(1) + std::abs(x);
-    return T(1) / (d * d);
+  static T df(T x, T y) {
+    return math::Softsign::df(x, y);
   }
 };
 
 const std::vector<std::string> kActTypes = {"relu", "sigmoid", "tanh", "softrelu", "softsign"};
-
-struct ActivationParam {
-  size_t act = 0;  // index into kActTypes
-};
 
 template <class F>
 void with_act(size_t act, F&& f) {
@@ -155,8 +152,9 @@ void register_activation_ops(Registry& r) {
   d.cpu.forward = forward;
   d.cpu.backward = backward;
   d.elementwise = true;
-  // relu, sigmoid and tanh differentiate from their output alone.
-  d.backward_reads = [](const std::any& p) { return BackwardReads{param<ActivationParam>(p).act > 2, true}; };
+  d.backward_reads = [](const std::any& p) {
+    return BackwardReads{!param<ActivationParam>(p).grad_from_output(), true};
+  };
   r.add(std::move(d));
 }
 

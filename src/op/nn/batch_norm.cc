@@ -6,16 +6,11 @@
 // variance is the biased one, in normalization and in the moving average alike, as MXNet.
 #include <cmath>
 
+#include "batch_norm.h"
 #include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct BatchNormParam {
-  double eps = 1e-3, momentum = 0.9;
-  bool fix_gamma = true, use_global_stats = false, output_mean_var = false;
-  int axis = 1;
-};
 
 std::any parse(const AttrMap& attrs) {
   ParamReader rd(attrs, "BatchNorm");
@@ -63,8 +58,6 @@ void channel_write(const AxisSplit& s, T* out, OpReq req, F f) {
       }
   });
 }
-
-double to_invstd(double var, double eps) { return var + eps == 0 ? 0.0 : 1.0 / std::sqrt(var + eps); }
 
 template <class T>
 void forward_typed(const OpContext& ctx, const BatchNormParam& p, const ForwardArgs& a) {

@@ -5,16 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dropout.h"
 #include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct DropoutParam {
-  double p = 0.5;
-  bool always = false;
-  std::vector<int64_t> axes;
-};
 
 std::any parse(const AttrMap& attrs) {
   ParamReader rd(attrs, "Dropout");

@@ -4,15 +4,11 @@
 // get none.
 #include <algorithm>
 
+#include "embedding.h"
 #include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct EmbeddingParam {
-  int64_t input_dim = 0, output_dim = 0;
-  DType dtype = DType::Float32;
-};
 
 std::any parse(const AttrMap& attrs) {
   ParamReader rd(attrs, "Embedding");

@@ -1,18 +1,13 @@
 // FullyConnected: y = x * weight^T + bias, weight (num_hidden, in_units), on OpenBLAS GEMM.
 #include <algorithm>
 
+#include "fully_connected.h"
 #include "nn_conv_ops.h"
 #include "op/common/gemm.h"
 #include "op/op_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct FCParam {
-  int64_t num_hidden = 0;
-  bool no_bias = false;
-  bool flatten = true;
-};
 
 std::any parse_fc(const AttrMap& attrs) {
   ParamReader r(attrs, "FullyConnected");
@@ -47,19 +42,11 @@ bool infer_fc(const FCParam& p, std::vector<Shape>& in, std::vector<Shape>& out)
   return all_known(in) && out[0].fully_known();
 }
 
-struct Dims {
-  int64_t rows, in_units, hidden;
-  Dims(const FCParam& p, const Shape& data)
-      : rows(p.flatten ? data[0] : data.prod(0, data.ndim() - 1)),
-        in_units(data.size() / std::max<int64_t>(rows, 1)),
-        hidden(p.num_hidden) {}
-};
-
 template <class T>
 void fc_forward(const FCParam& p, const ForwardArgs& a) {
   const OpReq req = a.req[0];
   if (req == OpReq::Null) return;
-  const Dims d(p, a.inputs[0].shape);
+  const FCDims d(p, a.inputs[0].shape);
   T* y = a.outputs[0].ptr<T>();
   T beta = req == OpReq::Add ? T(1) : T(0);
   if (!p.no_bias) {  // the bias rows go in first; GEMM then accumulates onto them
@@ -74,7 +61,7 @@ void fc_forward(const FCParam& p, const ForwardArgs& a) {
 
 template <class T>
 void fc_backward(const FCParam& p, const BackwardArgs& a) {
-  const Dims d(p, a.inputs[0].shape);
+  const FCDims d(p, a.inputs[0].shape);
   const T* dy = a.out_grads[0].ptr<T>();
   auto beta = [](OpReq r) { return r == OpReq::Add ? T(1) : T(0); };
   if (a.req[0] != OpReq::Null)  // dx = dy * weight

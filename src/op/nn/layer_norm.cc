@@ -5,16 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "layer_norm.h"
 #include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct LayerNormParam {
-  int axis = -1;
-  double eps = 1e-5;
-  bool output_mean_var = false;
-};
 
 std::any parse(const AttrMap& attrs) {
   ParamReader rd(attrs, "LayerNorm");

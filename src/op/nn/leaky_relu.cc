@@ -6,20 +6,10 @@
 #include <optional>
 
 #include "eltwise_softmax_dnnl.h"
+#include "leaky_relu.h"
 
 namespace braid::op::detail {
 namespace {
-
-enum Act : size_t { kLeaky, kPReLU, kRReLU, kELU, kSELU, kGELU };
-const std::vector<std::string> kActTypes = {"leaky", "prelu", "rrelu", "elu", "selu", "gelu"};
-
-constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
-constexpr double kSeluLambda = 1.0507009873554804934193349852946;
-
-struct LeakyParam {
-  size_t act = kLeaky;
-  double slope = 0.25, lower = 0.125, upper = 0.334;
-};
 
 std::any parse(const AttrMap& attrs) {
   ParamReader rd(attrs, "LeakyReLU");
@@ -35,10 +25,9 @@ std::any parse(const AttrMap& attrs) {
   return p;
 }
 
-// How prelu's gamma maps onto the data: one value, one per channel (axis 1), or one per element.
-enum class GammaMode { kScalar, kChannel, kElementwise };
-
 int64_t channels(const Shape& data) { return data.ndim() >= 2 ? data[1] : 1; }
+
+}  // namespace
 
 GammaMode gamma_mode(const Shape& data, const Shape& gamma) {
   if (gamma.size() == 1) return GammaMode::kScalar;
@@ -48,6 +37,8 @@ GammaMode gamma_mode(const Shape& data, const Shape& gamma) {
               ",) (one slope per channel on axis 1), (1,) or the data's shape");
   return GammaMode::kChannel;
 }
+
+namespace {
 
 // Calls f(i, gi) for every data element i and its gamma element gi.
 template <class F>
@@ -65,18 +56,6 @@ void for_each_gamma(const Shape& data, GammaMode mode, F f) {
         for (int64_t k = 0; k < s.inner; ++k) f(base + k, c);
       }
   }
-}
-
-constexpr double kInvSqrt2 = 1 / std::numbers::sqrt2;
-
-template <class T>
-T gelu(T x) {
-  return T(0.5) * x * (T(1) + std::erf(x * T(kInvSqrt2)));
-}
-template <class T>
-T gelu_grad(T x) {
-  const T pdf = std::exp(T(-0.5) * x * x) * T(std::numbers::inv_sqrtpi * kInvSqrt2);  // N(0,1) density
-  return T(0.5) * (T(1) + std::erf(x * T(kInvSqrt2))) + x * pdf;
 }
 
 // The activations oneDNN computes in float32.
@@ -101,7 +80,7 @@ void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs&
   const T slope = static_cast<T>(p.slope);
   switch (p.act) {
     case kLeaky:
-      write_each(y, req, n, [=](int64_t i) { return x[i] > T(0) ? x[i] : slope * x[i]; });
+      write_each(y, req, n, [=](int64_t i) { return LeakyFn<T>{slope}.f(x[i]); });
       break;
     case kPReLU: {
       const T* gamma = a.inputs[1].ptr<T>();
@@ -122,14 +101,13 @@ void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs&
       break;
     }
     case kELU:
-      write_each(y, req, n, [=](int64_t i) { return x[i] > T(0) ? x[i] : slope * std::expm1(x[i]); });
+      write_each(y, req, n, [=](int64_t i) { return EluFn<T>{slope}.f(x[i]); });
       break;
     case kSELU:
-      write_each(y, req, n,
-                 [=](int64_t i) { return T(kSeluLambda) * (x[i] > T(0) ? x[i] : T(kSeluAlpha) * std::expm1(x[i])); });
+      write_each(y, req, n, [=](int64_t i) { return SeluFn<T>{}.f(x[i]); });
       break;
     default:
-      write_each(y, req, n, [=](int64_t i) { return gelu(x[i]); });
+      write_each(y, req, n, [=](int64_t i) { return GeluFn<T>{}.f(x[i]); });
   }
 }
 
@@ -167,22 +145,21 @@ void backward_typed(const LeakyParam& p, const BackwardArgs& a) {
   const T slope = static_cast<T>(p.slope);
   switch (p.act) {
     case kLeaky:
-      write_each(dx, req, n, [=](int64_t i) { return x[i] > T(0) ? g[i] : slope * g[i]; });
+      write_each(dx, req, n, [=](int64_t i) { return g[i] * LeakyFn<T>{slope}.df(x[i], y[i]); });
       break;
     case kRReLU: {
       const T* mask = a.outputs[1].ptr<T>();
       write_each(dx, req, n, [=](int64_t i) { return x[i] > T(0) ? g[i] : mask[i] * g[i]; });
       break;
     }
-    case kELU:  // slope * exp(x) = y + slope below 0
-      write_each(dx, req, n, [=](int64_t i) { return x[i] > T(0) ? g[i] : (y[i] + slope) * g[i]; });
+    case kELU:
+      write_each(dx, req, n, [=](int64_t i) { return g[i] * EluFn<T>{slope}.df(x[i], y[i]); });
       break;
-    case kSELU:  // lambda * alpha * exp(x) = y + lambda * alpha below 0
-      write_each(dx, req, n,
-                 [=](int64_t i) { return g[i] * (x[i] > T(0) ? T(kSeluLambda) : y[i] + T(kSeluLambda * kSeluAlpha)); });
+    case kSELU:
+      write_each(dx, req, n, [=](int64_t i) { return g[i] * SeluFn<T>{}.df(x[i], y[i]); });
       break;
     default:
-      write_each(dx, req, n, [=](int64_t i) { return g[i] * gelu_grad(x[i]); });
+      write_each(dx, req, n, [=](int64_t i) { return g[i] * GeluFn<T>{}.df(x[i], y[i]); });
   }
 }
 

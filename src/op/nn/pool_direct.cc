@@ -12,47 +12,19 @@
 namespace braid::op::detail {
 namespace {
 
-// The mask holds, per output, the offset of its maximum within the input plane: as the value
-// itself in float64, as int32 bits in float32 (a float holds integers exactly only to 2^24).
-template <class T>
-T encode_index(int64_t i) {
-  if constexpr (std::is_same_v<T, float>)
-    return std::bit_cast<float>(static_cast<int32_t>(i));
-  else
-    return static_cast<T>(i);
-}
-template <class T>
-int64_t decode_index(T v) {
-  if constexpr (std::is_same_v<T, float>)
-    return std::bit_cast<int32_t>(v);
-  else
-    return static_cast<int64_t>(v);
-}
-
-// One axis of a window: [begin, end) inside the input, and its extent counted by an average
-// including padding (MXNet counts padding, but not the part of a 'full' window past it).
-struct Span {
-  int64_t begin, end, padded;
-  int64_t inside() const { return end - begin; }
-};
-
-std::vector<Span> spans(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p) {
-  std::vector<Span> v(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) {
-    const int64_t start = o * s - p;
-    v[static_cast<size_t>(o)] = {std::max<int64_t>(start, 0), std::min(start + k, in),
-                                 std::min(start + k, in + p) - start};
-  }
+std::vector<PoolSpan> spans(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p) {
+  std::vector<PoolSpan> v(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) v[static_cast<size_t>(o)] = pool_span(o, in, k, s, p);
   return v;
 }
 
 // The windows of every output pixel, the same for every plane.
 struct Windows {
-  std::vector<Span> rows, cols;
+  std::vector<PoolSpan> rows, cols;
   explicit Windows(const PoolGeom& g)
       : rows(spans(g.oh, g.ih, g.kh, g.sh, g.ph)), cols(spans(g.ow, g.iw, g.kw, g.sw, g.pw)) {}
-  int64_t size(const PoolGeom& g, const Span& r, const Span& c) const {
-    return g.include_pad ? r.padded * c.padded : r.inside() * c.inside();
+  int64_t size(const PoolGeom& g, const PoolSpan& r, const PoolSpan& c) const {
+    return pool_window_size(g.include_pad, r, c);
   }
 };
 
@@ -80,9 +52,9 @@ Plane plane(const PoolGeom& g, int64_t p) {
 template <class T>
 void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* mask, OpReq req, int64_t step) {
   for (int64_t oy = 0; oy < g.oh; ++oy) {
-    const Span& r = win.rows[static_cast<size_t>(oy)];
+    const PoolSpan& r = win.rows[static_cast<size_t>(oy)];
     for (int64_t ox = 0; ox < g.ow; ++ox) {
-      const Span& c = win.cols[static_cast<size_t>(ox)];
+      const PoolSpan& c = win.cols[static_cast<size_t>(ox)];
       const int64_t o = oy * g.ow + ox;
       if (g.type == PoolType::Max) {
         int64_t best = r.begin * g.iw + c.begin;
@@ -94,7 +66,7 @@ void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* m
             v = more ? x[i * step] : v;
             best = more ? i : best;
           }
-        mask[o * step] = encode_index<T>(best);
+        mask[o * step] = encode_pool_index<T>(best);
         assign(y[o * step], req, v);
         continue;
       }
@@ -126,7 +98,7 @@ void store_max_of_four(const __m128 (&candidates)[4], const __m128i (&offsets)[4
 void store_max_of_four(const float (&candidates)[4], const int32_t (&offsets)[4], float& y, float& mask, OpReq req) {
   int k = 0;
   for (int j = 1; j < 4; ++j) k = candidates[j] > candidates[k] ? j : k;
-  mask = encode_index<float>(offsets[k]);
+  mask = encode_pool_index<float>(offsets[k]);
   assign(y, req, candidates[k]);
 }
 
@@ -222,13 +194,13 @@ void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T*
                     int64_t step) {
   const int64_t out = g.oh * g.ow;
   if (g.type == PoolType::Max) {
-    for (int64_t o = 0; o < out; ++o) dx[decode_index(mask[o * step]) * step] += gated(dy, relu_y, o * step);
+    for (int64_t o = 0; o < out; ++o) dx[decode_pool_index(mask[o * step]) * step] += gated(dy, relu_y, o * step);
     return;
   }
   for (int64_t oy = 0; oy < g.oh; ++oy) {
-    const Span& r = win.rows[static_cast<size_t>(oy)];
+    const PoolSpan& r = win.rows[static_cast<size_t>(oy)];
     for (int64_t ox = 0; ox < g.ow; ++ox) {
-      const Span& c = win.cols[static_cast<size_t>(ox)];
+      const PoolSpan& c = win.cols[static_cast<size_t>(ox)];
       const T d = dy[(oy * g.ow + ox) * step];
       const T share = g.type == PoolType::Avg ? d / static_cast<T>(win.size(g, r, c)) : d;
       for (int64_t h = r.begin; h < r.end; ++h)
@@ -260,7 +232,7 @@ void max2x2_nhwc_backward(const PoolGeom& g, const float* dy, const float* mask,
     }
     for (; c < ch; ++c) {
       const float d = gated(dy, relu_y, o + c);
-      const int32_t where = decode_index(mask[o + c]);
+      const int64_t where = decode_pool_index(mask[o + c]);
       for (int k = 0; k < 4; ++k) assign(in[k][c], req, where == taps[k] ? d : 0.0f);
     }
   });
@@ -307,7 +279,7 @@ void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T
     for (int64_t n = 0; n < g.n; ++n)
       for (int64_t o = n * out; o < (n + 1) * out; ++o)
         for (int64_t c = 0; c < g.c; ++c)
-          dx[(n * in + decode_index(mask[o * g.c + c])) * g.c + c] += gated(dy, relu_y, o * g.c + c);
+          dx[(n * in + decode_pool_index(mask[o * g.c + c])) * g.c + c] += gated(dy, relu_y, o * g.c + c);
     return;
   }
   const Windows win(g);

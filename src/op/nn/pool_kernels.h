@@ -2,10 +2,13 @@
 // Internal: 2-D pooling kernels (1-D pooling runs as 2-D with height 1). float32 average and sum
 // pooling run on oneDNN; float64, float32 max pooling and the one average oneDNN computes
 // differently run on direct loops.
+#include <bit>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "braid/op/tensor.h"
+#include "op/math/host_device.h"
 
 namespace braid::op::detail {
 
@@ -43,6 +46,54 @@ struct PoolGeom {
             pw_r};
   }
 };
+
+/// One axis of the window of output `o`: [begin, end) inside the input, and its extent counted by
+/// an average including padding (MXNet counts padding, but not the part of a 'full' window past
+/// it). Shared by the CPU and GPU kernels.
+struct PoolSpan {
+  int64_t begin, end, padded;
+  BRAID_HOST_DEVICE int64_t inside() const { return end - begin; }
+};
+
+BRAID_HOST_DEVICE PoolSpan pool_span(int64_t o, int64_t in, int64_t k, int64_t s, int64_t p) {
+  const int64_t start = o * s - p;
+  const int64_t end = start + k < in ? start + k : in;
+  const int64_t padded_end = start + k < in + p ? start + k : in + p;
+  return {start > 0 ? start : 0, end, padded_end - start};
+}
+
+/// The divisor of an average over the window with spans `r` and `c`.
+BRAID_HOST_DEVICE int64_t pool_window_size(bool include_pad, const PoolSpan& r, const PoolSpan& c) {
+  return include_pad ? r.padded * c.padded : r.inside() * c.inside();
+}
+
+/// Max pooling's mask holds, per output, the offset of its maximum within the input plane: as the
+/// value itself in float64, as int32 bits in float32 (a float holds integers exactly only to 2^24).
+template <class T>
+BRAID_HOST_DEVICE T encode_pool_index(int64_t i) {
+  if constexpr (std::is_same_v<T, float>) {
+#if defined(__CUDA_ARCH__)
+    return __int_as_float(static_cast<int32_t>(i));
+#else
+    return std::bit_cast<float>(static_cast<int32_t>(i));
+#endif
+  } else {
+    return static_cast<T>(i);
+  }
+}
+
+template <class T>
+BRAID_HOST_DEVICE int64_t decode_pool_index(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_int(v);
+#else
+    return std::bit_cast<int32_t>(v);
+#endif
+  } else {
+    return static_cast<int64_t>(v);
+  }
+}
 
 /// y = pool(x). Max pooling also fills `mask` (y's size and type) with where each maximum came
 /// from (its offset within its (n, c) plane, h * iw + w), for the backward; other types take a

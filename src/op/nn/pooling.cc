@@ -5,23 +5,10 @@
 
 #include "nn_conv_ops.h"
 #include "op/op_util.h"
-#include "pool_kernels.h"
+#include "pooling.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct PoolParam {
-  Shape kernel, stride, pad;
-  PoolType type = PoolType::Max;
-  bool global = false, full = false, include_pad = true;
-  bool channels_last = false;  // layout NWC / NHWC
-  // Set by the executor's relu fusion (OpDef::fuse_input_relu_grad), never by an attribute: the
-  // input is a relu's output and the backward also takes the relu's gradient.
-  bool relu_grad = false;
-
-  int spatial_axis(int i) const { return channels_last ? 1 + i : 2 + i; }
-  int channel_axis(int ndim) const { return channels_last ? ndim - 1 : 1; }
-};
 
 Shape per_axis(ParamReader& r, const PoolParam& p, const char* key, int64_t fallback, int64_t min) {
   Shape s = r.get<Shape>(key, Shape({}));
@@ -103,6 +90,8 @@ bool infer_pool(const PoolParam& p, std::vector<Shape>& in, std::vector<Shape>& 
   return data.fully_known() && out[0].fully_known();
 }
 
+}  // namespace
+
 PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
   PoolGeom g;
   g.type = p.type;
@@ -133,8 +122,6 @@ PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
   }
   return g;
 }
-
-}  // namespace
 
 void add_pooling(Registry& r) {
   OpDef d;

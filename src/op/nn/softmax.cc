@@ -4,17 +4,11 @@
 // SoftmaxActivation (mode instance: over everything but the batch axis; channel: over axis 1).
 #include <optional>
 
+#include "softmax.h"
 #include "softmax_kernels.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct SoftmaxParam {
-  int axis = -1;
-  SoftmaxSpec spec;
-  std::optional<DType> dtype;
-  bool use_length = false;
-};
 
 std::function<std::any(const AttrMap&)> parser(const std::string& op, bool log, bool negate) {
   return [=](const AttrMap& attrs) {
@@ -117,13 +111,6 @@ OpDef make_op(const std::string& name, const std::string& doc, bool log, bool ne
     });
   };
   return d;
-}
-
-// SoftmaxActivation's view of the data: per sample over the rest (instance), or over axis 1 at
-// every position of the axes after it (channel).
-AxisSplit activation_split(const Shape& s, bool channel) {
-  if (channel) return {s[0], s[1], s.prod(2, s.ndim())};
-  return {s[0], s.prod(1, s.ndim()), 1};
 }
 
 OpDef softmax_activation() {

@@ -6,20 +6,9 @@
 #include <limits>
 
 #include "eltwise_softmax_dnnl.h"
+#include "softmax_spec.h"
 
 namespace braid::op::detail {
-
-struct SoftmaxSpec {
-  double temperature = 1;
-  bool log = false;     // log_softmax
-  bool negate = false;  // softmin: softmax of -x
-  /// Scale of x inside the exponent: (negate ? -1 : 1) / temperature.
-  double factor() const { return (negate ? -1.0 : 1.0) / temperature; }
-};
-
-/// Accumulation type of a softmax between TI and TO: double when either is.
-template <class TI, class TO>
-using SoftmaxAcc = std::conditional_t<sizeof(TI) == 8 || sizeof(TO) == 8, double, float>;
 
 /// Calls f(has_len) with std::true_type when `lengths` is given, std::false_type otherwise.
 template <class F>

@@ -4,15 +4,10 @@
 #include <cmath>
 
 #include "softmax_kernels.h"
+#include "softmax_output.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct SoftmaxOutputParam {
-  double grad_scale = 1, ignore_label = -1, smooth_alpha = 0;
-  bool multi_output = false, use_ignore = false, preserve_shape = false, out_grad = false;
-  std::string normalization = "null";
-};
 
 std::any parse(const AttrMap& attrs) {
   ParamReader rd(attrs, "SoftmaxOutput");
@@ -29,14 +24,6 @@ std::any parse(const AttrMap& attrs) {
   BRAID_CHECK(p.smooth_alpha >= 0 && p.smooth_alpha <= 1,
               "operator SoftmaxOutput: smooth_alpha must be in [0, 1], got ", p.smooth_alpha);
   return p;
-}
-
-// The softmax axis as an (outer, classes, inner) split: axis 1 for multi_output, the last axis
-// for preserve_shape, else all but the first axis flattened.
-AxisSplit class_split(const SoftmaxOutputParam& p, const Shape& data) {
-  if (p.multi_output) return AxisSplit::around(data, 1);
-  if (p.preserve_shape) return AxisSplit::around(data, data.ndim() - 1);
-  return {data[0], data.size() / data[0], 1};
 }
 
 bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {

@@ -1,22 +1,12 @@
 // CUDA kernels of the element-wise unary ops (the CPU ones are in elemwise_unary.cc), from the
 // shared math of op/math/unary_functions.h.
-#include "op/common/cuda_launch.cuh"
+#include "op/common/cuda_unary.cuh"
 #include "op/math/unary_functions.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
-
-template <class F, class T>
-__global__ void unary_forward(const T* x, T* y, int64_t n, bool add) {
-  BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(y[i], add, F::f(x[i])); }
-}
-
-template <class F, class T>
-__global__ void unary_backward(const T* x, const T* y, const T* g, T* dx, int64_t n, bool add) {
-  BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(dx[i], add, static_cast<T>(g[i] * F::df(x[i], y[i]))); }
-}
 
 template <class F>
 Kernels unary_kernels(const std::string& name) {
@@ -25,7 +15,7 @@ Kernels unary_kernels(const std::string& name) {
     if (a.req[0] == OpReq::Null) return;
     const int64_t n = a.inputs[0].size();
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
-      unary_forward<F, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
+      cuda::unary_forward<F, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
           a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), n, a.req[0] == OpReq::Add);
     });
     cuda::finish(name.c_str());
@@ -34,7 +24,7 @@ Kernels unary_kernels(const std::string& name) {
     if (a.req[0] == OpReq::Null) return;
     const int64_t n = a.inputs[0].size();
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
-      unary_backward<F, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
+      cuda::unary_backward<F, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
           a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), a.out_grads[0].ptr<T>(), a.in_grads[0].ptr<T>(), n,
           a.req[0] == OpReq::Add);
     });

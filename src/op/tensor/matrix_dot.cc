@@ -1,31 +1,20 @@
 // Matrix products: dot (N-D, contracting the last axis of lhs with the first of rhs) and
-// batch_dot (a product per leading index), both one GEMM per matrix on OpenBLAS.
+// batch_dot (a product per leading index), both one GEMM per matrix on OpenBLAS (matrix_dot.h has
+// what the GPU kernels share).
 #include <optional>
 
+#include "matrix_dot.h"
 #include "matrix_util.h"
-#include "op/common/gemm.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct DotParam {
-  bool transpose_a = false, transpose_b = false;
-};
-
-// What a call computes: `batch` products of the GEMM `g`, giving an array of shape `out`.
-struct Product {
-  GemmDims g;
-  int64_t batch = 1;
-  Shape out;
-};
 
 std::string flags(const DotParam& p) {
   return cat("transpose_a=", p.transpose_a ? "True" : "False", ", transpose_b=", p.transpose_b ? "True" : "False");
 }
 
-// MXNet's dot: lhs is seen as a matrix (prod of all axes but the last) × (last axis), or with
-// transpose_a as the transpose of (first axis) × (the rest); rhs as (first axis) × (the rest),
-// or with transpose_b as the transpose of (all but the last) × (last). Two vectors give (1,).
+}  // namespace
+
 Product dot_product(const DotParam& p, const Shape& l, const Shape& r) {
   BRAID_CHECK(l.ndim() >= 1 && r.ndim() >= 1, "operator dot: 0-D inputs are not supported (shapes ", l, " and ", r,
               ")");
@@ -62,7 +51,6 @@ Product dot_product(const DotParam& p, const Shape& l, const Shape& r) {
   return pr;
 }
 
-// batch_dot: (..., m, k) · (..., k, n) per leading index; the flags transpose the last two axes.
 Product batch_dot_product(const DotParam& p, const Shape& l, const Shape& r) {
   const int n = l.ndim();
   BRAID_CHECK(n >= 3 && r.ndim() == n, "operator batch_dot: needs two arrays of the same rank >= 3 ",
@@ -88,40 +76,7 @@ Product batch_dot_product(const DotParam& p, const Shape& l, const Shape& r) {
   return pr;
 }
 
-using ProductFn = Product (*)(const DotParam&, const Shape&, const Shape&);
-
-template <class T>
-void product_forward(const Product& pr, const TBlob& a, const TBlob& b, const TBlob& c, OpReq req) {
-  const GemmDims& g = pr.g;
-  gemm_batched(g, pr.batch, a.ptr<T>(), g.m * g.k, b.ptr<T>(), g.k * g.n, c.ptr<T>(), g.m * g.n, req == OpReq::Add);
-}
-
-// With C = op(A)·op(B) and G = dL/dC: dop(A) = G·op(B)ᵀ and dop(B) = op(A)ᵀ·G, written in the
-// stored layouts of A and B.
-template <class T>
-void product_backward(const Product& pr, const BackwardArgs& args) {
-  const GemmDims& g = pr.g;
-  const T* a = args.inputs[0].ptr<T>();
-  const T* b = args.inputs[1].ptr<T>();
-  const T* grad = args.out_grads[0].ptr<T>();
-  const int64_t sa = g.m * g.k, sb = g.k * g.n, sc = g.m * g.n;
-  if (args.req[0] != OpReq::Null) {
-    T* da = args.in_grads[0].ptr<T>();
-    const bool add = args.req[0] == OpReq::Add;
-    if (!g.trans_a)  // dA (m×k) = G·op(B)ᵀ
-      gemm_batched(GemmDims{false, !g.trans_b, g.m, g.k, g.n}, pr.batch, grad, sc, b, sb, da, sa, add);
-    else  // dA (k×m) = op(B)·Gᵀ
-      gemm_batched(GemmDims{g.trans_b, true, g.k, g.m, g.n}, pr.batch, b, sb, grad, sc, da, sa, add);
-  }
-  if (args.req[1] != OpReq::Null) {
-    T* db = args.in_grads[1].ptr<T>();
-    const bool add = args.req[1] == OpReq::Add;
-    if (!g.trans_b)  // dB (k×n) = op(A)ᵀ·G
-      gemm_batched(GemmDims{!g.trans_a, false, g.k, g.n, g.m}, pr.batch, a, sa, grad, sc, db, sb, add);
-    else  // dB (n×k) = Gᵀ·op(A)
-      gemm_batched(GemmDims{true, g.trans_a, g.n, g.k, g.m}, pr.batch, grad, sc, a, sa, db, sb, add);
-  }
-}
+namespace {
 
 void add_product_op(Registry& r, const std::string& name, const std::string& doc, ProductFn product) {
   OpDef d;
@@ -153,12 +108,13 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
   };
   d.cpu.forward = [product, name](const OpContext&, const std::any& p, const ForwardArgs& a) {
     const Product pr = product(param<DotParam>(p), a.inputs[0].shape, a.inputs[1].shape);
-    BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(),
-                           { product_forward<T>(pr, a.inputs[0], a.inputs[1], a.outputs[0], a.req[0]); });
+    BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(), {
+      product_forward<T>(pr, a.inputs[0], a.inputs[1], a.outputs[0], a.req[0], gemm_batched<T>);
+    });
   };
   d.cpu.backward = [product, name](const OpContext&, const std::any& p, const BackwardArgs& a) {
     const Product pr = product(param<DotParam>(p), a.inputs[0].shape, a.inputs[1].shape);
-    BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, name.c_str(), { product_backward<T>(pr, a); });
+    BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, name.c_str(), { product_backward<T>(pr, a, gemm_batched<T>); });
   };
   r.add(std::move(d));
 }
