@@ -63,7 +63,7 @@ int64_t count_ignored(const SoftmaxOutputParam& p, const T* label, int64_t n, in
       label, n, classes, static_cast<int64_t>(p.ignore_label), p.use_ignore, counts);
   int64_t host[2];
   cudaMemcpyAsync(host, counts, sizeof(host), cudaMemcpyDeviceToHost, cuda::stream());
-  cuda::finish(kName);
+  cuda::wait(kName);
   BRAID_CHECK(host[1] == 0, "operator ", kName, ": ", host[1], " labels are outside [0, ", classes,
               "); set use_ignore=True and ignore_label to skip them");
   return host[0];
