@@ -23,30 +23,36 @@ bool graphs_allowed(const Plan& plan) {
   return true;
 }
 
-std::vector<NDArray> GraphReplay::bind(const std::vector<NDArray>& outside) {
+std::vector<NDArray> GraphReplay::bind(const std::vector<NDArray>& outside, bool training) {
   std::vector<const void*> now;
   for (const auto& a : outside) now.push_back(a.is_none() ? nullptr : a.raw_data());
   const bool refused = graph_ && graph_->refused.load();
+  const bool same_kind = training == training_ && now.size() == last_.size();
   ++calls_;
-  if (refused || calls_ == 1) {
-    mode_ = Mode::Direct;  // the first call sets up the kernels' own state (workspaces, algorithms)
-  } else if (calls_ == 2 || now.size() != last_.size()) {
+  if (refused || calls_ == 1 || !same_kind) {
+    // A first call in this mode sets up the kernels' own state (workspaces, algorithms).
+    mode_ = Mode::Direct;
+    calls_ = 1;
+  } else if (calls_ == 2) {
     // Capture, with the arrays that moved since the last call bound to staging buffers.
     staging_.assign(outside.size(), NDArray());
     for (size_t i = 0; i < outside.size(); ++i)
       if (now[i] && now[i] != last_[i]) staging_[i] = NDArray(outside[i].shape(), outside[i].ctx(), outside[i].dtype());
     graph_ = std::make_shared<Graph>();
     mode_ = Mode::Capture;
-    calls_ = 2;
   } else {
     mode_ = Mode::Replay;
-    for (size_t i = 0; i < outside.size(); ++i)
-      if (staging_[i].is_none() && now[i] != last_[i]) {  // an array the graph reads in place moved
-        calls_ = 0;
-        return bind(outside);  // Direct now, captured again at the next call
-      }
+    bool moved = false;
+    for (size_t i = 0; i < outside.size() && !moved; ++i) moved = staging_[i].is_none() && now[i] != last_[i];
+    if (moved) {  // an array the graph reads in place moved
+      calls_ = 0;
+      return bind(outside, training);  // Direct now, captured again at the next call
+    }
   }
-  if (mode_ != Mode::Replay) last_ = now;
+  if (mode_ != Mode::Replay) {
+    last_ = now;
+    training_ = training;
+  }
   outside_ = outside;
   if (mode_ == Mode::Direct) return outside;
   std::vector<NDArray> bound = outside;

@@ -25,9 +25,10 @@ class GraphReplay {
   GraphReplay();
   ~GraphReplay();
 
-  /// `outside`: the arrays the next run reads or writes that are not the plan's own buffers.
-  /// Returns the arrays to bind in their place (staging buffers for those that move).
-  std::vector<NDArray> bind(const std::vector<NDArray>& outside);
+  /// `outside`: the arrays the next run reads or writes that are not the plan's own buffers;
+  /// `training`: its mode (the kernels differ, so a graph serves one mode). Returns the arrays to
+  /// bind in their place (staging buffers for those that move).
+  std::vector<NDArray> bind(const std::vector<NDArray>& outside, bool training);
   /// The engine operation running `bulk` (the run's kernels as one) for the arrays last given to
   /// bind(): it copies them into their staging buffers, captures, replays or runs the kernels,
   /// and copies the staging buffers of the arrays the run may write (`written`) back out.
@@ -39,6 +40,7 @@ class GraphReplay {
 
   Mode mode_ = Mode::Direct;
   int calls_ = 0;
+  bool training_ = false;
   std::vector<NDArray> outside_, staging_;  // staging_[i] is None where outside_[i] does not move
   std::vector<const void*> last_;           // the addresses of the previous call
   std::shared_ptr<Graph> graph_;

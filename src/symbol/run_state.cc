@@ -112,7 +112,7 @@ std::vector<bool> bind_for_graph(const Plan& plan, RunState& st, GraphReplay& gr
   // Forward may update aux states (BatchNorm in training); backward writes the gradients.
   for (size_t i = st.args.size(); i < outside.size(); ++i)
     written[i] = backward ? i >= st.args.size() + st.aux.size() : true;
-  std::vector<NDArray> bound = graph.bind(outside);
+  std::vector<NDArray> bound = graph.bind(outside, st.training);
   const auto at = [&bound](size_t from, size_t n) {
     return std::vector<NDArray>(bound.begin() + static_cast<long>(from), bound.begin() + static_cast<long>(from + n));
   };
