@@ -20,6 +20,10 @@ void register_all_ops(Registry& r) {
 #if BRAID_CUDA_KERNELS
   register_elemwise_unary_gpu_kernels(r);
   register_elemwise_binary_gpu_kernels(r);
+  // tensor
+  register_init_gpu_kernels(r);
+  register_matrix_gpu_kernels(r);
+  register_reduce_gpu_kernels(r);
 #endif
 }
 

@@ -4,17 +4,12 @@
 #include <cstring>
 
 #include "braid/base/convert.h"
+#include "init_param.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct InitParam {
-  Shape shape;
-  DType dtype = DType::Float32;
-  double value = 0;
-};
 
 std::function<std::any(const AttrMap&)> parse_init(const std::string& op, bool has_value) {
   return [op, has_value](const AttrMap& a) {

@@ -1,0 +1,184 @@
+// CUDA kernels of the creation and copy operators of init.cc: _zeros, _ones, _full (every
+// dtype), _copyto (alias _copy, identity) and Cast between any two dtypes, forward and backward.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <optional>
+#include <type_traits>
+
+#include "braid/base/convert.h"
+#include "init_param.h"
+#include "op/common/cuda_launch.cuh"
+#include "op/op_util.h"
+#include "op/register_all.h"
+
+namespace braid::op::detail {
+namespace {
+
+// ---- fills: the value converted once on the host, its bits repeated on the device ----
+
+template <class Bits>
+__global__ void fill_bits(Bits* out, Bits value, int64_t n) {
+  BRAID_GRID_STRIDE_LOOP(i, n) { out[i] = value; }
+}
+
+template <class Bits>
+void fill_as(const TBlob& out, const void* value) {
+  Bits v;
+  memcpy(&v, value, sizeof v);
+  const int64_t n = out.size();
+  fill_bits<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(static_cast<Bits*>(out.dptr), v, n);
+}
+
+// Every output element set to `v` as the CPU's fill converts it (convert_elements from double).
+void fill_gpu(const TBlob& out, double v, const char* op) {
+  if (out.size() == 0) return;
+  unsigned char bits[8];
+  convert_elements(&v, DType::Float64, bits, out.dtype, 1);
+  switch (dtype_size(out.dtype)) {
+    case 1:
+      fill_as<uint8_t>(out, bits);
+      break;
+    case 2:
+      fill_as<uint16_t>(out, bits);
+      break;
+    case 4:
+      fill_as<uint32_t>(out, bits);
+      break;
+    default:
+      fill_as<uint64_t>(out, bits);
+      break;
+  }
+  cuda::finish(op);
+}
+
+// `fixed` is the value of _zeros and _ones; _full's is its attribute.
+Kernels fill_kernels(const std::string& name, std::optional<double> fixed) {
+  Kernels k;
+  k.forward = [name, fixed](const OpContext&, const std::any& p, const ForwardArgs& a) {
+    fill_gpu(a.outputs[0], fixed ? *fixed : param<InitParam>(p).value, name.c_str());
+  };
+  return k;
+}
+
+// ---- conversions, as convert_elements does them: 16-bit floats through float, bool as 0/1 ----
+
+template <class T>
+__device__ inline auto load(T v) {
+  if constexpr (std::is_same_v<T, __half>) {
+    return __half2float(v);
+  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    return __bfloat162float(v);
+  } else {
+    return v;
+  }
+}
+
+template <class D, class S>
+__device__ inline D store(S v) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (std::is_same_v<D, __half>) {
+    return __float2half_rn(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<D, __nv_bfloat16>) {
+    return __float2bfloat16_rn(static_cast<float>(v));
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+template <class S, class D>
+__global__ void convert_kernel(const S* in, D* out, int64_t n) {
+  BRAID_GRID_STRIDE_LOOP(i, n) { out[i] = store<D>(load(in[i])); }
+}
+
+// Calls f(T{}) with the device type of dtype.
+template <class F>
+void with_device_type(DType t, F&& f) {
+  switch (t) {
+    case DType::Float32:
+      return f(float{});
+    case DType::Float64:
+      return f(double{});
+    case DType::Float16:
+      return f(__half{});
+    case DType::BFloat16:
+      return f(__nv_bfloat16{});
+    case DType::UInt8:
+      return f(uint8_t{});
+    case DType::Int8:
+      return f(int8_t{});
+    case DType::Int16:
+      return f(int16_t{});
+    case DType::UInt16:
+      return f(uint16_t{});
+    case DType::Int32:
+      return f(int32_t{});
+    case DType::UInt32:
+      return f(uint32_t{});
+    case DType::Int64:
+      return f(int64_t{});
+    case DType::UInt64:
+      return f(uint64_t{});
+    case DType::Bool:
+      return f(bool{});
+    default:
+      throw_unsupported_dtype(t, "a GPU conversion");
+  }
+}
+
+void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
+  const int64_t n = from.size();
+  if (n == 0) return;
+  if (from.dtype == to.dtype) {
+    if (from.dptr != to.dptr)
+      cudaMemcpyAsync(to.dptr, from.dptr, static_cast<size_t>(n) * dtype_size(from.dtype), cudaMemcpyDeviceToDevice,
+                      cuda::stream());
+  } else {
+    with_device_type(from.dtype, [&](auto s) {
+      with_device_type(to.dtype, [&](auto d) {
+        using S = decltype(s);
+        using D = decltype(d);
+        convert_kernel<S, D><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
+            static_cast<const S*>(from.dptr), static_cast<D*>(to.dptr), n);
+      });
+    });
+  }
+  cuda::finish(op);
+}
+
+template <class T>
+__global__ void accumulate(const T* g, T* d, int64_t n) {
+  BRAID_GRID_STRIDE_LOOP(i, n) { d[i] += g[i]; }
+}
+
+Kernels convert_kernels(const std::string& name) {
+  Kernels k;
+  k.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
+    convert_gpu(a.inputs[0], a.outputs[0], name.c_str());
+  };
+  k.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
+    const TBlob &g = a.out_grads[0], &d = a.in_grads[0];
+    if (a.req[0] == OpReq::Null) return;
+    if (a.req[0] == OpReq::Write) return convert_gpu(g, d, name.c_str());
+    BRAID_CHECK(g.dtype == d.dtype, name, ": accumulating a gradient across dtypes is not supported");
+    const int64_t n = d.size();
+    BRAID_TYPE_SWITCH(d.dtype, T, name.c_str(), {
+      accumulate<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(g.ptr<T>(), d.ptr<T>(), n);
+    });
+    cuda::finish(name.c_str());
+  };
+  return k;
+}
+
+}  // namespace
+
+void register_init_gpu_kernels(Registry& r) {
+  r.at("_zeros").gpu = fill_kernels("_zeros", 0.0);
+  r.at("_ones").gpu = fill_kernels("_ones", 1.0);
+  r.at("_full").gpu = fill_kernels("_full", std::nullopt);
+  r.at("_copyto").gpu = convert_kernels("_copyto");
+  r.at("Cast").gpu = convert_kernels("Cast");
+}
+
+}  // namespace braid::op::detail
