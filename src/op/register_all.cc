@@ -24,6 +24,8 @@ void register_all_ops(Registry& r) {
   register_init_gpu_kernels(r);
   register_matrix_gpu_kernels(r);
   register_reduce_gpu_kernels(r);
+  register_indexing_gpu_kernels(r);
+  register_broadcast_gpu_kernels(r);
 #endif
 }
 
