@@ -30,5 +30,6 @@ void register_matrix_gpu_kernels(Registry& r);     // src/op/tensor/strided_copy
 void register_reduce_gpu_kernels(Registry& r);     // src/op/tensor/reduce.cu, reduce_arg.cu
 void register_indexing_gpu_kernels(Registry& r);   // src/op/tensor/indexing.cu
 void register_broadcast_gpu_kernels(Registry& r);  // src/op/tensor/broadcast_ops.cu
+void register_optimizer_gpu_kernels(Registry& r);  // src/op/optimizer/optimizer_ops.cu
 
 }  // namespace braid::op::detail
