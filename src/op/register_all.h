@@ -25,11 +25,12 @@ void register_image_ops(Registry& r);            // src/op/image/image_tensor.cc
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu
 void register_elemwise_binary_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_binary.cu
 // tensor
-void register_init_gpu_kernels(Registry& r);       // src/op/tensor/init.cu
-void register_matrix_gpu_kernels(Registry& r);     // src/op/tensor/strided_copy.cu (+ Flatten)
-void register_reduce_gpu_kernels(Registry& r);     // src/op/tensor/reduce.cu, reduce_arg.cu
-void register_indexing_gpu_kernels(Registry& r);   // src/op/tensor/indexing.cu
-void register_broadcast_gpu_kernels(Registry& r);  // src/op/tensor/broadcast_ops.cu
-void register_optimizer_gpu_kernels(Registry& r);  // src/op/optimizer/optimizer_ops.cu
+void register_init_gpu_kernels(Registry& r);             // src/op/tensor/init.cu
+void register_matrix_gpu_kernels(Registry& r);           // src/op/tensor/strided_copy.cu (+ Flatten)
+void register_reduce_gpu_kernels(Registry& r);           // src/op/tensor/reduce.cu, reduce_arg.cu
+void register_indexing_gpu_kernels(Registry& r);         // src/op/tensor/indexing.cu
+void register_broadcast_gpu_kernels(Registry& r);        // src/op/tensor/broadcast_ops.cu
+void register_elemwise_scalar_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_scalar.cu
+void register_optimizer_gpu_kernels(Registry& r);        // src/op/optimizer/optimizer_ops.cu
 
 }  // namespace braid::op::detail

@@ -1,6 +1,7 @@
 // CUDA kernels of broadcast_to, broadcast_like and where (broadcast_ops.cc). The broadcasts are
 // strided copies (strided_copy.cu): the input read with stride 0 along the broadcast dimensions,
 // and the gradient summed back along them.
+#include "broadcast.cuh"
 #include "op/common/cuda_launch.cuh"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -8,18 +9,6 @@
 
 namespace braid::op::detail {
 namespace {
-
-// The strides of `in` walked along `out` (NumPy alignment from the right): 0 where `in` has
-// size 1 or no dimension.
-Dims broadcast_strides(const Shape& out, const Shape& in) {
-  Dims strides(static_cast<size_t>(out.ndim()), 0);
-  int64_t stride = 1;
-  for (int a = in.ndim() - 1, k = out.ndim() - 1; a >= 0; --a, --k) {
-    if (in[a] != 1) strides[static_cast<size_t>(k)] = stride;
-    stride *= in[a];
-  }
-  return strides;
-}
 
 Kernels broadcast_kernels(const std::string& name) {
   Kernels k;
