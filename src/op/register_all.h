@@ -32,5 +32,6 @@ void register_indexing_gpu_kernels(Registry& r);         // src/op/tensor/indexi
 void register_broadcast_gpu_kernels(Registry& r);        // src/op/tensor/broadcast_ops.cu
 void register_elemwise_scalar_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_scalar.cu
 void register_optimizer_gpu_kernels(Registry& r);        // src/op/optimizer/optimizer_ops.cu
+void register_random_gpu_kernels(Registry& r);           // src/op/tensor/random.cu
 
 }  // namespace braid::op::detail

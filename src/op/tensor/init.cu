@@ -1,5 +1,5 @@
-// CUDA kernels of the creation and copy operators of init.cc: _zeros, _ones, _full (every
-// dtype), _copyto (alias _copy, identity) and Cast between any two dtypes, forward and backward.
+// CUDA kernels of the creation and copy operators of init.cc: _zeros, _ones, _full, _arange
+// (every dtype), _copyto (alias _copy, identity) and Cast between any two dtypes, forward and backward.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -57,6 +57,26 @@ Kernels fill_kernels(const std::string& name, std::optional<double> fixed) {
   Kernels k;
   k.forward = [name, fixed](const OpContext&, const std::any& p, const ForwardArgs& a) {
     fill_gpu(a.outputs[0], fixed ? *fixed : param<InitParam>(p).value, name.c_str());
+  };
+  return k;
+}
+
+// ---- _arange ----
+
+template <class T>
+__global__ void arange_kernel(T* out, int64_t n, ArangeParam p) {
+  BRAID_GRID_STRIDE_LOOP(i, n) { out[i] = p.at<T>(i); }
+}
+
+Kernels arange_kernels() {
+  Kernels k;
+  k.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const int64_t n = a.outputs[0].size();
+    BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_arange", {
+      arange_kernel<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(a.outputs[0].ptr<T>(), n,
+                                                                                        param<ArangeParam>(pa));
+    });
+    cuda::finish("_arange");
   };
   return k;
 }
@@ -177,6 +197,7 @@ void register_init_gpu_kernels(Registry& r) {
   r.at("_zeros").gpu = fill_kernels("_zeros", 0.0);
   r.at("_ones").gpu = fill_kernels("_ones", 1.0);
   r.at("_full").gpu = fill_kernels("_full", std::nullopt);
+  r.at("_arange").gpu = arange_kernels();
   r.at("_copyto").gpu = convert_kernels("_copyto");
   r.at("Cast").gpu = convert_kernels("Cast");
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "braid/device/gpu.h"
 #include "braid/ndarray/creation.h"
@@ -20,7 +21,8 @@ const DType kAllDTypes[] = {DType::Float32, DType::Float64, DType::Float16, DTyp
 
 TEST(InitGpu, CudaBuildsRegisterTheCreationKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  for (const char* name : {"_zeros", "_ones", "_full"}) EXPECT_TRUE(test::has_gpu_kernels(name, false)) << name;
+  for (const char* name : {"_zeros", "_ones", "_full", "_arange"})
+    EXPECT_TRUE(test::has_gpu_kernels(name, false)) << name;
   for (const char* name : {"_copyto", "Cast"}) EXPECT_TRUE(test::has_gpu_kernels(name, true)) << name;
 }
 
@@ -37,6 +39,21 @@ TEST(InitGpu, FillsMatchTheCpu) {
       test::expect_gpu_matches_cpu(on_gpu, on_cpu, 0, cat(op, " ", value, " ", dtype_name(dtype)));
     }
   }
+}
+
+TEST(InitGpu, ArangeMatchesTheCpu) {
+  REQUIRE_GPU();
+  for (DType dtype : {DType::Float32, DType::Float64, DType::Int32, DType::Int64})
+    for (const op::AttrMap& attrs :
+         std::vector<op::AttrMap>{{{"start", "5"}},
+                                  {{"start", "-2.5"}, {"stop", "7"}, {"step", "0.5"}},
+                                  {{"start", "10"}, {"stop", "0"}, {"step", "-3"}, {"repeat", "2"}}}) {
+      op::AttrMap with_dtype = attrs;
+      with_dtype["dtype"] = dtype_name(dtype);
+      NDArray on_cpu = nd::invoke1("_arange", {}, with_dtype);
+      with_dtype["ctx"] = "gpu(0)";
+      test::expect_gpu_matches_cpu(nd::invoke1("_arange", {}, with_dtype), on_cpu, 1e-12, "_arange");
+    }
 }
 
 TEST(InitGpu, FillOfSixteenBitFloatsKeepsTheCpuBits) {
