@@ -147,14 +147,23 @@ void with_device_type(DType t, F&& f) {
   }
 }
 
+bool on_device(const void* p) {
+  cudaPointerAttributes attrs;
+  return cudaPointerGetAttributes(&attrs, p) == cudaSuccess && attrs.type == cudaMemoryTypeDevice;
+}
+
+// A symbolic executor copying a value between a CPU and a GPU context runs _copyto on the GPU
+// with one side in host memory: a plain copy handles it (cudaMemcpyDefault), a conversion not.
 void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
   const int64_t n = from.size();
   if (n == 0) return;
   if (from.dtype == to.dtype) {
     if (from.dptr != to.dptr)
-      cudaMemcpyAsync(to.dptr, from.dptr, static_cast<size_t>(n) * dtype_size(from.dtype), cudaMemcpyDeviceToDevice,
+      cudaMemcpyAsync(to.dptr, from.dptr, static_cast<size_t>(n) * dtype_size(from.dtype), cudaMemcpyDefault,
                       cuda::stream());
   } else {
+    BRAID_CHECK(on_device(from.dptr) && on_device(to.dptr), "operator ", op, ": converting ", dtype_name(from.dtype),
+                " to ", dtype_name(to.dtype), " between a CPU and a GPU is not supported; convert on the CPU");
     with_device_type(from.dtype, [&](auto s) {
       with_device_type(to.dtype, [&](auto d) {
         using S = decltype(s);
@@ -182,6 +191,8 @@ Kernels convert_kernels(const std::string& name) {
     if (a.req[0] == OpReq::Null) return;
     if (a.req[0] == OpReq::Write) return convert_gpu(g, d, name.c_str());
     BRAID_CHECK(g.dtype == d.dtype, name, ": accumulating a gradient across dtypes is not supported");
+    BRAID_CHECK(on_device(g.dptr) && on_device(d.dptr), name,
+                ": accumulating a gradient between a CPU and a GPU is not supported");
     const int64_t n = d.size();
     BRAID_TYPE_SWITCH(d.dtype, T, name.c_str(), {
       accumulate<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(g.ptr<T>(), d.ptr<T>(), n);
