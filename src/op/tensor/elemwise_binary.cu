@@ -62,8 +62,8 @@ void forward(const std::string& name, const ForwardArgs& a) {
   const bool add = a.req[0] == OpReq::Add;
   BRAID_TYPE_SWITCH(z.dtype, T, name.c_str(), {
     if (x.shape == y.shape) {
-      binary_forward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
-          x.ptr<T>(), y.ptr<T>(), z.ptr<T>(), n, add);
+      binary_forward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(x.ptr<T>(), y.ptr<T>(),
+                                                                                                z.ptr<T>(), n, add);
     } else {
       broadcast_forward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
           x.ptr<T>(), y.ptr<T>(), z.ptr<T>(), broadcast_layout(z.shape, x.shape, y.shape, name.c_str()), n, add);
@@ -106,8 +106,7 @@ void backward(const std::string& name, const BackwardArgs& a) {
   } else {  // comparisons: zero gradients
     for (size_t i = 0; i < 2; ++i)
       if (a.req[i] == OpReq::Write)
-        cudaMemsetAsync(a.in_grads[i].dptr, 0, a.in_grads[i].size() * dtype_size(a.in_grads[i].dtype),
-                        cuda::stream());
+        cudaMemsetAsync(a.in_grads[i].dptr, 0, a.in_grads[i].size() * dtype_size(a.in_grads[i].dtype), cuda::stream());
   }
   cuda::finish(name.c_str());
 }
