@@ -29,6 +29,7 @@ void register_all_ops(Registry& r) {
   register_elemwise_scalar_gpu_kernels(r);
   register_optimizer_gpu_kernels(r);
   register_random_gpu_kernels(r);
+  register_ordering_gpu_kernels(r);
 #endif
 }
 

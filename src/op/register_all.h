@@ -33,5 +33,6 @@ void register_broadcast_gpu_kernels(Registry& r);        // src/op/tensor/broadc
 void register_elemwise_scalar_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_scalar.cu
 void register_optimizer_gpu_kernels(Registry& r);        // src/op/optimizer/optimizer_ops.cu
 void register_random_gpu_kernels(Registry& r);           // src/op/tensor/random.cu
+void register_ordering_gpu_kernels(Registry& r);         // src/op/tensor/ordering.cu
 
 }  // namespace braid::op::detail
