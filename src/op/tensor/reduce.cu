@@ -29,8 +29,10 @@ template <template <class> class Op, class T>
 void reduce_forward_gpu(const std::string& name, const ReduceAxesParam& p, const ForwardArgs& a) {
   if (a.req[0] == OpReq::Null) return;
   const ReduceLayout l = reduce_layout(a.inputs[0].shape, reduced_of(name, p, a.inputs[0].shape), name.c_str());
+  const size_t scratch = reduce_scratch_bytes<Op<T>>(l);
   reduce_gpu<Op<T>>(a.inputs[0].ptr<T>(), l,
-                    StoreResult<Op<T>, T>{a.outputs[0].ptr<T>(), l.count, a.req[0] == OpReq::Add});
+                    StoreResult<Op<T>, T>{a.outputs[0].ptr<T>(), l.count, a.req[0] == OpReq::Add},
+                    scratch ? cuda::workspace(scratch) : nullptr);
   cuda::finish(name.c_str());
 }
 
@@ -107,8 +109,10 @@ BackwardKernel prod_grad_gpu(const std::string& name) {
     const int64_t n = in.size();
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       using Parts = ProdPartsOp<T, SkipNan>;
-      auto* parts = static_cast<typename Parts::Acc*>(cuda::workspace(l.out_size * sizeof(typename Parts::Acc)));
-      reduce_gpu<Parts>(a.inputs[0].ptr<T>(), l, StoreParts<T, SkipNan>{parts});
+      // One workspace for the parts and the reduction's scratch (a second call may move the first).
+      const size_t parts_bytes = static_cast<size_t>(l.out_size) * sizeof(typename Parts::Acc);
+      auto* parts = static_cast<typename Parts::Acc*>(cuda::workspace(parts_bytes + reduce_scratch_bytes<Parts>(l)));
+      reduce_gpu<Parts>(a.inputs[0].ptr<T>(), l, StoreParts<T, SkipNan>{parts}, parts + l.out_size);
       prod_grad_kernel<T, SkipNan><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
           a.inputs[0].ptr<T>(), a.out_grads[0].ptr<T>(), parts, a.in_grads[0].ptr<T>(), to_out, n,
           a.req[0] == OpReq::Add);
