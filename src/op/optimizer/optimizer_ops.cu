@@ -2,11 +2,9 @@
 // the rule of update_rules.h, as the CPU's update_elements does: weight and grad float32 or
 // float64 computed in their own type; the mp_ twins also float16 weights, computed in float32
 // against the master copy weight32. The states (and weight32) are updated in place.
-#include <cuda_fp16.h>
-
-#include <type_traits>
 #include <utility>
 
+#include "op/common/cuda_dtype.cuh"
 #include "op/common/cuda_launch.cuh"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -16,19 +14,8 @@ namespace braid::op::detail {
 namespace {
 
 template <class C, class W>
-__device__ inline C load_as(W x) {
-  if constexpr (std::is_same_v<W, __half>)
-    return static_cast<C>(__half2float(x));
-  else
-    return static_cast<C>(x);
-}
-
-template <class W, class C>
-__device__ inline W store_as(C x) {
-  if constexpr (std::is_same_v<W, __half>)
-    return __float2half_rn(static_cast<float>(x));
-  else
-    return static_cast<W>(x);
+__device__ inline C load(W x) {
+  return static_cast<C>(cuda::load_value(x));
 }
 
 template <class C, int K>
@@ -48,11 +35,11 @@ __global__ void update_kernel(Hyper<C> h, int64_t n, const W* w, const W* g, W* 
   constexpr auto kIndices = std::make_index_sequence<Rule::kStates>();
   BRAID_GRID_STRIDE_LOOP(i, n) {
     if (master != nullptr) {
-      const C nw = step<Rule>(h, master[i], load_as<C>(g[i]), s, i, kIndices);
+      const C nw = step<Rule>(h, master[i], load<C>(g[i]), s, i, kIndices);
       master[i] = nw;
-      out[i] = store_as<W>(nw);
+      out[i] = cuda::store_value<W>(nw);
     } else {
-      out[i] = store_as<W>(step<Rule>(h, load_as<C>(w[i]), load_as<C>(g[i]), s, i, kIndices));
+      out[i] = cuda::store_value<W>(step<Rule>(h, load<C>(w[i]), load<C>(g[i]), s, i, kIndices));
     }
   }
 }

@@ -1,13 +1,10 @@
 // CUDA kernels of the creation and copy operators of init.cc: _zeros, _ones, _full, _arange
 // (every dtype), _copyto (alias _copy, identity) and Cast between any two dtypes, forward and backward.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <optional>
-#include <type_traits>
 
 #include "braid/base/convert.h"
 #include "init_param.h"
+#include "op/common/cuda_dtype.cuh"
 #include "op/common/cuda_launch.cuh"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -83,68 +80,9 @@ Kernels arange_kernels() {
 
 // ---- conversions, as convert_elements does them: 16-bit floats through float, bool as 0/1 ----
 
-template <class T>
-__device__ inline auto load(T v) {
-  if constexpr (std::is_same_v<T, __half>) {
-    return __half2float(v);
-  } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v);
-  } else {
-    return v;
-  }
-}
-
-template <class D, class S>
-__device__ inline D store(S v) {
-  if constexpr (std::is_same_v<D, bool>) {
-    return v != S(0);
-  } else if constexpr (std::is_same_v<D, __half>) {
-    return __float2half_rn(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<D, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(v));
-  } else {
-    return static_cast<D>(v);
-  }
-}
-
 template <class S, class D>
 __global__ void convert_kernel(const S* in, D* out, int64_t n) {
-  BRAID_GRID_STRIDE_LOOP(i, n) { out[i] = store<D>(load(in[i])); }
-}
-
-// Calls f(T{}) with the device type of dtype.
-template <class F>
-void with_device_type(DType t, F&& f) {
-  switch (t) {
-    case DType::Float32:
-      return f(float{});
-    case DType::Float64:
-      return f(double{});
-    case DType::Float16:
-      return f(__half{});
-    case DType::BFloat16:
-      return f(__nv_bfloat16{});
-    case DType::UInt8:
-      return f(uint8_t{});
-    case DType::Int8:
-      return f(int8_t{});
-    case DType::Int16:
-      return f(int16_t{});
-    case DType::UInt16:
-      return f(uint16_t{});
-    case DType::Int32:
-      return f(int32_t{});
-    case DType::UInt32:
-      return f(uint32_t{});
-    case DType::Int64:
-      return f(int64_t{});
-    case DType::UInt64:
-      return f(uint64_t{});
-    case DType::Bool:
-      return f(bool{});
-    default:
-      throw_unsupported_dtype(t, "a GPU conversion");
-  }
+  BRAID_GRID_STRIDE_LOOP(i, n) { out[i] = cuda::store_value<D>(cuda::load_value(in[i])); }
 }
 
 bool on_device(const void* p) {
@@ -164,8 +102,8 @@ void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
   } else {
     BRAID_CHECK(on_device(from.dptr) && on_device(to.dptr), "operator ", op, ": converting ", dtype_name(from.dtype),
                 " to ", dtype_name(to.dtype), " between a CPU and a GPU is not supported; convert on the CPU");
-    with_device_type(from.dtype, [&](auto s) {
-      with_device_type(to.dtype, [&](auto d) {
+    cuda::with_device_type(from.dtype, op, [&](auto s) {
+      cuda::with_device_type(to.dtype, op, [&](auto d) {
         using S = decltype(s);
         using D = decltype(d);
         convert_kernel<S, D><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(

@@ -2,11 +2,10 @@
 // elements of its line that come before it (ordering.h's total, stable order): that rank is its
 // place in the sorted line, so the k first are placed without a sort. O(n) work per element: for
 // lines of up to some thousands of elements.
-#include <cuda_fp16.h>
-
 #include <type_traits>
 
 #include "index_util.h"
+#include "op/common/cuda_dtype.cuh"
 #include "op/common/cuda_launch.cuh"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -25,14 +24,6 @@ struct TopKOutputs {
   bool add_indices, add_values, add_mask;
 };
 
-template <class I>
-__device__ inline I as_index(int64_t j) {
-  if constexpr (std::is_same_v<I, __half>)
-    return __float2half_rn(static_cast<float>(j));
-  else
-    return static_cast<I>(j);
-}
-
 template <class T, class I>
 __global__ void topk_kernel(const T* x, TopKLayout l, bool ascend, TopKOutputs<T, I> out) {
   const AxisSplit s = l.s;
@@ -50,9 +41,9 @@ __global__ void topk_kernel(const T* x, TopKLayout l, bool ascend, TopKOutputs<T
     const int64_t e = (o * l.k + rank) * s.inner + i;
     if (out.indices) {
       if constexpr (std::is_same_v<I, __half>)
-        out.indices[e] = as_index<I>(j);  // Write only (checked on the host), as on the CPU
+        out.indices[e] = cuda::store_value<I>(j);  // Write only (checked on the host), as on the CPU
       else
-        cuda::store(out.indices[e], out.add_indices, as_index<I>(j));
+        cuda::store(out.indices[e], out.add_indices, cuda::store_value<I>(j));
     }
     if (out.values) cuda::store(out.values[e], out.add_values, v);
   }
@@ -101,11 +92,7 @@ __global__ void topk_backward_kernel(const T* g, const I* pos, T* dx, TopKLayout
   const AxisSplit s = l.s;
   BRAID_GRID_STRIDE_LOOP(e, s.outer * l.k * s.inner) {
     const int64_t i = e % s.inner, o = e / (l.k * s.inner);
-    int64_t j;
-    if constexpr (std::is_same_v<I, __half>)
-      j = static_cast<int64_t>(__half2float(pos[e]));
-    else
-      j = static_cast<int64_t>(pos[e]);
+    const auto j = static_cast<int64_t>(cuda::load_value(pos[e]));
     dx[(o * s.n + j) * s.inner + i] += g[e];
   }
 }
