@@ -8,6 +8,7 @@
 #include "op/math/binary_functions.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "strided_copy.h"
 
 namespace braid::op::detail {
 namespace {
@@ -105,8 +106,7 @@ void backward(const std::string& name, const BackwardArgs& a) {
     });
   } else {  // comparisons: zero gradients
     for (size_t i = 0; i < 2; ++i)
-      if (a.req[i] == OpReq::Write)
-        cudaMemsetAsync(a.in_grads[i].dptr, 0, a.in_grads[i].size() * dtype_size(a.in_grads[i].dtype), cuda::stream());
+      if (a.req[i] == OpReq::Write) fill_zero_gpu(a.in_grads[i]);
   }
   cuda::finish(name.c_str());
 }

@@ -5,6 +5,7 @@
 #include "op/common/cuda_launch.cuh"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "strided_copy.h"
 
 namespace braid::op::detail {
 namespace {
@@ -44,7 +45,7 @@ Kernels scalar_kernels(const std::string& name) {
             a.out_grads[0].ptr<T>(), a.in_grads[0].ptr<T>(), n, a.req[0] == OpReq::Add);
       });
     } else if (a.req[0] == OpReq::Write) {  // comparisons: zero gradients
-      cudaMemsetAsync(a.in_grads[0].dptr, 0, n * dtype_size(a.in_grads[0].dtype), cuda::stream());
+      fill_zero_gpu(a.in_grads[0]);
     }
     cuda::finish(name.c_str());
   };

@@ -10,6 +10,7 @@
 #include "op/common/cuda_libs.cuh"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "strided_copy.h"
 
 namespace braid::op::detail {
 namespace {
@@ -61,10 +62,6 @@ class BadIndexFlag {
   int* flag_;
 };
 
-void zero(const TBlob& b) {
-  cudaMemsetAsync(b.dptr, 0, static_cast<size_t>(b.size()) * dtype_size(b.dtype), cuda::stream());
-}
-
 // ---- take: output (outer, m, inner) from data (outer, n, inner) at m indices ----
 
 template <class T, class I>
@@ -110,12 +107,12 @@ Kernels take_kernels() {
     bad.check("take");
   };
   k.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
-    if (a.req[1] == OpReq::Write) zero(a.in_grads[1]);
+    if (a.req[1] == OpReq::Write) fill_zero_gpu(a.in_grads[1]);
     if (a.req[0] != OpReq::Null) {
       const AxisSplit s = take_split(pa, a.inputs[0].shape);
       const int64_t m = a.inputs[1].size(), n = s.outer * m * s.inner;
       const BadIndexFlag bad;
-      if (a.req[0] == OpReq::Write) zero(a.in_grads[0]);
+      if (a.req[0] == OpReq::Write) fill_zero_gpu(a.in_grads[0]);
       BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "take", {
         BRAID_TYPE_SWITCH(a.inputs[1].dtype, I, "take indices", {
           take_backward<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
@@ -174,12 +171,12 @@ Kernels pick_kernels() {
     bad.check("pick");
   };
   k.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
-    if (a.req[1] == OpReq::Write) zero(a.in_grads[1]);
+    if (a.req[1] == OpReq::Write) fill_zero_gpu(a.in_grads[1]);
     if (a.req[0] != OpReq::Null) {
       const AxisSplit s = pick_split(pa, a.inputs[0].shape);
       const int64_t n = s.outer * s.inner;
       const BadIndexFlag bad;
-      if (a.req[0] == OpReq::Write) zero(a.in_grads[0]);
+      if (a.req[0] == OpReq::Write) fill_zero_gpu(a.in_grads[0]);
       BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "pick", {
         BRAID_TYPE_SWITCH(a.inputs[1].dtype, I, "pick index", {
           pick_backward<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(

@@ -10,6 +10,7 @@
 #include "op/op_util.h"
 #include "op/register_all.h"
 #include "ordering.h"
+#include "strided_copy.h"
 
 namespace braid::op::detail {
 namespace {
@@ -108,8 +109,7 @@ Kernels topk_kernels(const std::string& name, bool differentiable) {
     if (a.req[0] == OpReq::Null) return;
     const auto& p = param<TopKParam>(pa);
     const TBlob& dx = a.in_grads[0];
-    if (a.req[0] == OpReq::Write)
-      cudaMemsetAsync(dx.dptr, 0, static_cast<size_t>(dx.size()) * dtype_size(dx.dtype), cuda::stream());
+    if (a.req[0] == OpReq::Write) fill_zero_gpu(dx);
     if (returns_values(p)) {
       const TopKLayout l = topk_layout(name, p, a.inputs[0].shape);
       const int64_t n = a.out_grads[0].size();
