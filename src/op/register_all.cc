@@ -33,6 +33,16 @@ void register_all_ops(Registry& r) {
   register_dropout_gpu_kernels(r);
   register_layer_norm_gpu_kernels(r);
   register_embedding_gpu_kernels(r);
+  // tensor
+  register_init_gpu_kernels(r);
+  register_matrix_gpu_kernels(r);
+  register_reduce_gpu_kernels(r);
+  register_indexing_gpu_kernels(r);
+  register_broadcast_gpu_kernels(r);
+  register_elemwise_scalar_gpu_kernels(r);
+  register_optimizer_gpu_kernels(r);
+  register_random_gpu_kernels(r);
+  register_ordering_gpu_kernels(r);
 #endif
 }
 

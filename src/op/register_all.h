@@ -37,5 +37,15 @@ void register_leaky_relu_gpu_kernels(Registry& r);       // src/op/nn/leaky_relu
 void register_dropout_gpu_kernels(Registry& r);          // src/op/nn/dropout.cu
 void register_layer_norm_gpu_kernels(Registry& r);       // src/op/nn/layer_norm.cu
 void register_embedding_gpu_kernels(Registry& r);        // src/op/nn/embedding.cu
+// tensor
+void register_init_gpu_kernels(Registry& r);             // src/op/tensor/init.cu
+void register_matrix_gpu_kernels(Registry& r);           // src/op/tensor/strided_copy.cu (+ Flatten)
+void register_reduce_gpu_kernels(Registry& r);           // src/op/tensor/reduce.cu, reduce_arg.cu
+void register_indexing_gpu_kernels(Registry& r);         // src/op/tensor/indexing.cu
+void register_broadcast_gpu_kernels(Registry& r);        // src/op/tensor/broadcast_ops.cu
+void register_elemwise_scalar_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_scalar.cu
+void register_optimizer_gpu_kernels(Registry& r);        // src/op/optimizer/optimizer_ops.cu
+void register_random_gpu_kernels(Registry& r);           // src/op/tensor/random.cu
+void register_ordering_gpu_kernels(Registry& r);         // src/op/tensor/ordering.cu
 
 }  // namespace braid::op::detail

@@ -1,15 +1,14 @@
 #pragma once
-// For the tests of GPU kernels (test helper): runs an operator on cpu() and on gpu(0) with the
-// same random inputs and compares every output (the hidden ones too), the aux states after the
-// forward, and every input gradient, both written and accumulated onto existing values.
+// Running an operator's GPU kernels against its CPU kernels on the same inputs (test helper for
+// tests/unit/gpu/): forward, and where the GPU has a backward, the gradients written (req Write)
+// and accumulated (req Add).
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "braid/autograd/autograd.h"
+#include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
@@ -17,81 +16,69 @@
 
 namespace braid::test {
 
-struct GpuCase {
-  std::string op;
-  op::AttrMap attrs;
-  std::vector<Shape> inputs;  // the arguments, then the aux states
-  /// Relative: a GPU value g passes against the CPU's c when |g - c| <= tolerance * (1 + |c|).
-  double tolerance = 1e-8;    // float64 sums in another order differ far below this
-  double low = -1, high = 1;  // where the random inputs lie
-  bool train = true;
-  /// Makes input i where uniform values do not fit (labels, indices); null, or a none array for
-  /// an input: uniform values.
-  std::function<NDArray(size_t i, const Shape& shape, DType dtype)> make_input;
-};
-
-inline std::string describe(const GpuCase& c, DType dtype) {
-  std::string s = cat(c.op, " ", dtype_name(dtype), c.train ? " train" : " predict");
-  for (const auto& [k, v] : c.attrs) s += cat(" ", k, "=", v);
-  return s;
-}
-
-inline void expect_close(const NDArray& gpu_result, const NDArray& cpu_result, double tolerance,
-                         const std::string& what) {
+/// Every element of `gpu_result` within `rtol` (relative, 1 + |expected| scaled) of `cpu_result`.
+inline void expect_gpu_matches_cpu(const NDArray& gpu_result, const NDArray& cpu_result, double rtol,
+                                   const std::string& what) {
   ASSERT_EQ(gpu_result.shape(), cpu_result.shape()) << what;
+  ASSERT_EQ(gpu_result.dtype(), cpu_result.dtype()) << what;
   const std::vector<double> g = gpu_result.copyto(cpu()).to_vector<double>();
   const std::vector<double> c = cpu_result.to_vector<double>();
-  for (size_t i = 0; i < g.size(); ++i)
-    ASSERT_NEAR(g[i], c[i], tolerance * (1 + std::abs(c[i]))) << what << " at " << i;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (std::isnan(c[i])) {
+      ASSERT_TRUE(std::isnan(g[i])) << what << " at " << i;
+      continue;
+    }
+    ASSERT_NEAR(g[i], c[i], rtol * (1 + std::abs(c[i]))) << what << " at " << i;
+  }
 }
 
-inline void expect_gpu_matches_cpu(const GpuCase& c, DType dtype) {
-  const std::string what = describe(c, dtype);
-  SCOPED_TRACE(what);
-  autograd::ModeScope mode(c.train);
-  const op::OpDef& def = op::Registry::get().find(c.op);
-  const size_t nargs = def.list_arguments(def.parse(c.attrs)).size();
-  std::vector<NDArray> cpu_in, gpu_in;
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    NDArray made = c.make_input ? c.make_input(i, c.inputs[i], dtype) : NDArray();
-    cpu_in.push_back(made.is_none() ? nd::random_uniform(c.low, c.high, c.inputs[i], cpu(), dtype) : made);
-    gpu_in.push_back(cpu_in.back().copyto(gpu(0)));
-  }
-  const std::vector<NDArray> cpu_out = nd::invoke_all(c.op, cpu_in, c.attrs);
-  const std::vector<NDArray> gpu_out = nd::invoke_all(c.op, gpu_in, c.attrs);
-  ASSERT_EQ(gpu_out.size(), cpu_out.size());
+/// Runs `op` with `attrs` on `cpu_inputs` (arguments, then aux states) and on copies of them on
+/// gpu(0) and compares every output, then (where the op has a GPU backward) the gradients of every
+/// argument for random output gradients, overwritten and added to random gradients already there
+/// (for float32 and float64 inputs: the gradients of the other dtypes are refused on both devices).
+inline void expect_op_gpu_matches_cpu(const std::string& op, const op::AttrMap& attrs,
+                                      const std::vector<NDArray>& cpu_inputs, double rtol = 1e-5) {
+  std::string what = op;
+  for (const auto& [key, value] : attrs) what += cat(" ", key, "=", value);
+  if (!cpu_inputs.empty()) what += cat(" ", dtype_name(cpu_inputs[0].dtype()));
+  std::vector<NDArray> gpu_inputs;
+  for (const auto& x : cpu_inputs) gpu_inputs.push_back(x.copyto(gpu(0)));
+  std::vector<NDArray> cpu_out = nd::invoke_all(op, cpu_inputs, attrs);
+  std::vector<NDArray> gpu_out = nd::invoke_all(op, gpu_inputs, attrs);
+  ASSERT_EQ(cpu_out.size(), gpu_out.size()) << what;
   for (size_t k = 0; k < cpu_out.size(); ++k)
-    expect_close(gpu_out[k], cpu_out[k], c.tolerance, cat(what, " output ", k));
-  for (size_t i = nargs; i < cpu_in.size(); ++i)
-    expect_close(gpu_in[i], cpu_in[i], c.tolerance, cat(what, " aux state ", i - nargs));
-  if (!def.has_gradient()) return;
-  const std::any param = def.parse(c.attrs);
-  const size_t visible = def.num_visible_outputs ? def.num_visible_outputs(param) : cpu_out.size();
+    expect_gpu_matches_cpu(gpu_out[k], cpu_out[k], rtol, cat(what, " output ", k));
+
+  const op::OpDef& def = op::Registry::get().find(op);
+  if (!def.gpu.backward) return;
+  for (const auto& x : cpu_inputs)
+    if (x.dtype() != DType::Float32 && x.dtype() != DType::Float64) return;
+  const size_t nargs = def.list_arguments(def.parse(attrs)).size();  // the rest are aux states
   std::vector<NDArray> cpu_heads, gpu_heads;
-  for (size_t k = 0; k < visible; ++k) {
-    cpu_heads.push_back(nd::random_uniform(-1, 1, cpu_out[k].shape(), cpu(), cpu_out[k].dtype()));
+  for (const auto& y : cpu_out) {
+    // Outputs of other dtypes (topk's indices) get gradients their kernels do not read.
+    cpu_heads.push_back(nd::random_uniform(-1.0, 1.0, y.shape(), cpu(), DType::Float64).astype(y.dtype()));
     gpu_heads.push_back(cpu_heads.back().copyto(gpu(0)));
   }
   for (bool accumulate : {false, true}) {
     std::vector<NDArray> cpu_grads, gpu_grads;
     for (size_t i = 0; i < nargs; ++i) {
-      cpu_grads.push_back(accumulate ? nd::random_uniform(-1, 1, c.inputs[i], cpu(), dtype)
-                                     : nd::zeros(c.inputs[i], cpu(), dtype));
+      const NDArray& x = cpu_inputs[i];
+      cpu_grads.push_back(nd::random_uniform(-1.0, 1.0, x.shape(), cpu(), x.dtype()));
       gpu_grads.push_back(cpu_grads.back().copyto(gpu(0)));
     }
-    nd::invoke_backward(c.op, c.attrs, cpu_heads, cpu_in, cpu_out, cpu_grads, accumulate);
-    nd::invoke_backward(c.op, c.attrs, gpu_heads, gpu_in, gpu_out, gpu_grads, accumulate);
-    for (size_t i = 0; i < nargs; ++i)
-      expect_close(gpu_grads[i], cpu_grads[i], c.tolerance,
-                   cat(what, accumulate ? " accumulated" : " written", " gradient ", i));
+    nd::invoke_backward(op, attrs, cpu_heads, cpu_inputs, cpu_out, cpu_grads, accumulate);
+    nd::invoke_backward(op, attrs, gpu_heads, gpu_inputs, gpu_out, gpu_grads, accumulate);
+    for (size_t i = 0; i < cpu_grads.size(); ++i)
+      expect_gpu_matches_cpu(gpu_grads[i], cpu_grads[i], rtol,
+                             cat(what, accumulate ? " added" : " written", " gradient ", i));
   }
 }
 
-/// The case for float32 and float64 (float32 with `float32_tolerance`).
-inline void expect_gpu_matches_cpu_both(GpuCase c, double float32_tolerance) {
-  expect_gpu_matches_cpu(c, DType::Float64);
-  c.tolerance = float32_tolerance;
-  expect_gpu_matches_cpu(c, DType::Float32);
+/// Whether `op` has GPU kernels registered (forward, and backward where asked).
+inline bool has_gpu_kernels(const std::string& op, bool with_backward) {
+  const op::OpDef& def = op::Registry::get().find(op);
+  return static_cast<bool>(def.gpu.forward) && (!with_backward || static_cast<bool>(def.gpu.backward));
 }
 
 }  // namespace braid::test

@@ -121,4 +121,62 @@ struct ProdPartsOp {
   }
 };
 
+/// Input gradients of the reductions, elementwise from the input x, the result y, the output
+/// gradient g and the number n of elements folded into y.
+struct PassGrad {  // sum
+  template <class T>
+  BRAID_HOST_DEVICE T operator()(T, T, T g, T) const {
+    return g;
+  }
+};
+struct MeanGrad {
+  template <class T>
+  BRAID_HOST_DEVICE T operator()(T, T, T g, T n) const {
+    return g / n;
+  }
+};
+struct NanSumGrad {
+  template <class T>
+  BRAID_HOST_DEVICE T operator()(T x, T, T g, T) const {
+    return is_nan(x) ? T(0) : g;
+  }
+};
+/// max and min: to every element equal to the result (MXNet's rule for ties).
+struct ArgExtremumGrad {
+  template <class T>
+  BRAID_HOST_DEVICE T operator()(T x, T y, T g, T) const {
+    return x == y ? g : T(0);
+  }
+};
+/// d|x|/dx = sign(x).
+struct L1NormGrad {
+  template <class T>
+  BRAID_HOST_DEVICE T operator()(T x, T, T g, T) const {
+    return g * (x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)));
+  }
+};
+/// d||x||_2/dx = x / ||x||_2, taken as 0 where the norm is 0 (the subgradient of smallest
+/// magnitude, instead of MXNet's NaN).
+struct L2NormGrad {
+  template <class T>
+  BRAID_HOST_DEVICE T operator()(T x, T y, T g, T) const {
+    return y == T(0) ? T(0) : g * x / y;
+  }
+};
+
+/// argmax and argmin: whether a beats the best so far b. NaN counts as the extreme (the first
+/// NaN wins), as in NumPy; ties keep the first position.
+struct ArgMaxBetter {
+  template <class T>
+  BRAID_HOST_DEVICE bool operator()(T a, T b) const {
+    return a > b || (is_nan(a) && !is_nan(b));
+  }
+};
+struct ArgMinBetter {
+  template <class T>
+  BRAID_HOST_DEVICE bool operator()(T a, T b) const {
+    return a < b || (is_nan(a) && !is_nan(b));
+  }
+};
+
 }  // namespace braid::op::math

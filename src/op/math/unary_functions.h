@@ -96,4 +96,14 @@ void for_each_unary_op(Visit&& visit) {
   visit("fix", "Round toward zero.", Trunc{});
 }
 
+/// clip: x limited to [lo, hi]; its gradient passes where lo <= x <= hi. Any dtype.
+template <class T>
+BRAID_HOST_DEVICE T clip(T x, T lo, T hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+template <class T>
+BRAID_HOST_DEVICE bool clip_passes(T x, T lo, T hi) {
+  return x >= lo && x <= hi;
+}
+
 }  // namespace braid::op::math

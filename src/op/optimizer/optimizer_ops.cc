@@ -1,66 +1,14 @@
-// The fused optimizer updates: MXNet 1.x's sgd_update, sgd_mom_update, nag_mom_update,
-// adam_update, rmsprop_update, rmspropalex_update and their mp_ twins, plus the updates MXNet
-// runs as chains of small ops or lacks, under Braid's own names (prefix _braid_): AdaGrad (dense;
-// MXNet's _sparse_adagrad_update is an alias), AdaDelta, AdamW and the mp_ twins MXNet lacks.
-// Each is one engine operation over plain loops.
+// The fused optimizer updates (update_op_list.h), each one engine operation over plain loops;
+// MXNet's _sparse_adagrad_update is an alias of the dense AdaGrad.
 #include "op/register_all.h"
 #include "update_op.h"
+#include "update_op_list.h"
 
 namespace braid::op::detail {
 
 void register_optimizer_ops(Registry& r) {
-  using E = std::vector<std::pair<std::string, double>>;
-  const UpdateAttrs sgd{.lazy_update = true, .extra = {}};
-  const UpdateAttrs sgd_mom{.lazy_update = true, .extra = E{{"momentum", 0.0}}};
-  add_update_ops<SgdRule>(
-      r, {"sgd_update", "mp_sgd_update", {}, sgd, "SGD: w = (1 - lr*wd)*w - lr*clip(rescale_grad*grad)."});
-  add_update_ops<SgdMomRule>(r, {"sgd_mom_update",
-                                 "mp_sgd_mom_update",
-                                 {"mom"},
-                                 sgd_mom,
-                                 "SGD with momentum: mom = momentum*mom - lr*(wd*w + "
-                                 "clip(rescale_grad*grad)); w += mom."});
-  add_update_ops<NagMomRule>(r, {"nag_mom_update",
-                                 "mp_nag_mom_update",
-                                 {"mom"},
-                                 {.extra = E{{"momentum", 0.0}}},
-                                 "Nesterov momentum: d = clip(rescale_grad*grad) + wd*w; "
-                                 "mom = momentum*mom - lr*d; w += momentum*mom - lr*d."});
-  add_update_ops<AdamRule>(r, {"adam_update",
-                               "_braid_mp_adam_update",
-                               {"mean", "var"},
-                               {.lazy_update = true, .extra = E{{"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-8}}},
-                               "Adam without bias correction (fold it into lr): "
-                               "w -= lr*mean/(sqrt(var) + epsilon)."});
-  add_update_ops<RmsPropRule>(r, {"rmsprop_update",
-                                  "_braid_mp_rmsprop_update",
-                                  {"n"},
-                                  {.extra = E{{"gamma1", 0.95}, {"epsilon", 1e-8}, {"clip_weights", -1.0}}},
-                                  "RMSProp (Tieleman & Hinton): w -= lr*d/sqrt(n + epsilon)."});
-  add_update_ops<RmsPropAlexRule>(
-      r, {"rmspropalex_update",
-          "_braid_mp_rmspropalex_update",
-          {"n", "g", "delta"},
-          {.extra = E{{"gamma1", 0.95}, {"gamma2", 0.9}, {"epsilon", 1e-8}, {"clip_weights", -1.0}}},
-          "Centered RMSProp (Graves): delta = gamma2*delta - lr*d/sqrt(n - g^2 + epsilon); w += delta."});
-  add_update_ops<AdaGradRule>(r, {"_braid_adagrad_update",
-                                  "_braid_mp_adagrad_update",
-                                  {"history"},
-                                  {.extra = E{{"epsilon", 1e-7}}},
-                                  "AdaGrad: history += d^2; w -= lr*(d/sqrt(history + epsilon) + wd*w)."});
+  for_each_update_op([&r](auto rule, const UpdateOpSpec& spec) { add_update_ops<decltype(rule)>(r, spec); });
   r.add_alias("_sparse_adagrad_update", "_braid_adagrad_update");
-  add_update_ops<AdaDeltaRule>(r, {"_braid_adadelta_update",
-                                   "_braid_mp_adadelta_update",
-                                   {"acc_g", "acc_delta"},
-                                   {.has_lr = false, .extra = E{{"rho", 0.9}, {"epsilon", 1e-5}}},
-                                   "AdaDelta (MXNet's, no learning rate): w -= delta + wd*w."});
-  add_update_ops<AdamWRule>(r, {"_braid_adamw_update",
-                                "_braid_mp_adamw_update",
-                                {"mean", "var"},
-                                {.has_t = true, .extra = E{{"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-8}}},
-                                "AdamW (decoupled weight decay, bias-corrected at step t, as "
-                                "torch.optim.AdamW): w *= 1 - lr*wd; w -= lr/(1-beta1^t)*mean/"
-                                "(sqrt(var)/sqrt(1-beta2^t) + epsilon)."});
 }
 
 }  // namespace braid::op::detail

@@ -14,14 +14,6 @@
 
 namespace braid::op::detail {
 
-struct UpdateOpSpec {
-  std::string name;                 // "sgd_mom_update"
-  std::string mp_name;              // "mp_sgd_mom_update"
-  std::vector<std::string> states;  // {"mom"}, in argument order
-  UpdateAttrs attrs;
-  std::string doc;
-};
-
 template <class C, class W>
 inline C load_as(W x) {
   if constexpr (std::is_same_v<W, half_t>)

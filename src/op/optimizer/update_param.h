@@ -29,6 +29,15 @@ struct UpdateAttrs {
   std::vector<std::pair<std::string, double>> extra;
 };
 
+/// One update op and its multi-precision twin.
+struct UpdateOpSpec {
+  std::string name;                 // "sgd_mom_update"
+  std::string mp_name;              // "mp_sgd_mom_update"; empty: none
+  std::vector<std::string> states;  // {"mom"}, in argument order
+  UpdateAttrs attrs;
+  std::string doc;
+};
+
 UpdateParam parse_update_param(const AttrMap& attrs, const std::string& op, const UpdateAttrs& accepted);
 
 }  // namespace braid::op::detail

@@ -1,12 +1,14 @@
 // Internal: the per-element math of each fused optimizer update, MXNet 1.x's kernels
 // (src/operator/optimizer_op-inl.h) written as plain functions of one weight element `w`, its
 // gradient `g` and its states, in the compute type C. They return the new weight and update the
-// states through their references. Formulas: docs/optim.md.
+// states through their references. Formulas: docs/optim.md. The rules are __host__ __device__
+// (op/math/host_device.h): the CUDA kernels (optimizer_ops.cu) run them too.
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "op/math/host_device.h"
 #include "update_param.h"
 
 namespace braid::op::detail {
@@ -43,7 +45,7 @@ struct Hyper {
 
 /// Clips x into [-bound, bound]; a bound of infinity leaves it alone, without a branch.
 template <class C>
-inline C clip_to(C x, C bound) {
+BRAID_HOST_DEVICE C clip_to(C x, C bound) {
   return std::min(std::max(x, -bound), bound);
 }
 
@@ -51,7 +53,7 @@ inline C clip_to(C x, C bound) {
 struct SgdRule {
   static constexpr int kStates = 0;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g) {
     return (C(1) - h.lr * h.wd) * w - h.lr * clip_to(h.rescale * g, h.clip);
   }
 };
@@ -60,7 +62,7 @@ struct SgdRule {
 struct SgdMomRule {
   static constexpr int kStates = 1;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& mom) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& mom) {
     mom = h.momentum * mom - h.lr * h.wd * w - h.lr * clip_to(h.rescale * g, h.clip);
     return w + mom;
   }
@@ -71,7 +73,7 @@ struct SgdMomRule {
 struct NagMomRule {
   static constexpr int kStates = 1;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& mom) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& mom) {
     const C d = clip_to(h.rescale * g, h.clip) + h.wd * w;
     mom = h.momentum * mom - h.lr * d;
     return w + h.momentum * mom - h.lr * d;
@@ -83,7 +85,7 @@ struct NagMomRule {
 struct AdamRule {
   static constexpr int kStates = 2;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& mean, C& var) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& mean, C& var) {
     const C d = clip_to(h.rescale * g + h.wd * w, h.clip);
     mean = h.beta1 * mean + (C(1) - h.beta1) * d;
     var = h.beta2 * var + (C(1) - h.beta2) * d * d;
@@ -96,7 +98,7 @@ struct AdamRule {
 struct RmsPropRule {
   static constexpr int kStates = 1;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& n) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& n) {
     const C d = clip_to(h.rescale * g + h.wd * w, h.clip);
     n = (C(1) - h.gamma1) * d * d + h.gamma1 * n;
     return clip_to(w - h.lr * (d / std::sqrt(n + h.eps)), h.clip_weights);
@@ -108,7 +110,7 @@ struct RmsPropRule {
 struct RmsPropAlexRule {
   static constexpr int kStates = 3;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& n, C& gm, C& delta) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& n, C& gm, C& delta) {
     const C d = clip_to(h.rescale * g + h.wd * w, h.clip);
     n = (C(1) - h.gamma1) * d * d + h.gamma1 * n;
     gm = (C(1) - h.gamma1) * d + h.gamma1 * gm;
@@ -121,7 +123,7 @@ struct RmsPropAlexRule {
 struct AdaGradRule {
   static constexpr int kStates = 1;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& history) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& history) {
     const C d = clip_to(h.rescale * g, h.clip);
     history += d * d;
     return w - h.lr * (d / std::sqrt(history + h.eps) + h.wd * w);
@@ -134,7 +136,7 @@ struct AdaGradRule {
 struct AdaDeltaRule {
   static constexpr int kStates = 2;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& acc_g, C& acc_delta) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& acc_g, C& acc_delta) {
     const C d = clip_to(h.rescale * g, h.clip);
     acc_g = h.rho * acc_g + (C(1) - h.rho) * d * d;
     const C delta = std::sqrt(acc_delta + h.eps) / std::sqrt(acc_g + h.eps) * d;
@@ -148,7 +150,7 @@ struct AdaDeltaRule {
 struct AdamWRule {
   static constexpr int kStates = 2;
   template <class C>
-  static C step(const Hyper<C>& h, C w, C g, C& mean, C& var) {
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& mean, C& var) {
     const C d = clip_to(h.rescale * g, h.clip);
     w = w * (C(1) - h.lr * h.wd);
     mean = h.beta1 * mean + (C(1) - h.beta1) * d;

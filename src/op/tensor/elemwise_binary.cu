@@ -1,10 +1,14 @@
-// CUDA kernels of the same-shape binary ops (elemwise_add, _power, _greater, ...; the CPU ones,
-// which also broadcast, are in elemwise_binary.cc), from the shared math of
-// op/math/binary_functions.h. Their broadcast_* twins have no GPU kernels yet.
+// CUDA kernels of the binary ops, same-shape (elemwise_add, _power, _greater, ...) and with
+// NumPy broadcasting (broadcast_add, ...; the CPU ones, one kernel for both, are in
+// elemwise_binary.cc), from the shared math of op/math/binary_functions.h. The gradient of a
+// broadcast operand sums over the output elements it was broadcast to, one thread per element
+// of the operand.
+#include "broadcast.cuh"
 #include "op/common/cuda_launch.cuh"
 #include "op/math/binary_functions.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "strided_copy.h"
 
 namespace braid::op::detail {
 namespace {
@@ -12,6 +16,15 @@ namespace {
 template <class Fn, class T>
 __global__ void binary_forward(const T* x, const T* y, T* z, int64_t n, bool add) {
   BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(z[i], add, Fn::f(x[i], y[i])); }
+}
+
+template <class Fn, class T>
+__global__ void broadcast_forward(const T* x, const T* y, T* z, BroadcastLayout l, int64_t n, bool add) {
+  BRAID_GRID_STRIDE_LOOP(k, n) {
+    int64_t i, j;
+    l.offsets(k, i, j);
+    cuda::store(z[k], add, Fn::f(x[i], y[j]));
+  }
 }
 
 // dx or dy is null where that gradient is not wanted.
@@ -24,50 +37,96 @@ __global__ void binary_backward(const T* x, const T* y, const T* z, const T* g, 
   }
 }
 
-void check_same_shapes(const std::string& name, const TBlob& l, const TBlob& r) {
-  BRAID_CHECK(l.shape == r.shape, "operator ", name, " on a GPU needs inputs of one shape, got ", l.shape, " and ",
-              r.shape);
+// The gradient of x (Left) or y at each of its n elements, summed over where it was broadcast.
+template <class Fn, class T, bool Left>
+__global__ void broadcast_backward(const T* x, const T* y, const T* z, const T* g, T* d, GradLayout l, int64_t n,
+                                   int64_t summed, bool add) {
+  BRAID_GRID_STRIDE_LOOP(i, n) {
+    int64_t k0, j0;
+    l.offsets(0, l.nkept, i, k0, j0);
+    T acc = T(0);
+    for (int64_t r = 0; r < summed; ++r) {
+      int64_t kr, jr;
+      l.offsets(l.nkept, l.nsum, r, kr, jr);
+      const int64_t k = k0 + kr, j = j0 + jr;
+      acc += static_cast<T>(g[k] * (Left ? Fn::dl(x[i], y[j], z[k]) : Fn::dr(x[j], y[i], z[k])));
+    }
+    cuda::store(d[i], add, acc);
+  }
+}
+
+template <class Fn>
+void forward(const std::string& name, const ForwardArgs& a) {
+  if (a.req[0] == OpReq::Null) return;
+  const TBlob &x = a.inputs[0], &y = a.inputs[1], &z = a.outputs[0];
+  const int64_t n = z.size();
+  const bool add = a.req[0] == OpReq::Add;
+  BRAID_TYPE_SWITCH(z.dtype, T, name.c_str(), {
+    if (x.shape == y.shape) {
+      binary_forward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(x.ptr<T>(), y.ptr<T>(),
+                                                                                                z.ptr<T>(), n, add);
+    } else {
+      broadcast_forward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
+          x.ptr<T>(), y.ptr<T>(), z.ptr<T>(), broadcast_layout(z.shape, x.shape, y.shape, name.c_str()), n, add);
+    }
+  });
+  cuda::finish(name.c_str());
+}
+
+template <class Fn, class T>
+void broadcast_grads(const std::string& name, const BackwardArgs& a) {
+  const TBlob &x = a.inputs[0], &y = a.inputs[1], &z = a.outputs[0];
+  const BroadcastLayout l = broadcast_layout(z.shape, x.shape, y.shape, name.c_str());
+  for (int side = 0; side < 2; ++side) {
+    if (a.req[side] == OpReq::Null) continue;
+    const GradLayout gl = grad_layout(l, side == 0);
+    const int64_t n = a.in_grads[side].size();
+    auto* kernel = side == 0 ? broadcast_backward<Fn, T, true> : broadcast_backward<Fn, T, false>;
+    kernel<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
+        x.ptr<T>(), y.ptr<T>(), z.ptr<T>(), a.out_grads[0].ptr<T>(), a.in_grads[side].ptr<T>(), gl, n, gl.summed(),
+        a.req[side] == OpReq::Add);
+  }
+}
+
+template <class Fn>
+void backward(const std::string& name, const BackwardArgs& a) {
+  if constexpr (Fn::differentiable) {
+    const TBlob &x = a.inputs[0], &y = a.inputs[1];
+    BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(), {
+      if (x.shape == y.shape) {
+        const int64_t n = a.outputs[0].size();
+        T* dx = a.req[0] == OpReq::Null ? nullptr : a.in_grads[0].ptr<T>();
+        T* dy = a.req[1] == OpReq::Null ? nullptr : a.in_grads[1].ptr<T>();
+        binary_backward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
+            x.ptr<T>(), y.ptr<T>(), a.outputs[0].ptr<T>(), a.out_grads[0].ptr<T>(), dx, a.req[0] == OpReq::Add, dy,
+            a.req[1] == OpReq::Add, n);
+      } else {
+        broadcast_grads<Fn, T>(name, a);
+      }
+    });
+  } else {  // comparisons: zero gradients
+    for (size_t i = 0; i < 2; ++i)
+      if (a.req[i] == OpReq::Write) fill_zero_gpu(a.in_grads[i]);
+  }
+  cuda::finish(name.c_str());
 }
 
 template <class Fn>
 Kernels binary_kernels(const std::string& name) {
   Kernels k;
-  k.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
-    if (a.req[0] == OpReq::Null) return;
-    check_same_shapes(name, a.inputs[0], a.inputs[1]);
-    const int64_t n = a.outputs[0].size();
-    BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(), {
-      binary_forward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
-          a.inputs[0].ptr<T>(), a.inputs[1].ptr<T>(), a.outputs[0].ptr<T>(), n, a.req[0] == OpReq::Add);
-    });
-    cuda::finish(name.c_str());
-  };
-  k.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
-    const int64_t n = a.outputs[0].size();
-    if constexpr (Fn::differentiable) {
-      BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(), {
-        T* dx = a.req[0] == OpReq::Null ? nullptr : a.in_grads[0].ptr<T>();
-        T* dy = a.req[1] == OpReq::Null ? nullptr : a.in_grads[1].ptr<T>();
-        binary_backward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
-            a.inputs[0].ptr<T>(), a.inputs[1].ptr<T>(), a.outputs[0].ptr<T>(), a.out_grads[0].ptr<T>(), dx,
-            a.req[0] == OpReq::Add, dy, a.req[1] == OpReq::Add, n);
-      });
-    } else {  // comparisons: zero gradients
-      for (size_t i = 0; i < 2; ++i)
-        if (a.req[i] == OpReq::Write)
-          cudaMemsetAsync(a.in_grads[i].dptr, 0, a.in_grads[i].size() * dtype_size(a.in_grads[i].dtype),
-                          cuda::stream());
-    }
-    cuda::finish(name.c_str());
-  };
+  k.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) { forward<Fn>(name, a); };
+  k.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) { backward<Fn>(name, a); };
   return k;
 }
 
 }  // namespace
 
 void register_elemwise_binary_gpu_kernels(Registry& r) {
-  math::for_each_binary_op(
-      [&r](const char* name, const char*, auto fn) { r.at(name).gpu = binary_kernels<decltype(fn)>(name); });
+  math::for_each_binary_op([&r](const char* name, const char* stem, auto fn) {
+    r.at(name).gpu = binary_kernels<decltype(fn)>(name);
+    const std::string broadcasting = cat("broadcast_", stem);
+    r.at(broadcasting).gpu = binary_kernels<decltype(fn)>(broadcasting);
+  });
 }
 
 }  // namespace braid::op::detail

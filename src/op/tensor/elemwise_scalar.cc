@@ -1,14 +1,10 @@
 // Binary operations with a scalar attribute: _plus_scalar, _rminus_scalar, _power_scalar, ...
-#include "op/math/binary_functions.h"
+#include "elemwise_scalar.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct ScalarParam {
-  double scalar = 0;
-};
 
 // `reversed` computes f(scalar, x) instead of f(x, scalar) (_rminus_scalar, _rdiv_scalar, ...).
 template <class Fn, bool reversed>
@@ -65,23 +61,8 @@ void add_scalar(Registry& r, const std::string& name) {
 }  // namespace
 
 void register_elemwise_scalar_ops(Registry& r) {
-  add_scalar<math::AddFn, false>(r, "_plus_scalar");
-  add_scalar<math::SubFn, false>(r, "_minus_scalar");
-  add_scalar<math::SubFn, true>(r, "_rminus_scalar");
-  add_scalar<math::MulFn, false>(r, "_mul_scalar");
-  add_scalar<math::DivFn, false>(r, "_div_scalar");
-  add_scalar<math::DivFn, true>(r, "_rdiv_scalar");
-  add_scalar<math::PowerFn, false>(r, "_power_scalar");
-  add_scalar<math::PowerFn, true>(r, "_rpower_scalar");
-  add_scalar<math::MaximumFn, false>(r, "_maximum_scalar");
-  add_scalar<math::MinimumFn, false>(r, "_minimum_scalar");
-  add_scalar<math::HypotFn, false>(r, "_hypot_scalar");
-  add_scalar<math::EqualFn, false>(r, "_equal_scalar");
-  add_scalar<math::NotEqualFn, false>(r, "_not_equal_scalar");
-  add_scalar<math::GreaterFn, false>(r, "_greater_scalar");
-  add_scalar<math::GreaterEqualFn, false>(r, "_greater_equal_scalar");
-  add_scalar<math::LesserFn, false>(r, "_lesser_scalar");
-  add_scalar<math::LesserEqualFn, false>(r, "_lesser_equal_scalar");
+  for_each_scalar_op(
+      [&r](const char* name, auto fn, auto reversed) { add_scalar<decltype(fn), decltype(reversed)::value>(r, name); });
   r.add_alias("_PlusScalar", "_plus_scalar");
   r.add_alias("_MinusScalar", "_minus_scalar");
   r.add_alias("_RMinusScalar", "_rminus_scalar");

@@ -1,6 +1,7 @@
 // Elementwise math on one array: exp, log, sqrt, ..., relu, sigmoid, clip.
 #include <cmath>
 
+#include "clip_param.h"
 #include "op/math/unary_functions.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -52,10 +53,6 @@ void add_unary(Registry& r, const std::string& name, const std::string& doc) {
   r.add(std::move(d));
 }
 
-struct ClipParam {
-  double a_min = 0, a_max = 0;
-};
-
 void add_clip(Registry& r) {
   OpDef d;
   d.name = "clip";
@@ -77,8 +74,7 @@ void add_clip(Registry& r) {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
       const T lo = static_cast<T>(p.a_min), hi = static_cast<T>(p.a_max);
-      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
-        assign(y[i], a.req[0], x[i] < lo ? lo : (x[i] > hi ? hi : x[i]));
+      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i) assign(y[i], a.req[0], math::clip(x[i], lo, hi));
     });
   };
   d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
@@ -88,10 +84,9 @@ void add_clip(Registry& r) {
       const T* x = a.inputs[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();
       T* dx = a.in_grads[0].ptr<T>();
-      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i) {
-        bool inside = x[i] >= static_cast<T>(p.a_min) && x[i] <= static_cast<T>(p.a_max);
-        assign(dx[i], a.req[0], inside ? g[i] : T(0));
-      }
+      const T lo = static_cast<T>(p.a_min), hi = static_cast<T>(p.a_max);
+      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
+        assign(dx[i], a.req[0], math::clip_passes(x[i], lo, hi) ? g[i] : T(0));
     });
   };
   r.add(std::move(d));

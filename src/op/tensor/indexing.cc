@@ -4,6 +4,7 @@
 
 #include "axis_util.h"
 #include "index_util.h"
+#include "indexing_param.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 #include "reduce_plan.h"
@@ -12,11 +13,6 @@ namespace braid::op::detail {
 namespace {
 
 // ---- take(a, indices, axis=0, mode='clip') -> a.shape[:axis] + indices.shape + a.shape[axis+1:]
-
-struct TakeParam {
-  int64_t axis = 0;
-  IndexMode mode = IndexMode::Clip;
-};
 
 // Positions along the taken axis, resolved into [0, len).
 std::vector<int64_t> take_positions(const TBlob& indices, int64_t len, IndexMode mode) {
@@ -88,12 +84,6 @@ void add_take(Registry& r) {
 
 // ---- pick(data, index, axis=-1, keepdims=False, mode='clip'): data[..., index[...], ...]
 
-struct PickParam {
-  int64_t axis = -1;
-  bool keepdims = false;
-  IndexMode mode = IndexMode::Clip;
-};
-
 // For each (outer, inner) line, the flat position in `data` of the picked element.
 std::vector<int64_t> pick_positions(const PickParam& p, const TBlob& data, const TBlob& index) {
   const AxisSplit s = split_at_axis(data.shape, checked_axis("pick", data.shape, p.axis));
@@ -161,12 +151,6 @@ void add_pick(Registry& r) {
 }
 
 // ---- one_hot(indices, depth, on_value=1, off_value=0, dtype='float32') -> indices.shape + (depth,)
-
-struct OneHotParam {
-  int64_t depth = 0;
-  double on_value = 1, off_value = 0;
-  DType dtype = DType::Float32;
-};
 
 void add_one_hot(Registry& r) {
   OpDef d;

@@ -4,17 +4,12 @@
 #include <cstring>
 
 #include "braid/base/convert.h"
+#include "init_param.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct InitParam {
-  Shape shape;
-  DType dtype = DType::Float32;
-  double value = 0;
-};
 
 std::function<std::any(const AttrMap&)> parse_init(const std::string& op, bool has_value) {
   return [op, has_value](const AttrMap& a) {
@@ -59,16 +54,6 @@ void add_fill_op(Registry& r, const std::string& name, double fixed, bool has_va
   };
   r.add(std::move(d));
 }
-
-struct ArangeParam {
-  double start = 0, stop = 0, step = 1;
-  int64_t repeat = 1;
-  DType dtype = DType::Float32;
-  int64_t count() const {
-    int64_t n = static_cast<int64_t>(std::ceil((stop - start) / step));
-    return std::max<int64_t>(n, 0) * repeat;
-  }
-};
 
 struct CastParam {
   DType dtype = DType::Float32;
@@ -117,8 +102,7 @@ void register_init_ops(Registry& r) {
     const auto& p = param<ArangeParam>(pa);
     BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_arange", {
       T* o = a.outputs[0].ptr<T>();
-      for (int64_t i = 0, end = a.outputs[0].size(); i < end; ++i)
-        o[i] = static_cast<T>(p.start + static_cast<double>(i / p.repeat) * p.step);
+      for (int64_t i = 0, end = a.outputs[0].size(); i < end; ++i) o[i] = p.at<T>(i);
     });
   };
   r.add(std::move(arange));

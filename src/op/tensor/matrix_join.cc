@@ -14,8 +14,9 @@ struct JoinLayout {
 
 // Copies every part into the whole (to_whole) or the whole into every part; req[i] says how
 // part i (or its block of the whole) is written.
-void copy_parts(const JoinLayout& l, const std::vector<TBlob>& parts, const TBlob& whole, bool to_whole,
-                const std::vector<OpReq>& req, const char* op) {
+void copy_parts(const OpContext& oc, const JoinLayout& l, const std::vector<TBlob>& parts, const TBlob& whole,
+                bool to_whole, const std::vector<OpReq>& req, const char* op) {
+  const auto copy = data_mover(oc.ctx).copy;
   int64_t total = 0;
   for (int64_t n : l.lens) total += n;
   int64_t start = 0;
@@ -24,9 +25,9 @@ void copy_parts(const JoinLayout& l, const std::vector<TBlob>& parts, const TBlo
     const Dims part_strides = {l.lens[i] * l.inner, 1}, whole_strides = {total * l.inner, 1};
     const int64_t offset = start * l.inner;
     if (to_whole) {
-      strided_copy(whole.dtype, parts[i].dptr, 0, part_strides, whole.dptr, offset, whole_strides, shape, req[i], op);
+      copy(whole.dtype, parts[i].dptr, 0, part_strides, whole.dptr, offset, whole_strides, shape, req[i], op);
     } else {
-      strided_copy(whole.dtype, whole.dptr, offset, whole_strides, parts[i].dptr, 0, part_strides, shape, req[i], op);
+      copy(whole.dtype, whole.dptr, offset, whole_strides, parts[i].dptr, 0, part_strides, shape, req[i], op);
     }
     start += l.lens[i];
   }
@@ -137,12 +138,13 @@ void add_concat(Registry& r) {
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_concat(param<ConcatParam>(p), in, out);
   };
-  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext& oc, const std::any& p, const ForwardArgs& a) {
     std::vector<OpReq> req(a.inputs.size(), a.req[0]);
-    copy_parts(concat_layout(param<ConcatParam>(p), a.inputs), a.inputs, a.outputs[0], true, req, "concat");
+    copy_parts(oc, concat_layout(param<ConcatParam>(p), a.inputs), a.inputs, a.outputs[0], true, req, "concat");
   };
-  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
-    copy_parts(concat_layout(param<ConcatParam>(p), a.in_grads), a.in_grads, a.out_grads[0], false, a.req, "concat");
+  d.cpu.backward = [](const OpContext& oc, const std::any& p, const BackwardArgs& a) {
+    copy_parts(oc, concat_layout(param<ConcatParam>(p), a.in_grads), a.in_grads, a.out_grads[0], false, a.req,
+               "concat");
   };
   r.add(std::move(d));
   r.add_alias("Concat", "concat");
@@ -197,12 +199,12 @@ void add_stack(Registry& r) {
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_stack(param<StackParam>(p), in, out);
   };
-  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [](const OpContext& oc, const std::any& p, const ForwardArgs& a) {
     std::vector<OpReq> req(a.inputs.size(), a.req[0]);
-    copy_parts(stack_layout(param<StackParam>(p), a.inputs[0].shape), a.inputs, a.outputs[0], true, req, "stack");
+    copy_parts(oc, stack_layout(param<StackParam>(p), a.inputs[0].shape), a.inputs, a.outputs[0], true, req, "stack");
   };
-  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
-    copy_parts(stack_layout(param<StackParam>(p), a.in_grads[0].shape), a.in_grads, a.out_grads[0], false, a.req,
+  d.cpu.backward = [](const OpContext& oc, const std::any& p, const BackwardArgs& a) {
+    copy_parts(oc, stack_layout(param<StackParam>(p), a.in_grads[0].shape), a.in_grads, a.out_grads[0], false, a.req,
                "stack");
   };
   r.add(std::move(d));
@@ -255,12 +257,14 @@ void add_split(Registry& r) {
     for (size_t i = 0; i < out.size(); ++i) merge_shape(out[i], Shape(dims), "split", cat("output ", i));
     return true;
   };
-  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
-    copy_parts(split_layout(param<SplitParam>(p), a.inputs[0].shape), a.outputs, a.inputs[0], false, a.req, "split");
+  d.cpu.forward = [](const OpContext& oc, const std::any& p, const ForwardArgs& a) {
+    copy_parts(oc, split_layout(param<SplitParam>(p), a.inputs[0].shape), a.outputs, a.inputs[0], false, a.req,
+               "split");
   };
-  d.cpu.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [](const OpContext& oc, const std::any& p, const BackwardArgs& a) {
     std::vector<OpReq> req(a.out_grads.size(), a.req[0]);
-    copy_parts(split_layout(param<SplitParam>(p), a.in_grads[0].shape), a.out_grads, a.in_grads[0], true, req, "split");
+    copy_parts(oc, split_layout(param<SplitParam>(p), a.in_grads[0].shape), a.out_grads, a.in_grads[0], true, req,
+               "split");
   };
   r.add(std::move(d));
   r.add_alias("SliceChannel", "split");

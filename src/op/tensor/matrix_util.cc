@@ -6,25 +6,26 @@ namespace braid::op::detail {
 namespace {
 
 void set_view_kernels(OpDef& d, const ViewFn& view) {
-  d.cpu.forward = [view, name = d.name](const OpContext&, const std::any& p, const ForwardArgs& a) {
+  d.cpu.forward = [view, name = d.name](const OpContext& oc, const std::any& p, const ForwardArgs& a) {
     const TBlob& in = a.inputs[0];
     const TBlob& out = a.outputs[0];
     InputView v = view(p, in.shape);
-    strided_copy(in.dtype, in.dptr, v.offset, v.strides, out.dptr, 0, contiguous_strides(v.shape), v.shape, a.req[0],
-                 name.c_str());
+    data_mover(oc.ctx).copy(in.dtype, in.dptr, v.offset, v.strides, out.dptr, 0, contiguous_strides(v.shape), v.shape,
+                            a.req[0], name.c_str());
   };
-  d.cpu.backward = [view, name = d.name](const OpContext&, const std::any& p, const BackwardArgs& a) {
+  d.cpu.backward = [view, name = d.name](const OpContext& oc, const std::any& p, const BackwardArgs& a) {
     OpReq req = a.req[0];
     if (req == OpReq::Null) return;
     const TBlob& g = a.out_grads[0];
     const TBlob& dx = a.in_grads[0];
     InputView v = view(p, dx.shape);
+    const DataMover& move = data_mover(oc.ctx);
     if (req == OpReq::Write && !v.bijective) {
-      fill_zero(dx);
+      move.zero(dx);
       req = OpReq::Add;
     }
-    strided_copy(g.dtype, g.dptr, 0, contiguous_strides(v.shape), dx.dptr, v.offset, v.strides, v.shape, req,
-                 name.c_str());
+    move.copy(g.dtype, g.dptr, 0, contiguous_strides(v.shape), dx.dptr, v.offset, v.strides, v.shape, req,
+              name.c_str());
   };
 }
 

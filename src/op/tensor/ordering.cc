@@ -10,28 +10,9 @@
 #include "index_util.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "ordering.h"
 
 namespace braid::op::detail {
-namespace {
-
-enum class RetTyp { Value, Indices, Mask, Both };
-
-struct TopKParam {
-  std::optional<int64_t> axis = -1;  // nullopt: the flattened array
-  int64_t k = 1;                     // < 1: every element
-  RetTyp ret = RetTyp::Indices;
-  bool is_ascend = false;
-  DType dtype = DType::Float32;  // of the indices output
-};
-
-// Value and Both compute (values, indices); Value hides the indices, which backward needs.
-int num_outputs_of(const TopKParam& p) { return p.ret == RetTyp::Value || p.ret == RetTyp::Both ? 2 : 1; }
-bool returns_values(const TopKParam& p) { return num_outputs_of(p) == 2; }
-
-struct TopKLayout {
-  AxisSplit s;
-  int64_t k = 1;
-};
 
 TopKLayout topk_layout(const std::string& op, const TopKParam& p, const Shape& in) {
   TopKLayout l;
@@ -42,6 +23,8 @@ TopKLayout topk_layout(const std::string& op, const TopKParam& p, const Shape& i
   return l;
 }
 
+namespace {
+
 Shape topk_out_shape(const std::string& op, const TopKParam& p, const Shape& in) {
   const int64_t k = topk_layout(op, p, in).k;
   if (p.ret == RetTyp::Mask) return in;
@@ -49,18 +32,6 @@ Shape topk_out_shape(const std::string& op, const TopKParam& p, const Shape& in)
   Shape s = in;
   s[checked_axis(op, in, *p.axis)] = k;
   return s;
-}
-
-template <class T>
-bool is_nan_value(T x) {
-  return x != x;
-}
-
-// a < b with NaN above every number.
-template <class T>
-bool nan_last_less(T a, T b) {
-  if (is_nan_value(b)) return !is_nan_value(a);
-  return !is_nan_value(a) && a < b;
 }
 
 // Positions (along the axis) of the k selected elements of every line, laid out like the
@@ -72,10 +43,7 @@ std::vector<int64_t> select_topk(const T* x, const TopKLayout& l, bool ascend) {
   std::vector<T> line(static_cast<size_t>(s.n));
   std::vector<int64_t> order(static_cast<size_t>(s.n));
   const auto before = [&](int64_t p, int64_t q) {
-    const T a = line[static_cast<size_t>(p)], b = line[static_cast<size_t>(q)];
-    const bool p_first = ascend ? nan_last_less(a, b) : nan_last_less(b, a);
-    const bool q_first = ascend ? nan_last_less(b, a) : nan_last_less(a, b);
-    return p_first || (!q_first && p < q);  // ties: the earlier position first
+    return comes_before(line[static_cast<size_t>(p)], p, line[static_cast<size_t>(q)], q, ascend);
   };
   for (int64_t o = 0; o < s.outer; ++o)
     for (int64_t i = 0; i < s.inner; ++i) {

@@ -83,22 +83,17 @@ constexpr const char* kAxesDoc =
 }  // namespace
 
 void register_reduce_ops(Registry& r) {
-  const auto pass = [](auto, auto, auto g, auto) { return g; };
-  const auto arg_extremum = [](auto x, auto y, auto g, auto) { return x == y ? g : decltype(g)(0); };
-
   OpDef sum = reduce_def<SumOp>("sum", std::string("Sum") + kAxesDoc, true);
-  sum.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("sum", pass);
+  sum.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("sum", math::PassGrad{});
   r.add(std::move(sum));
   r.add_alias("sum_axis", "sum");
 
   OpDef mean = reduce_def<MeanOp>("mean", std::string("Mean") + kAxesDoc, true);
-  mean.cpu.backward =
-      elementwise_reduce_grad<ReduceAxesParam>("mean", [](auto, auto, auto g, auto n) { return g / n; });
+  mean.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("mean", math::MeanGrad{});
   r.add(std::move(mean));
 
   OpDef nansum = reduce_def<NanSumOp>("nansum", std::string("Sum, NaN counted as 0,") + kAxesDoc, false);
-  nansum.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>(
-      "nansum", [](auto x, auto, auto g, auto) { return is_nan(x) ? decltype(g)(0) : g; });
+  nansum.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("nansum", math::NanSumGrad{});
   r.add(std::move(nansum));
 
   OpDef prod = reduce_def<ProdOp>("prod", std::string("Product") + kAxesDoc, true);
@@ -109,14 +104,13 @@ void register_reduce_ops(Registry& r) {
   nanprod.cpu.backward = prod_grad<true>("nanprod");
   r.add(std::move(nanprod));
 
-  // The gradient of max/min goes to every element equal to the result (MXNet's rule for ties).
   OpDef max = reduce_def<MaxOp>("max", std::string("Maximum") + kAxesDoc, true);
-  max.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("max", arg_extremum);
+  max.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("max", math::ArgExtremumGrad{});
   r.add(std::move(max));
   r.add_alias("max_axis", "max");
 
   OpDef min = reduce_def<MinOp>("min", std::string("Minimum") + kAxesDoc, true);
-  min.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("min", arg_extremum);
+  min.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("min", math::ArgExtremumGrad{});
   r.add(std::move(min));
   r.add_alias("min_axis", "min");
 

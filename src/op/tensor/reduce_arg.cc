@@ -8,11 +8,6 @@
 namespace braid::op::detail {
 namespace {
 
-struct ArgReduceParam {
-  std::optional<int64_t> axis;
-  bool keepdims = false;
-};
-
 Shape arg_reduce_shape(const std::string& op, const ArgReduceParam& p, const Shape& in) {
   std::vector<bool> reduced(static_cast<size_t>(in.ndim()), true);
   if (p.axis) {
@@ -96,10 +91,9 @@ void add_arg_reduce(Registry& r, const std::string& name, const std::string& wha
 }  // namespace
 
 void add_arg_reduce_ops(Registry& r) {
-  const auto greater = [](auto a, auto b) { return a > b || (is_nan(a) && !is_nan(b)); };
-  add_arg_reduce(r, "argmax", "maximum", greater);
-  add_arg_reduce(r, "argmin", "minimum", [](auto a, auto b) { return a < b || (is_nan(a) && !is_nan(b)); });
-  add_arg_reduce(r, "argmax_channel", "maximum along axis 1", greater, true);
+  add_arg_reduce(r, "argmax", "maximum", math::ArgMaxBetter{});
+  add_arg_reduce(r, "argmin", "minimum", math::ArgMinBetter{});
+  add_arg_reduce(r, "argmax_channel", "maximum along axis 1", math::ArgMaxBetter{}, true);
 }
 
 }  // namespace braid::op::detail

@@ -4,20 +4,6 @@
 #include "reduce_op.h"
 
 namespace braid::op::detail {
-namespace {
-
-struct NormParam : ReduceAxesParam {
-  int ord = 2;
-  std::optional<DType> out_dtype;
-};
-
-template <class T>
-T sign_of(T x) {
-  return x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0));
-}
-
-}  // namespace
-
 void add_norm_op(Registry& r) {
   OpDef d;
   d.name = "norm";
@@ -56,11 +42,8 @@ void add_norm_op(Registry& r) {
         reduce_forward<L2NormOp, T>(plan, a.inputs[0], a.outputs[0], a.req[0]);
     });
   };
-  // d|x|/dx = sign(x); d||x||_2/dx = x / ||x||_2, taken as 0 where the norm is 0 (the
-  // subgradient of smallest magnitude, instead of MXNet's NaN).
-  const auto l1 = elementwise_reduce_grad<NormParam>("norm", [](auto x, auto, auto g, auto) { return g * sign_of(x); });
-  const auto l2 = elementwise_reduce_grad<NormParam>(
-      "norm", [](auto x, auto y, auto g, auto) { return y == 0 ? decltype(g)(0) : g * x / y; });
+  const auto l1 = elementwise_reduce_grad<NormParam>("norm", math::L1NormGrad{});
+  const auto l2 = elementwise_reduce_grad<NormParam>("norm", math::L2NormGrad{});
   d.cpu.backward = [l1, l2](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
     if (param<NormParam>(pa).ord == 1)
       l1(ctx, pa, a);

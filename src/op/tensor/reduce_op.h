@@ -17,6 +17,18 @@ struct ReduceAxesParam {
   bool exclude = false;
 };
 
+/// norm's: ord 1 or 2.
+struct NormParam : ReduceAxesParam {
+  int ord = 2;
+  std::optional<DType> out_dtype;
+};
+
+/// argmax's and argmin's: one axis or None (the flattened array).
+struct ArgReduceParam {
+  std::optional<int64_t> axis;
+  bool keepdims = false;
+};
+
 /// Reads axis and keepdims, and exclude when the op has it (norm does not).
 ReduceAxesParam read_reduce_axes(ParamReader& r, bool with_exclude);
 

@@ -6,29 +6,7 @@
 namespace braid::op::detail {
 namespace {
 
-struct Layout {
-  Dims shape, src, dst;
-};
-
-// Drops size-1 dimensions and merges neighbours that are contiguous in both layouts, so that a
-// plain copy becomes one row and a transpose of (a, b, c) -> (c, a, b) becomes 2-D.
-Layout simplify(const Dims& shape, const Dims& src, const Dims& dst) {
-  Layout l;
-  for (size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] == 1) continue;
-    if (!l.shape.empty() && l.src.back() == src[k] * shape[k] && l.dst.back() == dst[k] * shape[k]) {
-      l.shape.back() *= shape[k];
-      l.src.back() = src[k];
-      l.dst.back() = dst[k];
-    } else {
-      l.shape.push_back(shape[k]);
-      l.src.push_back(src[k]);
-      l.dst.push_back(dst[k]);
-    }
-  }
-  if (l.shape.empty()) l = {{1}, {1}, {1}};
-  return l;
-}
+using Layout = CopyLayout;
 
 // Calls f(src_offset, dst_offset) for every index of the dimensions `dims` of `l`.
 template <class F>
@@ -98,7 +76,7 @@ void strided_copy_typed(const T* src, const Dims& src_strides, T* dst, const Dim
   if (req == OpReq::Null) return;
   for (int64_t d : shape)
     if (d == 0) return;
-  const Layout l = simplify(shape, src_strides, dst_strides);
+  const Layout l = simplify_layout(shape, src_strides, dst_strides);
   const size_t last = l.shape.size() - 1;
   // A transposing copy: the innermost dimension is unit-stride on one side only and another
   // dimension q is unit-stride on the other side.
@@ -126,6 +104,24 @@ void strided_copy_typed(const T* src, const Dims& src_strides, T* dst, const Dim
 }
 
 }  // namespace
+
+CopyLayout simplify_layout(const Dims& shape, const Dims& src, const Dims& dst) {
+  CopyLayout l;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 1) continue;
+    if (!l.shape.empty() && l.src.back() == src[k] * shape[k] && l.dst.back() == dst[k] * shape[k]) {
+      l.shape.back() *= shape[k];
+      l.src.back() = src[k];
+      l.dst.back() = dst[k];
+    } else {
+      l.shape.push_back(shape[k]);
+      l.src.push_back(src[k]);
+      l.dst.push_back(dst[k]);
+    }
+  }
+  if (l.shape.empty()) l = {{1}, {1}, {1}};
+  return l;
+}
 
 Dims contiguous_strides(const Dims& shape) {
   Dims s(shape.size(), 1);
@@ -175,5 +171,14 @@ void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& 
 }
 
 void fill_zero(const TBlob& b) { std::memset(b.dptr, 0, static_cast<size_t>(b.size()) * dtype_size(b.dtype)); }
+
+const DataMover& data_mover([[maybe_unused]] Context ctx) {
+#if BRAID_CUDA_KERNELS
+  static const DataMover gpu{strided_copy_gpu, fill_zero_gpu};
+  if (!ctx.is_cpu_family()) return gpu;
+#endif
+  static const DataMover cpu{strided_copy, fill_zero};
+  return cpu;
+}
 
 }  // namespace braid::op::detail

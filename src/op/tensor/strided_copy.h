@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "braid/base/context.h"
 #include "braid/op/tensor.h"
 
 namespace braid::op::detail {
@@ -24,5 +25,29 @@ void strided_copy(DType dtype, const void* src, int64_t src_offset, const Dims& 
 
 /// Sets every element of `b` to zero.
 void fill_zero(const TBlob& b);
+
+/// A copy's layout with size-1 dimensions dropped and neighbours that are contiguous in both
+/// layouts merged (a plain copy becomes one row, a transpose of (a, b, c) -> (c, a, b) 2-D);
+/// never empty.
+struct CopyLayout {
+  Dims shape, src, dst;
+};
+CopyLayout simplify_layout(const Dims& shape, const Dims& src_strides, const Dims& dst_strides);
+
+/// The data movement of one device type, with the signatures above: the data-movement ops
+/// (transpose, concat, tile, ...) run on the CPU and the GPU with one kernel each, which moves
+/// its data through data_mover(ctx).
+struct DataMover {
+  decltype(&strided_copy) copy;
+  decltype(&fill_zero) zero;
+};
+const DataMover& data_mover(Context ctx);
+
+#if BRAID_CUDA_KERNELS
+/// The GPU's (strided_copy.cu).
+void strided_copy_gpu(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides, void* dst,
+                      int64_t dst_offset, const Dims& dst_strides, const Dims& shape, OpReq req, const char* op);
+void fill_zero_gpu(const TBlob& b);
+#endif
 
 }  // namespace braid::op::detail

@@ -13,33 +13,33 @@
 #include "braid/ndarray/random.h"
 #include "braid/op/registry.h"
 #include "common/error_message.h"
+#include "common/gpu_compare.h"
 #include "common/gpu_test.h"
 #include "op/math/binary_functions.h"
 #include "op/math/unary_functions.h"
+#include "op/tensor/elemwise_scalar.h"
 
 using namespace braid;
 
 namespace {
 
-// The element-wise ops (the shared math's lists) that have GPU kernels; the other families'
-// GPU kernels are tested in their own files.
-std::vector<std::string> ops_with_gpu_kernels() {
+// The ops of the element-wise unary and same-shape binary families.
+std::vector<std::string> elementwise_ops() {
   std::vector<std::string> names;
-  auto add_if_on_gpu = [&names](const char* name, const char*, auto) {
-    if (op::Registry::get().find(name).gpu.forward) names.push_back(name);
-  };
-  op::math::for_each_unary_op(add_if_on_gpu);
-  op::math::for_each_binary_op(add_if_on_gpu);
+  const auto add = [&names](const char* name, const char*, auto) { names.push_back(name); };
+  op::math::for_each_unary_op(add);
+  op::math::for_each_binary_op(add);
   return names;
 }
 
 TEST(ElemwiseGpu, CudaBuildsRegisterTheElementwiseKernels) {
-  const std::vector<std::string> names = ops_with_gpu_kernels();
   if (!gpu_runtime::built_with_cuda()) {
-    EXPECT_TRUE(names.empty());
+    for (const auto& name : op::Registry::get().names())
+      EXPECT_FALSE(op::Registry::get().find(name).gpu.forward) << name;
     return;
   }
-  for (const char* name : {"exp", "relu", "sigmoid", "fix", "elemwise_add", "_power", "_greater"})
+  for (const char* name : {"exp", "relu", "sigmoid", "fix", "elemwise_add", "_power", "_greater", "broadcast_add",
+                           "broadcast_greater", "_plus_scalar", "_rpower_scalar", "_lesser_scalar"})
     EXPECT_TRUE(op::Registry::get().find(name).gpu.forward) << name;
   EXPECT_TRUE(op::Registry::get().find("relu").gpu.backward);
 }
@@ -55,7 +55,7 @@ TEST(ElemwiseGpu, EveryGpuKernelMatchesTheCpuKernel) {
   REQUIRE_GPU();
   nd::seed(7);
   for (DType dtype : {DType::Float32, DType::Float64}) {
-    for (const auto& name : ops_with_gpu_kernels()) {
+    for (const auto& name : elementwise_ops()) {
       const op::OpDef& def = op::Registry::get().find(name);
       const size_t nargs = def.list_arguments(def.parse({})).size();
       std::vector<NDArray> cpu_in, gpu_in, cpu_grads, gpu_grads;
@@ -78,12 +78,46 @@ TEST(ElemwiseGpu, EveryGpuKernelMatchesTheCpuKernel) {
   }
 }
 
-TEST(ElemwiseGpu, BroadcastingOpsWithoutAGpuKernelSaySo) {
+TEST(ElemwiseGpu, BroadcastingOpsMatchTheCpu) {
   REQUIRE_GPU();
-  NDArray a = nd::ones(Shape({2, 3})).copyto(gpu(0));
-  NDArray b = nd::ones(Shape({1, 3})).copyto(gpu(0));
-  const std::string err = braid::test::error_message([&] { nd::invoke1("broadcast_add", {a, b}).wait_to_read(); });
-  EXPECT_NE(err.find("operator broadcast_add has no GPU kernel"), std::string::npos) << err;
+  nd::seed(8);
+  // Broadcasting along leading, inner and trailing axes, on one side or both.
+  const std::vector<std::pair<Shape, Shape>> shapes = {{Shape({2, 3}), Shape({1, 3})},
+                                                       {Shape({4, 1, 5}), Shape({3, 1})},
+                                                       {Shape({5}), Shape({2, 3, 5})},
+                                                       {Shape({2, 1, 4, 1}), Shape({1, 3, 1, 6})}};
+  for (DType dtype : {DType::Float32, DType::Float64})
+    for (const auto& [lhs, rhs] : shapes)
+      op::math::for_each_binary_op([&](const char*, const char* stem, auto) {
+        test::expect_op_gpu_matches_cpu(
+            cat("broadcast_", stem), {},
+            {nd::random_uniform(0.2, 2.0, lhs, cpu(), dtype), nd::random_uniform(0.2, 2.0, rhs, cpu(), dtype)});
+      });
+  NDArray a = nd::random_uniform(-9.0, 9.0, Shape({3, 4}), cpu(), DType::Float32).astype(DType::Int32);
+  NDArray b = nd::random_uniform(1.0, 9.0, Shape({1, 4}), cpu(), DType::Float32).astype(DType::Int32);
+  for (const char* op : {"broadcast_add", "broadcast_mul", "broadcast_div", "broadcast_greater"})
+    test::expect_op_gpu_matches_cpu(op, {}, {a, b}, 0);
+}
+
+TEST(ElemwiseGpu, ScalarOpsMatchTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(9);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    NDArray x = nd::random_uniform(0.2, 2.0, Shape({10, 100}), cpu(), dtype);
+    op::detail::for_each_scalar_op([&](const char* name, auto, auto) {
+      for (const char* scalar : {"1.5", "-0.75"}) test::expect_op_gpu_matches_cpu(name, {{"scalar", scalar}}, {x});
+    });
+  }
+  NDArray ints = nd::random_uniform(-9.0, 9.0, Shape({50}), cpu(), DType::Float32).astype(DType::Int32);
+  for (const char* name : {"_plus_scalar", "_mul_scalar", "_rminus_scalar", "_maximum_scalar", "_greater_scalar"})
+    test::expect_op_gpu_matches_cpu(name, {{"scalar", "3"}}, {ints}, 0);
+}
+
+TEST(ElemwiseGpu, OpsWithoutAGpuKernelSaySo) {
+  REQUIRE_GPU();
+  NDArray image = nd::ones(Shape({4, 5, 3})).copyto(gpu(0));
+  const std::string err = braid::test::error_message([&] { nd::invoke1("_image_to_tensor", {image}).wait_to_read(); });
+  EXPECT_NE(err.find("operator _image_to_tensor has no GPU kernel"), std::string::npos) << err;
 }
 
 }  // namespace

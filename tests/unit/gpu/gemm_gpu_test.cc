@@ -2,7 +2,7 @@
 // forward and every gradient, float32 and float64, with the attributes models use.
 #include <gtest/gtest.h>
 
-#include "common/gpu_compare.h"
+#include "common/gpu_case.h"
 #include "common/gpu_test.h"
 
 using namespace braid;

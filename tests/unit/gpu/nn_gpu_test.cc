@@ -6,7 +6,7 @@
 
 #include "braid/device/gpu.h"
 #include "common/error_message.h"
-#include "common/gpu_compare.h"
+#include "common/gpu_case.h"
 #include "common/gpu_test.h"
 
 using namespace braid;
