@@ -1,7 +1,8 @@
 // CUDA kernels of take, pick and one_hot (indexing.cc): data of every dtype the CPU takes,
-// indices of any dtype (floats truncated toward zero), gradients float32 and float64. An index
-// that is NaN, or out of range with mode='raise', is flagged on the device and thrown after the
-// kernel, as the CPU throws.
+// indices of any dtype (floats truncated toward zero), gradients float32 and float64. With
+// mode='raise' an index out of range (or NaN) is flagged on the device and thrown after the kernel,
+// as the CPU throws; that waits for the GPU, so the other modes (clip, the default, and wrap)
+// take a NaN for -1 and check nothing, as MXNet's GPU kernels do.
 #include <type_traits>
 
 #include "axis_util.h"
@@ -15,13 +16,14 @@
 namespace braid::op::detail {
 namespace {
 
-// The index v as an integer (floats clamped first, as read_indices does); NaN sets *bad.
+// The index v as an integer (floats clamped first, as read_indices does); NaN sets *bad where
+// checked, and is -1.
 template <class I>
 __device__ int64_t to_index(I v, int* bad) {
   if constexpr (std::is_floating_point_v<I>) {
     if (v != v) {
-      *bad = 1;
-      return 0;
+      if (bad) *bad = 1;
+      return -1;
     }
     constexpr I kLimit = I(4.0e18);
     return static_cast<int64_t>(v < -kLimit ? -kLimit : (v > kLimit ? kLimit : v));
@@ -39,22 +41,25 @@ __device__ int64_t resolve(int64_t j, int64_t n, IndexMode mode, int* bad) {
     case IndexMode::Wrap:
       return (j % n + n) % n;
     default:
-      *bad = 1;
+      if (bad) *bad = 1;
       return 0;
   }
 }
 
-/// A device flag the kernels set on a bad index; check() throws naming the op once they ran.
+/// A device flag the kernels set on a bad index for mode='raise' (null, and nothing checked,
+/// for the other modes); check() throws naming the op once the kernels ran.
 class BadIndexFlag {
  public:
-  BadIndexFlag() : flag_(static_cast<int*>(cuda::workspace(sizeof(int)))) {
-    cudaMemsetAsync(flag_, 0, sizeof(int), cuda::stream());
+  explicit BadIndexFlag(IndexMode mode)
+      : flag_(mode == IndexMode::Raise ? static_cast<int*>(cuda::workspace(sizeof(int))) : nullptr) {
+    if (flag_) cudaMemsetAsync(flag_, 0, sizeof(int), cuda::stream());
   }
   int* get() const { return flag_; }
   void check(const char* op) const {
+    if (!flag_) return;
     int bad = 0;
     cudaMemcpyAsync(&bad, flag_, sizeof(int), cudaMemcpyDeviceToHost, cuda::stream());
-    cuda::finish(op);
+    cuda::wait(op);
     BRAID_CHECK(!bad, "operator ", op, ": an index is NaN or (mode='raise') out of bounds for its axis");
   }
 
@@ -96,7 +101,7 @@ Kernels take_kernels() {
     if (a.req[0] == OpReq::Null) return;
     const AxisSplit s = take_split(pa, a.inputs[0].shape);
     const int64_t m = a.inputs[1].size(), n = s.outer * m * s.inner;
-    const BadIndexFlag bad;
+    const BadIndexFlag bad(param<TakeParam>(pa).mode);
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, "take", {
       BRAID_TYPE_SWITCH(a.inputs[1].dtype, I, "take indices", {
         take_forward<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
@@ -111,7 +116,7 @@ Kernels take_kernels() {
     if (a.req[0] != OpReq::Null) {
       const AxisSplit s = take_split(pa, a.inputs[0].shape);
       const int64_t m = a.inputs[1].size(), n = s.outer * m * s.inner;
-      const BadIndexFlag bad;
+      const BadIndexFlag bad(param<TakeParam>(pa).mode);
       if (a.req[0] == OpReq::Write) fill_zero_gpu(a.in_grads[0]);
       BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "take", {
         BRAID_TYPE_SWITCH(a.inputs[1].dtype, I, "take indices", {
@@ -160,7 +165,7 @@ Kernels pick_kernels() {
     if (a.req[0] == OpReq::Null) return;
     const AxisSplit s = pick_split(pa, a.inputs[0].shape);
     const int64_t n = s.outer * s.inner;
-    const BadIndexFlag bad;
+    const BadIndexFlag bad(param<PickParam>(pa).mode);
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, "pick", {
       BRAID_TYPE_SWITCH(a.inputs[1].dtype, I, "pick index", {
         pick_forward<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
@@ -175,7 +180,7 @@ Kernels pick_kernels() {
     if (a.req[0] != OpReq::Null) {
       const AxisSplit s = pick_split(pa, a.inputs[0].shape);
       const int64_t n = s.outer * s.inner;
-      const BadIndexFlag bad;
+      const BadIndexFlag bad(param<PickParam>(pa).mode);
       if (a.req[0] == OpReq::Write) fill_zero_gpu(a.in_grads[0]);
       BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "pick", {
         BRAID_TYPE_SWITCH(a.inputs[1].dtype, I, "pick index", {
@@ -206,7 +211,7 @@ Kernels one_hot_kernels() {
     if (a.req[0] == OpReq::Null) return;
     const auto& p = param<OneHotParam>(pa);
     const int64_t rows = a.inputs[0].size();
-    const BadIndexFlag bad;
+    const BadIndexFlag bad(IndexMode::Clip);  // an index out of range makes a row of off_value
     BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "one_hot", {
       BRAID_TYPE_SWITCH(a.inputs[0].dtype, I, "one_hot indices", {
         one_hot_forward<<<cuda::blocks_for(rows * p.depth), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
