@@ -31,7 +31,7 @@ pack() {
   stage=$(mktemp -d)
   mkdir -p "$stage/bin" "$stage/lib" "$stage/fashion-mnist"
   for program in "${programs[@]}"; do
-    cp "$build/$program" "$stage/bin/"
+    cp "$build/$program" "$stage/bin/" && strip --strip-unneeded "$stage/bin/$(basename "$program")"
     ldd "$build/$program" | awk '/=> \// {print $3}' | grep -Ev "$base_system" | while read -r lib; do
       cp -n "$(readlink -f "$lib")" "$stage/lib/$(basename "$lib")"
     done

@@ -78,10 +78,19 @@ ComputeStreams& compute_streams() {
   return *cs;
 }
 
+// Held while a compute worker captures a CUDA graph (KernelGraph), and by the other threads'
+// calls that would touch its stream or synchronize the device meanwhile (CUDA refuses them during
+// a capture). Recursive: the capturing thread may allocate.
+std::recursive_mutex& capture_mutex() {
+  static auto* mu = new std::recursive_mutex;  // never destroyed: workers may outlive statics
+  return *mu;
+}
+
 // Makes the calling thread's stream wait for what GPU `device`'s compute stream has queued so far.
 void wait_for_compute(int device, const std::string& what) {
   cudaStream_t compute = compute_streams().get(device);
   if (!compute || compute == stream_of_thread()) return;
+  std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());
   cudaEvent_t queued;
   check(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming), what);
   check(cudaEventRecord(queued, compute), what);
@@ -100,6 +109,7 @@ bool built_with_cuda() { return true; }
 
 void* device_malloc(size_t bytes, int device) {
   check_device(device, "cannot allocate");
+  std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());
   check(cudaSetDevice(device), cat("cudaSetDevice(", device, ")"));
   void* ptr = nullptr;
   check(cudaMalloc(&ptr, bytes == 0 ? 1 : bytes),
@@ -108,21 +118,22 @@ void* device_malloc(size_t bytes, int device) {
 }
 
 void device_free(void* ptr, int device) {
+  std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());  // cudaFree synchronizes
   if (cudaSetDevice(device) == cudaSuccess) cudaFree(ptr);
 }
 
 void* pinned_malloc(size_t bytes) {
   if (num_gpus() == 0) return std::aligned_alloc(64, bytes);
+  std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());
   void* ptr = nullptr;
   check(cudaMallocHost(&ptr, bytes == 0 ? 1 : bytes), cat("cannot allocate ", bytes, " bytes of pinned host memory"));
   return ptr;
 }
 
 void pinned_free(void* ptr) {
-  if (num_gpus() == 0)
-    std::free(ptr);
-  else
-    cudaFreeHost(ptr);
+  if (num_gpus() == 0) return std::free(ptr);
+  std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());  // cudaFreeHost synchronizes
+  cudaFreeHost(ptr);
 }
 
 void copy(void* dst, Context dst_ctx, const void* src, Context src_ctx, size_t bytes) {
@@ -157,6 +168,7 @@ void* current_stream() { return stream_of_thread(); }
 
 void synchronize(int device) {
   const std::string what = cat("a kernel on gpu(", device, ") failed");
+  std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());
   if (cudaStream_t compute = compute_streams().get(device)) {
     check(cudaStreamSynchronize(compute), what);
   } else if (device >= 0 && device < num_gpus()) {  // no compute worker (the naive engine): the whole GPU
@@ -180,6 +192,7 @@ void KernelGraph::reset() {
 bool KernelGraph::capture_and_launch(const std::function<void()>& launch) {
   reset();
   cudaStream_t stream = stream_of_thread();
+  std::unique_lock<std::recursive_mutex> capturing(capture_mutex());
   // Thread-local mode: only this worker's calls are checked, the other workers go on as usual.
   if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
     cudaGetLastError();

@@ -114,9 +114,10 @@ void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
   cuda::finish(op);
 }
 
-template <class T>
-__global__ void accumulate(const T* g, T* d, int64_t n) {
-  BRAID_GRID_STRIDE_LOOP(i, n) { d[i] += g[i]; }
+// d += g, converting g to d's dtype as the CPU does (through float for 16-bit floats).
+template <class S, class D>
+__global__ void accumulate(const S* g, D* d, int64_t n) {
+  BRAID_GRID_STRIDE_LOOP(i, n) { d[i] = cuda::store_value<D>(cuda::load_value(d[i]) + cuda::load_value(g[i])); }
 }
 
 Kernels convert_kernels(const std::string& name) {
@@ -128,12 +129,16 @@ Kernels convert_kernels(const std::string& name) {
     const TBlob &g = a.out_grads[0], &d = a.in_grads[0];
     if (a.req[0] == OpReq::Null) return;
     if (a.req[0] == OpReq::Write) return convert_gpu(g, d, name.c_str());
-    BRAID_CHECK(g.dtype == d.dtype, name, ": accumulating a gradient across dtypes is not supported");
     BRAID_CHECK(on_device(g.dptr) && on_device(d.dptr), name,
                 ": accumulating a gradient between a CPU and a GPU is not supported");
     const int64_t n = d.size();
-    BRAID_TYPE_SWITCH(d.dtype, T, name.c_str(), {
-      accumulate<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(g.ptr<T>(), d.ptr<T>(), n);
+    cuda::with_device_type(g.dtype, name.c_str(), [&](auto gs) {
+      cuda::with_device_type(d.dtype, name.c_str(), [&](auto ds) {
+        using S = decltype(gs);
+        using D = decltype(ds);
+        accumulate<S, D><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
+            static_cast<const S*>(g.dptr), static_cast<D*>(d.dptr), n);
+      });
     });
     cuda::finish(name.c_str());
   };

@@ -77,7 +77,7 @@ TEST(MatrixGpu, JoiningOpsMatchTheCpu) {
 TEST(MatrixGpu, IntegerArraysMoveUnchanged) {
   REQUIRE_GPU();
   nd::seed(13);
-  for (DType dtype : {DType::Int32, DType::Int64, DType::UInt8, DType::Float16})
+  for (DType dtype : {DType::Int32, DType::Int64, DType::UInt8})  // the CPU refuses float16 here
     for (const Case& c : kOneInputCases) {
       NDArray x = nd::random_uniform(0.0, 100.0, c.shape, cpu(), DType::Float32).astype(dtype);
       std::vector<NDArray> on_cpu = nd::invoke_all(c.op, {x}, c.attrs);
