@@ -23,7 +23,8 @@ bool graphs_allowed(const Plan& plan) {
   return true;
 }
 
-std::vector<NDArray> GraphReplay::bind(const std::vector<NDArray>& outside, bool training) {
+std::vector<NDArray> GraphReplay::bind(const std::vector<NDArray>& outside, bool training,
+                                       const std::vector<bool>& fresh) {
   std::vector<const void*> now;
   for (const auto& a : outside) now.push_back(a.is_none() ? nullptr : a.raw_data());
   const bool refused = graph_ && graph_->refused.load();
@@ -37,7 +38,8 @@ std::vector<NDArray> GraphReplay::bind(const std::vector<NDArray>& outside, bool
     // Capture, with the arrays that moved since the last call bound to staging buffers.
     staging_.assign(outside.size(), NDArray());
     for (size_t i = 0; i < outside.size(); ++i)
-      if (now[i] && now[i] != last_[i]) staging_[i] = NDArray(outside[i].shape(), outside[i].ctx(), outside[i].dtype());
+      if (now[i] && (fresh[i] || now[i] != last_[i]))
+        staging_[i] = NDArray(outside[i].shape(), outside[i].ctx(), outside[i].dtype());
     graph_ = std::make_shared<Graph>();
     mode_ = Mode::Capture;
   } else {
@@ -46,7 +48,7 @@ std::vector<NDArray> GraphReplay::bind(const std::vector<NDArray>& outside, bool
     for (size_t i = 0; i < outside.size() && !moved; ++i) moved = staging_[i].is_none() && now[i] != last_[i];
     if (moved) {  // an array the graph reads in place moved
       calls_ = 0;
-      return bind(outside, training);  // Direct now, captured again at the next call
+      return bind(outside, training, fresh);  // Direct now, captured again at the next call
     }
   }
   if (mode_ != Mode::Replay) {

@@ -26,9 +26,11 @@ class GraphReplay {
   ~GraphReplay();
 
   /// `outside`: the arrays the next run reads or writes that are not the plan's own buffers;
-  /// `training`: its mode (the kernels differ, so a graph serves one mode). Returns the arrays to
-  /// bind in their place (staging buffers for those that move).
-  std::vector<NDArray> bind(const std::vector<NDArray>& outside, bool training);
+  /// `training`: its mode (the kernels differ, so a graph serves one mode); `fresh`: those made
+  /// anew for each call (a backward's gradient arrays), staged even when the storage pool happens
+  /// to give them the same address again. Returns the arrays to bind in their place (staging
+  /// buffers for those that move).
+  std::vector<NDArray> bind(const std::vector<NDArray>& outside, bool training, const std::vector<bool>& fresh);
   /// The engine operation running `bulk` (the run's kernels as one) for the arrays last given to
   /// bind(): it copies them into their staging buffers, captures, replays or runs the kernels,
   /// and copies the staging buffers of the arrays the run may write (`written`) back out.

@@ -112,7 +112,9 @@ std::vector<bool> bind_for_graph(const Plan& plan, RunState& st, GraphReplay& gr
   // Forward may update aux states (BatchNorm in training); backward writes the gradients.
   for (size_t i = st.args.size(); i < outside.size(); ++i)
     written[i] = backward ? i >= st.args.size() + st.aux.size() : true;
-  std::vector<NDArray> bound = graph.bind(outside, st.training);
+  std::vector<bool> fresh(outside.size(), false);  // the gradients: new arrays at each call
+  for (size_t i = st.args.size() + st.aux.size(); i < outside.size(); ++i) fresh[i] = true;
+  std::vector<NDArray> bound = graph.bind(outside, st.training, fresh);
   const auto at = [&bound](size_t from, size_t n) {
     return std::vector<NDArray>(bound.begin() + static_cast<long>(from), bound.begin() + static_cast<long>(from + n));
   };

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "braid/base/convert.h"
 #include "init_param.h"
@@ -124,17 +125,20 @@ void register_init_ops(Registry& r) {
   };
   copy.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     if (a.req[0] == OpReq::Null) return;
-    BRAID_CHECK(a.req[0] == OpReq::Write || a.out_grads[0].dtype == a.in_grads[0].dtype,
-                "_copyto: accumulating a gradient across dtypes is not supported");
-    if (a.req[0] == OpReq::Write) {
-      convert_elements(a.out_grads[0].dptr, a.out_grads[0].dtype, a.in_grads[0].dptr, a.in_grads[0].dtype,
-                       a.out_grads[0].size());
-      return;
+    const TBlob &g = a.out_grads[0], &d = a.in_grads[0];
+    if (a.req[0] == OpReq::Write) return convert_elements(g.dptr, g.dtype, d.dptr, d.dtype, g.size());
+    // Add: the gradient converted to the input's dtype first, then added in that dtype.
+    std::vector<char> converted;
+    const void* from = g.dptr;
+    if (g.dtype != d.dtype) {
+      converted.resize(static_cast<size_t>(g.size()) * dtype_size(d.dtype));
+      convert_elements(g.dptr, g.dtype, converted.data(), d.dtype, g.size());
+      from = converted.data();
     }
-    BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "_copyto backward", {
-      const T* g = a.out_grads[0].ptr<T>();
-      T* d = a.in_grads[0].ptr<T>();
-      for (int64_t i = 0, end = a.in_grads[0].size(); i < end; ++i) d[i] += g[i];
+    BRAID_TYPE_SWITCH(d.dtype, T, "_copyto backward", {
+      const T* gv = static_cast<const T*>(from);
+      T* dv = d.ptr<T>();
+      for (int64_t i = 0, end = d.size(); i < end; ++i) dv[i] += gv[i];
     });
   };
   r.add(std::move(copy));

@@ -114,10 +114,13 @@ void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
   cuda::finish(op);
 }
 
-// d += g, converting g to d's dtype as the CPU does (through float for 16-bit floats).
+// d += g, g converted to d's dtype first as the CPU does (16-bit floats added through float).
 template <class S, class D>
 __global__ void accumulate(const S* g, D* d, int64_t n) {
-  BRAID_GRID_STRIDE_LOOP(i, n) { d[i] = cuda::store_value<D>(cuda::load_value(d[i]) + cuda::load_value(g[i])); }
+  BRAID_GRID_STRIDE_LOOP(i, n) {
+    const D converted = cuda::store_value<D>(cuda::load_value(g[i]));
+    d[i] = cuda::store_value<D>(cuda::load_value(d[i]) + cuda::load_value(converted));
+  }
 }
 
 Kernels convert_kernels(const std::string& name) {
