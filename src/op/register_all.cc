@@ -33,6 +33,7 @@ void register_all_ops(Registry& r) {
   register_dropout_gpu_kernels(r);
   register_layer_norm_gpu_kernels(r);
   register_embedding_gpu_kernels(r);
+  register_regression_output_gpu_kernels(r);
   // tensor
   register_init_gpu_kernels(r);
   register_matrix_gpu_kernels(r);

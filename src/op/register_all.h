@@ -25,18 +25,19 @@ void register_image_ops(Registry& r);            // src/op/image/image_tensor.cc
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu
 void register_elemwise_binary_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_binary.cu
 // nn: layers and the products they run on
-void register_matrix_dot_gpu_kernels(Registry& r);       // src/op/tensor/matrix_dot.cu
-void register_fully_connected_gpu_kernels(Registry& r);  // src/op/nn/fully_connected.cu
-void register_convolution_gpu_kernels(Registry& r);      // src/op/nn/convolution.cu
-void register_pooling_gpu_kernels(Registry& r);          // src/op/nn/pooling.cu
-void register_activation_gpu_kernels(Registry& r);       // src/op/nn/activation.cu
-void register_softmax_gpu_kernels(Registry& r);          // src/op/nn/softmax.cu
-void register_softmax_output_gpu_kernels(Registry& r);   // src/op/nn/softmax_output.cu
-void register_batch_norm_gpu_kernels(Registry& r);       // src/op/nn/batch_norm.cu
-void register_leaky_relu_gpu_kernels(Registry& r);       // src/op/nn/leaky_relu.cu
-void register_dropout_gpu_kernels(Registry& r);          // src/op/nn/dropout.cu
-void register_layer_norm_gpu_kernels(Registry& r);       // src/op/nn/layer_norm.cu
-void register_embedding_gpu_kernels(Registry& r);        // src/op/nn/embedding.cu
+void register_matrix_dot_gpu_kernels(Registry& r);         // src/op/tensor/matrix_dot.cu
+void register_fully_connected_gpu_kernels(Registry& r);    // src/op/nn/fully_connected.cu
+void register_convolution_gpu_kernels(Registry& r);        // src/op/nn/convolution.cu
+void register_pooling_gpu_kernels(Registry& r);            // src/op/nn/pooling.cu
+void register_activation_gpu_kernels(Registry& r);         // src/op/nn/activation.cu
+void register_softmax_gpu_kernels(Registry& r);            // src/op/nn/softmax.cu
+void register_softmax_output_gpu_kernels(Registry& r);     // src/op/nn/softmax_output.cu
+void register_batch_norm_gpu_kernels(Registry& r);         // src/op/nn/batch_norm.cu
+void register_leaky_relu_gpu_kernels(Registry& r);         // src/op/nn/leaky_relu.cu
+void register_dropout_gpu_kernels(Registry& r);            // src/op/nn/dropout.cu
+void register_layer_norm_gpu_kernels(Registry& r);         // src/op/nn/layer_norm.cu
+void register_embedding_gpu_kernels(Registry& r);          // src/op/nn/embedding.cu
+void register_regression_output_gpu_kernels(Registry& r);  // src/op/nn/regression_output.cu
 // tensor
 void register_init_gpu_kernels(Registry& r);             // src/op/tensor/init.cu
 void register_matrix_gpu_kernels(Registry& r);           // src/op/tensor/strided_copy.cu (+ Flatten)

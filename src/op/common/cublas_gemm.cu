@@ -14,12 +14,12 @@ struct CublasTypes;
 template <>
 struct CublasTypes<float> {
   static constexpr cudaDataType data = CUDA_R_32F;
-  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  static cublasComputeType_t compute() { return allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F; }
 };
 template <>
 struct CublasTypes<double> {
   static constexpr cudaDataType data = CUDA_R_64F;
-  static constexpr cublasComputeType_t compute = CUBLAS_COMPUTE_64F;
+  static cublasComputeType_t compute() { return CUBLAS_COMPUTE_64F; }
 };
 
 int cublas_int(int64_t v, const char* op) {
@@ -46,7 +46,7 @@ void gemm_batched(const detail::GemmDims& g, int64_t batch, const T* a, int64_t 
   check_cublas(cublas().cublasGemmStridedBatchedEx(
                    cublas_handle(), g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m,
                    k, &alpha, b, Types::data, ldb, stride_b, a, Types::data, lda, stride_a, &beta, c, Types::data, n,
-                   stride_c, cublas_int(batch, op), Types::compute, CUBLAS_GEMM_DEFAULT),
+                   stride_c, cublas_int(batch, op), Types::compute(), CUBLAS_GEMM_DEFAULT),
                op);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/base/env.h"
 #include "braid/device/gpu.h"
 #include "op/common/cuda_launch.cuh"
 #include "op/common/cuda_libs.cuh"
@@ -129,6 +130,11 @@ void* workspace(size_t bytes) {
     s.bytes = bytes;
   }
   return s.ptr;
+}
+
+bool allow_tf32() {
+  static const bool allowed = env_int({"BRAID_GPU_TF32"}, 0) != 0;
+  return allowed;
 }
 
 void check_cublas(cublasStatus_t status, const char* op) {

@@ -90,6 +90,11 @@ cudnnHandle_t cudnn_handle();
 /// worker runs one kernel at a time, and the stream orders the uses).
 void* workspace(size_t bytes);
 
+/// Whether float32 products and convolutions may use TF32 tensor cores (BRAID_GPU_TF32=1): faster,
+/// with a 10-bit mantissa in the products. Off by default, so that float32 results agree with the
+/// CPU's to float precision.
+bool allow_tf32();
+
 /// Throws braid::Error "operator <op>: cuBLAS/cuDNN failed: <status>" unless the call succeeded.
 void check_cublas(cublasStatus_t status, const char* op);
 void check_cudnn(cudnnStatus_t status, const char* op);

@@ -63,8 +63,10 @@ std::unique_ptr<CudnnConvPlan> make_plan(const ConvGeom& g, DType dtype, const c
   cuda::check_cudnn(dnn.cudnnSetConvolutionNdDescriptor(p->conv, 2, pad, stride, dilate, CUDNN_CROSS_CORRELATION, type),
                     op);
   cuda::check_cudnn(dnn.cudnnSetConvolutionGroupCount(p->conv, cudnn_int(g.g, op)), op);
-  // No TF32 tensor cores for float32: the results must agree with the CPU's to float precision.
-  cuda::check_cudnn(dnn.cudnnSetConvolutionMathType(p->conv, CUDNN_FMA_MATH), op);
+  // TF32 tensor cores for float32 only where allowed (cuda::allow_tf32); cuDNN's default math
+  // uses them.
+  cuda::check_cudnn(dnn.cudnnSetConvolutionMathType(p->conv, cuda::allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+                    op);
 
   int returned = 0;
   cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];

@@ -1,16 +1,11 @@
 // LinearRegressionOutput, MAERegressionOutput and LogisticRegressionOutput (MXNet 1.x): output
 // layers whose backward ignores the output gradient and gives the loss gradient
 // d(out, label) * grad_scale / num_output, where num_output = label.size / label.shape[0].
+#include "regression_output.h"
 #include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct RegressionParam {
-  double grad_scale = 1;
-};
-
-enum class Kind { kLinear, kMAE, kLogistic };
 
 bool infer_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out) {
   merge_shape(in[0], out[0], op, "data");
@@ -27,14 +22,7 @@ bool infer_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shap
   return true;
 }
 
-template <class T>
-T loss_grad(Kind kind, T out, T label) {
-  const T diff = out - label;
-  if (kind == Kind::kMAE) return T(diff > T(0)) - T(diff < T(0));
-  return diff;  // squared error, and cross-entropy through the sigmoid
-}
-
-void add_regression(Registry& r, const std::string& name, Kind kind, const std::string& doc) {
+void add_regression(Registry& r, const std::string& name, RegressionKind kind, const std::string& doc) {
   OpDef d;
   d.name = name;
   d.doc = doc;
@@ -52,19 +40,18 @@ void add_regression(Registry& r, const std::string& name, Kind kind, const std::
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       const T* x = a.inputs[0].ptr<T>();
       write_each(a.outputs[0].ptr<T>(), a.req[0], a.inputs[0].size(),
-                 [=](int64_t i) { return kind == Kind::kLogistic ? stable_sigmoid(x[i]) : x[i]; });
+                 [=](int64_t i) { return regression_output(kind, x[i]); });
     });
   };
   d.cpu.backward = [name, kind](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     zero_grad(a.in_grads[1], a.req[1]);
     const TBlob& label = a.inputs[1];
-    const double num_output = static_cast<double>(label.size()) / static_cast<double>(label.shape[0]);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       const T* out = a.outputs[0].ptr<T>();
       const T* l = label.ptr<T>();
-      const T scale = static_cast<T>(param<RegressionParam>(pa).grad_scale / num_output);
+      const T scale = static_cast<T>(regression_scale(param<RegressionParam>(pa), label.shape));
       write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
-                 [=](int64_t i) { return loss_grad(kind, out[i], l[i]) * scale; });
+                 [=](int64_t i) { return regression_loss_grad(kind, out[i], l[i]) * scale; });
     });
   };
   r.add(std::move(d));
@@ -73,12 +60,8 @@ void add_regression(Registry& r, const std::string& name, Kind kind, const std::
 }  // namespace
 
 void register_regression_ops(Registry& r) {
-  add_regression(r, "LinearRegressionOutput", Kind::kLinear,
-                 "Identity forward; backward (out - label) * grad_scale / num_output (squared loss).");
-  add_regression(r, "MAERegressionOutput", Kind::kMAE,
-                 "Identity forward; backward sign(out - label) * grad_scale / num_output (L1 loss).");
-  add_regression(r, "LogisticRegressionOutput", Kind::kLogistic,
-                 "Sigmoid forward; backward (out - label) * grad_scale / num_output (logistic loss).");
+  for_each_regression_op(
+      [&r](const char* name, RegressionKind kind, const char* doc) { add_regression(r, name, kind, doc); });
 }
 
 }  // namespace braid::op::detail
