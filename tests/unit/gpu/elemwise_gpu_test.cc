@@ -87,12 +87,13 @@ TEST(ElemwiseGpu, BroadcastingOpsMatchTheCpu) {
                                                        {Shape({5}), Shape({2, 3, 5})},
                                                        {Shape({2, 1, 4, 1}), Shape({1, 3, 1, 6})}};
   for (DType dtype : {DType::Float32, DType::Float64})
-    for (const auto& [lhs, rhs] : shapes)
-      op::math::for_each_binary_op([&](const char*, const char* stem, auto) {
-        test::expect_op_gpu_matches_cpu(
-            cat("broadcast_", stem), {},
-            {nd::random_uniform(0.2, 2.0, lhs, cpu(), dtype), nd::random_uniform(0.2, 2.0, rhs, cpu(), dtype)});
-      });
+    for (const auto& shape_pair : shapes)
+      op::math::for_each_binary_op(
+          [&, lhs = shape_pair.first, rhs = shape_pair.second](const char*, const char* stem, auto) {
+            test::expect_op_gpu_matches_cpu(
+                cat("broadcast_", stem), {},
+                {nd::random_uniform(0.2, 2.0, lhs, cpu(), dtype), nd::random_uniform(0.2, 2.0, rhs, cpu(), dtype)});
+          });
   NDArray a = nd::random_uniform(-9.0, 9.0, Shape({3, 4}), cpu(), DType::Float32).astype(DType::Int32);
   NDArray b = nd::random_uniform(1.0, 9.0, Shape({1, 4}), cpu(), DType::Float32).astype(DType::Int32);
   for (const char* op : {"broadcast_add", "broadcast_mul", "broadcast_div", "broadcast_greater"})
