@@ -19,3 +19,9 @@ def test_installed_package_imports_and_computes(tmp_path):
     assert run.returncode == 0, run.stderr
     lines = run.stdout.split()
     assert lines[0].startswith(str(site)) and float(lines[1]) == 6.0
+    # MXNet's name comes with it (BRAID_INSTALL_MXNET, on by default).
+    run = subprocess.run([sys.executable, "-c", "import mxnet as mx; from mxnet.gluon import nn; print(mx.__file__, nn.__name__)"],
+                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (site / "mxnet" / "__init__.py").exists() and run.stdout.split()[1] == "braid.gluon.nn"
+    assert run.stdout.split()[0].startswith(str(site))
