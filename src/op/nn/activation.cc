@@ -27,7 +27,7 @@ struct Sigmoid {
   static constexpr auto kAlg = dnnl::algorithm::eltwise_logistic_use_dst_for_bwd;
   template <class T>
   static T f(T x) {
-    return stable_sigmoid(x);
+    return math::sigmoid(x);
   }
   template <class T>
   static T df(T, T y) {
@@ -55,7 +55,7 @@ struct SoftReLU {  // log(1 + exp(x)); above 20 it equals x in floating point (a
   }
   template <class T>
   static T df(T x, T) {
-    return stable_sigmoid(x);
+    return math::sigmoid(x);
   }
 };
 struct SoftSign {

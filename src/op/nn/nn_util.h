@@ -76,12 +76,6 @@ void with_req_buffer(T* out, OpReq req, int64_t n, F f) {
   }
 }
 
-/// 1 / (1 + exp(-x)) without overflow for large |x|.
-template <class T>
-T stable_sigmoid(T x) {
-  return x >= 0 ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x));
-}
-
 /// A uniform draw from [0, 1) with 53 random bits; the same on every platform (unlike
 /// std::uniform_real_distribution), so that seeded runs repeat exactly.
 inline double uniform01(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }

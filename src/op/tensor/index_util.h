@@ -7,6 +7,7 @@
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
 #include "braid/op/tensor.h"
+#include "op/math/host_device.h"
 
 namespace braid::op::detail {
 
@@ -20,17 +21,24 @@ IndexMode read_index_mode(ParamReader& r, const std::vector<std::string>& choice
 /// A NaN index throws naming `op`.
 std::vector<int64_t> read_indices(const TBlob& b, const std::string& op);
 
-/// Maps index j into [0, n) according to `mode` (n > 0); Raise throws naming `op`.
-inline int64_t resolve_index(int64_t j, int64_t n, IndexMode mode, const std::string& op) {
+/// Index j mapped into [0, n) according to `mode` (n > 0), or -1 where mode is Raise and j is out
+/// of range: the rule of both devices' kernels.
+BRAID_HOST_DEVICE int64_t map_index(int64_t j, int64_t n, IndexMode mode) {
   if (j >= 0 && j < n) return j;
   switch (mode) {
     case IndexMode::Clip:
       return j < 0 ? 0 : n - 1;
     case IndexMode::Wrap:
       return (j % n + n) % n;
-    case IndexMode::Raise:
-      break;
+    default:
+      return -1;
   }
+}
+
+/// map_index, where Raise throws naming `op`.
+inline int64_t resolve_index(int64_t j, int64_t n, IndexMode mode, const std::string& op) {
+  const int64_t mapped = map_index(j, n, mode);
+  if (mapped >= 0) return mapped;
   throw Error(cat("operator ", op, ": index ", j, " is out of bounds for an axis of size ", n,
                   " (mode='raise'; use mode='clip' or 'wrap' to map it into range)"));
 }

@@ -34,16 +34,10 @@ __device__ int64_t to_index(I v, int* bad) {
 
 // resolve_index on the device: Raise sets *bad instead of throwing.
 __device__ int64_t resolve(int64_t j, int64_t n, IndexMode mode, int* bad) {
-  if (j >= 0 && j < n) return j;
-  switch (mode) {
-    case IndexMode::Clip:
-      return j < 0 ? 0 : n - 1;
-    case IndexMode::Wrap:
-      return (j % n + n) % n;
-    default:
-      if (bad) *bad = 1;
-      return 0;
-  }
+  const int64_t mapped = map_index(j, n, mode);
+  if (mapped >= 0) return mapped;
+  if (bad) *bad = 1;
+  return 0;
 }
 
 /// A device flag the kernels set on a bad index for mode='raise' (null, and nothing checked,
