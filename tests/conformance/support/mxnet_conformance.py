@@ -1,0 +1,45 @@
+"""pytest plugin for running Apache MXNet 1.9.1's own unit tests on Braid (loaded with -p).
+
+It records each test's outcome as soon as it is known, one JSON line per test in the file named by
+CONFORMANCE_RESULTS, so that a crash or a hang loses only the test that was running; and it brings
+back the NumPy aliases (np.bool, np.int, ...) that NumPy 1.24 removed and MXNet 1.9.1's tests
+still use."""
+import json
+import os
+
+import numpy as _np
+
+for _alias, _type in (("bool", bool), ("int", int), ("float", float), ("complex", complex),
+                      ("object", object), ("str", str), ("long", int), ("unicode", str)):
+    if _alias not in _np.__dict__:
+        setattr(_np, _alias, _type)
+
+_RESULTS = os.environ.get("CONFORMANCE_RESULTS")
+
+
+def _record(**entry):
+    if _RESULTS:
+        with open(_RESULTS, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _record(test=nodeid, event="start")
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        outcome = report.outcome
+        if report.when != "call" and outcome == "failed":
+            outcome = "error"  # setup or teardown failed
+        reason = ""
+        if report.skipped and isinstance(report.longrepr, tuple):
+            reason = str(report.longrepr[2])
+        elif report.failed:
+            reason = report.longrepr.reprcrash.message if hasattr(report.longrepr, "reprcrash") else str(report.longrepr)
+        _record(test=report.nodeid, event=outcome, reason=reason.splitlines()[0][:300] if reason else "")
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _record(test=report.nodeid, event="collect-error", reason=str(report.longrepr).strip().splitlines()[-1][:300])
