@@ -5,6 +5,8 @@ from . import _core
 
 from . import base
 from .base import MXNetError
+from . import util
+from .util import np_shape, is_np_shape, set_np_shape, np_array, is_np_array, set_np_array, use_np_shape
 from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray

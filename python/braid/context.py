@@ -20,6 +20,11 @@ def current_context():
     return _stack()[-1]
 
 
+def _set_current_context(ctx):
+    """Replaces this thread's current context (MXNet's Context.default_ctx = ctx)."""
+    _stack()[-1] = ctx
+
+
 def _enter(self):
     _stack().append(self)
     return self
