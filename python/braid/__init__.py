@@ -31,6 +31,7 @@ from . import metric
 from . import lr_scheduler
 from . import kvstore
 from . import kvstore as kv
+from . import runtime
 
 # A process started by `braid launch` (or MXNet's launcher) as the scheduler or a server runs that
 # role here and exits when the job ends, as `import mxnet` does: the same script serves every role.

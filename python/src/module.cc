@@ -30,4 +30,5 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_kvstore(m);  // after gluon (DistributedTrainer derives from Trainer)
   braid::python::bind_io(m);
   braid::python::bind_module(m);
+  braid::python::bind_runtime(m);
 }

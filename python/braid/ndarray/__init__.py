@@ -3,18 +3,19 @@
 ``nd.<Op>(*arrays, **attributes)`` runs operator ``Op`` of the C++ registry (``nd.Convolution``,
 ``nd.relu``, ``nd.dot``, ...); inputs are arrays given by position or by argument name
 (``data=``, ``weight=``), everything else is an attribute in MXNet's spelling, ``out=`` receives
-the result."""
+the result. The array class and the functions MXNet writes in Python are in ``.ndarray``."""
 
 from .. import _core
-from .._core import NDArray, array, empty, zeros, ones, full, arange, waitall, save, load
+from .._core import save, load
 from ..base import MXNetError
+from . import ndarray
+from .ndarray import *  # noqa: F401,F403 (MXNet's layout: nd.NDArray is nd.ndarray.NDArray)
+from .ndarray import _GRAD_REQ_MAP, _DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, zeros_like, ones_like  # noqa: F401
 from . import random
 from .. import _signatures
 
-__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "waitall", "save", "load",
-           "random", "zeros_like", "ones_like", "add", "subtract", "multiply", "divide", "power",
-           "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
-           "lesser_equal", "concatenate"]
+__all__ = ndarray.__all__ + ["save", "load", "random", "zeros_like", "ones_like"]
+
 
 def __getattr__(name):
     """Operators are looked up in the registry the first time they are used."""
@@ -24,95 +25,3 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_core.list_operators()))
-
-
-def zeros_like(data, **kwargs):
-    return zeros(data.shape, ctx=data.context, dtype=data.dtype)
-
-
-def ones_like(data, **kwargs):
-    return ones(data.shape, ctx=data.context, dtype=data.dtype)
-
-
-def _binary(array_op, scalar_op, reverse_scalar_op=None):
-    def fn(lhs, rhs):
-        if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-            return array_op(lhs, rhs)
-        if isinstance(lhs, NDArray):
-            return scalar_op(lhs, float(rhs))
-        if isinstance(rhs, NDArray):
-            return (reverse_scalar_op or scalar_op)(rhs, float(lhs))
-        return array_op(array([lhs]), array([rhs]))[0].asscalar()
-    return fn
-
-
-add = _binary(lambda a, b: a + b, lambda a, s: a + s)
-subtract = _binary(lambda a, b: a - b, lambda a, s: a - s, lambda a, s: s - a)
-multiply = _binary(lambda a, b: a * b, lambda a, s: a * s)
-divide = _binary(lambda a, b: a / b, lambda a, s: a / s, lambda a, s: s / a)
-true_divide = divide
-power = _binary(lambda a, b: a ** b, lambda a, s: a ** s, lambda a, s: s ** a)
-equal = _binary(lambda a, b: a == b, lambda a, s: a == s)
-not_equal = _binary(lambda a, b: a != b, lambda a, s: a != s)
-greater = _binary(lambda a, b: a > b, lambda a, s: a > s, lambda a, s: a < s)
-greater_equal = _binary(lambda a, b: a >= b, lambda a, s: a >= s, lambda a, s: a <= s)
-lesser = _binary(lambda a, b: a < b, lambda a, s: a < s, lambda a, s: a > s)
-lesser_equal = _binary(lambda a, b: a <= b, lambda a, s: a <= s, lambda a, s: a >= s)
-maximum = _binary(lambda a, b: _core.invoke("broadcast_maximum", [a, b], {}),
-                  lambda a, s: _core.invoke("_maximum_scalar", [a], {"scalar": s}))
-minimum = _binary(lambda a, b: _core.invoke("broadcast_minimum", [a, b], {}),
-                  lambda a, s: _core.invoke("_minimum_scalar", [a], {"scalar": s}))
-
-
-def concatenate(arrays, axis=0, always_copy=True):
-    return _core.invoke("concat", list(arrays), {"dim": axis})
-
-
-# ---- NDArray members written over the registry (MXNet's fluent methods) ----
-
-def _reshape(self, *shape, **kwargs):
-    if "shape" in kwargs:
-        shape = kwargs.pop("shape")
-    elif len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-        shape = shape[0]
-    if kwargs.get("reverse"):
-        raise MXNetError("reshape(reverse=True) is not supported by Braid")
-    return self._reshape([int(d) for d in shape])
-
-
-def _bool(self):
-    if self.size == 0:
-        return False
-    if self.size == 1:
-        return bool(self.asscalar())
-    raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
-
-
-def _squeeze(self, axis=None, inplace=False):
-    return _core.invoke("squeeze", [self], {"axis": axis})
-
-
-def _fluent(name):
-    def method(self, *args, **kwargs):
-        return getattr(__import__(__name__, fromlist=[name]), name)(self, *args, **kwargs)
-    method.__name__ = name
-    return method
-
-
-_FLUENT = ("zeros_like", "ones_like", "broadcast_to", "broadcast_like", "repeat", "split", "slice_axis", "take",
-           "one_hot", "pick", "sort", "topk", "argsort", "argmax", "argmin", "clip", "abs", "sign", "flatten",
-           "tile", "transpose", "flip", "sum", "prod", "mean", "max", "min", "norm", "round", "rint", "fix",
-           "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-           "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "square", "reciprocal",
-           "relu", "sigmoid", "softmax", "log_softmax", "swapaxes", "nansum", "sigmoid")
-for _name in _FLUENT:
-    if _name in ("zeros_like", "ones_like") or _core.operator_exists(_name):
-        setattr(NDArray, _name, _fluent(_name))
-NDArray.reshape = _reshape
-NDArray.squeeze = _squeeze
-NDArray.T = property(lambda self: _core.invoke("transpose", [self], {}))
-NDArray.__bool__ = _bool
-NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))
-NDArray.__array__ = lambda self, dtype=None: self.asnumpy() if dtype is None else self.asnumpy().astype(dtype)
-NDArray.tostype = lambda self, stype: self if stype == "default" else (_ for _ in ()).throw(
-    MXNetError("sparse storage types are not supported by Braid"))
