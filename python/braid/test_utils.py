@@ -12,6 +12,11 @@ from . import _core
 from .context import current_context, _set_current_context
 from ._core import NDArray
 
+# MXNet's test_utils has these module names at top level, and tests get them with
+# `from mxnet.test_utils import *`.
+import numpy as np  # noqa: E402,F401
+mx = sys.modules[__package__]  # the braid package, which `import mxnet as mx` also names
+
 # ---------------------------------------------------------------- contexts and dtypes
 
 def default_context():
