@@ -41,7 +41,7 @@ void NaiveEngine::push_async(AsyncFn fn, Context, std::span<const VarHandle> rea
     std::unique_lock<std::mutex> lock(state->mu);
     state->cv.wait(lock, [&] { return state->finished; });
     // Moved out, so that the last holder of `done`, maybe another thread, has no share of it.
-    if (state->outcome) error = errors_.add(std::move(state->outcome));
+    if (state->outcome) error = errors_.add(std::move(state->outcome), w.empty());
   }
   mark_writes(w, error);
 }

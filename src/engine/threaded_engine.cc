@@ -127,7 +127,7 @@ void ThreadedEngine::start_async(OprBlock* op) {
   auto called = std::make_shared<std::atomic<bool>>(false);
   Done done = [this, op, called](std::exception_ptr e) {
     if (called->exchange(true)) return;  // a second call is ignored
-    mark_writes(op->writes, e ? errors_.add(std::move(e)) : nullptr);
+    mark_writes(op->writes, e ? errors_.add(std::move(e), op->writes.empty()) : nullptr);
     complete(op);
   };
   AsyncFn fn = std::move(op->async_fn);  // `done` may delete op before fn returns

@@ -16,10 +16,12 @@ void normalize_deps(std::span<const VarHandle> reads, std::span<const VarHandle>
   out_reads.erase(std::unique(out_reads.begin(), out_reads.end()), out_reads.end());
 }
 
-ErrorRef ErrorList::add(std::exception_ptr e) {
+ErrorRef ErrorList::add(std::exception_ptr e, bool writes_nothing) {
   auto ref = std::make_shared<std::exception_ptr>(std::move(e));
   std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(errors_, [](const auto& weak) { return weak.expired(); });
   errors_.push_back(ref);
+  if (writes_nothing) unwritten_.push_back(ref);
   return ref;
 }
 
@@ -27,11 +29,14 @@ void ErrorList::rethrow_and_clear() {
   std::exception_ptr first;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& ref : errors_) {
+    for (auto& weak : errors_) {
+      ErrorRef ref = weak.lock();
+      if (!ref) continue;
       if (!first && *ref) first = *ref;
       *ref = nullptr;
     }
     errors_.clear();
+    unwritten_.clear();
   }
   if (first) std::rethrow_exception(first);
 }
@@ -58,7 +63,7 @@ void execute(const Fn& fn, const std::vector<Var*>& reads, const std::vector<Var
     try {
       if (fn) fn();
     } catch (...) {
-      error = errors.add(std::current_exception());
+      error = errors.add(std::current_exception(), writes.empty());
     }
   }
   if (always_run) return;  // waits and deletions leave the variables' state alone

@@ -10,8 +10,10 @@
 
 namespace braid::engine {
 
-/// An error raised by an operation, shared by every variable it reached and by the engine's list
-/// of errors; clearing it at one wait clears it everywhere, so each error is thrown once (MXNet).
+/// An error raised by an operation, shared by every variable it reached and seen by the engine's
+/// list of errors; clearing it at one wait clears it everywhere, so each error is thrown once
+/// (MXNet). It lives as long as a variable carries it: an error on arrays a program has dropped
+/// (or overwritten since) is not thrown by a later wait_for_all.
 using ErrorRef = std::shared_ptr<std::exception_ptr>;
 
 namespace detail {
@@ -40,13 +42,15 @@ void normalize_deps(std::span<const VarHandle> reads, std::span<const VarHandle>
 class ErrorList {
  public:
   /// Records an error raised by an operation and returns the reference to store on variables.
-  ErrorRef add(std::exception_ptr e);
+  /// The list keeps the error itself only for an operation that writes no variable.
+  ErrorRef add(std::exception_ptr e, bool writes_nothing);
   /// Re-throws the first live error and clears them all.
   void rethrow_and_clear();
 
  private:
   std::mutex mu_;
-  std::vector<ErrorRef> errors_;
+  std::vector<std::weak_ptr<std::exception_ptr>> errors_;
+  std::vector<ErrorRef> unwritten_;  // errors of operations that write no variable
 };
 
 /// The live error of the first of `reads` that carries one (the operation is then skipped and

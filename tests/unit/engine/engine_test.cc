@@ -114,6 +114,31 @@ TEST_P(EngineTest, WaitForAllRethrowsAndClears) {
   e.delete_var(nullptr, cpu(), a);
 }
 
+// An error only on variables the program deleted (or overwrote) is gone: nothing can read it, and
+// wait_for_all does not throw it (MXNet programs drop arrays of a failed step and wait later).
+// An operation that writes nothing keeps its error for wait_for_all.
+TEST_P(EngineTest, WaitForAllForgetsErrorsOfDeletedVariables) {
+  Engine& e = *engine_;
+  VarHandle dropped = e.new_var(), overwritten = e.new_var(), kept = e.new_var();
+  push(e, [] { throw std::runtime_error("dropped"); }, {}, {dropped});
+  push(e, [] { throw std::runtime_error("overwritten"); }, {}, {overwritten});
+  push(e, [] {}, {}, {overwritten});
+  e.delete_var(nullptr, cpu(), dropped);
+  EXPECT_NO_THROW(e.wait_for_all());
+
+  push(e, [] { throw std::runtime_error("kept"); }, {}, {kept});
+  e.delete_var(nullptr, cpu(), overwritten);
+  try {
+    e.wait_for_all();
+    FAIL() << "wait_for_all should throw the error still on a live variable";
+  } catch (const std::runtime_error& err) {
+    EXPECT_STREQ(err.what(), "kept");
+  }
+  push(e, [] { throw std::runtime_error("no outputs"); }, {kept}, {});
+  EXPECT_THROW(e.wait_for_all(), std::runtime_error);
+  e.delete_var(nullptr, cpu(), kept);
+}
+
 TEST_P(EngineTest, DeleteRunsAfterPendingUses) {
   Engine& e = *engine_;
   VarHandle v = e.new_var();
