@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test bench tsan asan asan-build fuzz clean
+.PHONY: all deps build demo test conformance bench tsan asan asan-build fuzz clean
 
 all: build
 
@@ -29,6 +29,11 @@ test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
 	$(MAKE) asan ASAN_LABELS="unit|fuzz"
 	$(MAKE) fuzz FUZZ_SECONDS=30
+
+# Apache MXNet 1.9.1's own unit tests (../shared/mxnet-1.9.1-tests/unittest or MXNET_TESTS_DIR), run
+# unmodified on Braid: a table per file and the closing "N passed, M failed" line.
+conformance: build
+	/usr/bin/python3 tests/conformance/run.py --build $(BUILD_DIR) $(if $(VERBOSE),-v)
 
 # Microbenchmarks and the side-by-side comparison with PyTorch.
 bench: build

@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev libcpp-httplib-dev libcli11-dev zlib1g-dev
   dataset-fashion-mnist
   python3 python3-dev python3-numpy python3-torch python3-pytest pybind11-dev
+  python3-scipy python3-nose  # MXNet's own unit tests (make conformance) import them
   gnuplot-nox
   nginx
 )

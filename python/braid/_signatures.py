@@ -17,8 +17,9 @@ _POSITIONAL_ATTRIBUTES = {
     "argsort": ("axis",), "squeeze": ("axis",), "swapaxes": ("dim1", "dim2"), "Cast": ("dtype",),
     "cast": ("dtype",), "LeakyReLU": ("act_type", "slope"), "Activation": ("act_type",),
 }
-
-
+for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
+    for _name in ("random_" + _op, "_random_" + _op):
+        _POSITIONAL_ATTRIBUTES[_name] = _params + ("shape", "ctx", "dtype")
 
 
 def positional_attributes(op):
