@@ -8,7 +8,7 @@ namespace braid::gluon::nn {
 
 Dropout::Dropout(double rate, std::vector<int64_t> axes, std::optional<std::string> prefix)
     : HybridBlock("dropout", std::move(prefix)), rate_(rate), axes_(std::move(axes)) {
-  BRAID_CHECK(rate_ >= 0 && rate_ < 1, "Dropout: rate must be in [0, 1), got ", rate_);
+  BRAID_CHECK(rate_ >= 0 && rate_ <= 1, "Dropout: rate must be in [0, 1], got ", rate_);
 }
 
 std::vector<NDArray> Dropout::forward(const std::vector<NDArray>& inputs) {

@@ -19,7 +19,7 @@ std::any parse(const AttrMap& attrs) {
   p.axes = rd.get<std::vector<int64_t>>("axes", {});
   rd.get_optional<bool>("cudnn_off");  // no cuDNN on the CPU
   rd.finish();
-  BRAID_CHECK(p.p >= 0 && p.p < 1, "operator Dropout: p must be in [0, 1), got ", p.p);
+  BRAID_CHECK(p.p >= 0 && p.p <= 1, "operator Dropout: p must be in [0, 1], got ", p.p);
   return p;
 }
 

@@ -34,6 +34,18 @@ TEST(NnBasicDropout, DropsAboutPAndScalesTheRest) {
   EXPECT_NE(run_op(dropout_call({{"p", "0.3"}}, Shape({100, 100}), true, 8)).outputs[1], mask);
 }
 
+// p = 1 is allowed (MXNet's range is [0, 1]): training drops everything, backward passes nothing.
+TEST(NnBasicDropout, RateOneDropsEverything) {
+  const OpCall c = dropout_call({{"p", "1"}}, Shape({10, 10}), true);
+  const OpResult r = run_op(c);
+  for (size_t i = 0; i < c.values[0].size(); ++i) {
+    ASSERT_EQ(r.outputs[0][i], 0.0);
+    ASSERT_EQ(r.grads[0][i], 0.0);
+  }
+  OpCall inference = dropout_call({{"p", "1"}}, Shape({10, 10}), false);
+  EXPECT_EQ(run_op(inference).outputs[0], inference.values[0]);
+}
+
 TEST(NnBasicDropout, IdentityInInferenceUnlessModeAlways) {
   OpCall c = dropout_call({{"p", "0.5"}}, Shape({4, 5}), false);
   OpResult r = run_op(c);
@@ -72,7 +84,7 @@ TEST(NnBasicDropout, ImperativeCallAndBadAttributes) {
   for (double v : values_of(outs[0])) zeros += v == 0;
   EXPECT_GT(zeros, 400);
   EXPECT_LT(zeros, 600);
-  EXPECT_THROW(nd::invoke("Dropout", {x}, {{"p", "1"}}), Error);
+  EXPECT_THROW(nd::invoke("Dropout", {x}, {{"p", "1.5"}}), Error);
   EXPECT_THROW(nd::invoke("Dropout", {x}, {{"p", "-0.1"}}), Error);
   EXPECT_THROW(nd::invoke("Dropout", {x}, {{"mode", "sometimes"}}), Error);
   EXPECT_THROW(nd::invoke("Dropout", {x}, {{"axes", "(1,)"}}), Error);
