@@ -16,6 +16,7 @@ from ._core import NDArray
 # `from mxnet.test_utils import *`.
 import numpy as np  # noqa: E402,F401
 mx = sys.modules[__package__]  # the braid package, which `import mxnet as mx` also names
+from .ndarray import array  # noqa: E402,F401 (MXNet's test_utils imports it at top level)
 
 # ---------------------------------------------------------------- contexts and dtypes
 
