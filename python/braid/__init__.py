@@ -20,6 +20,9 @@ from . import init as initializer
 from . import optimizer
 from . import gluon
 from . import test_utils
+from . import name
+from . import attribute
+from .attribute import AttrScope
 from . import symbol
 from . import symbol as sym
 from . import io

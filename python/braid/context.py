@@ -36,7 +36,6 @@ def _exit(self, *exc):
 
 Context.__enter__ = _enter
 Context.__exit__ = _exit
-Context.default_ctx = property(lambda self: current_context())
 
 
 def cpu(device_id=0):

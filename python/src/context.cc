@@ -32,6 +32,11 @@ void bind_context(py::module_& m) {
       .def_property_readonly("device_type", [](const Context& c) { return type_name(c.dev_type); })
       .def_property_readonly("device_typeid", [](const Context& c) { return static_cast<int>(c.dev_type); })
       .def_property_readonly("device_id", [](const Context& c) { return c.dev_id; })
+      // MXNet's class attribute Context.default_ctx: this thread's default context, kept by
+      // braid.context (a thread-local stack that `with ctx:` pushes onto).
+      .def_property_static(
+          "default_ctx", [](py::object) { return py::module_::import("braid.context").attr("current_context")(); },
+          [](py::object, py::object ctx) { py::module_::import("braid.context").attr("_set_current_context")(ctx); })
       .def(py::self == py::self)
       .def(py::self != py::self)
       .def("__hash__", [](const Context& c) { return std::hash<Context>()(c); })
@@ -39,6 +44,13 @@ void bind_context(py::module_& m) {
       .def("__str__", &Context::str)
       .def(
           py::pickle([](const Context& c) { return c.str(); }, [](const std::string& s) { return Context::parse(s); }));
+  py::dict devtype2str, devstr2type;
+  for (DeviceType t : {DeviceType::CPU, DeviceType::GPU, DeviceType::CPUPinned, DeviceType::CPUShared}) {
+    devtype2str[py::int_(static_cast<int>(t))] = type_name(t);
+    devstr2type[py::str(type_name(t))] = static_cast<int>(t);
+  }
+  m.attr("Context").attr("devtype2str") = devtype2str;
+  m.attr("Context").attr("devstr2type") = devstr2type;
   m.def("num_gpus", &num_gpus);
 }
 

@@ -11,10 +11,11 @@
 namespace braid::python {
 namespace {
 
+/// Shapes as inference left them: None where even the rank is unknown, else a tuple with 0 for
+/// each unknown dimension (braid.symbol spells them as MXNet's current shape mode wants).
 py::list shape_list(const std::vector<Shape>& shapes) {
   py::list l;
-  for (const auto& s : shapes)
-    l.append(s.known() && s.fully_known() ? py::object(shape_tuple(s)) : py::object(py::none()));
+  for (const auto& s : shapes) l.append(s.known() ? py::object(shape_tuple(s)) : py::object(py::none()));
   return l;
 }
 
@@ -144,17 +145,20 @@ void bind_symbol(py::module_& m) {
              for (size_t i = 0; i < x.num_outputs(); ++i) outs.push_back(x[i]);
              return py::iter(py::cast(outs));
            })
-      .def("attr", &Symbol::attr)
-      .def("list_attr", &Symbol::list_attr)
-      .def("attr_dict", &Symbol::attr_dict)
+      .def("_attr", &Symbol::attr)
+      .def("_list_attr", &Symbol::list_attr)
+      .def("_attr_dict", &Symbol::attr_dict)
       .def("_set_attr",
            [](Symbol& x, py::kwargs kw) {
              for (auto [k, v] : kw) x.set_attr(k.cast<std::string>(), v.cast<std::string>());
            })
-      .def("infer_shape", [](const Symbol& x, py::kwargs kw) { return infer_result(x.infer_shape(shapes_of(kw))); })
-      .def("infer_shape_partial",
+      .def("_infer_shape_partial",
            [](const Symbol& x, py::kwargs kw) { return infer_result(x.infer_shape_partial(shapes_of(kw))); })
-      .def("infer_type",
+      .def("_compose", [](const Symbol& x, std::vector<Symbol> args,
+                          std::map<std::string, Symbol> kwargs) { return x.compose(args, kwargs); })
+      .def(py::pickle([](const Symbol& x) { return x.tojson(); },
+                      [](const std::string& json) { return Symbol::fromjson(json); }))
+      .def("_infer_type",
            [](const Symbol& x, py::kwargs kw) {
              std::map<std::string, DType> known;
              for (auto [k, v] : kw)

@@ -60,6 +60,8 @@ Symbol compose(const std::string& op_spelling, const NamedInputs& inputs, const 
   node->attrs = attrs;
   for (const auto& [k, v] : current_scope_attrs()) node->attrs.emplace(k, v);
   node->name = current_manager().get(name, hint.empty() ? lower(op_spelling) : hint);
+  // MXNet copies the node's attributes, as given, onto the variables it makes for missing inputs.
+  const op::AttrMap given_attrs = node->attrs;
   size_t positional = 0;
   for (const auto& [arg, s] : inputs) {
     if (arg.empty()) ++positional;
@@ -88,7 +90,7 @@ Symbol compose(const std::string& op_spelling, const NamedInputs& inputs, const 
     } else {
       // MXNet names a missing input after the node; it stays an argument or an aux state by
       // its position.
-      node->inputs.push_back(Symbol::Variable(node->name + "_" + all[i]).outputs()[0]);
+      node->inputs.push_back(Symbol::Variable(node->name + "_" + all[i], given_attrs).outputs()[0]);
     }
   }
   std::vector<Entry> outs;

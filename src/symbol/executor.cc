@@ -127,11 +127,13 @@ void Executor::forward(bool is_train, const std::map<std::string, NDArray>& inpu
     }
   }
   symbol::detail::run_forward(*plan_, *state_, is_train);
-  trained_ = is_train;
+  forwarded_ = true;
 }
 
 void Executor::backward(const std::vector<NDArray>& out_grads) {
-  BRAID_CHECK(trained_, "backward: call forward(is_train=true) first");
+  // As MXNet, a backward may follow an inference forward: it differentiates the values that
+  // forward computed (ops that act differently in training, such as Dropout, as they ran).
+  BRAID_CHECK(forwarded_, "backward: call forward first");
   symbol::detail::run_backward(*plan_, *state_, out_grads);
 }
 

@@ -1,5 +1,6 @@
 #include "braid/symbol/symbol.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "braid/base/error.h"
@@ -85,7 +86,16 @@ Symbol Symbol::get_internals() const {
   return Symbol(std::move(outs));
 }
 
-Symbol Symbol::get_children() const { return Symbol(single_node("get_children").inputs); }
+Symbol Symbol::get_children() const {
+  std::vector<Entry> children;
+  std::vector<const Node*> seen;
+  for (const auto& e : outputs_) {
+    if (std::find(seen.begin(), seen.end(), e.node.get()) != seen.end()) continue;
+    seen.push_back(e.node.get());
+    children.insert(children.end(), e.node->inputs.begin(), e.node->inputs.end());
+  }
+  return Symbol(std::move(children));
+}
 
 Symbol Symbol::operator[](size_t i) const {
   BRAID_CHECK(i < outputs_.size(), "Symbol: output index ", i, " is out of range; the symbol has ", outputs_.size(),

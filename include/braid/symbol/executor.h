@@ -89,7 +89,7 @@ class Executor {
 
   /// Runs the graph. `inputs` are copied into the named arguments first (MXNet's forward(**kw)).
   void forward(bool is_train = false, const std::map<std::string, NDArray>& inputs = {});
-  /// Back-propagates the last training forward. `out_grads` one per output; missing ones (or
+  /// Back-propagates the last forward. `out_grads` one per output; missing ones (or
   /// None) are ones. Loss outputs (SoftmaxOutput, LinearRegressionOutput, MakeLoss) ignore them.
   void backward(const std::vector<NDArray>& out_grads = {});
 
@@ -124,7 +124,7 @@ class Executor {
   std::vector<GradReq> grad_req_;
   std::shared_ptr<const symbol::detail::Plan> plan_;
   std::shared_ptr<symbol::detail::RunState> state_;
-  bool trained_ = false;  // the last forward was a training one
+  bool forwarded_ = false;  // a forward has run
 };
 
 }  // namespace braid

@@ -63,8 +63,12 @@ class Symbol {
 
   /// Every visible output of every node, variables included, in depth-first order.
   Symbol get_internals() const;
-  /// The inputs of the single output's node, grouped; empty for a variable.
+  /// The inputs of the outputs' nodes (each node once), grouped; empty for variables.
   Symbol get_children() const;
+  /// A copy of the graph with argument variables replaced (MXNet's Symbol.__call__): `args`
+  /// replace the arguments in list_arguments order, `kwargs` variables by name; throws for a
+  /// name that is not a variable of the symbol. This symbol is unchanged.
+  Symbol compose(const std::vector<Symbol>& args, const std::map<std::string, Symbol>& kwargs) const;
   /// Output `i`, or the output named `name` (as list_outputs spells it); throws naming the
   /// outputs there are.
   Symbol operator[](size_t i) const;

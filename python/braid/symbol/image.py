@@ -1,0 +1,4 @@
+"""mxnet.symbol.image: the operators named `_image_<name>`, as `<name>`."""
+from ._namespace import operator_getattr
+
+__getattr__ = operator_getattr(globals(), "symbol.image", "_image_")
