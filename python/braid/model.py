@@ -1,6 +1,9 @@
 """mxnet.model: checkpoints of a symbol and its parameters (prefix-symbol.json, prefix-%04d.params),
 and FeedForward, the estimator of older MXNet scripts (``FeedForward.load(prefix, epoch).predict(X)``),
 run by a Module."""
+import os
+from collections import namedtuple
+
 import numpy as np
 
 from ._core.module import save_checkpoint, load_checkpoint
@@ -10,7 +13,70 @@ from ._core.io import DataIter, NDArrayIter
 from .context import Context, cpu
 from . import metric as _metric
 
-__all__ = ["save_checkpoint", "load_checkpoint", "FeedForward"]
+__all__ = ["save_checkpoint", "load_checkpoint", "FeedForward", "BatchEndParam"]
+
+# What a batch-end callback receives (Module.fit, Module.score).
+BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+
+
+def _create_kvstore(kvstore, num_device, arg_params):
+    """(the KVStore to use or None, whether it runs the optimizer) for ``kvstore`` (a name, a
+    KVStore or None): one device without a distributed store needs none. MXNET_UPDATE_ON_KVSTORE=0
+    keeps the updates on the devices."""
+    from . import kvstore as kvs
+    update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
+    if kvstore is None:
+        kv = None
+    elif isinstance(kvstore, kvs.KVStore):
+        kv = kvstore
+    elif isinstance(kvstore, str):
+        if num_device == 1 and "dist" not in kvstore:
+            kv = None
+        else:
+            kv = kvs.create(kvstore)
+            if kvstore == "local":
+                # big arrays are updated on their devices rather than copied to the store's
+                largest = max((int(np.prod(p.shape)) for p in arg_params.values()), default=0)
+                if largest > 1024 * 1024 * 16:
+                    update_on_kvstore = False
+    else:
+        raise TypeError("kvstore must be a KVStore, a str or None, got %r" % (kvstore,))
+    if kv is None:
+        update_on_kvstore = False
+    return kv, update_on_kvstore
+
+
+def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_on_kvstore):
+    """Puts each parameter in the store (and, when the store updates, pulls it to every device)."""
+    for idx, param_on_devs in enumerate(param_arrays):
+        name = param_names[idx]
+        kvstore.init(name, arg_params[name])
+        if update_on_kvstore:
+            kvstore.pull(name, param_on_devs, priority=-idx)
+
+
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
+    """Pushes the gradients (the store sums and updates) and pulls the new weights."""
+    for index, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        name = param_names[index]
+        kvstore.push(name, grad_list, priority=-index)
+        kvstore.pull(name, arg_list, priority=-index)
+
+
+def _update_params(param_arrays, grad_arrays, updater, num_device, kvstore=None, param_names=None):
+    """Sums the gradients through ``kvstore`` (when given), then updates each device's weights
+    with ``updater(index, grad, weight)``, index = parameter * num_device + device."""
+    for i, (arg_list, grad_list) in enumerate(zip(param_arrays, grad_arrays)):
+        if grad_list[0] is None:
+            continue
+        if kvstore:
+            name = param_names[i]
+            kvstore.push(name, grad_list, priority=-i)
+            kvstore.pull(name, grad_list, priority=-i)
+        for k, (w, g) in enumerate(zip(arg_list, grad_list)):
+            updater(i * num_device + k, g, w)
 
 
 def _contexts(ctx):
