@@ -31,4 +31,6 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_io(m);
   braid::python::bind_module(m);
   braid::python::bind_runtime(m);
+  braid::python::bind_profiler(m);
+  braid::python::bind_random(m);
 }

@@ -64,6 +64,7 @@ Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool trainin
                 ": gradient ", i, " has shape ", in_grads[i].shape(), " but the input has ", inputs[i].shape());
   Kernel k;
   k.name = def.name.c_str();
+  k.backward = true;
   for (const auto* list : {&out_grads, &inputs, &outputs})
     for (const auto& a : *list)
       if (!a.is_none()) k.reads.push_back(a.var());
@@ -90,9 +91,20 @@ Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool trainin
   return k;
 }
 
+std::function<void()> profiled_fn(Kernel& kernel) {
+  return [fn = std::move(kernel.fn), name = kernel.name, backward = kernel.backward, source = kernel.source,
+          ctx = kernel.ctx] {
+    if (!profiler::running()) return fn();
+    const int64_t start = profiler::now_us();
+    fn();
+    profiler::record_operator(backward ? cat("_backward_", name).c_str() : name, source, ctx, start,
+                              profiler::now_us());
+  };
+}
+
 void push(Kernel kernel) {
   note_context(kernel.ctx);
-  auto fn = [fn = std::move(kernel.fn), ctx = kernel.ctx] {
+  auto fn = [fn = kernel.profiled ? profiled_fn(kernel) : std::move(kernel.fn), ctx = kernel.ctx] {
     use_kernel_threads(ctx);
     fn();
   };

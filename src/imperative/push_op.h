@@ -7,6 +7,7 @@
 
 #include "braid/ndarray/ndarray.h"
 #include "braid/op/op_def.h"
+#include "braid/profiler/profiler.h"
 
 namespace braid::imperative {
 
@@ -17,8 +18,14 @@ struct Kernel {
   std::vector<engine::VarHandle> reads, writes;
   Context ctx;
   const char* name = "";
+  bool backward = false;  // the profiler names it _backward_<name>, as MXNet
+  profiler::Source source = profiler::Source::Imperative;
+  bool profiled = true;  // false for a merged kernel whose parts time themselves
 };
 void push(Kernel kernel);
+
+/// The kernel's function, timed for the profiler while it records.
+std::function<void()> profiled_fn(Kernel& kernel);
 
 /// The engine priority of the calling thread's pushes (nd::PriorityScope sets it); set_priority
 /// returns the previous one.

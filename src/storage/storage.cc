@@ -1,5 +1,6 @@
 #include "braid/storage/storage.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -12,6 +13,8 @@
 
 namespace braid {
 namespace {
+
+std::atomic<Storage::UsageObserver> g_usage_observer{nullptr};
 
 // Blocks are rounded up so that nearby sizes share a pool bucket: to 4 KiB below 1 MiB, to a
 // eighth of the next power of two above, which bounds the waste to 12.5%.
@@ -112,8 +115,11 @@ StorageHandle Storage::alloc(size_t size, Context ctx) {
   pool.live[ptr] = rsize;
   pool.stats.bytes_in_use += rsize;
   if (pool.stats.bytes_in_use > pool.stats.peak_bytes_in_use) pool.stats.peak_bytes_in_use = pool.stats.bytes_in_use;
+  if (auto observe = g_usage_observer.load(std::memory_order_relaxed)) observe(ctx, pool.stats.bytes_in_use);
   return {ptr, size, ctx};
 }
+
+void Storage::set_usage_observer(UsageObserver observer) { g_usage_observer.store(observer); }
 
 void Storage::free(const StorageHandle& h) {
   if (!h.ptr) return;
@@ -124,6 +130,7 @@ void Storage::free(const StorageHandle& h) {
   size_t rsize = it->second;
   pool.live.erase(it);
   pool.stats.bytes_in_use -= rsize;
+  if (auto observe = g_usage_observer.load(std::memory_order_relaxed)) observe(h.ctx, pool.stats.bytes_in_use);
   if (impl_->pooling) {
     pool.free_blocks[rsize].push_back(h.ptr);
     pool.stats.bytes_pooled += rsize;

@@ -82,11 +82,13 @@ imperative::Kernel merge(std::vector<imperative::Kernel> kernels, const char* na
   imperative::Kernel all;
   all.ctx = kernels[0].ctx;
   all.name = name;
+  all.profiled = false;  // each part is timed on its own
   std::vector<std::function<void()>> fns;
   for (auto& k : kernels) {
     all.reads.insert(all.reads.end(), k.reads.begin(), k.reads.end());
     all.writes.insert(all.writes.end(), k.writes.begin(), k.writes.end());
-    fns.push_back(std::move(k.fn));
+    k.source = profiler::Source::Symbolic;
+    fns.push_back(imperative::profiled_fn(k));
   }
   all.fn = [fns = std::move(fns)] {
     for (const auto& f : fns) f();
@@ -96,7 +98,10 @@ imperative::Kernel merge(std::vector<imperative::Kernel> kernels, const char* na
 
 void push_all(std::vector<imperative::Kernel> kernels, bool bulk, const char* name) {
   if (!bulk || kernels.size() < 2) {
-    for (auto& k : kernels) imperative::push(std::move(k));
+    for (auto& k : kernels) {
+      k.source = profiler::Source::Symbolic;
+      imperative::push(std::move(k));
+    }
     return;
   }
   imperative::push(merge(std::move(kernels), name));

@@ -43,6 +43,11 @@ class Storage {
   /// Resets the peak to the current bytes in use.
   void reset_peak(Context ctx);
 
+  /// Called after every allocation and free with the context's bytes in use (the profiler's
+  /// memory figures); null (the default) for none. Called under the storage lock: keep it short.
+  using UsageObserver = void (*)(Context ctx, size_t bytes_in_use);
+  static void set_usage_observer(UsageObserver observer);
+
   Storage();
   ~Storage();
   Storage(const Storage&) = delete;
