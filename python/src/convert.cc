@@ -21,6 +21,8 @@ std::string attr_string(py::handle value) {
   if (py::isinstance<Context>(value)) return value.cast<Context>().str();
   // NumPy scalars and dtypes, and anything else that prints as MXNet expects.
   auto numpy = py::module_::import("numpy");
+  if (py::isinstance(value, numpy.attr("ndarray")))  // a shape given as an array: its values
+    return attr_string(value.attr("tolist")());
   if (py::isinstance(value, numpy.attr("integer")))
     return py::str(py::int_(py::reinterpret_borrow<py::object>(value))).cast<std::string>();
   if (py::isinstance(value, numpy.attr("floating")))

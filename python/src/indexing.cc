@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "bindings.h"
+#include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
@@ -133,6 +134,21 @@ void region_offsets(const Shape& shape, const BasicIndex& ix, size_t axis, int64
     region_offsets(shape, ix, axis + 1, base + (s.begin + i * s.step) * stride, out);
 }
 
+/// The value assigned to a region of `target` (dtype and context): converted, and with leading
+/// axes of size 1 beyond the region's rank dropped, as NumPy broadcasts an assignment.
+NDArray assigned_value(py::handle value, const NDArray& target, const Shape& region) {
+  NDArray v = py::isinstance<NDArray>(value) ? value.cast<NDArray>() : from_numpy(value, target.ctx(), target.dtype());
+  if (v.dtype() != target.dtype()) v = v.astype(target.dtype());
+  if (v.ctx() != target.ctx()) v = v.as_in_context(target.ctx());
+  if (v.ndim() > region.ndim()) {
+    const int extra = v.ndim() - region.ndim();
+    for (int i = 0; i < extra; ++i)
+      BRAID_CHECK(v.shape()[i] == 1, "cannot assign a value of shape ", v.shape(), " to a region of shape ", region);
+    v = v.reshape(std::vector<int64_t>(v.shape().dims().begin() + extra, v.shape().dims().end()));
+  }
+  return v;
+}
+
 }  // namespace
 
 py::object getitem(const NDArray& a, py::handle index) {
@@ -147,6 +163,13 @@ void setitem(NDArray& a, py::handle index, py::handle value) {
   BRAID_CHECK(is_basic(index), "assignment with index ", py::repr(index).cast<std::string>(),
               " is not supported; use ints, slices, None and ...");
   BasicIndex ix = parse_index(a.shape(), index);
+  // Writing part of an array reads the rest of it, so MXNet records the array as an input of the
+  // write into itself, which it refuses while recording; the whole array is a plain copy.
+  bool whole = true;
+  for (size_t k = 0; k < ix.axes.size(); ++k) whole = whole && ix.axes[k].full(a.shape()[static_cast<int>(k)]);
+  BRAID_CHECK(whole || !autograd::is_recording(),
+              "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd: assign "
+              "to part of an array outside autograd.record(), or build the result with operators");
   // The region as a view when it is contiguous: the first axis selected with a unit step, the
   // others whole.
   bool contiguous = ix.axes.empty() || ix.axes[0].step == 1;
@@ -156,22 +179,19 @@ void setitem(NDArray& a, py::handle index, py::handle value) {
     NDArray region = ix.axes.empty()      ? a
                      : ix.axes[0].integer ? a.at(ix.axes[0].begin)
                                           : a.slice(ix.axes[0].begin, ix.axes[0].begin + ix.axes[0].count);
-    if (py::isinstance<NDArray>(value))
-      region.assign(value.cast<NDArray>());
-    else if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
+    if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
       region.fill(value.cast<double>());
     else
-      region.assign(from_numpy(value, a.ctx(), a.dtype()));
+      region.assign(assigned_value(value, region, region.shape()));
     return;
   }
   // A strided region: written element by element once pending work on `a` is done.
   std::vector<int64_t> dims;
   for (const auto& s : ix.axes)
     if (!s.integer) dims.push_back(s.count);
-  NDArray src = py::isinstance<NDArray>(value) ? value.cast<NDArray>() : from_numpy(value, cpu(), a.dtype());
-  src = src.as_in_context(cpu()).astype(a.dtype());
-  if (src.ndim() == 0) src = src.reshape({1});
   if (dims.empty()) dims.push_back(1);
+  NDArray src = assigned_value(value, a, Shape(dims)).as_in_context(cpu());
+  if (src.ndim() == 0) src = src.reshape({1});
   src = nd::broadcast_to(src, Shape(dims));
   std::vector<int64_t> offsets;
   region_offsets(a.shape(), ix, 0, 0, offsets);

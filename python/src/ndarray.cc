@@ -94,8 +94,8 @@ py::object invoke_op(const std::string& op, const py::list& args, const py::dict
     } else if (is_input(v)) {
       parameters = parameters || !py::isinstance<NDArray>(v);
       inputs.emplace_back(key, op_arg(v));
-    } else if (!v.is_none()) {
-      attrs[key] = attr_string(v);
+    } else {
+      attrs[key] = v.is_none() ? "None" : attr_string(v);  // MXNet passes None on as "None"
     }
   }
   BRAID_CHECK(!parameters || out.empty(), "operator ", op, ": out= cannot be used with Parameter inputs");
@@ -113,6 +113,20 @@ py::object invoke_op(const std::string& op, const py::list& args, const py::dict
   if (!out_arg.is_none()) return out_arg;
   if (results.size() == 1) return py::cast(results[0]);
   return py::cast(results);
+}
+
+NDArray array_from_state(const py::dict& state) {
+  BRAID_CHECK(state.contains("handle"), "NDArray.__setstate__: the state has no 'handle' entry");
+  // bytes or bytearray (MXNet pickles a bytearray)
+  std::string raw = py::module_::import("builtins").attr("bytes")(state["handle"]).cast<std::string>();
+  return io::load_array_from_raw_bytes(raw, "the pickled NDArray");
+}
+
+py::object load_named(io::NamedArrays c) {
+  if (c.names.empty()) return py::cast(c.arrays);
+  py::dict d;
+  for (size_t i = 0; i < c.arrays.size(); ++i) d[py::str(c.names[i])] = c.arrays[i];
+  return d;
 }
 
 }  // namespace
@@ -146,9 +160,10 @@ void bind_ndarray(py::module_& m) {
       .def("as_in_ctx", [](const NDArray& a, py::object ctx) { return a.as_in_context(to_context(ctx)); })
       .def(
           "astype",
-          [](const NDArray& a, py::object dtype, bool copy) {
+          [](py::object self, py::object dtype, bool copy) -> py::object {
+            const NDArray& a = self.cast<const NDArray&>();
             DType t = to_dtype(dtype);
-            return (!copy && t == a.dtype()) ? a : a.astype(t);
+            return (!copy && t == a.dtype()) ? self : py::cast(a.astype(t));  // the same object, as MXNet
           },
           py::arg("dtype"), py::arg("copy") = true)
       .def("_reshape", [](const NDArray& a, const std::vector<int64_t>& spec) { return a.reshape(spec); })
@@ -174,6 +189,16 @@ void bind_ndarray(py::module_& m) {
           },
           py::arg("out_grad") = py::none(), py::arg("retain_graph") = false, py::arg("train_mode") = true,
           py::call_guard<py::gil_scoped_release>())
+      // Pickling stores MXNet's raw bytes of the array ({'handle': bytes}, as MXNet's __getstate__);
+      // __setstate__ makes this object the loaded array, as MXNet replaces its handle.
+      .def("__getstate__",
+           [](const NDArray& a) {
+             std::string raw = io::save_array_to_raw_bytes(a);
+             py::dict state;
+             state["handle"] = py::bytearray(raw.data(), raw.size());
+             return state;
+           })
+      .def("__setstate__", [](NDArray& a, const py::dict& state) { a = array_from_state(state); })
       .def("detach", &NDArray::detach)
       .def("_same_as", &NDArray::same_as)
       .def("__repr__", &repr)
@@ -276,13 +301,9 @@ void bind_ndarray(py::module_& m) {
     }
     io::save(path, data.cast<std::vector<NDArray>>());
   });
-  m.def("load", [](const std::string& path) -> py::object {
-    io::NamedArrays c = io::load(path);
-    if (c.names.empty()) return py::cast(c.arrays);
-    py::dict d;
-    for (size_t i = 0; i < c.arrays.size(); ++i) d[py::str(c.names[i])] = c.arrays[i];
-    return d;
-  });
+  m.def("load", [](const std::string& path) { return load_named(io::load(path)); });
+  m.def("load_frombuffer", [](const py::bytes& buf) { return load_named(io::load_from_bytes(std::string(buf))); });
+  m.def("_ndarray_from_state", &array_from_state);
 }
 
 }  // namespace braid::python

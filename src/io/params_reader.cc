@@ -42,6 +42,13 @@ class Parser {
     return out;
   }
 
+  /// A lone record (MXNet's raw bytes of one array).
+  NDArray parse_record() {
+    NDArray a = read_record();
+    if (remaining() != 0) fail(offset_, cat("expected the end of the array's bytes, found ", remaining(), " more"));
+    return a;
+  }
+
  private:
   uint64_t remaining() const { return size_ - offset_; }
 
@@ -212,6 +219,11 @@ NamedArrays load(const std::string& path) {
 NamedArrays load_from_bytes(std::string_view bytes, const std::string& source_name) {
   auto src = memory_source(bytes);
   return Parser(*src, source_name).parse();
+}
+
+NDArray load_array_from_raw_bytes(std::string_view bytes, const std::string& source_name) {
+  auto src = memory_source(bytes);
+  return Parser(*src, source_name).parse_record();
 }
 
 }  // namespace braid::io

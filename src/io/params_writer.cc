@@ -99,4 +99,11 @@ std::string save_to_bytes(const std::vector<std::pair<std::string, NDArray>>& na
   return save_to_bytes(split(named));
 }
 
+std::string save_array_to_raw_bytes(const NDArray& array) {
+  validate(unnamed({array}));
+  StringSink out;
+  write_record(out, array);
+  return out.take();
+}
+
 }  // namespace braid::io

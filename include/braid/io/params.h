@@ -38,4 +38,9 @@ std::string save_to_bytes(const std::vector<NDArray>& arrays);
 std::string save_to_bytes(const std::vector<std::pair<std::string, NDArray>>& named);
 std::string save_to_bytes(const NamedArrays& contents);
 
+/// One array as a single record without the file's header and names: MXNet's raw bytes of an
+/// NDArray (MXNDArraySaveRawBytes), what pickling an NDArray stores.
+std::string save_array_to_raw_bytes(const NDArray& array);
+NDArray load_array_from_raw_bytes(std::string_view bytes, const std::string& source_name = "<memory>");
+
 }  // namespace braid::io

@@ -6,7 +6,7 @@ import builtins as _builtins
 import numpy as _np
 
 from .. import _core
-from .._core import NDArray, array, empty, zeros, ones, full, arange, waitall
+from .._core import NDArray, array, empty, waitall, load_frombuffer
 from ..base import MXNetError
 
 def _package():
@@ -16,10 +16,10 @@ def _package():
 
 
 __all__ = ["NDArray", "concatenate", "_DTYPE_NP_TO_MX", "_DTYPE_MX_TO_NP", "_GRAD_REQ_MAP",
-           "ones", "add", "arange", "divide", "equal", "full", "greater",
-           "greater_equal", "lesser", "lesser_equal",
-           "maximum", "minimum", "multiply", "not_equal",
-           "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array"]
+           "ones", "add", "arange", "linspace", "divide", "equal", "full", "greater",
+           "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor",
+           "maximum", "minimum", "moveaxis", "modulo", "multiply", "not_equal", "onehot_encode",
+           "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array", "load_frombuffer"]
 
 # MXNet's names for Python's slice here (tests and MXNet's own code check `isinstance(i, py_slice)`).
 py_slice = _builtins.slice
@@ -38,6 +38,86 @@ _DTYPE_NP_TO_MX = {None: -1, _np.float32: 0, _np.float64: 1, _np.float16: 2, _np
                    _np.uint64: 11}
 _DTYPE_MX_TO_NP = {v: k for k, v in _DTYPE_NP_TO_MX.items()}
 _GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
+
+
+def _creation(op, shape, ctx, dtype, out, attrs):
+    """An array made by creation operator ``op`` (_zeros, _ones, _full), into ``out`` when given."""
+    attrs = dict(attrs, shape=(shape,) if isinstance(shape, int) else tuple(shape))
+    if ctx is not None:
+        attrs["ctx"] = ctx
+    attrs["dtype"] = "float32" if dtype is None else dtype
+    if out is not None:
+        attrs["out"] = out
+    return _core.invoke(op, [], attrs)
+
+
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+    """An array of zeros; float32 unless ``dtype`` is given."""
+    if out is None and not kwargs:
+        return _core.zeros(shape, ctx, dtype)
+    return _creation("_zeros", shape, ctx, dtype, out, kwargs)
+
+
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    """An array of ones; float32 unless ``dtype`` is given."""
+    if out is None and not kwargs:
+        return _core.ones(shape, ctx, dtype)
+    return _creation("_ones", shape, ctx, dtype, out, kwargs)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    """An array filled with ``val``."""
+    if out is None:
+        return _core.full(shape, val, ctx, dtype)
+    return _creation("_full", shape, ctx, dtype, out, {"value": float(val)})
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (MXNet's nd.arange)."""
+    return _core.arange(start, stop, step, repeat, ctx, dtype)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``), each
+    ``start + i * step`` converted to ``dtype`` (truncated for integers, as NumPy and MXNet)."""
+    num = int(num)
+    if num < 0:
+        raise MXNetError("linspace: num must be non-negative, got %d" % num)
+    divisions = (num - 1 if endpoint else num) or 1
+    step = (float(stop) - float(start)) / divisions
+    values = _core.arange(0, num, 1.0, 1, ctx, "float64") * step + float(start)
+    if endpoint and num > 1:
+        values[num - 1] = float(stop)
+    return values.astype("float32" if dtype is None else dtype)
+
+
+def _normalize_axes(axes, ndim, what):
+    axes = [axes] if isinstance(axes, int) else list(axes)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError("moveaxis: %s axis %d is out of range for an array of %d axes" % (what, a, ndim))
+    normal = [a % ndim for a in axes]
+    if len(set(normal)) != len(normal):
+        raise ValueError("moveaxis: repeated %s axis in %r" % (what, axes))
+    return normal
+
+
+def moveaxis(tensor, source, destination):
+    """The array with axes ``source`` (an int or a sequence) moved to positions ``destination``,
+    the others in their order (NumPy's moveaxis)."""
+    src = _normalize_axes(source, tensor.ndim, "source")
+    dst = _normalize_axes(destination, tensor.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: %d source axes but %d destination axes" % (len(src), len(dst)))
+    order = [a for a in range(tensor.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _core.invoke("transpose", [tensor], {"axes": tuple(order)})
+
+
+def onehot_encode(indices, out):
+    """Writes into ``out`` (rows, classes) the one-hot rows of ``indices`` (one class per row)."""
+    return _core.invoke("one_hot", [indices], {"depth": out.shape[1], "dtype": out.dtype, "out": out})
 
 
 def zeros_like(data, **kwargs):
@@ -72,6 +152,15 @@ greater = _binary(lambda a, b: a > b, lambda a, s: a > s, lambda a, s: a < s)
 greater_equal = _binary(lambda a, b: a >= b, lambda a, s: a >= s, lambda a, s: a <= s)
 lesser = _binary(lambda a, b: a < b, lambda a, s: a < s, lambda a, s: a > s)
 lesser_equal = _binary(lambda a, b: a <= b, lambda a, s: a <= s, lambda a, s: a >= s)
+modulo = _binary(lambda a, b: _core.invoke("broadcast_mod", [a, b], {}),
+                 lambda a, s: _core.invoke("_mod_scalar", [a], {"scalar": s}),
+                 lambda a, s: _core.invoke("_rmod_scalar", [a], {"scalar": s}))
+logical_and = _binary(lambda a, b: _core.invoke("broadcast_logical_and", [a, b], {}),
+                      lambda a, s: _core.invoke("_logical_and_scalar", [a], {"scalar": s}))
+logical_or = _binary(lambda a, b: _core.invoke("broadcast_logical_or", [a, b], {}),
+                     lambda a, s: _core.invoke("_logical_or_scalar", [a], {"scalar": s}))
+logical_xor = _binary(lambda a, b: _core.invoke("broadcast_logical_xor", [a, b], {}),
+                      lambda a, s: _core.invoke("_logical_xor_scalar", [a], {"scalar": s}))
 maximum = _binary(lambda a, b: _core.invoke("broadcast_maximum", [a, b], {}),
                   lambda a, s: _core.invoke("_maximum_scalar", [a], {"scalar": s}))
 minimum = _binary(lambda a, b: _core.invoke("broadcast_minimum", [a, b], {}),
@@ -130,3 +219,11 @@ NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))
 NDArray.__array__ = lambda self, dtype=None: self.asnumpy() if dtype is None else self.asnumpy().astype(dtype)
 NDArray.tostype = lambda self, stype: self if stype == "default" else (_ for _ in ()).throw(
     MXNetError("sparse storage types are not supported by Braid"))
+
+
+def _from_pickle(state):
+    return _core._ndarray_from_state(state)
+
+
+# Pickled as MXNet's raw bytes of the array (__getstate__), rebuilt by a function of this module.
+NDArray.__reduce__ = lambda self: (_from_pickle, (self.__getstate__(),))

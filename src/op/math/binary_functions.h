@@ -93,11 +93,12 @@ struct PowerFn {
     return a > T(0) ? z * std::log(a) : T(0);
   }
 };
+// NaN in either operand gives NaN, as NumPy and MXNet (a != a only for NaN).
 struct MaximumFn {  // the gradient goes to the left operand on ties, as in MXNet
   static constexpr bool differentiable = true;
   template <class T>
   BRAID_HOST_DEVICE static T f(T a, T b) {
-    return a >= b ? a : b;
+    return (a != a || a >= b) ? a : b;
   }
   template <class T>
   BRAID_HOST_DEVICE static T dl(T a, T b, T) {
@@ -112,7 +113,7 @@ struct MinimumFn {
   static constexpr bool differentiable = true;
   template <class T>
   BRAID_HOST_DEVICE static T f(T a, T b) {
-    return a <= b ? a : b;
+    return (a != a || a <= b) ? a : b;
   }
   template <class T>
   BRAID_HOST_DEVICE static T dl(T a, T b, T) {

@@ -51,7 +51,8 @@ BRAID_UNARY(Negative, -x, T(-1))
 BRAID_UNARY(Abs, std::abs(x), x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
 BRAID_UNARY(Tanh, std::tanh(x), T(1) - y * y)
 BRAID_UNARY(Sigmoid, sigmoid(x), y*(T(1) - y))
-BRAID_UNARY(Relu, x > T(0) ? x : T(0), x > T(0) ? T(1) : T(0))
+// NaN passes through, and is its gradient, as in MXNet.
+BRAID_UNARY(Relu, (x != x || x > T(0)) ? x : T(0), x != x ? x : (x > T(0) ? T(1) : T(0)))
 // log(1 + exp(x)), stable for large x.
 BRAID_UNARY(Softrelu, x > T(20) ? x : std::log1p(std::exp(x)), sigmoid(x))
 // x / (1 + |x|): only the Activation op's (no element-wise op of its own).
