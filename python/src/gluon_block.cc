@@ -94,7 +94,7 @@ py::object call_block(py::object self, py::args args) {
 void bind_gluon_block(py::module_& m) {
   auto g = m.def_submodule("gluon");
 
-  py::class_<Parameter, ParameterPtr>(g, "Parameter")
+  py::class_<Parameter, ParameterPtr>(g, "Parameter", py::dynamic_attr())  // stype, _trainer: Python
       .def(py::init([](const std::string& name, const std::string& grad_req, py::object shape, py::object dtype,
                        double lr_mult, double wd_mult, py::object init, bool allow_deferred_init) {
              auto p = std::make_shared<Parameter>(name, shape.is_none() ? Shape() : to_shape(shape),
@@ -126,7 +126,7 @@ void bind_gluon_block(py::module_& m) {
       .def(
           "initialize",
           [](Parameter& p, py::object init, py::object ctx, py::object default_init, bool force_reinit) {
-            p.initialize(init.is_none() ? init_of(default_init) : init_of(init), contexts(ctx), force_reinit);
+            p.initialize(init_of(default_init), contexts(ctx), force_reinit, init_of(init));
           },
           py::arg("init") = py::none(), py::arg("ctx") = py::none(), py::arg("default_init") = py::none(),
           py::arg("force_reinit") = false, py::keep_alive<1, 2>(), py::keep_alive<1, 4>())
@@ -169,6 +169,7 @@ void bind_gluon_block(py::module_& m) {
           py::arg("init") = py::none(), py::arg("allow_deferred_init") = true, py::arg("lr_mult") = py::none(),
           py::arg("wd_mult") = py::none())
       .def("update", &ParameterDict::update)
+      .def("_add", &ParameterDict::add)
       .def("keys", &ParameterDict::keys)
       .def("values",
            [](const ParameterDict& d) {

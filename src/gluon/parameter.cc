@@ -48,14 +48,15 @@ void Parameter::set_grad_req(GradReq req) {
   if (initialized()) attach_grads();
 }
 
-void Parameter::initialize(const init::InitializerPtr& default_init, const std::vector<Context>& ctx,
-                           bool force_reinit) {
+void Parameter::initialize(const init::InitializerPtr& default_init, const std::vector<Context>& ctx, bool force_reinit,
+                           const init::InitializerPtr& init) {
   BRAID_CHECK(!ctx.empty(), "Parameter '", name_, "': initialize needs at least one context");
   if (initialized() && !force_reinit) return;
   data_.clear();
   grad_.clear();
   ctx_ = ctx;
   deferred_default_ = default_init;
+  deferred_init_ = init;
   if (!shape_.fully_known()) {
     BRAID_CHECK(allow_deferred_init_, "cannot initialize Parameter '", name_, "' because it has the invalid shape ",
                 shape_, "; give it a complete shape");
@@ -70,12 +71,16 @@ void Parameter::finish_deferred_init(const Shape& shape) {
   if (!deferred_ && initialized()) return;
   BRAID_CHECK(!ctx_.empty(), "Parameter '", name_, "' has no context: call initialize first");
   NDArray value(shape_, cpu(), dtype_);
-  if (init_) {
-    init_->init_weight(name_, value);  // its own initializer, whatever the name
+  // MXNet 1.x hands the chosen initializer to the parameter as its "__init__" attribute, which
+  // fills the array by the initializer's own rule whatever the name.
+  if (deferred_init_) {
+    deferred_init_->init_weight(name_, value);
+  } else if (init_) {
+    init_->init_weight(name_, value);
   } else if (deferred_default_) {
-    (*deferred_default_)(name_, value);
+    deferred_default_->init_weight(name_, value);
   } else {
-    init::Uniform()(name_, value);  // MXNet's default initializer
+    init::Uniform().init_weight(name_, value);  // MXNet's default initializer
   }
   deferred_ = false;
   init_impl(value, ctx_);

@@ -35,11 +35,13 @@ class Parameter {
   double lr_mult = 1.0;
   double wd_mult = 1.0;
 
-  /// Creates the value on each context: filled on the CPU by this parameter's initializer or
-  /// `default_init`, then copied. With unknown dimensions it waits for the first forward.
-  /// Already initialized: nothing, unless force_reinit.
+  /// Creates the value on each context: filled on the CPU by `init` if given, else this
+  /// parameter's initializer, else `default_init` (else Uniform), then copied. As in MXNet 1.x
+  /// the chosen initializer fills the array by its own rule whatever the parameter's name (its
+  /// init_weight). With unknown dimensions it waits for the first forward. Already initialized:
+  /// nothing, unless force_reinit.
   void initialize(const init::InitializerPtr& default_init = nullptr, const std::vector<Context>& ctx = {cpu()},
-                  bool force_reinit = false);
+                  bool force_reinit = false, const init::InitializerPtr& init = nullptr);
   bool initialized() const { return !data_.empty(); }
   /// Initialization waits for the shape (set_shape, then finish_deferred_init).
   bool deferred() const { return deferred_; }
@@ -80,6 +82,7 @@ class Parameter {
   bool allow_deferred_init_;
   bool deferred_ = false;
   init::InitializerPtr deferred_default_;
+  init::InitializerPtr deferred_init_;  // initialize()'s own `init`, overriding init_
   std::vector<Context> ctx_;
   std::vector<NDArray> data_, grad_;
 };

@@ -1,6 +1,6 @@
-"""mxnet.gluon: blocks, parameters, losses, the Trainer and data loading."""
-from .parameter import Parameter, ParameterDict
+"""mxnet.gluon: blocks, parameters, losses, the Trainer and data loading (MXNet's layout)."""
+from .parameter import Parameter, Constant, ParameterDict, DeferredInitializationError
 from .block import Block, HybridBlock, SymbolBlock
 from .trainer import Trainer
-from . import nn, loss, utils, data
+from . import nn, loss, utils, data, model_zoo, contrib
 from .. import metric

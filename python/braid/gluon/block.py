@@ -4,14 +4,27 @@ A subclass calls ``super().__init__(**kwargs)``, assigns its layers and paramete
 (they are registered as children and parameters, as in MXNet) and defines ``forward(self, x,
 ...)``, or for a HybridBlock ``hybrid_forward(self, F, x, ..., **params)``. The C++ core calls
 ``forward`` back, so ``hybridize()`` traces it into a graph that later calls run without Python.
+
+The blocks live in C++ (shared with the C++ layers); the parts of MXNet's Block API that are
+Python by nature are added to every block here: forward hooks, attribute access to a layer's
+parameters and children, MXNet's hybridize and save/load arguments, and the warnings MXNet gives.
 """
+import collections
+import warnings
+
 from .. import ndarray as _nd
 from .._core import gluon as _g
+from .parameter import Parameter
+from .utils import HookHandle
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
 
 def _setattr(self, name, value):
+    existing = self.__dict__.get(name, None) if hasattr(self, "__dict__") else None
+    if isinstance(existing, (_g.Parameter, _g.Block)) and not isinstance(value, type(existing)):
+        raise TypeError("Changing attribute type for {name} from {type1} to {type2} is not allowed.".format(
+            name=name, type1=type(existing), type2=type(value)))
     if isinstance(value, _g.Block):
         self.register_child(value, name)
     elif isinstance(value, _g.Parameter):
@@ -44,7 +57,11 @@ class HybridBlock(_g.HybridBlock):
     def forward(self, x, *args):
         # A parameter whose shape is not known yet goes in as the Parameter itself: the first
         # operator it reaches completes its shape and initializes it (MXNet's deferred init).
-        params = {name: p if p._deferred else p.data(x.context) for name, p in self._attribute_params().items()}
+        arrays = [a for a in (x,) + args if isinstance(a, _nd.NDArray)]
+        if not arrays:
+            raise ValueError("%s: hybrid_forward needs at least one NDArray input" % type(self).__name__)
+        ctx = arrays[0].context
+        params = {name: p if p._deferred else p.data(ctx) for name, p in self._attribute_params().items()}
         return self.hybrid_forward(_nd, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
@@ -53,3 +70,142 @@ class HybridBlock(_g.HybridBlock):
 
 
 SymbolBlock = _g.SymbolBlock
+
+
+# --- what every block gets (C++ layers included) -----------------------------------------------
+
+def _getattr(self, name):
+    """A layer's parameters and children by attribute name (``dense.weight``, ``bn.running_var``)."""
+    if not name.startswith("__"):
+        params = _g.Block._attribute_params(self)
+        if name in params:
+            return params[name]
+        children = _g.Block._children.fget(self)
+        if name in children:
+            return children[name]
+    raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
+
+
+def _hooks(self, kind):
+    try:
+        return self.__dict__[kind]
+    except KeyError:
+        hooks = self.__dict__[kind] = collections.OrderedDict()
+        return hooks
+
+
+def _register_forward_pre_hook(self, hook):
+    """Calls ``hook(block, inputs)`` before each forward; returns a handle whose detach() removes it."""
+    handle = HookHandle()
+    handle.attach(_hooks(self, "_forward_pre_hooks"), hook)
+    return handle
+
+
+def _register_forward_hook(self, hook):
+    """Calls ``hook(block, inputs, outputs)`` after each forward; returns a handle to detach it."""
+    handle = HookHandle()
+    handle.attach(_hooks(self, "_forward_hooks"), hook)
+    return handle
+
+
+_call = _g.Block.__call__
+
+
+def _call_with_hooks(self, *args):
+    d = getattr(self, "__dict__", {})
+    pre, post = d.get("_forward_pre_hooks"), d.get("_forward_hooks")
+    for hook in list(pre.values()) if pre else ():
+        hook(self, args)
+    out = _call(self, *args)
+    for hook in list(post.values()) if post else ():
+        hook(self, args, out)
+    return out
+
+
+_hybridize = _g.Block.hybridize
+
+
+def _hybridize_kw(self, active=True, backend=None, clear=True, static_alloc=False, static_shape=False, inline_limit=2,
+                  forward_bulk_size=None, backward_bulk_size=None, partition_if_dynamic=True, **kwargs):
+    """Hybridizes this block's HybridBlocks (MXNet's arguments; inline_limit and the bulk sizes
+    are hints Braid's cached graphs do not need)."""
+    if backend is not None:
+        raise ValueError("hybridize(backend=%r): Braid has no subgraph backends" % (backend,))
+    d = getattr(self, "__dict__", {})
+    if active and isinstance(self, _g.HybridBlock) and (d.get("_forward_hooks") or d.get("_forward_pre_hooks")):
+        warnings.warn('"{block}" is being hybridized while still having forward hook/pre-hook. If "{block}" is a '
+                      'child of HybridBlock, the hooks will not take effect.'.format(block=self))
+    _hybridize(self, active, static_alloc, static_shape)
+
+
+def _check_container_with_block(self):
+    """MXNet's warning for blocks kept in a list, tuple or dict attribute: they are not registered."""
+    children = set(id(c) for c in _g.Block._children.fget(self).values())
+
+    def unregistered(data):
+        if isinstance(data, (list, tuple)):
+            return any(unregistered(e) for e in data)
+        if isinstance(data, dict):
+            return any(unregistered(v) for v in data.values())
+        return isinstance(data, _g.Block) and id(data) not in children
+
+    for k, v in getattr(self, "__dict__", {}).items():
+        if isinstance(v, (list, tuple, dict)) and not k.startswith("_") and unregistered(v):
+            warnings.warn('"{name}" is an unregistered container with Blocks. Note that Blocks inside the list, tuple '
+                          'or dict will not be registered automatically. Make sure to register them using '
+                          'register_child() or switching to nn.Sequential/nn.HybridSequential instead. '
+                          .format(name=self.__class__.__name__ + "." + k), stacklevel=3)
+
+
+_collect_params = _g.Block.collect_params
+
+
+def _collect_params_checked(self, select=None):
+    """Parameters of this block and its descendants; ``select`` a regular expression."""
+    _check_container_with_block(self)
+    return _collect_params(self, select or "")
+
+
+_save_parameters = _g.Block.save_parameters
+
+
+def _save_parameters_dedup(self, filename, deduplicate=False):
+    """Saves the parameters by structural name; ``deduplicate`` saves a shared parameter once."""
+    if not deduplicate:
+        return _save_parameters(self, filename)
+    first = {}
+    for name, p in self._collect_params_with_prefix():
+        first.setdefault(id(p), (name, p))
+    _nd.save(filename, {name: p._reduce() for name, p in first.values()})
+
+
+_load_parameters = _g.Block.load_parameters
+
+
+def _load_parameters_kw(self, filename, ctx=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
+                        dtype_source="current"):
+    """Loads parameters saved by save_parameters (or by name); with ``cast_dtype``,
+    ``dtype_source`` says whose dtype wins: 'current' (the block's) or 'saved' (the file's)."""
+    if dtype_source not in ("current", "saved"):
+        raise ValueError("dtype_source must be 'current' or 'saved', got %r" % (dtype_source,))
+    if cast_dtype and dtype_source == "saved":
+        by_name = dict(self._collect_params_with_prefix())
+        by_name.update(self.collect_params().items())
+        for key, value in _nd.load(filename).items():
+            if key in by_name:
+                by_name[key].cast(value.dtype)
+    _load_parameters(self, filename, ctx, allow_missing, ignore_extra, cast_dtype)
+
+
+_g.Block.__getattr__ = _getattr
+_g.Block.__call__ = _call_with_hooks
+_g.Block.register_forward_pre_hook = _register_forward_pre_hook
+_g.Block.register_forward_hook = _register_forward_hook
+_g.Block.hybridize = _hybridize_kw
+_g.Block.collect_params = _collect_params_checked
+_g.Block.save_parameters = _save_parameters_dedup
+_g.Block.load_parameters = _load_parameters_kw
+_g.Block.save_params = _save_parameters  # MXNet's deprecated names
+_g.Block.load_params = _load_parameters
+_g.Block._check_container_with_block = _check_container_with_block
+_ = Parameter  # gluon.block exports what MXNet's does through parameter

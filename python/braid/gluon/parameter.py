@@ -1,5 +1,210 @@
-"""gluon.Parameter and gluon.ParameterDict (implemented in C++)."""
+"""gluon.Parameter, gluon.Constant and gluon.ParameterDict.
+
+The parameters live in C++ (shared with the C++ layers); MXNet's Python-only parts are added here:
+the storage-type arguments, ``var()``, constants, the keyword form of ``ParameterDict.get`` and
+the loading options.
+"""
+import numpy as _np
+
+from .. import init as _init
+from .. import ndarray as _nd
 from .._core import gluon as _g
+
+__all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
 Parameter = _g.Parameter
 ParameterDict = _g.ParameterDict
+
+_STYPES = ("default", "row_sparse", "csr")
+
+
+class DeferredInitializationError(Exception):
+    """Raised when a parameter's data is read before its deferred initialization happened."""
+
+
+def _check_stype(stype, what):
+    assert stype in _STYPES, "invalid %s %s for Parameter, expected one of %s" % (what, stype, _STYPES)
+
+
+# --- Parameter ---------------------------------------------------------------------------------
+
+_parameter_init = Parameter.__init__
+
+
+def _parameter_new_init(self, name, grad_req="write", shape=None, dtype="float32", lr_mult=1.0, wd_mult=1.0,
+                        init=None, allow_deferred_init=False, differentiable=True, stype="default",
+                        grad_stype="default"):
+    _check_stype(stype, "stype")
+    _check_stype(grad_stype, "grad_stype")
+    if isinstance(shape, int):
+        shape = (shape,)
+    _parameter_init(self, name, grad_req if differentiable else "null", shape, dtype, lr_mult, wd_mult, init,
+                    allow_deferred_init)
+    self._stype, self._grad_stype, self._differentiable = stype, grad_stype, differentiable
+
+
+def _attr(name, default):
+    return property(lambda self: getattr(self, name, default))
+
+
+def _var(self):
+    """The Symbol variable standing for this parameter (made once), with its shape, dtype,
+    multipliers and initializer as attributes."""
+    sym = getattr(self, "_var_symbol", None)
+    if sym is None:
+        from .. import symbol as _sym
+        init = self.init
+        sym = _sym.var(self.name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult, wd_mult=self.wd_mult,
+                       init=init.dumps() if init is not None and hasattr(init, "dumps") else None,
+                       stype=self.stype)
+        self._var_symbol = sym
+    return sym
+
+
+def _set_trainer(self, trainer):
+    """Records the Trainer updating this parameter; a sparse parameter may have only one."""
+    current = getattr(self, "_trainer_ref", None)
+    if self.stype != "default" and current is not None and trainer is not None and current is not trainer:
+        raise RuntimeError("Failed to set the trainer for Parameter '%s' because it was already set. More than one "
+                           "trainers for a %s Parameter is not supported." % (self.name, self.stype))
+    self._trainer_ref = trainer
+
+
+def _row_sparse_unsupported(self, row_id):
+    if self.stype != "row_sparse":
+        raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via list_row_sparse_data() "
+                           "because its storage type is %s. Please use data() instead." % (self.name, self.stype))
+    if getattr(self, "_trainer_ref", None) is None:
+        raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with it."
+                           % self.name)
+    raise RuntimeError("Parameter '%s': row_sparse storage is not supported by Braid; create it with "
+                       "stype='default'" % self.name)
+
+
+Parameter.__init__ = _parameter_new_init
+Parameter.stype = _attr("_stype", "default")
+Parameter.grad_stype = _attr("_grad_stype", "default")
+Parameter.differentiable = _attr("_differentiable", True)
+Parameter._trainer = _attr("_trainer_ref", None)
+Parameter._set_trainer = _set_trainer
+Parameter.var = _var
+Parameter.row_sparse_data = _row_sparse_unsupported
+Parameter.list_row_sparse_data = _row_sparse_unsupported
+Parameter._data = property(lambda self: self.list_data() if self.list_ctx() else None)
+
+
+# --- Constant ----------------------------------------------------------------------------------
+
+class _ConstantInit(_init.Initializer):
+    """Fills the array with a given value (a Constant's initializer)."""
+
+    def __init__(self, value):
+        super().__init__()
+        self._value = value
+
+    def _init_weight(self, _, arr):
+        arr[:] = self._value
+
+    def dumps(self):
+        return '["constant", {}]'
+
+
+def Constant(name, value):
+    """A parameter holding ``value`` (an NDArray or anything NumPy reads) that no gradient or
+    optimizer changes (grad_req 'null')."""
+    if not isinstance(value, _nd.NDArray):
+        value = _nd.array(_np.asarray(value))
+    p = Parameter(name, grad_req="null", shape=value.shape, dtype=value.dtype, init=_ConstantInit(value),
+                  differentiable=False)
+    p._constant_init = p.init  # the initializer object defined in Python lives as long as the constant
+    return p
+
+
+# --- ParameterDict -----------------------------------------------------------------------------
+
+_dict_get = ParameterDict.get
+_CORE_GET_ARGS = ("shape", "dtype", "grad_req", "init", "allow_deferred_init", "lr_mult", "wd_mult")
+
+
+def _dict_get_kwargs(self, name, **kwargs):
+    """The parameter prefix+name: this dictionary's, else the shared one's, else a new one made
+    with ``kwargs`` (Parameter's arguments). An existing one must agree with the given
+    attributes (unknown shape dimensions are completed)."""
+    for key in ("stype", "grad_stype"):
+        _check_stype(kwargs.get(key, "default"), key)
+    core = {k: kwargs.pop(k) for k in _CORE_GET_ARGS if k in kwargs}
+    if isinstance(core.get("shape"), int):
+        core["shape"] = (core["shape"],)
+    if not kwargs.get("differentiable", True):
+        core["grad_req"] = "null"
+    existed = self.prefix + name in self
+    p = _dict_get(self, name, **core)
+    for k, v in kwargs.items():
+        current = getattr(p, k, None)
+        if existed and k in ("stype", "grad_stype", "differentiable"):
+            assert v == current, "Cannot retrieve Parameter '%s' because desired attribute does not match with " \
+                                 "stored for attribute '%s': desired '%s' vs stored '%s'." % (p.name, k, v, current)
+        setattr(p, "_" + k if k in ("stype", "grad_stype", "differentiable") else k, v)
+    return p
+
+
+def _get_constant(self, name, value=None):
+    """The constant prefix+name, made from ``value`` the first time."""
+    full = self.prefix + name
+    if full in self:
+        return self[full]
+    if value is None:
+        raise KeyError("No constant named '%s'. Please specify value if you want to create a new constant." % full)
+    p = Constant(full, value)
+    self._add(p)
+    return p
+
+
+def _list_ctx(self):
+    """The contexts the parameters are on."""
+    found = []
+    for p in self.values():
+        for c in p.list_ctx():
+            if c not in found:
+                found.append(c)
+    return found
+
+
+def _repr(self):
+    lines = ["  %r" % p for p in self.values()]
+    return "%s(\n%s\n)" % (self.prefix + " " if self.prefix else "", "\n".join(lines))
+
+
+_dict_load = ParameterDict.load
+_dict_setattr = ParameterDict.setattr
+
+
+def _load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix="", cast_dtype=False,
+          dtype_source="current"):
+    """Loads parameters saved by save(); with ``cast_dtype``, ``dtype_source`` says whose dtype
+    wins: 'current' (the parameters') or 'saved' (the file's)."""
+    if dtype_source not in ("current", "saved"):
+        raise ValueError("dtype_source must be 'current' or 'saved', got %r" % (dtype_source,))
+    if cast_dtype and dtype_source == "saved":
+        for key, value in _nd.load(filename).items():
+            name = restore_prefix + key
+            if name in self:
+                self[name].cast(value.dtype)
+    _dict_load(self, filename, ctx, allow_missing, ignore_extra, restore_prefix, cast_dtype)
+
+
+def _setattr_all(self, name, value):
+    """Sets attribute ``name`` of every parameter (MXNet's ParameterDict.setattr)."""
+    if name in ("grad_req", "lr_mult", "wd_mult"):
+        _dict_setattr(self, name, value)
+    else:
+        for p in self.values():
+            setattr(p, name, value)
+
+
+ParameterDict.get = _dict_get_kwargs
+ParameterDict.get_constant = _get_constant
+ParameterDict.list_ctx = _list_ctx
+ParameterDict.__repr__ = _repr
+ParameterDict.load = _load
+ParameterDict.setattr = _setattr_all

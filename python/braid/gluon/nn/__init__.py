@@ -1,4 +1,6 @@
-"""gluon.nn: layers (implemented in C++) and containers."""
+"""gluon.nn: layers (most implemented in C++, a few written with operators in Python) and containers."""
+import warnings as _warnings
+
 from ... import ndarray as _nd
 from ..._core import NDArray as _NDArray
 from ..._core.gluon import nn as _n
@@ -14,6 +16,33 @@ GlobalMaxPool1D, GlobalMaxPool2D = _n.GlobalMaxPool1D, _n.GlobalMaxPool2D
 GlobalAvgPool1D, GlobalAvgPool2D = _n.GlobalAvgPool1D, _n.GlobalAvgPool2D
 BatchNorm, LayerNorm, Dropout, Embedding, Flatten = _n.BatchNorm, _n.LayerNorm, _n.Dropout, _n.Embedding, _n.Flatten
 Activation, LeakyReLU, ELU, SELU, GELU, PReLU = _n.Activation, _n.LeakyReLU, _n.ELU, _n.SELU, _n.GELU, _n.PReLU
+from .activations import Swish  # noqa: E402
+from .basic_layers import InstanceNorm, GroupNorm  # noqa: E402
+
+
+def _getitem(self, key):
+    """A child by index, or for a slice a container of the same type holding those children."""
+    if not isinstance(key, slice):
+        return self._child_at(key)
+    net = type(self)(prefix=self.prefix)
+    with net.name_scope():
+        net.add(*[self._child_at(i) for i in range(len(self))[key]])
+    return net
+
+
+def _sequential_hybridize(self, active=True, **kwargs):
+    """MXNet warns when a Sequential holds only HybridBlocks (a HybridSequential would run faster)."""
+    children = list(self._children.values())
+    if children and all(isinstance(c, HybridBlock) for c in children):
+        _warnings.warn("All children of this Sequential layer '%s' are HybridBlocks. Consider using "
+                       "HybridSequential for the best performance." % self.prefix, stacklevel=2)
+    Block.hybridize(self, active, **kwargs)
+
+
+for _container in (Sequential, HybridSequential):
+    _container._child_at = _container.__getitem__
+    _container.__getitem__ = _getitem
+Sequential.hybridize = _sequential_hybridize
 
 
 def _outputs(result):

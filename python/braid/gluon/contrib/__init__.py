@@ -1,0 +1,4 @@
+"""gluon.contrib: contributed layers (MXNet's layout)."""
+from . import nn
+
+__all__ = ["nn"]
