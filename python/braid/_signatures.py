@@ -15,7 +15,7 @@ _POSITIONAL_ATTRIBUTES = {
     "pick": ("axis", "keepdims"), "take": ("axis", "mode"), "broadcast_to": ("shape",),
     "softmax": ("axis",), "log_softmax": ("axis",), "topk": ("axis", "k"), "sort": ("axis",),
     "argsort": ("axis",), "squeeze": ("axis",), "swapaxes": ("dim1", "dim2"), "Cast": ("dtype",),
-    "cast": ("dtype",), "LeakyReLU": ("act_type", "slope"), "Activation": ("act_type",),
+    "cast": ("dtype",), "LeakyReLU": ("act_type", "slope"), "Activation": ("act_type",), "Dropout": ("p",),
 }
 for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
     for _name in ("random_" + _op, "_random_" + _op):

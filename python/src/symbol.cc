@@ -156,7 +156,7 @@ void bind_symbol(py::module_& m) {
            [](const Symbol& x, py::kwargs kw) { return infer_result(x.infer_shape_partial(shapes_of(kw))); })
       .def("_compose", [](const Symbol& x, std::vector<Symbol> args,
                           std::map<std::string, Symbol> kwargs) { return x.compose(args, kwargs); })
-      .def(py::pickle([](const Symbol& x) { return x.tojson(); },
+      .def(py::pickle([](const Symbol& x) { return x.tojson(false); },
                       [](const std::string& json) { return Symbol::fromjson(json); }))
       .def("_infer_type",
            [](const Symbol& x, py::kwargs kw) {
@@ -166,10 +166,10 @@ void bind_symbol(py::module_& m) {
              auto r = x.infer_type(known);
              return py::make_tuple(type_list(r.arg), type_list(r.out), type_list(r.aux));
            })
-      .def("tojson", &Symbol::tojson)
+      .def("_tojson", &Symbol::tojson, py::arg("np_shape") = false)
       .def(
-          "save", [](const Symbol& x, const std::string& f, bool) { x.save(f); }, py::arg("fname"),
-          py::arg("remove_amp_cast") = true)
+          "_save", [](const Symbol& x, const std::string& f, bool np_shape) { x.save(f, np_shape); }, py::arg("fname"),
+          py::arg("np_shape") = false)
       .def(
           "bind",
           [](const Symbol& x, py::object ctx, py::object args, py::object args_grad, py::object grad_req,

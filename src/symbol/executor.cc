@@ -134,6 +134,7 @@ void Executor::backward(const std::vector<NDArray>& out_grads) {
   // As MXNet, a backward may follow an inference forward: it differentiates the values that
   // forward computed (ops that act differently in training, such as Dropout, as they ran).
   BRAID_CHECK(forwarded_, "backward: call forward first");
+  if (!plan_->has_backward) return;  // no argument wants a gradient: nothing to compute (as MXNet)
   symbol::detail::run_backward(*plan_, *state_, out_grads);
 }
 
@@ -212,6 +213,7 @@ std::string Executor::debug_str() const {
   os << "buffers: " << plan_->slots.size() << ", " << st.planned_bytes << " bytes planned, " << st.unplanned_bytes
      << " unplanned; " << st.inplace_ops << " in place, " << st.fused_ops << " ops fused, " << st.channels_last_ops
      << " ops on NHWC\n";
+  os << "Total " << (st.planned_bytes >> 20) << " MB allocated\n";  // MXNet's last line, which tools parse
   return os.str();
 }
 

@@ -68,8 +68,9 @@ bool infer_shapes(const IndexedGraph& g, std::vector<Shape>& shapes) {
     const Node& n = *g.nodes[i];
     auto it = n.attrs.find("__shape__");
     if (!n.is_variable() || it == n.attrs.end()) continue;
-    Shape hint(op::parse_tuple(it->second));
-    op::merge_shape(shapes[g.entry_id(i, 0)], hint, n.name, "its __shape__ attribute");
+    // As MXNet: a variable's __shape__ stands in for a shape nobody gave; a given one wins.
+    Shape& given = shapes[g.entry_id(i, 0)];
+    if (!given.known()) given = Shape(op::parse_tuple(it->second));
   }
   sweep(g, shapes, "shape", infer_node_shapes, [](Shape& cur, const Shape& found, const Node& n) {
     if (found == cur) return false;

@@ -25,7 +25,7 @@ ordered_json entry_json(uint32_t node, uint32_t index) { return ordered_json::ar
 
 }  // namespace
 
-std::string Symbol::tojson() const {
+std::string Symbol::tojson(bool np_shape) const {
   auto g = symbol::detail::index_graph(outputs_);
   ordered_json nodes = ordered_json::array(), arg_nodes = ordered_json::array();
   ordered_json row_ptr = ordered_json::array(), heads = ordered_json::array();
@@ -53,6 +53,7 @@ std::string Symbol::tojson() const {
   doc["node_row_ptr"] = row_ptr;
   doc["heads"] = heads;
   doc["attrs"] = ordered_json::object({{"mxnet_version", ordered_json::array({"int", kWrittenVersion})}});
+  if (np_shape) doc["attrs"]["is_np_shape"] = ordered_json::array({"int", 1});
   return io::dump_dmlc_json(doc);
 }
 
@@ -154,7 +155,7 @@ Symbol Symbol::fromjson(const std::string& text) {
   return Symbol(std::move(heads));
 }
 
-void Symbol::save(const std::string& path) const { io::write_file_atomically(path, tojson()); }
+void Symbol::save(const std::string& path, bool np_shape) const { io::write_file_atomically(path, tojson(np_shape)); }
 
 Symbol Symbol::load(const std::string& path) {
   std::string text = io::read_file(path, io::kMaxTextFileBytes);

@@ -91,13 +91,14 @@ class Symbol {
   /// Completes dtypes (kDTypeUnknown where none could be found).
   InferResult<DType> infer_type(const std::map<std::string, DType>& known) const;
 
-  /// MXNet 1.9's JSON (mxnet_version 10901), laid out as dmlc-core writes it.
-  std::string tojson() const;
+  /// MXNet 1.9's JSON (mxnet_version 10901), laid out as dmlc-core writes it. `np_shape`:
+  /// written under NumPy shape semantics (attrs gets is_np_shape, as MXNet's does).
+  std::string tojson(bool np_shape = false) const;
   /// Reads MXNet's JSON of any version: `attrs`, `attr` or `param`; 2- or 3-element entries;
   /// with or without `node_row_ptr`. Unknown operators throw naming the operator and node.
   static Symbol fromjson(const std::string& json);
   /// tojson written atomically to `path`.
-  void save(const std::string& path) const;
+  void save(const std::string& path, bool np_shape = false) const;
   static Symbol load(const std::string& path);
 
  private:

@@ -8,14 +8,24 @@ from .symbol import Symbol, _create
 __all__ = ["zeros", "ones", "full", "arange", "maximum", "minimum", "pow", "power", "hypot"]
 
 
+# MXNet's operator names the registry knows under another spelling only; nodes keep MXNet's
+# name as the hint for their automatic names (_maximumscalar0).
+_REGISTERED_AS = {"_MaximumScalar": "_maximum_scalar", "_MinimumScalar": "_minimum_scalar", "_Hypot": "_hypot",
+                  "_HypotScalar": "_hypot_scalar", "_RPowerScalar": "_rpower_scalar"}
+
+
+def _node(op, inputs, attrs):
+    return _create(_REGISTERED_AS.get(op, op), inputs, attrs, hint=op.lower())
+
+
 def _binary(lhs, rhs, op, scalar_op, rscalar_op=None):
     """``lhs op rhs`` for Symbols or a Symbol and a number (rscalar_op: number op Symbol)."""
     if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):
-        return _create(op, [lhs, rhs], {})
+        return _node(op, [lhs, rhs], {})
     if isinstance(lhs, Symbol) and isinstance(rhs, numbers.Number):
-        return _create(scalar_op, [lhs], {"scalar": rhs})
+        return _node(scalar_op, [lhs], {"scalar": rhs})
     if isinstance(rhs, Symbol) and isinstance(lhs, numbers.Number):
-        return _create(rscalar_op or scalar_op, [rhs], {"scalar": lhs})
+        return _node(rscalar_op or scalar_op, [rhs], {"scalar": lhs})
     raise TypeError("type %s and %s not supported" % (type(lhs).__name__, type(rhs).__name__))
 
 
@@ -45,9 +55,9 @@ def _operator_methods():
         # `2 < x` reaches x.__gt__(2): Python reflects comparisons itself.
         def compare(self, other, op=op, scalar_op=scalar_op):
             if isinstance(other, Symbol):
-                return _create(op, [self, other], {})
+                return _node(op, [self, other], {})
             if isinstance(other, numbers.Number):
-                return _create(scalar_op, [self], {"scalar": other})
+                return _node(scalar_op, [self], {"scalar": other})
             return NotImplemented
         methods["__%s__" % name] = compare
     methods["__neg__"] = lambda self: self * -1.0
@@ -87,11 +97,11 @@ for _name in _FLUENT:
 
 def _pick(lhs, rhs, op, scalar_op, what):
     if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):
-        return _create(op, [lhs, rhs], {})
+        return _node(op, [lhs, rhs], {})
     if isinstance(lhs, Symbol) and isinstance(rhs, numbers.Number):
-        return _create(scalar_op, [lhs], {"scalar": rhs})
+        return _node(scalar_op, [lhs], {"scalar": rhs})
     if isinstance(rhs, Symbol) and isinstance(lhs, numbers.Number):
-        return _create(scalar_op, [rhs], {"scalar": lhs})
+        return _node(scalar_op, [rhs], {"scalar": lhs})
     if isinstance(lhs, numbers.Number) and isinstance(rhs, numbers.Number):
         return what(lhs, rhs)
     raise TypeError("types (%s, %s) not supported" % (type(lhs).__name__, type(rhs).__name__))

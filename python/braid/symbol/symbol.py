@@ -5,7 +5,8 @@ inference that spells unknowns as MXNet's current shape mode does."""
 import warnings
 
 from .. import _core
-from .._core.symbol import Symbol, Executor
+from .._core.symbol import Symbol
+from ..executor import Executor
 from ..attribute import AttrScope
 from ..base import MXNetError, NotImplementedForSymbol
 from ..name import NameManager
@@ -72,7 +73,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if init is not None:
-        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+        attrs["__init__"] = init if isinstance(init, str) else (init.dumps() if hasattr(init, "dumps") else repr(init))
     if stype is not None:
         attrs["__storage_type__"] = str(_STORAGE_TYPES[stype])
     if profiler_scope is not None:
@@ -244,6 +245,16 @@ def _eval(self, ctx=None, **kwargs):
     return self.bind(ctx or current_context(), kwargs).forward()
 
 
+def tojson(self, remove_amp_cast=True):
+    """MXNet 1.9's JSON of the graph (with is_np_shape under NumPy shape semantics)."""
+    return self._tojson(np_shape=is_np_shape())
+
+
+def save(self, fname, remove_amp_cast=True):
+    """tojson written to file ``fname``."""
+    self._save(fname, np_shape=is_np_shape())
+
+
 def _astype(self, dtype):
     return _create("cast", [self], {"dtype": dtype})
 
@@ -266,6 +277,8 @@ def _install():
     Symbol.__deepcopy__ = _deepcopy
     Symbol.eval = _eval
     Symbol.astype = _astype
+    Symbol.tojson = tojson
+    Symbol.save = save
 
 
 _install()

@@ -166,6 +166,12 @@ bool infer_channels_first(const ConvParam& p, std::vector<Shape>& in, std::vecto
   }
   merge_shape(out[0], Shape(o), p.op, "output");
   if (data[0] == 0) data[0] = out[0][0];
+  // As MXNet, an unknown input size comes back from the output's where the stride is 1.
+  for (int i = 0; i < nd && !p.transposed; ++i)
+    if (data[2 + i] == 0 && out[0][2 + i] != 0 && p.stride[i] == 1) {
+      data[2 + i] = out[0][2 + i] + p.dilated_kernel(i) - 1 - 2 * p.pad[i];
+      return infer_channels_first(p, in, out);  // checks the output against the size found
+    }
   return all_known(in) && out[0].fully_known();
 }
 

@@ -99,6 +99,7 @@ void add_where(Registry& r) {
   d.parse = no_params("where");
   d.list_arguments = args({"condition", "x", "y"});
   d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].fully_known()) return false;  // as MXNet: nothing is inferred before the condition's shape
     return infer_same_shape("where", in, out);
   };
   d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {

@@ -97,7 +97,16 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
   d.list_arguments = args({"lhs", "rhs"});
   d.infer_shape = [product, name](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
                                   std::vector<Shape>&) {
-    if (!in[0].fully_known() || !in[1].fully_known()) return false;
+    if (!in[0].known() || !in[1].known()) return false;
+    if (!in[0].fully_known() || !in[1].fully_known()) {
+      // Partial shapes (0: unknown): the output where the known dimensions decide it, as MXNet
+      // (a batch size left unknown stays unknown); otherwise wait for more.
+      try {
+        merge_shape(out[0], product(param<DotParam>(p), in[0], in[1]).out, name, "output");
+      } catch (const Error&) {
+      }
+      return false;
+    }
     merge_shape(out[0], product(param<DotParam>(p), in[0], in[1]).out, name, "output");
     return out[0].fully_known();
   };

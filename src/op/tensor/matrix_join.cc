@@ -247,15 +247,32 @@ void add_split(Registry& r) {
   d.num_outputs = [](const std::any& p) { return param<SplitParam>(p).num_outputs; };
   d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     const auto& p = param<SplitParam>(pa);
-    if (!in[0].fully_known()) return false;
-    JoinLayout l = split_layout(p, in[0]);
+    // Backward, as MXNet: the parts (all of one shape) tell the input's other dimensions.
+    Shape part;
+    for (size_t i = 0; i < out.size(); ++i)
+      if (out[i].known()) merge_shape(part, out[i], "split", cat("output ", i));
+    const bool ambiguous = p.squeeze_axis && part.known() && part.ndim() == 1 && part[0] == 1;  // maybe 0-D
+    if (part.known() && !ambiguous) {
+      Dims d = part.dims();
+      const int nd = part.ndim() + (p.squeeze_axis ? 1 : 0);
+      const int axis = normalize_axis("split", "axis", p.axis, nd, part);
+      if (p.squeeze_axis)
+        d.insert(d.begin() + axis, p.num_outputs);
+      else
+        d[static_cast<size_t>(axis)] *= p.num_outputs;
+      merge_shape(in[0], Shape(d), "split", "data");
+    }
+    if (!in[0].known()) return false;
     const int axis = normalize_axis("split", "axis", p.axis, in[0].ndim(), in[0]);
     Dims dims = in[0].dims();
-    dims[static_cast<size_t>(axis)] = l.lens[0];
+    if (in[0].fully_known())
+      dims[static_cast<size_t>(axis)] = split_layout(p, in[0]).lens[0];
+    else
+      dims[static_cast<size_t>(axis)] /= p.num_outputs;  // 0 (unknown) stays unknown
     if (p.squeeze_axis) dims.erase(dims.begin() + axis);
     if (dims.empty()) dims.push_back(1);  // as squeeze: no 0-D arrays
     for (size_t i = 0; i < out.size(); ++i) merge_shape(out[i], Shape(dims), "split", cat("output ", i));
-    return true;
+    return in[0].fully_known();
   };
   d.cpu.forward = [](const OpContext& oc, const std::any& p, const ForwardArgs& a) {
     copy_parts(oc, split_layout(param<SplitParam>(p), a.inputs[0].shape), a.outputs, a.inputs[0], false, a.req,

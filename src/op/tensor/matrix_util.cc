@@ -35,7 +35,15 @@ void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view) {
   d.list_arguments = args({"data"});
   d.infer_shape = [op = d.name, shape](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
                                        std::vector<Shape>&) {
-    if (!in[0].fully_known()) return false;
+    if (!in[0].known()) return false;
+    if (!in[0].fully_known()) {
+      // Partial input (0: unknown): the output where the known dimensions decide it, as MXNet.
+      try {
+        merge_shape(out[0], shape(p, in[0]), op, "output");
+      } catch (const Error&) {
+      }
+      return false;
+    }
     merge_shape(out[0], shape(p, in[0]), op, "output");
     return out[0].fully_known();
   };

@@ -1,0 +1,62 @@
+// Operators whose gradient is zero by definition: BlockGrad (stop_gradient: the input unchanged,
+// no gradient flows back through it), zeros_like and ones_like (an array of the input's shape
+// and dtype filled with 0 or 1).
+#include <algorithm>
+
+#include "braid/base/convert.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
+
+namespace braid::op::detail {
+namespace {
+
+/// The backward of all of them: a zero gradient for the input (nothing to add for kAddTo).
+void zero_input_grad(const OpContext&, const std::any&, const BackwardArgs& a) {
+  if (a.req[0] != OpReq::Write) return;
+  BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "zero gradient",
+                    { std::fill(a.in_grads[0].ptr<T>(), a.in_grads[0].ptr<T>() + a.in_grads[0].size(), T(0)); });
+}
+
+OpDef same_shape_op(const std::string& name, const std::string& doc) {
+  OpDef d;
+  d.name = name;
+  d.doc = doc;
+  d.parse = no_params(name);
+  d.list_arguments = args({"data"});
+  d.infer_shape = [name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_same_shape(name, in, out);
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    if (out[0] == kDTypeUnknown) out[0] = in[0];
+    if (in[0] == kDTypeUnknown) in[0] = out[0];
+  };
+  d.cpu.backward = zero_input_grad;
+  d.zero_gradient = true;
+  return d;
+}
+
+void add_fill_like(Registry& r, const std::string& name, double value) {
+  OpDef d = same_shape_op(name, "An array of the input's shape and dtype filled with one value.");
+  d.cpu.forward = [value](const OpContext&, const std::any&, const ForwardArgs& a) {
+    BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "fill", {
+      std::fill(a.outputs[0].ptr<T>(), a.outputs[0].ptr<T>() + a.outputs[0].size(), static_cast<T>(value));
+    });
+  };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_zero_grad_ops(Registry& r) {
+  OpDef block = same_shape_op("BlockGrad", "The input unchanged; no gradient flows back through it.");
+  block.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    if (a.inputs[0].dptr != a.outputs[0].dptr)
+      convert_elements(a.inputs[0].dptr, a.inputs[0].dtype, a.outputs[0].dptr, a.outputs[0].dtype, a.inputs[0].size());
+  };
+  r.add(std::move(block));
+  r.add_alias("stop_gradient", "BlockGrad");
+  add_fill_like(r, "zeros_like", 0.0);
+  add_fill_like(r, "ones_like", 1.0);
+}
+
+}  // namespace braid::op::detail
