@@ -37,6 +37,7 @@ from . import kvstore as kv
 from . import runtime
 from . import profiler
 from . import engine
+from . import operator
 
 # A process started by `braid launch` (or MXNet's launcher) as the scheduler or a server runs that
 # role here and exits when the job ends, as `import mxnet` does: the same script serves every role.

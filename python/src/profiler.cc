@@ -33,6 +33,7 @@ void bind_profiler(py::module_& m) {
   p.def("record_marker", &profiler::record_marker);
   p.def("dump", &profiler::dump, py::call_guard<py::gil_scoped_release>());
   p.def("dumps", &profiler::dumps);
+  p.def("set_scope", &profiler::set_scope);
 }
 
 }  // namespace braid::python

@@ -92,13 +92,14 @@ Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool trainin
 }
 
 std::function<void()> profiled_fn(Kernel& kernel) {
+  std::string scope = profiler::running() ? profiler::scope() : std::string();  // the pusher's
   return [fn = std::move(kernel.fn), name = kernel.name, backward = kernel.backward, source = kernel.source,
-          ctx = kernel.ctx] {
+          ctx = kernel.ctx, scope = std::move(scope)] {
     if (!profiler::running()) return fn();
     const int64_t start = profiler::now_us();
     fn();
-    profiler::record_operator(backward ? cat("_backward_", name).c_str() : name, source, ctx, start,
-                              profiler::now_us());
+    profiler::record_operator(backward ? cat("_backward_", name).c_str() : name, source, ctx, start, profiler::now_us(),
+                              scope);
   };
 }
 

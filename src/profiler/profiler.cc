@@ -89,20 +89,34 @@ bool running() { return g_running.load(std::memory_order_relaxed); }
 
 void set_paused(bool paused) { g_paused.store(paused); }
 
-void record_operator(const char* name, Source source, Context ctx, int64_t start_us, int64_t end_us) {
+namespace {
+thread_local std::string t_scope;
+}  // namespace
+
+std::string set_scope(std::string scope) {
+  std::swap(scope, t_scope);
+  return scope;
+}
+
+const std::string& scope() { return t_scope; }
+
+void record_operator(const char* name, Source source, Context ctx, int64_t start_us, int64_t end_us,
+                     const std::string& scope) {
   if (!recording()) return;
   Recorder& r = recorder();
   std::lock_guard<std::mutex> lock(r.mu);
   if (!(source == Source::Imperative ? r.config.profile_imperative : r.config.profile_symbolic)) return;
-  add_event(r, {{"name", name},
-                {"cat", "operator"},
+  const std::string shown = scope.empty() ? std::string(name) : cat(scope, "::", name);
+  const char* domain = scope.empty() ? "operator" : "Custom Operator";
+  add_event(r, {{"name", shown},
+                {"cat", domain},
                 {"ph", "X"},
                 {"ts", start_us},
                 {"dur", end_us - start_us},
                 {"pid", device_row(ctx)},
                 {"tid", thread_row()},
                 {"args", {{"device", device_name(ctx)}}}});
-  if (r.config.aggregate_stats) r.stats.add_time("operator", name, static_cast<double>(end_us - start_us) / 1000.0);
+  if (r.config.aggregate_stats) r.stats.add_time(domain, shown, static_cast<double>(end_us - start_us) / 1000.0);
 }
 
 void record_span(const std::string& domain, const std::string& name, const char* category, int64_t start_us,

@@ -37,8 +37,16 @@ int64_t now_us();
 /// What an operator run counts as: nd.* and autograd (imperative) or a bound executor (symbolic).
 enum class Source { Imperative, Symbolic };
 
-/// Records one operator run (called by the engine's kernels when running()).
-void record_operator(const char* name, Source source, Context ctx, int64_t start_us, int64_t end_us);
+/// Records one operator run (called by the engine's kernels when running()). An operator pushed
+/// inside a scope (a Python custom operator's forward) is recorded as "<scope>::<name>" in the
+/// "Custom Operator" domain, as MXNet names them.
+void record_operator(const char* name, Source source, Context ctx, int64_t start_us, int64_t end_us,
+                     const std::string& scope = "");
+
+/// The calling thread's scope for the operators it pushes ("" for none); set_scope returns the
+/// previous one.
+std::string set_scope(std::string scope);
+const std::string& scope();
 /// Records a span a program declared (a task, frame or event) in `domain`.
 void record_span(const std::string& domain, const std::string& name, const char* category, int64_t start_us,
                  int64_t end_us);

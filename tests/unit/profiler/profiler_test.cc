@@ -27,6 +27,7 @@ class ProfilerTest : public ::testing::Test {
     c.aggregate_stats = true;
     profiler::set_config(c);
     profiler::dumps(/*reset=*/true, "json", "total", false);
+    profiler::dump(/*finished=*/true);  // drops what earlier tests recorded
   }
   void TearDown() override {
     profiler::set_state(false);
@@ -73,6 +74,20 @@ TEST_F(ProfilerTest, RecordsOperatorsWithNamesAndCounts) {
   EXPECT_EQ(s["Time"]["operator"]["_plus_scalar"]["Count"], 2);
   EXPECT_EQ(s["Unit"]["Time"], "ms");
   EXPECT_TRUE(s["Memory"].contains("Device Storage"));  // the arrays' allocations
+}
+
+TEST_F(ProfilerTest, OperatorsPushedInAScopeAreNamedByIt) {
+  NDArray x(Shape({4}));
+  x.fill(1);
+  profiler::set_state(true);
+  std::string previous = profiler::set_scope("MySigmoid");
+  nd::invoke1("exp", {x});
+  EXPECT_EQ(profiler::set_scope(previous), "MySigmoid");
+  nd::invoke1("exp", {x});
+  nd::waitall();
+  const nlohmann::json s = stats();
+  EXPECT_EQ(s["Time"]["Custom Operator"]["MySigmoid::exp"]["Count"], 1);
+  EXPECT_EQ(s["Time"]["operator"]["exp"]["Count"], 1);
 }
 
 TEST_F(ProfilerTest, PausedRecordsNothingAndDumpWithoutContinuousStartsOver) {

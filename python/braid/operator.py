@@ -1,0 +1,187 @@
+"""mxnet.operator: operators written in Python (MXNet's custom operators).
+
+    class Sigmoid(mx.operator.CustomOp):
+        def forward(self, is_train, req, in_data, out_data, aux):
+            self.assign(out_data[0], req[0], 1 / (1 + mx.nd.exp(-in_data[0])))
+        def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+            y = out_data[0]
+            self.assign(in_grad[0], req[0], out_grad[0] * y * (1 - y))
+
+    @mx.operator.register('sigmoid')
+    class SigmoidProp(mx.operator.CustomOpProp):
+        def create_operator(self, ctx, in_shapes, in_dtypes):
+            return Sigmoid()
+
+    y = mx.nd.Custom(x, op_type='sigmoid')       # under autograd.record(), y.backward() works
+
+The prop says what the operator takes and gives (list_arguments, list_outputs,
+list_auxiliary_states, infer_shape, infer_type) and makes the operator; keyword arguments of
+``Custom`` other than arrays reach the prop's constructor as strings, as in MXNet. The operator
+runs when called, on the caller's thread (the arrays it computes are queued on the engine as
+usual). In Braid custom operators run imperatively: ``mx.nd.Custom``, and Gluon blocks that call it
+without being hybridized; ``mx.sym.Custom`` (a bound symbol calling Python) is not supported.
+"""
+from . import autograd
+from . import ndarray as _nd
+from . import symbol as _sym
+from ._core import NDArray
+from ._core import profiler as _profiler
+from .base import MXNetError
+from .context import current_context
+
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Custom"]
+
+
+class CustomOp:
+    """The computation of a custom operator: forward and backward write their results with
+    assign(dst, req, src)."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        raise NotImplementedError("%s must define forward(is_train, req, in_data, out_data, aux)"
+                                  % type(self).__name__)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        raise NotImplementedError("%s must define backward(req, out_grad, in_data, out_data, in_grad, aux)"
+                                  % type(self).__name__)
+
+    def assign(self, dst, req, src):
+        """dst = src ('write', 'inplace'), dst += src ('add'), or nothing ('null')."""
+        if req == "null":
+            return
+        if req in ("write", "inplace"):
+            dst[:] = src
+        elif req == "add":
+            dst[:] = dst + src
+        else:
+            raise MXNetError("CustomOp.assign: req must be 'null', 'write', 'inplace' or 'add', got %r" % (req,))
+
+
+class CustomOpProp:
+    """What a custom operator takes and gives; by default one input 'data' and one output
+    'output' of the input's shape and dtype."""
+
+    def __init__(self, need_top_grad=True):
+        self.need_top_grad_ = need_top_grad
+
+    def infer_shape(self, in_shape):
+        """(input shapes, output shapes, aux shapes) from the input shapes."""
+        return in_shape, (in_shape[0],) * len(self.list_outputs()), ()
+
+    def infer_type(self, in_type):
+        """(input dtypes, output dtypes, aux dtypes) from the input dtypes."""
+        t = in_type[0]
+        return in_type, [t] * len(self.list_outputs()), [t] * len(self.list_auxiliary_states())
+
+    def infer_storage_type(self, in_stype):
+        return in_stype, ["default"] * len(self.list_outputs()), ["default"] * len(self.list_auxiliary_states())
+
+    def list_outputs(self):
+        return ["output"]
+
+    def list_arguments(self):
+        return ["data"]
+
+    def list_auxiliary_states(self):
+        return []
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        deps = list(out_grad) if self.need_top_grad_ else []
+        return deps + list(in_data) + list(out_data)
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return CustomOp()
+
+
+_registry = {}
+
+
+def register(reg_name):
+    """Class decorator: registers a CustomOpProp subclass under the name Custom's op_type uses."""
+    def do_register(prop_cls):
+        if not (isinstance(prop_cls, type) and issubclass(prop_cls, CustomOpProp)):
+            raise MXNetError("operator.register(%r): %r is not a CustomOpProp subclass" % (reg_name, prop_cls))
+        _registry[reg_name] = prop_cls
+        return prop_cls
+    return do_register
+
+
+def get_all_registered_operators():
+    return sorted(_registry)
+
+
+class _Profiled:
+    """While the profiler records: the custom forward or backward as a span named
+    '<op_type>::pure_python' in the 'Custom Operator' domain, and the operators it calls as
+    '<op_type>::<operator>'."""
+
+    def __init__(self, name, scope):
+        self._name, self._scope = name, scope
+
+    def __enter__(self):
+        self._previous = _profiler.set_scope(self._scope)
+        self._start = _profiler.now_us()
+
+    def __exit__(self, *exc):
+        _profiler.set_scope(self._previous)
+        _profiler.record_span("Custom Operator", self._name + "::pure_python", "Custom Operator", self._start,
+                              _profiler.now_us())
+
+
+def _split_inputs(prop, op_type, arrays, kwargs):
+    """(arguments, aux states) in the prop's order: arrays by position, then by argument name."""
+    names = prop.list_arguments() + prop.list_auxiliary_states()
+    arrays = list(arrays)
+    for name in names[len(arrays):]:
+        if name not in kwargs:
+            raise MXNetError("Custom(op_type=%r): missing input %r (it takes %s)" % (op_type, name, names))
+        arrays.append(kwargs.pop(name))
+    if len(arrays) != len(names):
+        raise MXNetError("Custom(op_type=%r): %d inputs given, it takes %d (%s)"
+                         % (op_type, len(arrays), len(names), names))
+    nargs = len(prop.list_arguments())
+    return arrays[:nargs], arrays[nargs:]
+
+
+def Custom(*arrays, op_type=None, **kwargs):
+    """Runs the custom operator registered as op_type on the arrays; returns its output (a list
+    for several). Recorded by autograd: backward calls the operator's backward."""
+    if op_type not in _registry:
+        raise MXNetError("Custom: no custom operator registered as %r (registered: %s); decorate its "
+                         "CustomOpProp with @mx.operator.register(%r)" % (op_type, get_all_registered_operators(),
+                                                                          op_type))
+    kwargs.pop("name", None)
+    out = kwargs.pop("out", None)
+    array_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
+    prop = _registry[op_type](**{k: str(v) for k, v in kwargs.items() if k not in array_kwargs})
+    in_data, aux = _split_inputs(prop, op_type, arrays, array_kwargs)
+    in_shapes, out_shapes, aux_shapes = prop.infer_shape([list(x.shape) for x in in_data])
+    in_types, out_types, _ = prop.infer_type([x.dtype for x in in_data])
+    ctx = in_data[0].context if in_data else current_context()
+    op = prop.create_operator(ctx, [tuple(s) for s in in_shapes], list(in_types))
+    out_data = [_nd.zeros(tuple(s), ctx=ctx, dtype=t) for s, t in zip(out_shapes, out_types)]
+    recording = autograd.is_recording()
+    with autograd.pause(train_mode=autograd.is_training()), _Profiled(op_type, op_type):
+        op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
+                   out_data=out_data, aux=aux)
+    if recording:
+        def backward(*out_grad):
+            in_grad = [_nd.zeros(x.shape, ctx=x.context, dtype=x.dtype) for x in in_data]
+            with autograd.pause(), _Profiled("_backward_" + op_type, op_type):
+                op.backward(req=["write"] * len(in_grad), out_grad=list(out_grad), in_data=in_data,
+                            out_data=out_data, in_grad=in_grad, aux=aux)
+            return in_grad
+        autograd._ag.record_custom_function(list(in_data), out_data, backward)
+    if out is not None:
+        for dst, src in zip(out if isinstance(out, (list, tuple)) else [out], out_data):
+            dst[:] = src
+        return out
+    return out_data[0] if len(out_data) == 1 else out_data
+
+
+def _symbolic_custom(*args, **kwargs):
+    raise MXNetError("sym.Custom: Braid runs Python custom operators imperatively (mx.nd.Custom, or a Gluon "
+                     "block calling it without hybridize); a bound symbol cannot call Python")
+
+
+_nd.Custom = Custom
+_sym.Custom = _symbolic_custom
