@@ -113,6 +113,11 @@ void bind_gluon_loss(py::module_& m) {
       .def("set_learning_rate", &gluon::Trainer::set_learning_rate)
       .def_property_readonly(
           "optimizer", [](gluon::Trainer& t) { return &t.optimizer(); }, py::return_value_policy::reference_internal)
+      .def("_core_kvstore", &gluon::Trainer::kvstore, py::call_guard<py::gil_scoped_release>())
+      .def("_core_update_on_kvstore", &gluon::Trainer::update_on_kvstore, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("_kv_initialized", &gluon::Trainer::kv_initialized)
+      .def("_reset_kvstore", &gluon::Trainer::reset_kvstore)
+      .def_property_readonly("_params", &gluon::Trainer::params)
       .def("save_states", &gluon::Trainer::save_states)
       .def("load_states", &gluon::Trainer::load_states);
 

@@ -54,8 +54,12 @@ std::string Block::name() const {
 void Block::add_child(BlockPtr child, const std::string& name) {
   BRAID_CHECK(child, "block ", prefix_, ": cannot register a null child");
   const std::string key = name.empty() ? std::to_string(children_.size()) : name;
-  for (const auto& [n, c] : children_)
-    BRAID_CHECK(n != key, "block ", prefix_, ": a child named '", key, "' is already registered");
+  for (auto& [n, c] : children_) {
+    if (n == key) {
+      c = std::move(child);  // re-assigning the attribute replaces the child, as in MXNet
+      return;
+    }
+  }
   children_.emplace_back(key, std::move(child));
 }
 

@@ -16,13 +16,22 @@ std::string ctx_list(const std::vector<Context>& ctx) {
   return s + "]";
 }
 
-/// Whether `known` (possibly with unknown 0 dims) can become `shape`.
+/// Whether `known` and `shape` (either possibly with unknown 0 dims) can describe one shape.
 bool compatible(const Shape& known, const Shape& shape) {
   if (known.ndim() < 0) return true;
   if (known.ndim() != shape.ndim()) return false;
   for (int i = 0; i < shape.ndim(); ++i)
-    if (known[i] != 0 && known[i] != shape[i]) return false;
+    if (known[i] != 0 && shape[i] != 0 && known[i] != shape[i]) return false;
   return true;
+}
+
+/// What both say: each dimension from whichever knows it (MXNet's ParameterDict.get).
+Shape merge(const Shape& known, const Shape& shape) {
+  if (known.ndim() < 0) return shape;
+  Shape out = shape;
+  for (int i = 0; i < shape.ndim(); ++i)
+    if (shape[i] == 0) out[i] = known[i];
+  return out;
 }
 
 }  // namespace
@@ -39,7 +48,7 @@ Parameter::Parameter(std::string name, Shape shape, DType dtype, GradReq grad_re
 void Parameter::set_shape(const Shape& shape) {
   BRAID_CHECK(compatible(shape_, shape), "Parameter '", name_, "': expected shape ", shape_,
               " is incompatible with the given shape ", shape);
-  shape_ = shape;
+  shape_ = merge(shape_, shape);
 }
 
 void Parameter::set_grad_req(GradReq req) {

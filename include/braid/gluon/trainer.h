@@ -65,6 +65,15 @@ class Trainer {
   /// step (or by this call).
   std::shared_ptr<kv::KVStore> kvstore();
   bool update_on_kvstore();
+  /// Whether the store has been set up (by a step, or by kvstore()).
+  bool kv_initialized() const { return kv_initialized_; }
+  /// Drops the store (MXNet's _reset_kvstore, after parameters were loaded: the store's copies
+  /// are stale); the next step sets one up again from the parameters' values.
+  void reset_kvstore() {
+    kv_initialized_ = false;
+    kvstore_.reset();
+    update_on_kvstore_ = false;
+  }
 
   double learning_rate() { return optimizer_->learning_rate(); }
   void set_learning_rate(double lr) { optimizer_->set_learning_rate(lr); }

@@ -13,8 +13,9 @@ import collections
 import warnings
 
 from .. import ndarray as _nd
+from .. import symbol as _sym
 from .._core import gluon as _g
-from .parameter import Parameter
+from .parameter import Parameter, _reset_trainers
 from .utils import HookHandle
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -32,8 +33,35 @@ def _setattr(self, name, value):
     object.__setattr__(self, name, value)
 
 
-class Block(_g.Block):
+class _BlockMeta(type(_g.Block)):
+    """Makes the C++ layers instances of gluon.Block and gluon.HybridBlock (``isinstance(nn.Dense(1),
+    gluon.HybridBlock)``), as MXNet's layers are; subclasses defined in Python check as usual."""
+
+    def __instancecheck__(cls, obj):
+        core = cls.__dict__.get("_core_class")
+        return isinstance(obj, core) if core is not None else super().__instancecheck__(obj)
+
+    def __subclasscheck__(cls, sub):
+        core = cls.__dict__.get("_core_class")
+        return issubclass(sub, core) if core is not None else super().__subclasscheck__(sub)
+
+
+def _first_array(args, kind=_nd.NDArray):
+    """The first ``kind`` (an NDArray) among ``args`` and the lists and tuples in them."""
+    for a in args:
+        if isinstance(a, kind):
+            return a
+        if isinstance(a, (list, tuple)):
+            found = _first_array(a, kind)
+            if found is not None:
+                return found
+    return None
+
+
+class Block(_g.Block, metaclass=_BlockMeta):
     """A model or a part of one; subclasses define ``forward``."""
+
+    _core_class = _g.Block
 
     def __init__(self, prefix=None, params=None):
         share = _g._share_parameters(params)  # params=: take parameters from that ParameterDict
@@ -43,9 +71,11 @@ class Block(_g.Block):
     __setattr__ = _setattr
 
 
-class HybridBlock(_g.HybridBlock):
+class HybridBlock(_g.HybridBlock, metaclass=_BlockMeta):
     """A block whose ``hybrid_forward(F, x, ...)`` uses only operators, so that it can be hybridized.
     ``F`` is ``braid.nd``; the block's parameters arrive as keyword arguments on the data's context."""
+
+    _core_class = _g.HybridBlock
 
     def __init__(self, prefix=None, params=None):
         share = _g._share_parameters(params)  # params=: take parameters from that ParameterDict
@@ -57,10 +87,18 @@ class HybridBlock(_g.HybridBlock):
     def forward(self, x, *args):
         # A parameter whose shape is not known yet goes in as the Parameter itself: the first
         # operator it reaches completes its shape and initializes it (MXNet's deferred init).
-        arrays = [a for a in (x,) + args if isinstance(a, _nd.NDArray)]
-        if not arrays:
+        inputs = (x,) + args
+        first = _first_array(inputs)
+        if _first_array(inputs, _sym.Symbol) is not None:
+            # Called on Symbols: hybrid_forward builds the graph, parameters as their variables.
+            if first is not None:
+                raise ValueError("%s: the inputs mix Symbols and NDArrays; give it all Symbols or all NDArrays"
+                                 % type(self).__name__)
+            params = {name: p.var() for name, p in self._attribute_params().items()}
+            return self.hybrid_forward(_sym, x, *args, **params)
+        if first is None:
             raise ValueError("%s: hybrid_forward needs at least one NDArray input" % type(self).__name__)
-        ctx = arrays[0].context
+        ctx = first.context
         params = {name: p if p._deferred else p.data(ctx) for name, p in self._attribute_params().items()}
         return self.hybrid_forward(_nd, x, *args, **params)
 
@@ -195,6 +233,7 @@ def _load_parameters_kw(self, filename, ctx=None, allow_missing=False, ignore_ex
             if key in by_name:
                 by_name[key].cast(value.dtype)
     _load_parameters(self, filename, ctx, allow_missing, ignore_extra, cast_dtype)
+    _reset_trainers(self.collect_params().values())
 
 
 _g.Block.__getattr__ = _getattr

@@ -41,6 +41,14 @@ def _parameter_new_init(self, name, grad_req="write", shape=None, dtype="float32
     _parameter_init(self, name, grad_req if differentiable else "null", shape, dtype, lr_mult, wd_mult, init,
                     allow_deferred_init)
     self._stype, self._grad_stype, self._differentiable = stype, grad_stype, differentiable
+    _keep_initializer(self, init)
+
+
+def _keep_initializer(param, init):
+    # An initializer defined in Python must outlive its Python object's last reference here: C++
+    # calls its _init_weight back when the parameter is initialized.
+    if init is not None and not isinstance(init, str):
+        param._py_init = init
 
 
 def _attr(name, default):
@@ -81,7 +89,24 @@ def _row_sparse_unsupported(self, row_id):
                        "stype='default'" % self.name)
 
 
+_parameter_reset_ctx = Parameter.reset_ctx
+
+
+def _data_of_dense(method):
+    def read(self, *args, **kwargs):
+        if self.stype != "default":
+            raise RuntimeError("Cannot return a copy of Parameter '%s' via %s() because its storage type is %s. "
+                               "Please use row_sparse_data() instead." % (self.name, method.__name__, self.stype))
+        return method(self, *args, **kwargs)
+    read.__name__, read.__doc__ = method.__name__, method.__doc__
+    return read
+
+
 Parameter.__init__ = _parameter_new_init
+Parameter.reset_ctx = lambda self, ctx: _parameter_reset_ctx(self, ctx)
+_dense_list_data = Parameter.list_data
+Parameter.data = _data_of_dense(Parameter.data)
+Parameter.list_data = _data_of_dense(Parameter.list_data)
 Parameter.stype = _attr("_stype", "default")
 Parameter.grad_stype = _attr("_grad_stype", "default")
 Parameter.differentiable = _attr("_differentiable", True)
@@ -90,7 +115,7 @@ Parameter._set_trainer = _set_trainer
 Parameter.var = _var
 Parameter.row_sparse_data = _row_sparse_unsupported
 Parameter.list_row_sparse_data = _row_sparse_unsupported
-Parameter._data = property(lambda self: self.list_data() if self.list_ctx() else None)
+Parameter._data = property(lambda self: _dense_list_data(self) if self.list_ctx() else None)
 
 
 # --- Constant ----------------------------------------------------------------------------------
@@ -114,10 +139,8 @@ def Constant(name, value):
     optimizer changes (grad_req 'null')."""
     if not isinstance(value, _nd.NDArray):
         value = _nd.array(_np.asarray(value))
-    p = Parameter(name, grad_req="null", shape=value.shape, dtype=value.dtype, init=_ConstantInit(value),
-                  differentiable=False)
-    p._constant_init = p.init  # the initializer object defined in Python lives as long as the constant
-    return p
+    return Parameter(name, grad_req="null", shape=value.shape, dtype=value.dtype, init=_ConstantInit(value),
+                     differentiable=False)
 
 
 # --- ParameterDict -----------------------------------------------------------------------------
@@ -139,6 +162,8 @@ def _dict_get_kwargs(self, name, **kwargs):
         core["grad_req"] = "null"
     existed = self.prefix + name in self
     p = _dict_get(self, name, **core)
+    if not existed:
+        _keep_initializer(p, core.get("init"))
     for k, v in kwargs.items():
         current = getattr(p, k, None)
         if existed and k in ("stype", "grad_stype", "differentiable"):
@@ -191,6 +216,15 @@ def _load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, res
             if name in self:
                 self[name].cast(value.dtype)
     _dict_load(self, filename, ctx, allow_missing, ignore_extra, restore_prefix, cast_dtype)
+    _reset_trainers(self.values())
+
+
+def _reset_trainers(params):
+    """After loading: a trainer whose store updates the parameters drops the store's stale copies."""
+    for p in params:
+        trainer = p._trainer
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore:
+            trainer._reset_kvstore()
 
 
 def _setattr_all(self, name, value):

@@ -5,7 +5,7 @@
 namespace braid::gluon::nn {
 
 Dense::Dense(int64_t units, DenseOptions opt) : HybridBlock("dense", opt.prefix), units_(units), opt_(std::move(opt)) {
-  BRAID_CHECK(units >= 1, "Dense: units must be positive, got ", units);
+  BRAID_CHECK(units >= 0, "Dense: units must not be negative, got ", units);
   weight_ =
       register_parameter("weight", Shape({units, opt_.in_units}), GradReq::Write, opt_.weight_initializer, opt_.dtype);
   if (opt_.use_bias)

@@ -83,4 +83,4 @@ class GroupNorm(_Norm):
         grouped = F.reshape(x, shape=(0, self._num_groups, -1))
         y = _normalize(F, grouped, (2,), self._epsilon)
         y = F.broadcast_add(F.broadcast_mul(y, _per_channel(F, gamma, 3)), _per_channel(F, beta, 3))
-        return F.reshape_like(y, x)
+        return F.reshape(y, shape=x.shape)
