@@ -154,8 +154,8 @@ void bind_symbol(py::module_& m) {
            })
       .def("_infer_shape_partial",
            [](const Symbol& x, py::kwargs kw) { return infer_result(x.infer_shape_partial(shapes_of(kw))); })
-      .def("_compose", [](const Symbol& x, std::vector<Symbol> args,
-                          std::map<std::string, Symbol> kwargs) { return x.compose(args, kwargs); })
+      .def("_compose", [](const Symbol& x, std::vector<Symbol> args, std::map<std::string, Symbol> kwargs,
+                          const std::string& name) { return x.compose(args, kwargs, name); })
       .def(py::pickle([](const Symbol& x) { return x.tojson(false); },
                       [](const std::string& json) { return Symbol::fromjson(json); }))
       .def("_infer_type",

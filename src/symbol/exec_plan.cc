@@ -2,6 +2,7 @@
 // fusion, the backward pass and memory planning.
 #include "exec_plan.h"
 
+#include <algorithm>
 #include <set>
 
 #include "braid/base/error.h"
@@ -142,6 +143,11 @@ class PlanBuilder {
     return needs_grad_.count(v) > 0;
   }
 
+  static bool zero_gradient(const Step& s) {
+    if (s.def) return s.def->zero_gradient;
+    return std::any_of(s.chain->begin(), s.chain->end(), [](const FusedOp& f) { return f.def->zero_gradient; });
+  }
+
   static bool differentiable(const Step& s) {
     if (s.def) return s.def->has_gradient();
     for (const auto& f : *s.chain)
@@ -168,18 +174,29 @@ class PlanBuilder {
   /// argument wanting a gradient. Then assigns gradient values and how each is stored: the
   /// first writer of a gradient writes, later ones add (an argument with GradReq::Add: all add).
   void make_backward() {
-    for (auto& s : plan_.steps) {
-      bool any = false;
-      for (size_t k = 0; k < s.num_args; ++k) any |= wants_grad(s.inputs[k]);
-      if (!any) {
+    std::vector<bool> leads(plan_.steps.size(), false);  // an argument leads back to a wanted gradient
+    for (size_t i = 0; i < plan_.steps.size(); ++i) {
+      const Step& s = plan_.steps[i];
+      for (size_t k = 0; k < s.num_args; ++k) leads[i] = leads[i] || wants_grad(s.inputs[k]);
+      if (leads[i])
+        for (uint32_t o : s.outputs) needs_grad_.insert(o);
+    }
+    // MXNet's zero propagation: only steps a gradient reaches from the outputs run backward;
+    // BlockGrad and the other zero-gradient operators stop it, so what lies before them is skipped.
+    std::set<uint32_t> reached(plan_.outputs.begin(), plan_.outputs.end());
+    for (size_t i = plan_.steps.size(); i-- > 0;) {
+      Step& s = plan_.steps[i];
+      bool from_outputs = std::any_of(s.outputs.begin(), s.outputs.end(), [&](uint32_t o) { return reached.count(o); });
+      if (!leads[i] || !from_outputs) {
         ++plan_.stats.skipped_backward;
+        for (uint32_t o : s.outputs) needs_grad_.erase(o);
         continue;
       }
       BRAID_CHECK(differentiable(s), "bind: a gradient is wanted through node '", s.name, "', but its operator ",
                   s.def ? s.def->name : std::string("(fused)"),
                   " has none; set grad_req to null for the arguments before it, or cut the graph with BlockGrad");
       s.backward = true;
-      for (uint32_t o : s.outputs) needs_grad_.insert(o);
+      if (!zero_gradient(s)) reached.insert(s.inputs.begin(), s.inputs.begin() + static_cast<long>(s.num_args));
     }
     std::map<uint32_t, int> writers;  // gradient value -> contributions so far
     plan_.arg_grad_written.assign(info_.grad_req.size(), false);
@@ -215,6 +232,16 @@ class PlanBuilder {
         s.in_grad_req.push_back(add ? op::OpReq::Add : op::OpReq::Write);
         if (!add && val.kind == Value::Kind::Arg) plan_.arg_grad_written[static_cast<size_t>(val.index)] = true;
       }
+    }
+    // An argument wanting a gradient that none reaches (cut by BlockGrad) gets zeros, as in MXNet.
+    for (uint32_t v = 0; v < plan_.values.size(); ++v) {
+      const Value& val = plan_.values[v];
+      if (val.kind != Value::Kind::Arg) continue;
+      auto i = static_cast<size_t>(val.index);
+      if (info_.grad_req[i] != GradReq::Write || plan_.arg_grad_written[i]) continue;
+      plan_.zero_grads.push_back(grad_of(v));
+      plan_.arg_grad_written[i] = true;
+      plan_.has_backward = true;
     }
   }
 

@@ -14,7 +14,8 @@ using symbol::Entry;
 using symbol::Node;
 using symbol::NodePtr;
 
-Symbol Symbol::compose(const std::vector<Symbol>& args, const std::map<std::string, Symbol>& kwargs) const {
+Symbol Symbol::compose(const std::vector<Symbol>& args, const std::map<std::string, Symbol>& kwargs,
+                       const std::string& name) const {
   auto arg_names = list_arguments();
   BRAID_CHECK(args.size() <= arg_names.size(), "compose: ", args.size(), " positional symbols for ", arg_names.size(),
               " arguments");
@@ -51,6 +52,8 @@ Symbol Symbol::compose(const std::vector<Symbol>& args, const std::map<std::stri
   });
   std::vector<Entry> outs;
   for (const auto& e : outputs_) outs.push_back(remap(e));
+  // MXNet renames the (copied) node of the first output.
+  if (!name.empty() && !outs.empty() && copies.count(outputs_[0].node.get())) outs[0].node->name = name;
   return Symbol(std::move(outs));
 }
 

@@ -67,8 +67,10 @@ class Symbol {
   Symbol get_children() const;
   /// A copy of the graph with argument variables replaced (MXNet's Symbol.__call__): `args`
   /// replace the arguments in list_arguments order, `kwargs` variables by name; throws for a
-  /// name that is not a variable of the symbol. This symbol is unchanged.
-  Symbol compose(const std::vector<Symbol>& args, const std::map<std::string, Symbol>& kwargs) const;
+  /// name that is not a variable of the symbol; `name` renames the first output's node. This
+  /// symbol is unchanged.
+  Symbol compose(const std::vector<Symbol>& args, const std::map<std::string, Symbol>& kwargs,
+                 const std::string& name = "") const;
   /// Output `i`, or the output named `name` (as list_outputs spells it); throws naming the
   /// outputs there are.
   Symbol operator[](size_t i) const;

@@ -214,12 +214,13 @@ def _set_attr(self, **kwargs):
 # --- composition, copies and the rest of MXNet's Symbol protocol ----------------------------
 
 def _call(self, *args, **kwargs):
-    """A copy with argument variables replaced: by position (list_arguments order) or by name."""
-    kwargs.pop("name", None)  # a composed graph keeps its nodes' names
+    """A copy with argument variables replaced: by position (list_arguments order) or by name;
+    ``name`` renames the copy's head node."""
+    name = kwargs.pop("name", None) or ""
     for s in list(args) + list(kwargs.values()):
         if not isinstance(s, Symbol):
             raise TypeError("Compose expects Symbols as inputs, got %r" % (s,))
-    return self._compose(list(args), kwargs)
+    return self._compose(list(args), kwargs, name)
 
 
 def _bool(self):
@@ -232,11 +233,6 @@ def _copy(self):
 
 def _deepcopy(self, memo):
     return load_json(self.tojson())
-
-
-def _get_children(self):
-    children = self._get_children()
-    return children if len(children) else None
 
 
 def _eval(self, ctx=None, **kwargs):
@@ -269,8 +265,6 @@ def _install():
     Symbol.attr_dict = attr_dict
     Symbol._set_attr_core = Symbol.__dict__["_set_attr"]
     Symbol._set_attr = _set_attr
-    Symbol._get_children = Symbol.__dict__["get_children"]
-    Symbol.get_children = _get_children
     Symbol.__call__ = _call
     Symbol.__bool__ = _bool
     Symbol.__copy__ = _copy

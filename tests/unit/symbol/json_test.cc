@@ -17,6 +17,8 @@ const std::string kDir = BRAID_FIXTURES_DIR;
 TEST(SymbolJson, WritesWhatMxnetWrites) {
   Symbol fc = sym::make("FullyConnected", {Symbol::Variable("data")}, {{"num_hidden", "10"}}, "fc1");
   // mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=10, name="fc1").tojson() in MXNet 1.9.1
+  // (the weight and bias MXNet makes copy the node's attributes, as in MXNet's own
+  // contrib/clojure-package/examples/imclassification/test/test-symbol.json.ref)
   const char* expected = R"({
   "nodes": [
     {
@@ -27,11 +29,13 @@ TEST(SymbolJson, WritesWhatMxnetWrites) {
     {
       "op": "null", 
       "name": "fc1_weight", 
+      "attrs": {"num_hidden": "10"}, 
       "inputs": []
     }, 
     {
       "op": "null", 
       "name": "fc1_bias", 
+      "attrs": {"num_hidden": "10"}, 
       "inputs": []
     }, 
     {

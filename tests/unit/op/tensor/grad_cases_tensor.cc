@@ -24,6 +24,7 @@ std::vector<GradCase> tensor_grad_cases() {
                  for (auto& v : in[0]) v = std::abs(std::abs(v) - 0.5) < 0.01 ? v * 0.5 : v;
                }});
   c.push_back({"_copyto", {}, {Shape({2, 3})}});
+  c.push_back({"_identity_with_attr_like_rhs", {}, {Shape({2, 3}), Shape({2, 3})}});
   c.push_back({"Cast", {{"dtype", "float64"}}, {Shape({2, 3})}});
   // Binary ops, on equal shapes and broadcast; power needs a positive base, maximum/minimum and
   // hypot values that never tie or vanish.
