@@ -721,7 +721,7 @@ def chi_square_check(generator, buckets, probs, nsamples=1000000):
     from scipy import stats as ss
     if not isinstance(buckets, list):
         raise AssertionError("buckets must be a list")
-    continuous_dist = isinstance(buckets[0], tuple)
+    continuous_dist = isinstance(buckets[0], (list, tuple))  # (low, high) ranges, as lists or tuples
     if continuous_dist:
         buckets_npy = _np.zeros((len(buckets) * 2,), dtype=_np.float32)
         for i, _ in enumerate(buckets):
@@ -746,7 +746,11 @@ def chi_square_check(generator, buckets, probs, nsamples=1000000):
         obs_freq = _np.zeros(shape=len(buckets), dtype=_np.int64)
         for i, value in enumerate(buckets):
             obs_freq[i] = (sample_bucket_ids == value).sum()
-    _, p = ss.chisquare(f_obs=obs_freq, f_exp=expected_freq)
+    # SciPy >= 1.9 rejects expected counts whose total differs from the observed one (the int32
+    # rounding above, or buckets that do not cover every sample); older SciPy, which MXNet's tests
+    # were written against, did not check: compare against the expected counts rescaled.
+    f_exp = expected_freq * (obs_freq.sum() / max(expected_freq.sum(), 1))
+    _, p = ss.chisquare(f_obs=obs_freq, f_exp=f_exp)
     return p, obs_freq, expected_freq
 
 

@@ -34,7 +34,8 @@ void bind_init(py::module_& m) {
   py::class_<init::Normal, init::Initializer, std::shared_ptr<init::Normal>>(i, "Normal")
       .def(py::init<double>(), py::arg("sigma") = 0.01);
   py::class_<init::Constant, init::Initializer, std::shared_ptr<init::Constant>>(i, "Constant")
-      .def(py::init<double>(), py::arg("value"));
+      .def(py::init<double>(), py::arg("value"))
+      .def(py::init<NDArray>(), py::arg("value"));
   py::class_<init::Zero, init::Constant, std::shared_ptr<init::Zero>>(i, "Zero").def(py::init<>());
   py::class_<init::One, init::Constant, std::shared_ptr<init::One>>(i, "One").def(py::init<>());
   py::class_<init::Xavier, init::Initializer, std::shared_ptr<init::Xavier>>(i, "Xavier")

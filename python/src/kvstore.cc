@@ -84,7 +84,8 @@ void bind_kvstore(py::module_& m) {
             s.broadcast(key_of(key), value, array_list(out), priority);
           },
           py::arg("key"), py::arg("value"), py::arg("out"), py::arg("priority") = 0)
-      .def("set_optimizer", &kv::KVStore::set_optimizer)
+      // an optimizer written in Python lives as long as the store
+      .def("set_optimizer", &kv::KVStore::set_optimizer, py::keep_alive<1, 2>())
       .def("_set_updater",
            [](kv::KVStore& s, py::function fn) {
              s.set_updater([fn](const kv::Key& key, const NDArray& summed, NDArray& stored) {

@@ -6,14 +6,21 @@
 namespace braid::python {
 namespace {
 
-/// An optimizer written in Python (MXNet's Optimizer subclass): create_state(index, weight)
-/// returns None, an array or a tuple of arrays; update(index, weight, grad, state) changes weight
-/// (and the state) in place, reading _get_lr(index) / _get_wd(index).
+/// An optimizer written in Python (mx.optimizer.Optimizer and its subclasses, optimizer/optimizer.py).
+/// When the C++ core (Trainer, KVStore) updates through it, create_state(index, weight) is called
+/// once per index and update(index, weight, grad, state) on every step; during that call
+/// core_lr()/core_wd() give the learning rate and weight decay the core worked out (its scheduler
+/// and the Trainer's per-parameter multipliers). States made only of arrays are kept by the core
+/// (so they are saved with save_states); any other state object (None inside a tuple, a dict) is
+/// kept here as the Python object.
 class PyOptimizer : public optim::Optimizer {
  public:
   explicit PyOptimizer(double learning_rate) : Optimizer("python", learning_rate) {}
   using Optimizer::set_name;
   double current_lr = 0, current_wd = 0;
+  bool in_core_step = false;
+  double base_lr() const { return lr_; }
+  void set_base_lr(double lr) { lr_ = lr; }
 
   std::vector<std::string> state_names() const override {
     std::vector<std::string> names;
@@ -26,21 +33,38 @@ class PyOptimizer : public optim::Optimizer {
     py::gil_scoped_acquire gil;
     py::object state = method("create_state")(index, weight);
     std::vector<NDArray> out;
-    if (py::isinstance<NDArray>(state))
+    if (py::isinstance<NDArray>(state)) {
       out.push_back(state.cast<NDArray>());
-    else if (!state.is_none())
-      out = state.cast<std::vector<NDArray>>();
-    num_states_ = out.size();
+    } else if (!state.is_none()) {
+      try {
+        out = state.cast<std::vector<NDArray>>();
+      } catch (const py::cast_error&) {
+        py_states_[index] = state;  // not a flat list of arrays: keep the object itself
+        out.clear();
+      }
+    }
+    if (!py_states_.count(index) && !out.empty()) num_states_ = out.size();
     return out;
   }
   void step(const optim::UpdateStep& s) override {
     py::gil_scoped_acquire gil;
     current_lr = s.lr;
     current_wd = s.wd;
-    py::object state = s.states.empty()       ? py::object(py::none())
-                       : s.states.size() == 1 ? py::cast(s.states[0])
-                                              : py::object(py::tuple(py::cast(s.states)));
-    method("update")(s.index, s.weight, s.grad, state);
+    py::object state;
+    if (auto it = py_states_.find(s.index); it != py_states_.end())
+      state = it->second;
+    else
+      state = s.states.empty()       ? py::object(py::none())
+              : s.states.size() == 1 ? py::cast(s.states[0])
+                                     : py::object(py::tuple(py::cast(s.states)));
+    in_core_step = true;
+    try {
+      method("update")(s.index, s.weight, s.grad, state);
+    } catch (...) {
+      in_core_step = false;
+      throw;
+    }
+    in_core_step = false;
   }
 
  private:
@@ -50,7 +74,14 @@ class PyOptimizer : public optim::Optimizer {
     return fn;
   }
   mutable size_t num_states_ = 0;
+  mutable std::map<int, py::object> py_states_;
 };
+
+PyOptimizer& python_optimizer(optim::Optimizer& opt, const char* what) {
+  auto* p = dynamic_cast<PyOptimizer*>(&opt);
+  BRAID_CHECK(p, what, " is for optimizers defined in Python (mx.optimizer.Optimizer subclasses)");
+  return *p;
+}
 
 }  // namespace
 
@@ -70,24 +101,17 @@ void bind_optim(py::module_& m) {
            py::arg("learning_rate") = 0.01, py::arg("wd") = 0.0, py::arg("rescale_grad") = 1.0,
            py::arg("clip_gradient") = py::none(), py::arg("multi_precision") = false, py::arg("begin_num_update") = 0)
       .def("_set_name",
-           [](optim::Optimizer& opt, const std::string& name) {
-             auto* p = dynamic_cast<PyOptimizer*>(&opt);
-             BRAID_CHECK(p, "only optimizers defined in Python can be renamed");
-             p->set_name(name);
+           [](optim::Optimizer& opt, const std::string& name) { python_optimizer(opt, "_set_name").set_name(name); })
+      // (lr, wd) the core computed for the update it is running now, or None outside one
+      .def("_core_lr_wd",
+           [](optim::Optimizer& opt) -> py::object {
+             auto& p = python_optimizer(opt, "_core_lr_wd");
+             if (!p.in_core_step) return py::none();
+             return py::make_tuple(p.current_lr, p.current_wd);
            })
-      .def("_get_lr",
-           [](const optim::Optimizer& opt, int) {
-             auto* p = dynamic_cast<const PyOptimizer*>(&opt);
-             BRAID_CHECK(p, "_get_lr is for update() of optimizers defined in Python");
-             return p->current_lr;
-           })
-      .def("_get_wd",
-           [](const optim::Optimizer& opt, int) {
-             auto* p = dynamic_cast<const PyOptimizer*>(&opt);
-             BRAID_CHECK(p, "_get_wd is for update() of optimizers defined in Python");
-             return p->current_wd;
-           })
-      .def("_update_count", [](const optim::Optimizer&, py::object) {})  // counted by the C++ core
+      .def_property(
+          "_base_lr", [](optim::Optimizer& opt) { return python_optimizer(opt, "_base_lr").base_lr(); },
+          [](optim::Optimizer& opt, double lr) { python_optimizer(opt, "_base_lr").set_base_lr(lr); })
       .def("create_state", [](const optim::Optimizer&, int, const NDArray&) { return py::none(); })
       .def_property_readonly("name", &optim::Optimizer::name)
       .def_property("learning_rate", &optim::Optimizer::learning_rate, &optim::Optimizer::set_learning_rate)

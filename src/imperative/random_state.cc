@@ -36,17 +36,27 @@ RandomState& random_state(Context ctx) {
   return it->second;
 }
 
+namespace {
+
+void push_seed(RandomState& state, Context ctx, uint64_t cs) {
+  engine::VarHandle v = state.var;
+  auto* gen = &state.generator;
+  engine::Engine::get().push([gen, cs] { gen->seed(cs); }, ctx, {}, std::span<const engine::VarHandle>(&v, 1), 0,
+                             "random_seed");
+}
+
+}  // namespace
+
 void reseed(uint64_t seed) {
   auto& s = states();
   std::lock_guard<std::mutex> lock(s.mu);
   s.seed = seed;
-  for (auto& [ctx, state] : s.states) {
-    engine::VarHandle v = state.var;
-    auto* gen = &state.generator;
-    uint64_t cs = context_seed(seed, ctx);
-    engine::Engine::get().push([gen, cs] { gen->seed(cs); }, ctx, {}, std::span<const engine::VarHandle>(&v, 1), 0,
-                               "random_seed");
-  }
+  for (auto& [ctx, state] : s.states) push_seed(state, ctx, context_seed(seed, ctx));
+}
+
+void reseed(uint64_t seed, Context ctx) {
+  RandomState& state = random_state(ctx);
+  push_seed(state, ctx, context_seed(seed, Context{ctx.dev_type, 0}));
 }
 
 }  // namespace braid::imperative

@@ -17,5 +17,7 @@ struct RandomState {
 RandomState& random_state(Context ctx);
 /// Seeds every context's generator from `seed` (mx.random.seed), in push order.
 void reseed(uint64_t seed);
+/// Seeds the generator of `ctx` only, from `seed` and ctx's device type (not its id), in push order.
+void reseed(uint64_t seed, Context ctx);
 
 }  // namespace braid::imperative

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "braid/base/error.h"
+#include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
 #include "braid/op/param_reader.h"
 
@@ -43,8 +44,19 @@ void Normal::init_weight(const std::string&, NDArray& arr) const {
 }
 std::string Normal::str() const { return cat("Normal(sigma=", op::format_number(sigma_), ")"); }
 
-void Constant::init_weight(const std::string&, NDArray& arr) const { arr.fill(value_); }
-std::string Constant::str() const { return cat("Constant(value=", op::format_number(value_), ")"); }
+void Constant::init_weight(const std::string&, NDArray& arr) const {
+  if (array_.is_none()) {
+    arr.fill(value_);
+    return;
+  }
+  NDArray v = array_.as_in_context(arr.ctx()).astype(arr.dtype());
+  if (v.shape() != arr.shape()) v = nd::invoke("broadcast_to", {v}, {{"shape", arr.shape().str()}})[0];
+  arr.assign(v);
+}
+std::string Constant::str() const {
+  return array_.is_none() ? cat("Constant(value=", op::format_number(value_), ")")
+                          : cat("Constant(value=<array ", array_.shape().str(), ">)");
+}
 
 Xavier::Xavier(std::string rnd_type, std::string factor_type, double magnitude)
     : rnd_type_(std::move(rnd_type)), factor_type_(std::move(factor_type)), magnitude_(magnitude) {

@@ -18,7 +18,7 @@ void add_into(const NDArray& a, const NDArray& b, NDArray& out) { nd::invoke("el
 
 class LocalStore : public OneMachineStore {
  public:
-  LocalStore() : OneMachineStore("local") {}
+  explicit LocalStore(std::string type = "local") : OneMachineStore(std::move(type)) {}
 
  protected:
   Context home_of_new(const NDArray&) override { return cpu(0); }
@@ -33,7 +33,7 @@ class LocalStore : public OneMachineStore {
 
 class DeviceStore : public OneMachineStore {
  public:
-  DeviceStore() : OneMachineStore("device") {}
+  explicit DeviceStore(std::string type = "device") : OneMachineStore(std::move(type)) {}
 
  protected:
   Context home_of_new(const NDArray& value) override { return value.ctx(); }
@@ -75,13 +75,18 @@ class DeviceStore : public OneMachineStore {
 namespace detail {
 
 template <class Store>
-std::shared_ptr<KVStore> make(const StoreType&) {
-  return std::make_shared<Store>();
+std::shared_ptr<KVStore> make(const StoreType& t) {
+  return std::make_shared<Store>(t.name);
 }
 
 std::vector<StoreType> one_machine_store_types() {
+  // MXNet's other spellings of its one-machine stores (where they reduce and update) give the
+  // same sums on one machine; the store keeps the name it was created under as its type().
   return {{.name = "local", .make = make<LocalStore>},
-          {.name = "device", .device_aggregation = true, .make = make<DeviceStore>}};
+          {.name = "device", .device_aggregation = true, .make = make<DeviceStore>},
+          {.name = "local_update_cpu", .make = make<LocalStore>},
+          {.name = "local_allreduce_cpu", .make = make<LocalStore>},
+          {.name = "local_allreduce_device", .device_aggregation = true, .make = make<DeviceStore>}};
 }
 
 }  // namespace detail

@@ -8,6 +8,7 @@
 namespace braid::nd {
 
 void seed(uint64_t seed) { imperative::reseed(seed); }
+void seed(uint64_t seed, Context ctx) { imperative::reseed(seed, ctx); }
 
 namespace {
 op::AttrMap sample_attrs(const Shape& shape, Context ctx, DType dtype) {

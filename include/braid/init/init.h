@@ -46,15 +46,18 @@ class Normal : public Initializer {
   double sigma_;
 };
 
-/// Every element `value`.
+/// Every element `value`; or an array `value`, broadcast to the weight's shape (MXNet's
+/// Constant(value=NDArray)).
 class Constant : public Initializer {
  public:
   explicit Constant(double value) : value_(value) {}
+  explicit Constant(NDArray value) : array_(std::move(value)) {}
   void init_weight(const std::string& name, NDArray& arr) const override;
   std::string str() const override;
 
  private:
-  double value_;
+  double value_ = 0;
+  NDArray array_;  // None for a number
 };
 
 class Zero : public Constant {

@@ -1,8 +1,10 @@
-// Sampling operators: _random_uniform, _random_normal, _random_randint (no inputs, need the rng).
+// Sampling operators: _random_uniform, _random_normal, _random_randint (no inputs, need the rng);
+// the other distributions are in random_samplers.cc.
 #include <random>
 
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "random_dist.h"
 #include "random_param.h"
 
 namespace braid::op::detail {
@@ -45,6 +47,8 @@ void add_sampler(Registry& r, const std::string& name, const char* first, const 
 void register_random_ops(Registry& r) {
   add_sampler(r, "_random_uniform", "low", "high", 0.0, 1.0, DType::Float32,
               [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
+                if (out.dtype != DType::Float32 && out.dtype != DType::Float64)  // float16: through double
+                  return fill_draws(g, distributions()[0].draw, p.a, p.b, out, 0, out.size());
                 BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_uniform", {
                   std::uniform_real_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
                   T* o = out.ptr<T>();
@@ -53,6 +57,8 @@ void register_random_ops(Registry& r) {
               });
   add_sampler(r, "_random_normal", "loc", "scale", 0.0, 1.0, DType::Float32,
               [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
+                if (out.dtype != DType::Float32 && out.dtype != DType::Float64)  // float16: through double
+                  return fill_draws(g, distributions()[1].draw, p.a, p.b, out, 0, out.size());
                 BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_normal", {
                   std::normal_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
                   T* o = out.ptr<T>();
@@ -72,6 +78,7 @@ void register_random_ops(Registry& r) {
   r.add_alias("random_normal", "_random_normal");
   r.add_alias("normal", "_random_normal");
   r.add_alias("random_randint", "_random_randint");
+  register_random_sampler_ops(r);
 }
 
 }  // namespace braid::op::detail

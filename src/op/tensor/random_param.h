@@ -6,6 +6,7 @@
 #include "braid/base/dtype.h"
 #include "braid/base/error.h"
 #include "braid/base/shape.h"
+#include "braid/op/registry.h"
 
 namespace braid::op::detail {
 
@@ -22,5 +23,8 @@ inline void check_sample_param(const std::string& op, const SampleParam& p) {
   else
     BRAID_CHECK(p.a < p.b, "operator ", op, ": low (", p.a, ") must be below high (", p.b, ")");
 }
+
+/// The samplers of random_samplers.cc, registered by register_random_ops.
+void register_random_sampler_ops(Registry& r);
 
 }  // namespace braid::op::detail

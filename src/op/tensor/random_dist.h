@@ -1,0 +1,37 @@
+#pragma once
+// Internal: drawing one value of each of MXNet's sampling distributions from two parameters, and
+// writing draws into an output of any dtype. Shared by the samplers with scalar parameters
+// (_random_gamma, ...) and those taking their parameters as arrays (_sample_gamma, ...).
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "braid/base/convert.h"
+#include "braid/op/tensor.h"
+
+namespace braid::op::detail {
+
+/// One draw from a distribution with parameters (a, b).
+using DrawFn = double (*)(std::mt19937_64&, double a, double b);
+
+/// A distribution as MXNet names it: _random_<name> / _sample_<name>, its two parameters (the
+/// second empty for one-parameter distributions) with their defaults.
+struct Distribution {
+  std::string name;
+  const char* first;
+  const char* second;
+  double default_a, default_b;
+  DrawFn draw;
+  /// Throws naming `op` where (a, b) describe no distribution.
+  void (*check)(const std::string& op, double a, double b);
+};
+
+/// uniform, normal, gamma, exponential, poisson, negative_binomial, generalized_negative_binomial.
+const std::vector<Distribution>& distributions();
+
+/// Writes n draws of `draw(a, b)` into out starting at element `offset`, in out's dtype
+/// (integers and float16 through a double buffer).
+void fill_draws(std::mt19937_64& g, DrawFn draw, double a, double b, const TBlob& out, int64_t offset, int64_t n);
+
+}  // namespace braid::op::detail
