@@ -108,14 +108,20 @@ void bind_io(py::module_& m) {
       .def_readwrite("data", &io::DataBatch::data)
       .def_readwrite("label", &io::DataBatch::label)
       .def_readwrite("pad", &io::DataBatch::pad)
-      .def_readwrite("index", &io::DataBatch::index);
+      .def_readwrite("index", &io::DataBatch::index)
+      .def("__str__", [](const io::DataBatch& b) {
+        auto shapes = [](const std::vector<NDArray>& arrays) -> std::string {
+          std::string s;
+          for (const auto& a : arrays)
+            s += (s.empty() ? "" : ", ") + py::str(py::tuple(py::cast(a.shape().dims()))).cast<std::string>();
+          return "[" + s + "]";
+        };
+        return "DataBatch: data shapes: " + shapes(b.data) +
+               " label shapes: " + (b.label.empty() ? std::string("None") : shapes(b.label));
+      });
   py::class_<io::DataIter, PyDataIter, std::shared_ptr<io::DataIter>>(i, "DataIter", py::dynamic_attr())
       .def(py::init<>())
-      .def("__iter__",
-           [](py::object self) {
-             self.attr("reset")();
-             return self;
-           })
+      .def("__iter__", [](py::object self) { return self; })  // MXNet's: no reset
       .def("__next__",
            [](io::DataIter& it) {
              std::optional<io::DataBatch> b;
@@ -146,7 +152,8 @@ void bind_io(py::module_& m) {
            }),
            py::arg("data"), py::arg("label") = py::none(), py::arg("batch_size") = 1, py::arg("shuffle") = false,
            py::arg("last_batch_handle") = "pad", py::arg("data_name") = "data", py::arg("label_name") = "softmax_label",
-           py::arg("seed") = py::none());
+           py::arg("seed") = py::none())
+      .def_property_readonly("idx", &io::NDArrayIter::idx);
   py::class_<io::MNISTIter, io::DataIter, std::shared_ptr<io::MNISTIter>>(i, "MNISTIter")
       .def(py::init([](const std::string& image, const std::string& label, int64_t batch_size, bool shuffle, bool flat,
                        uint64_t seed, bool silent, int num_parts, int part_index, const std::string& data_name,

@@ -59,6 +59,10 @@ class NDArrayIter : public DataIter {
   int64_t batch_size() const override { return batch_size_; }
   /// Samples per epoch (N).
   int64_t num_data() const { return num_data_; }
+  /// This epoch's pass over the N samples (shuffled or not; MXNet's NDArrayIter.idx).
+  std::vector<int64_t> idx() const {
+    return std::vector<int64_t>(order_.end() - static_cast<std::ptrdiff_t>(num_data_), order_.end());
+  }
 
  private:
   std::vector<DataDesc> describe(const NamedInputs& arrays) const;
