@@ -57,15 +57,15 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):
-    """The gradients of ``heads`` with respect to ``variables``, returned as new arrays."""
-    if create_graph:
-        raise NotImplementedError("autograd.grad(create_graph=True): higher-order gradients are not "
-                                  "supported by Braid yet")
-    single = isinstance(variables, NDArray)
+    """The gradients of ``heads`` with respect to ``variables``, returned as new arrays. With
+    ``create_graph`` they are recorded, so they can be differentiated again; the graph is then
+    retained unless ``retain_graph`` says otherwise, as in MXNet."""
+    if retain_graph is None:
+        retain_graph = create_graph
     heads = _as_list(heads)
     grads = [None] * len(heads) if head_grads is None else _as_list(head_grads)
-    out = _ag.grad(heads, _as_list(variables), grads, bool(retain_graph), train_mode)
-    return out[0] if single else out
+    # A list also for one variable: what MXNet 1.x returns (its single-array case is never taken).
+    return _ag.grad(heads, _as_list(variables), grads, bool(retain_graph), train_mode, bool(create_graph))
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):

@@ -20,13 +20,17 @@ void bind_autograd(py::module_& m) {
         autograd::backward(heads, grads, retain_graph, train_mode);
       },
       py::arg("heads"), py::arg("head_grads"), py::arg("retain_graph"), py::arg("train_mode"));
-  ag.def("grad", [](const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
-                    const std::vector<std::optional<NDArray>>& head_grads, bool retain_graph, bool train_mode) {
-    std::vector<NDArray> grads;
-    for (const auto& g : head_grads) grads.push_back(g.value_or(NDArray()));
-    py::gil_scoped_release release;
-    return autograd::grad(heads, variables, grads, retain_graph, train_mode);
-  });
+  ag.def(
+      "grad",
+      [](const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
+         const std::vector<std::optional<NDArray>>& head_grads, bool retain_graph, bool train_mode, bool create_graph) {
+        std::vector<NDArray> grads;
+        for (const auto& g : head_grads) grads.push_back(g.value_or(NDArray()));
+        py::gil_scoped_release release;
+        return autograd::grad(heads, variables, grads, retain_graph, train_mode, create_graph);
+      },
+      py::arg("heads"), py::arg("variables"), py::arg("head_grads"), py::arg("retain_graph"), py::arg("train_mode"),
+      py::arg("create_graph") = false);
   ag.def("record_custom_function",
          [](const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs, py::function backward) {
            auto fn = hold(std::move(backward));

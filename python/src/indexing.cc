@@ -91,7 +91,40 @@ NDArray index_array(py::handle index, Context ctx) {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
+/// Whether the selection is one contiguous range of the row-major array (MXNet's rule, as NumPy
+/// decides for its own views): right to left, once an axis selects a proper part of itself, every
+/// axis further left selects at most one element; a step other than 1 selects at most one.
+bool is_contiguous(const Shape& shape, const BasicIndex& ix) {
+  int64_t total = 1;
+  for (const auto& s : ix.axes) total *= s.count;
+  if (total <= 1) return true;
+  bool part = false;
+  for (size_t k = ix.axes.size(); k-- > 0;) {
+    const AxisIndex& s = ix.axes[k];
+    if (s.count > 1 && (s.step != 1 || part)) return false;
+    part = part || s.count < shape[static_cast<int>(k)];
+  }
+  return true;
+}
+
+/// The dims of the result of a basic index: selected axes (not ints) with None's new axes.
+std::vector<int64_t> result_dims(const BasicIndex& ix) {
+  std::vector<int64_t> dims;
+  for (const auto& s : ix.axes)
+    if (!s.integer) dims.push_back(s.count);
+  for (size_t pos : ix.new_axes) dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(std::min(pos, dims.size())), 1);
+  return dims;
+}
+
 NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
+  int64_t total = 1, offset = 0;
+  for (size_t k = 0; k < ix.axes.size(); ++k) {
+    total *= ix.axes[k].count;
+    offset += ix.axes[k].begin * a.shape().prod(static_cast<int>(k) + 1, a.ndim());
+  }
+  // A contiguous selection is a view sharing memory with `a`, as in MXNet.
+  if (total > 0 && is_contiguous(a.shape(), ix))
+    return a.reshape({-1}).slice(offset, offset + total).reshape(result_dims(ix));
   NDArray r = a;
   int axis = 0;  // of r
   std::vector<int64_t> dims;
@@ -209,6 +242,12 @@ void setitem(NDArray& a, py::handle index, py::handle value) {
 void bind_indexing(py::module_& m) {
   auto cls = py::reinterpret_borrow<py::class_<NDArray>>(m.attr("NDArray"));
   cls.def("__getitem__", &getitem).def("__setitem__", &setitem);
+  cls.def_static(
+      "_basic_indexing_slice_is_contiguous",
+      [](py::handle key, py::handle shape) {
+        return is_contiguous(to_shape(shape), parse_index(to_shape(shape), key));
+      },
+      py::arg("slc_key"), py::arg("shape"));
 }
 
 }  // namespace braid::python

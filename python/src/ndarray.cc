@@ -181,6 +181,10 @@ void bind_ndarray(py::module_& m) {
                                NDArray g = a.grad();
                                return g.is_none() ? py::none() : py::cast(g);
                              })
+      // Whether a backward wrote the gradient since the flag was cleared (Trainer's stale check).
+      .def_property(
+          "_fresh_grad", [](const NDArray& a) { return autograd::fresh_grad(a); },
+          [](const NDArray& a, bool fresh) { autograd::set_fresh_grad(a, fresh); })
       .def_property_readonly("_grad_req", [](const NDArray& a) { return grad_req_name(a.grad_req()); })
       .def(
           "backward",

@@ -1,5 +1,6 @@
 // The backward pass: a reverse walk of the recorded graph that pushes each node's gradient
 // computation to the engine and sums the gradients reaching each output.
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -7,7 +8,9 @@
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
+#include "grad_graph.h"
 #include "imperative/push_op.h"
+#include "imperative/recorder.h"
 #include "imperative/tape.h"
 
 namespace braid::autograd {
@@ -48,8 +51,11 @@ std::vector<NodePtr> topological_order(const std::vector<Entry>& heads) {
 
 class Pass {
  public:
-  /// Seeds the gradients of the heads and runs every node back to the variables.
-  Pass(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads) {
+  /// Seeds the gradients of the heads and runs every node back to the variables. With
+  /// `create_graph` (called while recording), the gradients are computed by recorded operators,
+  /// so that they can be differentiated in turn.
+  Pass(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads, bool create_graph = false)
+      : create_graph_(create_graph) {
     BRAID_CHECK(head_grads.empty() || head_grads.size() == heads.size(), "backward: ", heads.size(), " heads but ",
                 head_grads.size(), " head gradients");
     std::vector<Entry> entries;
@@ -72,6 +78,7 @@ class Pass {
     }
     order_ = topological_order(entries);
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+      current_ = *it;
       if ((*it)->kind == NodeKind::Op) run_op(**it);
       if ((*it)->kind == NodeKind::View) run_view(**it);
       if ((*it)->kind == NodeKind::Function) run_function(**it);
@@ -104,6 +111,56 @@ class Pass {
       const NDArray& o = n.outputs[static_cast<size_t>(k)];
       if (g.is_none()) g = nd::zeros(o.shape(), o.ctx(), o.dtype());
     }
+    if (create_graph_) return run_op_recorded(n, out_grads);
+    std::vector<NDArray> in_grads = kernel_gradients(n, out_grads);
+    for (size_t i = 0; i < n.parents.size(); ++i)
+      if (n.parents[i]) add(n.parents[i], in_grads[i]);
+  }
+
+  /// create_graph: the node's gradient from operators over its arrays put back in the graph.
+  /// Gradients that came out constant (the derivative does not depend on the node's arrays, or
+  /// is zero) are still tied to them, with no gradient, so that they can be differentiated (to
+  /// zeros) as in MXNet. An op without such a formula computes its gradient with its kernel;
+  /// differentiating that gradient again is an error naming the op.
+  void run_op_recorded(Node& n, const std::vector<NDArray>& out_grads) {
+    std::vector<NDArray> inputs, outputs, tied;
+    for (size_t i = 0; i < n.inputs.size(); ++i)
+      inputs.push_back(i < n.parents.size() && n.parents[i] ? Access::attached(n.inputs[i], n.parents[i])
+                                                            : n.inputs[i].detach());
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      outputs.push_back(Access::attached(n.outputs[k], {current_, static_cast<int>(k)}));
+    tied = inputs;
+    for (const auto& g : out_grads)
+      if (!g.is_none()) tied.push_back(g);
+    std::optional<std::vector<NDArray>> formula =
+        detail::gradient_from_ops(*n.def, n.param, inputs, outputs, out_grads);
+    std::vector<NDArray> in_grads;
+    imperative::BackwardFn then;
+    if (formula) {
+      in_grads = std::move(*formula);
+      then = [](const std::vector<NDArray>&, const std::vector<bool>&) { return std::vector<NDArray>{}; };
+    } else {
+      in_grads = kernel_gradients(n, out_grads);
+      const std::string name = n.def->name;
+      then = [name](const std::vector<NDArray>&, const std::vector<bool>&) -> std::vector<NDArray> {
+        throw Error("autograd: the gradient of operator " + name +
+                    " cannot be differentiated again (it has no higher-order gradient in Braid); "
+                    "take grad(create_graph=True) only through operators with one");
+      };
+    }
+    in_grads.resize(n.parents.size());
+    for (size_t i = 0; i < n.parents.size(); ++i) {
+      if (!n.parents[i] || in_grads[i].is_none()) continue;
+      if (!formula || !Access::entry(in_grads[i])) {
+        in_grads[i] = Access::stripped(in_grads[i]).detach();  // a new array of its own to tie
+        imperative::recorder()->record_function(tied, {in_grads[i]}, then);
+      }
+      add(n.parents[i], in_grads[i]);
+    }
+  }
+
+  /// The node's argument gradients by its backward kernel (not recorded).
+  std::vector<NDArray> kernel_gradients(Node& n, const std::vector<NDArray>& out_grads) {
     std::vector<NDArray> in_grads(n.parents.size());
     std::vector<op::OpReq> req(n.parents.size(), op::OpReq::Null);
     for (size_t i = 0; i < n.parents.size(); ++i) {
@@ -113,8 +170,7 @@ class Pass {
       req[i] = op::OpReq::Write;
     }
     imperative::push_backward(*n.def, n.param, n.training, out_grads, n.inputs, n.outputs, in_grads, req);
-    for (size_t i = 0; i < n.parents.size(); ++i)
-      if (n.parents[i]) add(n.parents[i], in_grads[i]);
+    return in_grads;
   }
 
   void run_function(Node& n) {
@@ -146,6 +202,8 @@ class Pass {
     add(n.parents[0], full);
   }
 
+  bool create_graph_;
+  NodePtr current_;  // the node being run
   std::vector<NodePtr> order_;
   std::unordered_map<const Node*, std::vector<NDArray>> grads_;
 };
@@ -184,7 +242,8 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
 }
 
 std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
-                          const std::vector<NDArray>& head_grads, bool retain_graph, bool train_mode) {
+                          const std::vector<NDArray>& head_grads, bool retain_graph, bool train_mode,
+                          bool create_graph) {
   std::vector<const Node*> vars;
   for (size_t i = 0; i < variables.size(); ++i) {
     BRAID_CHECK(!variables[i].is_none(), "grad: variable ", i, " is None");
@@ -193,13 +252,19 @@ std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<N
                 ") has no attach_grad(); mark it before recording");
     vars.push_back(e.node.get());
   }
-  PauseScope pause(train_mode);
-  Pass pass(heads, head_grads);
+  std::optional<PauseScope> pause;
+  std::optional<RecordScope> record;
+  if (create_graph)
+    record.emplace(train_mode);
+  else
+    pause.emplace(train_mode);
+  Pass pass(heads, head_grads, create_graph);
   std::vector<NDArray> out;
   for (size_t i = 0; i < vars.size(); ++i) {
     NDArray g = pass.gradient(*vars[i]);
     const NDArray& v = variables[i];
-    out.push_back(g.is_none() ? nd::zeros(v.shape(), v.ctx(), v.dtype()) : g.copy());
+    // With create_graph the gradient itself is returned: it is the array of the recorded graph.
+    out.push_back(g.is_none() ? nd::zeros(v.shape(), v.ctx(), v.dtype()) : create_graph ? g : g.copy());
   }
   if (!retain_graph) release(pass.order());
   return out;

@@ -15,6 +15,13 @@ NDArray Access::stripped(const NDArray& a) {
   return s;
 }
 
+NDArray Access::attached(const NDArray& a, const Entry& e) {
+  NDArray s = a;
+  s.slot_ = std::make_shared<Slot>();
+  s.slot_->entry = e;
+  return s;
+}
+
 bool needs_grad(const NDArray& a) { return static_cast<bool>(Access::entry(a)); }
 
 }  // namespace braid::imperative

@@ -74,6 +74,9 @@ struct Access {
   static Entry& entry(const NDArray& a) { return slot(a).entry; }
   /// A handle to the same data without autograd state, for saving in nodes.
   static NDArray stripped(const NDArray& a);
+  /// A handle to the same data as an array of the graph at `e` (a saved array put back in the
+  /// graph, for gradients that are themselves recorded).
+  static NDArray attached(const NDArray& a, const Entry& e);
   static int64_t offset(const NDArray& a) { return a.offset_; }
 };
 

@@ -73,10 +73,12 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
 
 /// The gradients of `heads` with respect to `variables` (arrays with attach_grad, recorded into
 /// the heads' graph), returned instead of written into their grad() arrays. A variable the heads
-/// do not depend on gets zeros.
+/// do not depend on gets zeros. With `create_graph` the gradients are computed by recorded
+/// operators, so they can be differentiated again (higher-order gradients; ops with a gradient
+/// written as operators, src/autograd/grad_graph.cc).
 std::vector<NDArray> grad(const std::vector<NDArray>& heads, const std::vector<NDArray>& variables,
                           const std::vector<NDArray>& head_grads = {}, bool retain_graph = false,
-                          bool train_mode = true);
+                          bool train_mode = true, bool create_graph = false);
 
 /// A differentiable function of your own (MXNet's autograd.Function): `outputs` were computed from
 /// `inputs` without recording; while recording, this makes them one node of the graph whose

@@ -42,6 +42,11 @@ _GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
 
 def _creation(op, shape, ctx, dtype, out, attrs):
     """An array made by creation operator ``op`` (_zeros, _ones, _full), into ``out`` when given."""
+    stype = attrs.pop("stype", None)
+    if stype not in (None, "default"):
+        raise MXNetError("%s: storage type %r is not supported by Braid (dense arrays only)" % (op, stype))
+    if out is None and not attrs:
+        return getattr(_core, op.lstrip("_"))(shape, ctx, dtype)
     attrs = dict(attrs, shape=(shape,) if isinstance(shape, int) else tuple(shape))
     if ctx is not None:
         attrs["ctx"] = ctx
@@ -53,15 +58,11 @@ def _creation(op, shape, ctx, dtype, out, attrs):
 
 def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
     """An array of zeros; float32 unless ``dtype`` is given."""
-    if out is None and not kwargs:
-        return _core.zeros(shape, ctx, dtype)
     return _creation("_zeros", shape, ctx, dtype, out, kwargs)
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
     """An array of ones; float32 unless ``dtype`` is given."""
-    if out is None and not kwargs:
-        return _core.ones(shape, ctx, dtype)
     return _creation("_ones", shape, ctx, dtype, out, kwargs)
 
 
@@ -191,6 +192,13 @@ def _bool(self):
     raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
 
 
+def _flatten(self, inplace=False):
+    """(d0, d1 * d2 * ...): a view of the same memory with ``inplace`` (MXNet's), else a new array."""
+    if inplace:
+        return self.reshape((self.shape[0], -1) if self.ndim else (1, 1))
+    return _core.invoke("Flatten", [self], {})
+
+
 def _squeeze(self, axis=None, inplace=False):
     return _core.invoke("squeeze", [self], {"axis": axis})
 
@@ -202,7 +210,7 @@ def _fluent(name):
     return method
 
 
-_FLUENT = ("zeros_like", "ones_like", "broadcast_to", "broadcast_like", "repeat", "split", "slice_axis", "take",
+_FLUENT = ("zeros_like", "ones_like", "broadcast_to", "broadcast_like", "repeat", "split", "slice_axis", "slice", "take",
            "one_hot", "pick", "sort", "topk", "argsort", "argmax", "argmin", "clip", "abs", "sign", "flatten",
            "tile", "transpose", "flip", "sum", "prod", "mean", "max", "min", "norm", "round", "rint", "fix",
            "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
@@ -213,6 +221,7 @@ for _name in _FLUENT:
         setattr(NDArray, _name, _fluent(_name))
 NDArray.reshape = _reshape
 NDArray.squeeze = _squeeze
+NDArray.flatten = _flatten
 NDArray.T = property(lambda self: _core.invoke("transpose", [self], {}))
 NDArray.__bool__ = _bool
 NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))
