@@ -18,6 +18,7 @@ void register_all_ops(Registry& r) {
   register_optimizer_ops(r);
   register_image_ops(r);
   register_zero_grad_ops(r);
+  register_batch_take_ops(r);
 #if BRAID_CUDA_KERNELS
   register_elemwise_unary_gpu_kernels(r);
   register_elemwise_binary_gpu_kernels(r);

@@ -209,7 +209,8 @@ class DataParallelExecutorGroup(object):
 
     def _bind_ith_exec(self, i, data_shapes, label_shapes, shared_group):
         """Executor i over arrays of its own, or the shared group's parameters where shapes agree."""
-        inputs = data_shapes + (label_shapes or [])
+        # inputs the symbol does not read (a label it has no use for) are left out
+        inputs = [d for d in data_shapes + (label_shapes or []) if d.name in self.arg_names]
         shapes = {d.name: d.shape for d in inputs}
         types = {d.name: d.dtype for d in inputs}
         arg_shapes, _, aux_shapes = self.symbol.infer_shape(**shapes)
@@ -242,9 +243,9 @@ class DataParallelExecutorGroup(object):
         self.data_arrays = [[(self.slices[i], e.arg_dict[name]) for i, e in enumerate(self.execs)]
                             for name in self.data_names]
         self.state_arrays = [[e.arg_dict[name] for e in self.execs] for name in self.state_names]
-        if self.label_shapes is not None:
+        if self.label_shapes is not None:  # a label the symbol does not read gets no arrays
             self.label_arrays = [[(self.slices[i], e.arg_dict[name]) for i, e in enumerate(self.execs)]
-                                 for name in self.label_names]
+                                 if name in self.arg_names else [] for name in self.label_names]
         else:
             self.label_arrays = None
         self.param_arrays = [[e.arg_arrays[i] for e in self.execs]
