@@ -9,7 +9,7 @@ _POSITIONAL_ATTRIBUTES = {
     "sum": ("axis", "keepdims"), "mean": ("axis", "keepdims"), "max": ("axis", "keepdims"),
     "min": ("axis", "keepdims"), "prod": ("axis", "keepdims"), "argmax": ("axis", "keepdims"),
     "argmin": ("axis", "keepdims"), "norm": ("ord", "axis", "keepdims"),
-    "slice_axis": ("axis", "begin", "end"), "expand_dims": ("axis",), "tile": ("reps",),
+    "slice_axis": ("axis", "begin", "end"), "slice": ("begin", "end", "step"), "crop": ("begin", "end", "step"), "expand_dims": ("axis",), "tile": ("reps",),
     "repeat": ("repeats", "axis"), "split": ("num_outputs", "axis", "squeeze_axis"),
     "concat": ("dim",), "stack": ("axis",), "flip": ("axis",), "reverse": ("axis",),
     "pick": ("axis", "keepdims"), "take": ("axis", "mode"), "broadcast_to": ("shape",),

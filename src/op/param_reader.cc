@@ -152,6 +152,19 @@ std::vector<double> ParamReader::convert<std::vector<double>>(const std::string&
   }
 }
 template <>
+std::vector<std::optional<int64_t>> ParamReader::convert<std::vector<std::optional<int64_t>>>(
+    const std::string& key, const std::string& v) const {
+  auto item = [](const std::string& x) -> std::optional<int64_t> {
+    if (x == "None") return std::nullopt;
+    return parse_int(x);
+  };
+  try {
+    return parse_items<std::optional<int64_t>>(v, item, "integers or None like (0, None)");
+  } catch (const Error&) {
+    fail_value(key, v, "a tuple of integers or None like (0, None)");
+  }
+}
+template <>
 Shape ParamReader::convert<Shape>(const std::string& key, const std::string& v) const {
   return Shape(convert<std::vector<int64_t>>(key, v));
 }

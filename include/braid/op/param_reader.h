@@ -78,6 +78,7 @@ BRAID_PARAM_CONVERT(bool)
 BRAID_PARAM_CONVERT(std::string)
 BRAID_PARAM_CONVERT(std::vector<int64_t>)
 BRAID_PARAM_CONVERT(std::vector<double>)
+BRAID_PARAM_CONVERT(std::vector<std::optional<int64_t>>)
 BRAID_PARAM_CONVERT(Shape)
 #undef BRAID_PARAM_CONVERT
 

@@ -51,6 +51,7 @@ std::vector<GradCase> matrix_grad_cases() {
   c.push_back({"flip", {{"axis", "(0, 2)"}}, {Shape({2, 3, 4})}});
   c.push_back({"slice_axis", {{"axis", "1"}, {"begin", "1"}, {"end", "3"}}, {Shape({2, 4, 3})}});
   c.push_back({"slice_axis", {{"axis", "-1"}, {"begin", "-2"}, {"end", "None"}}, {Shape({2, 4, 3})}});
+  c.push_back({"slice", {{"begin", "(None, 1)"}, {"end", "(None, -1)"}, {"step", "(-1, 2)"}}, {Shape({3, 5, 2})}});
   return c;
 }
 

@@ -1,4 +1,4 @@
-// transpose, flip, slice_axis, tile and repeat: hand-computed values, NumPy on many shapes (exact
+// transpose, flip, slice_axis, slice, tile and repeat: hand-computed values, NumPy on many shapes (exact
 // for every dtype, since they only move elements), and bad attributes.
 #include <gtest/gtest.h>
 
@@ -71,6 +71,21 @@ TEST(MatrixLayout, FlipSliceTileRepeatMatchNumpy) {
   check_against_numpy(Shape({4, 6}), "a[:, 1:4]", [](const NDArray& x) { return nd::slice_axis(x, 1, 1, 4); });
   check_against_numpy(Shape({4, 6, 2}), "a[:, -3:]", [](const NDArray& x) { return nd::slice_axis(x, -2, -3); });
   check_against_numpy(Shape({5, 2}), "a[1:-1]", [](const NDArray& x) { return nd::slice_axis(x, 0, 1, -1); });
+  // slice: MXNet's begin/end/step tuples with None, as NumPy's basic slicing (clamped ranges).
+  const std::vector<std::tuple<Shape, op::AttrMap, std::string>> slices = {
+      {Shape({2, 3, 4}), {{"begin", "(0, 1)"}, {"end", "(None, 3)"}}, "a[:, 1:3]"},
+      {Shape({2, 3, 4}),
+       {{"begin", "(None, None, None)"}, {"end", "(None, None, None)"}, {"step", "(1, -1, -2)"}},
+       "a[:, ::-1, ::-2]"},
+      {Shape({6, 5}), {{"begin", "(-4, 1)"}, {"end", "(100, -1)"}, {"step", "(2, None)"}}, "a[-4:100:2, 1:-1]"},
+      {Shape({6, 5}), {{"begin", "(4,)"}, {"end", "(0,)"}, {"step", "(-1,)"}}, "a[4:0:-1]"},
+      {Shape({6, 5}), {{"begin", "(-100, 2)"}, {"end", "(2, 5)"}}, "a[-100:2, 2:5]"},
+  };
+  for (const auto& [shape, attrs, expr] : slices)
+    check_against_numpy(shape, expr, [&](const NDArray& x) { return nd::invoke1("slice", {x}, attrs); });
+  check_against_numpy(Shape({4, 6}), "a[1:3, ::3]", [](const NDArray& x) {
+    return nd::invoke1("crop", {x}, {{"begin", "(1, 0)"}, {"end", "(3, None)"}, {"step", "(1, 3)"}});
+  });
   check_against_numpy(Shape({2, 3}), "np.tile(a, (2, 3))", [](const NDArray& x) { return nd::tile(x, {2, 3}); });
   check_against_numpy(Shape({2, 3}), "np.tile(a, (2, 1, 2))", [](const NDArray& x) { return nd::tile(x, {2, 1, 2}); });
   check_against_numpy(Shape({2, 3, 2}), "np.tile(a, (3,))", [](const NDArray& x) { return nd::tile(x, {3}); });
@@ -78,6 +93,14 @@ TEST(MatrixLayout, FlipSliceTileRepeatMatchNumpy) {
   check_against_numpy(Shape({2, 3}), "np.repeat(a, 3, axis=1)", [](const NDArray& x) { return nd::repeat(x, 3, 1); });
   check_against_numpy(Shape({2, 3, 2}), "np.repeat(a, 2, axis=-3)",
                       [](const NDArray& x) { return nd::repeat(x, 2, -3); });
+}
+
+TEST(MatrixLayout, SliceRejectsBadRanges) {
+  NDArray a = make_array(Shape({2, 3}), iota(6));
+  EXPECT_THROW(nd::invoke1("slice", {a}, {{"begin", "(0, 0, 0)"}, {"end", "(1, 1, 1)"}}), Error);  // too many
+  EXPECT_THROW(nd::invoke1("slice", {a}, {{"begin", "(0,)"}, {"end", "(1, 1)"}}), Error);          // unequal
+  EXPECT_THROW(nd::invoke1("slice", {a}, {{"begin", "(0,)"}, {"end", "(1,)"}, {"step", "(0,)"}}), Error);
+  EXPECT_THROW(nd::invoke1("slice", {a}, {{"begin", "(x,)"}, {"end", "(1,)"}}), Error);
 }
 
 TEST(MatrixLayout, HandComputedFlipSliceTileRepeat) {
