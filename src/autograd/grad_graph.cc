@@ -3,6 +3,7 @@
 // order can be taken through them.
 #include "grad_graph.h"
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -43,6 +44,8 @@ NDArray scalar_op(const std::string& name, const NDArray& a, double s) {
 }
 NDArray scale(const NDArray& a, double s) { return scalar_op("_mul_scalar", a, s); }
 double scalar_of(const Args& a) { return std::any_cast<const op::detail::ScalarParam&>(a.param).scalar; }
+
+NDArray one_minus_square(const NDArray& x) { return scalar_op("_rminus_scalar", mul(x, x), 1); }
 
 /// An elementwise op of one input: dx = dy * f'(x, y).
 Formula unary(std::function<NDArray(const NDArray& x, const NDArray& y)> derivative) {
@@ -92,6 +95,24 @@ const std::unordered_map<std::string, Formula>& formulas() {
     };
     t["sin"] = unary([](const NDArray& x, const NDArray&) { return op("cos", {x}); });
     t["cos"] = unary([](const NDArray& x, const NDArray&) { return neg(op("sin", {x})); });
+    t["tan"] = unary([](const NDArray&, const NDArray& y) { return scalar_op("_plus_scalar", mul(y, y), 1); });
+    t["arcsin"] = unary([](const NDArray& x, const NDArray&) { return op("rsqrt", {one_minus_square(x)}); });
+    t["arccos"] = unary([](const NDArray& x, const NDArray&) { return neg(op("rsqrt", {one_minus_square(x)})); });
+    t["arctan"] = unary(
+        [](const NDArray& x, const NDArray&) { return op("reciprocal", {scalar_op("_plus_scalar", mul(x, x), 1)}); });
+    t["sinh"] = unary([](const NDArray& x, const NDArray&) { return op("cosh", {x}); });
+    t["cosh"] = unary([](const NDArray& x, const NDArray&) { return op("sinh", {x}); });
+    t["arcsinh"] =
+        unary([](const NDArray& x, const NDArray&) { return op("rsqrt", {scalar_op("_plus_scalar", mul(x, x), 1)}); });
+    t["arccosh"] =
+        unary([](const NDArray& x, const NDArray&) { return op("rsqrt", {scalar_op("_minus_scalar", mul(x, x), 1)}); });
+    t["arctanh"] = unary([](const NDArray& x, const NDArray&) { return op("reciprocal", {one_minus_square(x)}); });
+    t["log2"] = [](const Args& a) { return std::vector<NDArray>{div(a.dy(), scale(a.x(), std::log(2.0)))}; };
+    t["log10"] = [](const Args& a) { return std::vector<NDArray>{div(a.dy(), scale(a.x(), std::log(10.0)))}; };
+    t["cbrt"] = [](const Args& a) { return std::vector<NDArray>{div(a.dy(), scale(mul(a.y(), a.y()), 3))}; };
+    t["rcbrt"] = unary([](const NDArray& x, const NDArray& y) { return scale(div(y, x), -1.0 / 3); });
+    t["radians"] = [](const Args& a) { return std::vector<NDArray>{scale(a.dy(), M_PI / 180)}; };
+    t["degrees"] = [](const Args& a) { return std::vector<NDArray>{scale(a.dy(), 180 / M_PI)}; };
     t["exp"] = unary([](const NDArray&, const NDArray& y) { return y; });
     t["expm1"] = unary([](const NDArray&, const NDArray& y) { return scalar_op("_plus_scalar", y, 1); });
     t["log"] = [](const Args& a) { return std::vector<NDArray>{div(a.dy(), a.x())}; };

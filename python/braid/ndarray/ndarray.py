@@ -199,8 +199,29 @@ def _flatten(self, inplace=False):
     return _core.invoke("Flatten", [self], {})
 
 
+_expand_dims_view = NDArray.expand_dims  # the C++ view
+
+
+def _expand_dims(self, axis, inplace=False):
+    """A new axis of size 1 at ``axis``: a view of the same memory with ``inplace``, else a new array."""
+    if inplace:
+        return _expand_dims_view(self, axis)
+    return _core.invoke("expand_dims", [self], {"axis": axis})
+
+
 def _squeeze(self, axis=None, inplace=False):
-    return _core.invoke("squeeze", [self], {"axis": axis})
+    """Without the axes of size 1 (all, or those of ``axis``): a view of the same memory with
+    ``inplace``, else a new array. Squeezing every axis leaves shape (1,), as MXNet."""
+    if not inplace:
+        return _core.invoke("squeeze", [self], {"axis": axis})
+    axes = range(self.ndim) if axis is None else [axis] if isinstance(axis, int) else axis
+    axes = {a % self.ndim for a in axes}
+    if axis is None:
+        axes = {a for a in axes if self.shape[a] == 1}
+    for a in axes:
+        if self.shape[a] != 1:
+            raise MXNetError("squeeze: axis %d has size %d, not 1" % (a, self.shape[a]))
+    return self.reshape([d for a, d in enumerate(self.shape) if a not in axes] or [1])
 
 
 def _fluent(name):
@@ -215,13 +236,16 @@ _FLUENT = ("zeros_like", "ones_like", "broadcast_to", "broadcast_like", "repeat"
            "tile", "transpose", "flip", "sum", "prod", "mean", "max", "min", "norm", "round", "rint", "fix",
            "floor", "ceil", "trunc", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
            "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "square", "reciprocal",
-           "relu", "sigmoid", "softmax", "log_softmax", "swapaxes", "nansum", "sigmoid")
+           "relu", "sigmoid", "softmax", "log_softmax", "swapaxes", "nansum", "nanprod", "arcsinh", "arccosh",
+           "arctanh", "rcbrt", "degrees", "radians", "softmin", "argmax_channel", "broadcast_axes", "pad",
+           "reshape_like", "slice", "slice_like", "shape_array", "size_array", "split_v2")
 for _name in _FLUENT:
     if _name in ("zeros_like", "ones_like") or _core.operator_exists(_name):
         setattr(NDArray, _name, _fluent(_name))
 NDArray.reshape = _reshape
 NDArray.squeeze = _squeeze
 NDArray.flatten = _flatten
+NDArray.expand_dims = _expand_dims
 NDArray.T = property(lambda self: _core.invoke("transpose", [self], {}))
 NDArray.__bool__ = _bool
 NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))

@@ -59,6 +59,21 @@ BRAID_UNARY(Softrelu, x > T(20) ? x : std::log1p(std::exp(x)), sigmoid(x))
 BRAID_UNARY(Softsign, x / (T(1) + std::abs(x)), T(1) / ((T(1) + std::abs(x)) * (T(1) + std::abs(x))))
 BRAID_UNARY(Sin, std::sin(x), std::cos(x))
 BRAID_UNARY(Cos, std::cos(x), -std::sin(x))
+BRAID_UNARY(Tan, std::tan(x), T(1) + y * y)
+BRAID_UNARY(Arcsin, std::asin(x), T(1) / std::sqrt(T(1) - x * x))
+BRAID_UNARY(Arccos, std::acos(x), T(-1) / std::sqrt(T(1) - x * x))
+BRAID_UNARY(Arctan, std::atan(x), T(1) / (T(1) + x * x))
+BRAID_UNARY(Sinh, std::sinh(x), std::cosh(x))
+BRAID_UNARY(Cosh, std::cosh(x), std::sinh(x))
+BRAID_UNARY(Arcsinh, std::asinh(x), T(1) / std::sqrt(x * x + T(1)))
+BRAID_UNARY(Arccosh, std::acosh(x), T(1) / std::sqrt(x * x - T(1)))
+BRAID_UNARY(Arctanh, std::atanh(x), T(1) / (T(1) - x * x))
+BRAID_UNARY(Log2, std::log2(x), T(1) / (x * T(0.693147180559945309417)))
+BRAID_UNARY(Log10, std::log10(x), T(1) / (x * T(2.30258509299404568402)))
+BRAID_UNARY(Cbrt, std::cbrt(x), T(1) / (T(3) * y * y))
+BRAID_UNARY(Rcbrt, T(1) / std::cbrt(x), T(-1) / T(3) * y / x)
+BRAID_UNARY(Radians, x* T(0.0174532925199432957692), T(0.0174532925199432957692))
+BRAID_UNARY(Degrees, x* T(57.2957795130823208768), T(57.2957795130823208768))
 BRAID_ROUNDING(Sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
 BRAID_ROUNDING(Floor, std::floor(x))
 BRAID_ROUNDING(Ceil, std::ceil(x))
@@ -88,6 +103,21 @@ void for_each_unary_op(Visit&& visit) {
   visit("softrelu", "log(1 + exp(x)).", Softrelu{});
   visit("sin", "Sine.", Sin{});
   visit("cos", "Cosine.", Cos{});
+  visit("tan", "Tangent.", Tan{});
+  visit("arcsin", "Inverse sine.", Arcsin{});
+  visit("arccos", "Inverse cosine.", Arccos{});
+  visit("arctan", "Inverse tangent.", Arctan{});
+  visit("sinh", "Hyperbolic sine.", Sinh{});
+  visit("cosh", "Hyperbolic cosine.", Cosh{});
+  visit("arcsinh", "Inverse hyperbolic sine.", Arcsinh{});
+  visit("arccosh", "Inverse hyperbolic cosine.", Arccosh{});
+  visit("arctanh", "Inverse hyperbolic tangent.", Arctanh{});
+  visit("log2", "Base-2 logarithm.", Log2{});
+  visit("log10", "Base-10 logarithm.", Log10{});
+  visit("cbrt", "Cube root.", Cbrt{});
+  visit("rcbrt", "1 / cbrt(x).", Rcbrt{});
+  visit("radians", "Degrees to radians.", Radians{});
+  visit("degrees", "Radians to degrees.", Degrees{});
   visit("sign", "-1, 0 or 1.", Sign{});
   visit("floor", "Round down.", Floor{});
   visit("ceil", "Round up.", Ceil{});

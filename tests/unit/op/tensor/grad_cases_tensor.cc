@@ -13,8 +13,12 @@ std::vector<GradCase> tensor_grad_cases() {
     c.push_back({op, {}, {Shape({3, 4})}});
     c.push_back({op, {}, {Shape({2, 3, 5})}});
   }
-  for (const char* op : {"log", "sqrt", "rsqrt", "reciprocal", "log1p"})
+  for (const char* op : {"log", "sqrt", "rsqrt", "reciprocal", "log1p", "log2", "log10", "cbrt", "rcbrt"})
     c.push_back({op, {}, {Shape({3, 4})}, {{0.5, 2.0}}});
+  for (const char* op : {"tan", "arctan", "sinh", "cosh", "arcsinh", "radians", "degrees"})
+    c.push_back({op, {}, {Shape({3, 4})}});
+  for (const char* op : {"arcsin", "arccos", "arctanh"}) c.push_back({op, {}, {Shape({3, 4})}, {{-0.8, 0.8}}});
+  c.push_back({"arccosh", {}, {Shape({3, 4})}, {{1.5, 3.0}}});
   // abs and relu are not differentiable at 0; the random values stay away from it.
   for (const char* op : {"abs", "relu"})
     c.push_back({op, {}, {Shape({4, 5})}, {}, {}, [](auto& in) {
