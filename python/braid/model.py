@@ -192,7 +192,7 @@ class FeedForward(object):
         metric.reset()
         for batch in self._batches(data, num_batch, reset):
             mod.forward(batch, is_train=False)
-            mod.update_metric(metric, batch.label)
+            metric.update(batch.label, mod.get_outputs())  # mx.metric is Python: update it here
         return metric.get()[1]
 
     def fit(self, X, y=None, eval_data=None, eval_metric='acc', epoch_end_callback=None,
