@@ -1,7 +1,0 @@
-"""mxnet.io: DataBatch, DataDesc and data iterators (NDArrayIter, MNISTIter) for Module.
-Subclass DataIter and define next(), reset(), provide_data, provide_label and batch_size for
-your own."""
-from ._core.io import DataBatch, DataDesc, DataIter, NDArrayIter, MNISTIter
-from ._core.io import load_idx, load_idx_images, load_idx_labels, fashion_mnist_dir  # Braid's additions
-
-__all__ = ["DataBatch", "DataDesc", "DataIter", "NDArrayIter", "MNISTIter"]
