@@ -202,7 +202,8 @@ void bind_ndarray(py::module_& m) {
              state["handle"] = py::bytearray(raw.data(), raw.size());
              return state;
            })
-      .def("__setstate__", [](NDArray& a, const py::dict& state) { a = array_from_state(state); })
+      // (pybind11 treats a C++ __setstate__ as a constructor: ndarray.py names this one so)
+      .def("_set_from_state", [](NDArray& a, const py::dict& state) { a = array_from_state(state); })
       .def("detach", &NDArray::detach)
       .def("_same_as", &NDArray::same_as)
       .def("__repr__", &repr)

@@ -19,7 +19,8 @@ __all__ = ["NDArray", "concatenate", "_DTYPE_NP_TO_MX", "_DTYPE_MX_TO_NP", "_GRA
            "ones", "add", "arange", "linspace", "divide", "equal", "full", "greater",
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor",
            "maximum", "minimum", "moveaxis", "modulo", "multiply", "not_equal", "onehot_encode",
-           "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array", "load_frombuffer"]
+           "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array", "load_frombuffer",
+           "add_n", "ElementWiseSum", "choose_element_0index", "fill_element_0index"]
 
 # MXNet's names for Python's slice here (tests and MXNet's own code check `isinstance(i, py_slice)`).
 py_slice = _builtins.slice
@@ -119,6 +120,36 @@ def moveaxis(tensor, source, destination):
 def onehot_encode(indices, out):
     """Writes into ``out`` (rows, classes) the one-hot rows of ``indices`` (one class per row)."""
     return _core.invoke("one_hot", [indices], {"depth": out.shape[1], "dtype": out.dtype, "out": out})
+
+
+def add_n(*args, out=None, **kwargs):
+    """The element-wise sum of arrays of one shape (MXNet's add_n, also ElementWiseSum)."""
+    if not args:
+        raise MXNetError("add_n: at least one array is needed")
+    total = args[0].copy() if len(args) == 1 else args[0]
+    for a in args[1:]:
+        total = _core.invoke("elemwise_add", [total, a], {})
+    if out is None:
+        return total
+    return _core.invoke("_copyto", [total], {"out": out})
+
+
+ElementWiseSum = add_n
+
+
+def choose_element_0index(lhs, rhs, out=None, **kwargs):
+    """Row i's element at column rhs[i] of the 2-d ``lhs`` (MXNet's legacy op; pick on axis 1)."""
+    attrs = {"axis": 1} if out is None else {"axis": 1, "out": out}
+    return _core.invoke("pick", [lhs, rhs], attrs)
+
+
+def fill_element_0index(lhs, mhs, rhs, out=None, **kwargs):
+    """``lhs`` with row i's element at column rhs[i] replaced by mhs[i] (MXNet's legacy op)."""
+    mask = _core.invoke("one_hot", [rhs], {"depth": lhs.shape[1], "dtype": lhs.dtype})
+    kept = _core.invoke("elemwise_mul", [lhs, _core.invoke("_rminus_scalar", [mask], {"scalar": 1.0})], {})
+    filled = _core.invoke("broadcast_mul", [mask, mhs.reshape((-1, 1))], {})
+    attrs = {} if out is None else {"out": out}
+    return _core.invoke("elemwise_add", [kept, filled], attrs)
 
 
 def zeros_like(data, **kwargs):
@@ -260,3 +291,4 @@ def _from_pickle(state):
 
 # Pickled as MXNet's raw bytes of the array (__getstate__), rebuilt by a function of this module.
 NDArray.__reduce__ = lambda self: (_from_pickle, (self.__getstate__(),))
+NDArray.__setstate__ = lambda self, state: self._set_from_state(state)

@@ -1,0 +1,80 @@
+"""MXNet's NDArray API details: mx.runtime, mxnet.ndarray.ndarray, pickling, views of basic
+indexing, creation with out=, NumPy-rule helpers; values against NumPy."""
+import pickle
+
+import numpy as np
+import pytest
+
+import braid as mx
+from braid import nd
+from braid.base import MXNetError
+
+
+def test_runtime_features_are_a_singleton_with_mxnet_names():
+    f = mx.runtime.Features()
+    assert f is mx.runtime.Features() and len(f) >= 30 and "CUDA" in f
+    assert f.is_enabled("int64_tensor_size") and not f.is_enabled("MKLDNN")
+    with pytest.raises(RuntimeError):
+        f.is_enabled("NO_SUCH_FEATURE")
+
+
+def test_ndarray_module_layout():
+    from braid.ndarray.ndarray import NDArray, py_slice, _STORAGE_TYPE_STR_TO_ID
+    assert NDArray is nd.NDArray and py_slice is slice and _STORAGE_TYPE_STR_TO_ID["csr"] == 2
+
+
+def test_pickle_round_trip_and_mxnet_raw_bytes():
+    a = nd.array(np.arange(12, dtype=np.float32).reshape(3, 4))
+    b = pickle.loads(pickle.dumps(a))
+    assert np.array_equal(a.asnumpy(), b.asnumpy())
+    # MXNet's raw bytes of mx.nd.arange(1, ctx=mx.gpu()): loaded on the cpu.
+    raw = bytearray(b'\xc9\xfa\x93\xf9\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00'
+                    b'\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00')
+    c = nd.zeros((5,))
+    c.__setstate__({"handle": raw})
+    assert c.shape == (1,) and c.asscalar() == 0
+    with pytest.raises(MXNetError):
+        c.__setstate__({"handle": raw[:-2]})
+
+
+def test_contiguous_basic_index_is_a_view():
+    x = nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    v = x[1, 1:3]
+    v[:] = -1
+    expected = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    expected[1, 1:3] = -1
+    assert np.array_equal(x.asnumpy(), expected)
+    assert nd.NDArray._basic_indexing_slice_is_contiguous((slice(1, 2), slice(1, 3), slice(None)), (2, 3, 4))
+    assert not nd.NDArray._basic_indexing_slice_is_contiguous((slice(None), slice(1, 3), slice(None)), (2, 3, 4))
+
+
+def test_partial_assignment_while_recording_is_refused():
+    x = nd.zeros((3,))
+    y = nd.ones((1,))
+    y.attach_grad()
+    with mx.autograd.record():
+        with pytest.raises(MXNetError, match="Inplace operations"):
+            x[0:1] = y
+
+
+def test_creation_into_out_and_numpy_helpers():
+    out = nd.zeros((2, 2))
+    nd.full((2, 2), 3, out=out)
+    assert np.array_equal(out.asnumpy(), np.full((2, 2), 3))
+    assert np.allclose(nd.linspace(0, 1, 5).asnumpy(), np.linspace(0, 1, 5))
+    assert np.array_equal(nd.linspace(0, 10, 4, dtype="int32").asnumpy(), np.linspace(0, 10, 4, dtype="int32"))
+    assert nd.moveaxis(nd.zeros((4, 1, 2, 3)), [0, 1], [2, 3]).shape == (2, 3, 4, 1)
+    with pytest.raises(ValueError):
+        nd.moveaxis(nd.zeros((1, 2, 3)), 3, 0)
+    a = nd.array([[1, 2, 3], [4, 5, 6]])
+    assert np.array_equal(nd.add_n(a, a, a).asnumpy(), 3 * a.asnumpy())
+    assert np.array_equal(nd.fill_element_0index(a, nd.array([9, 8]), nd.array([2, 0])).asnumpy(),
+                          [[1, 2, 9], [8, 5, 6]])
+    assert a.astype("float32", copy=False) is a
+
+
+def test_maximum_and_relu_propagate_nan():
+    a = nd.array([np.nan, 1.0, -1.0])
+    b = nd.array([0.0, np.nan, 0.0])
+    assert np.array_equal(nd.maximum(a, b).asnumpy(), [np.nan, np.nan, 0.0], equal_nan=True)
+    assert np.array_equal(nd.relu(a).asnumpy(), [np.nan, 1.0, 0.0], equal_nan=True)
