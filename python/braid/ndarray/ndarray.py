@@ -210,9 +210,20 @@ def _reshape(self, *shape, **kwargs):
         shape = kwargs.pop("shape")
     elif len(shape) == 1 and isinstance(shape[0], (list, tuple)):
         shape = shape[0]
-    if kwargs.get("reverse"):
-        raise MXNetError("reshape(reverse=True) is not supported by Braid")
-    return self._reshape([int(d) for d in shape])
+    spec = [int(d) for d in shape]
+    try:
+        if kwargs.get("reverse"):
+            # MXNet's reverse: the special codes apply right to left, i.e. to the reversed shape with
+            # the reversed spec, the result reversed back. Worked out on views (nothing is copied).
+            flipped = self._reshape(list(reversed(self.shape)))._reshape(list(reversed(spec)))
+            spec = list(reversed(flipped.shape))
+        return self._reshape(spec)
+    except MXNetError as e:
+        raise ReshapeError(str(e)) from None
+
+
+class ReshapeError(MXNetError, ValueError):
+    """A shape that does not fit the array: MXNet raises it as a ValueError."""
 
 
 def _bool(self):
