@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -69,6 +70,20 @@ class FileRun:
         return sum(1 for o, _ in self.outcomes.values() if o == outcome)
 
 
+_live = set()  # the pytest processes running now, killed if the runner itself is stopped
+_stopping = threading.Event()
+
+
+def _kill_live(*_):
+    _stopping.set()
+    for process in list(_live):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    sys.exit(130)
+
+
 def run_file(args, name, skip):
     """Runs one file, restarting after a crash or a hang without the test that caused it."""
     run = FileRun(name)
@@ -81,6 +96,8 @@ def run_file(args, name, skip):
         env.setdefault("MXNET_MODULE_SEED", str(args.seed))
     with tempfile.TemporaryDirectory(prefix="mxnet-conformance-") as scratch:
         for attempt in range(50):
+            if _stopping.is_set():
+                break
             results = os.path.join(scratch, "results-%d.jsonl" % attempt)
             command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_conformance",
                        "-o", "console_output_style=classic", "--rootdir", scratch, os.path.join(args.tests, name)]
@@ -89,7 +106,11 @@ def run_file(args, name, skip):
             with open(os.path.join(scratch, "log-%d.txt" % attempt), "w") as log:
                 process = subprocess.Popen(command, cwd=scratch, env=dict(env, CONFORMANCE_RESULTS=results),
                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-                stuck = wait_with_progress(process, results, args.test_timeout)
+                _live.add(process)
+                try:
+                    stuck = wait_with_progress(process, results, args.test_timeout)
+                finally:
+                    _live.discard(process)
             events = read_events(results)
             running = None
             for event in events:
@@ -163,6 +184,8 @@ def main():
         print("conformance: no MXNet test folder at %s (set MXNET_TESTS_DIR); nothing to run" % args.tests)
         return 0
 
+    signal.signal(signal.SIGTERM, _kill_live)
+    signal.signal(signal.SIGINT, _kill_live)
     files = args.files or read_list("in_scope.txt")
     skip = not_applicable()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
