@@ -6,6 +6,7 @@
 #include "braid/base/grad_req.h"
 #include "braid/gluon/block.h"
 #include "braid/gluon/symbol_block.h"
+#include "braid/gluon/symbolic_call.h"
 #include "braid/symbol/symbol.h"
 
 namespace braid::python {
@@ -25,9 +26,24 @@ std::vector<NDArray> python_forward(const B* self, const std::vector<NDArray>& i
   py::gil_scoped_acquire gil;
   py::function fn = py::get_override(self, "forward");
   BRAID_CHECK(fn, "block ", self->prefix(), " has no forward method; define forward(self, x, ...) in its class");
+  const bool symbolic = gluon::symbolic::active();  // inside call_symbolic: the inputs are placeholders
   py::tuple args(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) args[i] = py::cast(inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    args[i] = symbolic ? py::cast(gluon::symbolic::symbol_of(inputs[i])) : py::cast(inputs[i]);
   py::object out = fn(*args);
+  if (symbolic) {
+    std::vector<NDArray> placeholders;
+    auto add = [&](py::handle s) {
+      BRAID_CHECK(py::isinstance<Symbol>(s), "block ", self->prefix(),
+                  ": forward called on Symbols must return Symbols");
+      for (const auto& p : gluon::symbolic::placeholders_of(s.cast<Symbol>())) placeholders.push_back(p);
+    };
+    if (py::isinstance<Symbol>(out))
+      add(out);
+    else
+      for (auto s : out) add(s);
+    return placeholders;
+  }
   if (py::isinstance<NDArray>(out)) return {out.cast<NDArray>()};
   BRAID_CHECK(py::isinstance<py::sequence>(out), "block ", self->prefix(),
               ": forward must return an NDArray or a list/tuple of NDArrays, got ",
@@ -69,8 +85,25 @@ void keep_alive(py::handle parent, py::handle child) {
   refs.cast<py::list>().append(child);
 }
 
+bool is_cpp_forward(py::handle self) {
+  py::object cpp_forward = py::module_::import("braid._core").attr("gluon").attr("Block").attr("forward");
+  py::object forward = py::type::of(self).attr("forward");
+  return forward.is(cpp_forward);
+}
+
 py::object call_block(py::object self, py::args args) {
   auto& block = self.cast<Block&>();
+  if (args.size() > 0 && py::isinstance<Symbol>(args[0]) && is_cpp_forward(self)) {
+    // A layer called on Symbols builds its graph (MXNet's hybrid_forward with F = symbol).
+    std::vector<Symbol> syms;
+    for (auto a : args) {
+      BRAID_CHECK(py::isinstance<Symbol>(a), "block ", block.prefix(), ": argument ", syms.size(), " is a ",
+                  py::str(py::type::of(a).attr("__name__")).cast<std::string>(),
+                  "; call it on Symbols only or on NDArrays only");
+      syms.push_back(a.cast<Symbol>());
+    }
+    return py::cast(block.call_symbolic(syms));
+  }
   std::vector<NDArray> inputs;
   for (auto a : args) {
     if (!py::isinstance<NDArray>(a)) {

@@ -1,4 +1,5 @@
-// gluon.nn: the built-in layers with MXNet's constructor arguments.
+// gluon.nn: the built-in layers with MXNet's constructor arguments. Initializer arguments live as long
+// as their layer (keep_alive): one defined in Python is called back when the layer initializes.
 #include "bindings.h"
 #include "braid/gluon/nn.h"
 
@@ -52,7 +53,8 @@ void bind_conv(py::module_& m, const char* name) {
            py::arg("output_padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1,
            py::arg("layout") = py::none(), py::arg("activation") = py::none(), py::arg("use_bias") = true,
            py::arg("weight_initializer") = py::none(), py::arg("bias_initializer") = "zeros",
-           py::arg("in_channels") = 0, py::arg("prefix") = py::none(), py::arg("params") = py::none())
+           py::arg("in_channels") = 0, py::arg("prefix") = py::none(), py::arg("params") = py::none(),
+           py::keep_alive<1, 12>(), py::keep_alive<1, 13>())
       .def_property_readonly("weight", [](const Conv& c) { return c.weight(); })
       .def_property_readonly("bias", [](const Conv& c) { return c.bias(); });
 }
@@ -161,7 +163,7 @@ void bind_gluon_nn(py::module_& m) {
            py::arg("units"), py::arg("activation") = py::none(), py::arg("use_bias") = true, py::arg("flatten") = true,
            py::arg("dtype") = "float32", py::arg("weight_initializer") = py::none(),
            py::arg("bias_initializer") = "zeros", py::arg("in_units") = 0, py::arg("prefix") = py::none(),
-           py::arg("params") = py::none())
+           py::arg("params") = py::none(), py::keep_alive<1, 7>(), py::keep_alive<1, 8>())
       .def_property_readonly("weight", &nn::Dense::weight)
       .def_property_readonly("bias", &nn::Dense::bias);
 
@@ -202,7 +204,8 @@ void bind_gluon_nn(py::module_& m) {
            py::arg("scale") = true, py::arg("use_global_stats") = false, py::arg("beta_initializer") = "zeros",
            py::arg("gamma_initializer") = "ones", py::arg("running_mean_initializer") = "zeros",
            py::arg("running_variance_initializer") = "ones", py::arg("in_channels") = 0, py::arg("prefix") = py::none(),
-           py::arg("params") = py::none());
+           py::arg("params") = py::none(), py::keep_alive<1, 8>(), py::keep_alive<1, 9>(), py::keep_alive<1, 10>(),
+           py::keep_alive<1, 11>());
   py::class_<nn::LayerNorm, HybridBlock, std::shared_ptr<nn::LayerNorm>>(n, "LayerNorm")
       .def(py::init([](int axis, double epsilon, bool center, bool scale, py::object beta_init, py::object gamma_init,
                        int64_t in_channels, OptName prefix, py::object params) {
@@ -220,7 +223,8 @@ void bind_gluon_nn(py::module_& m) {
            }),
            py::arg("axis") = -1, py::arg("epsilon") = 1e-5, py::arg("center") = true, py::arg("scale") = true,
            py::arg("beta_initializer") = "zeros", py::arg("gamma_initializer") = "ones", py::arg("in_channels") = 0,
-           py::arg("prefix") = py::none(), py::arg("params") = py::none());
+           py::arg("prefix") = py::none(), py::arg("params") = py::none(), py::keep_alive<1, 6>(),
+           py::keep_alive<1, 7>());
   py::class_<nn::Dropout, HybridBlock, std::shared_ptr<nn::Dropout>>(n, "Dropout")
       .def(py::init<double, std::vector<int64_t>, OptName>(), py::arg("rate"), py::arg("axes") = std::vector<int64_t>{},
            py::arg("prefix") = py::none());
@@ -237,7 +241,7 @@ void bind_gluon_nn(py::module_& m) {
            }),
            py::arg("input_dim"), py::arg("output_dim"), py::arg("dtype") = "float32",
            py::arg("weight_initializer") = py::none(), py::arg("sparse_grad") = false, py::arg("prefix") = py::none(),
-           py::arg("params") = py::none());
+           py::arg("params") = py::none(), py::keep_alive<1, 5>());
   py::class_<nn::Flatten, HybridBlock, std::shared_ptr<nn::Flatten>>(n, "Flatten")
       .def(py::init<OptName>(), py::arg("prefix") = py::none());
   py::class_<nn::OpActivation, HybridBlock, std::shared_ptr<nn::OpActivation>>(n, "_OpActivation");
@@ -261,7 +265,7 @@ void bind_gluon_nn(py::module_& m) {
              return std::make_shared<nn::PReLU>(o);
            }),
            py::arg("alpha_initializer") = py::none(), py::arg("in_channels") = 1, py::arg("prefix") = py::none(),
-           py::arg("params") = py::none());
+           py::arg("params") = py::none(), py::keep_alive<1, 2>());
   py::class_<nn::Lambda, Block, std::shared_ptr<nn::Lambda>>(n, "_Lambda")
       .def(py::init<nn::LambdaFunction, std::string, OptName>())
       .def(py::init<const std::string&, OptName>());

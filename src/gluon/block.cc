@@ -57,10 +57,12 @@ void Block::add_child(BlockPtr child, const std::string& name) {
   for (auto& [n, c] : children_) {
     if (n == key) {
       c = std::move(child);  // re-assigning the attribute replaces the child, as in MXNet
+      children_changed();
       return;
     }
   }
   children_.emplace_back(key, std::move(child));
+  children_changed();
 }
 
 ParameterPtr Block::register_parameter(const std::string& name, Shape shape, GradReq grad_req,

@@ -7,6 +7,7 @@
 // block running them, as MXNet names them: "<prefix>fwd" for a block's first op, then
 // "<prefix><op><n>".
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ namespace braid::gluon::detail {
 class GraphTracer : public imperative::Tracer {
  public:
   GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix);
+  /// Symbolic mode (a block called on Symbols): nothing runs; `inputs` stand for the block's
+  /// inputs through placeholder arrays (tokens()), and every operator a layer calls through
+  /// invoke_with_parameters becomes a node (symbolic_node) whose outputs are new placeholders.
+  GraphTracer(const std::vector<symbol::Entry>& inputs, const std::string& prefix);
   ~GraphTracer() override;
   GraphTracer(const GraphTracer&) = delete;
   GraphTracer& operator=(const GraphTracer&) = delete;
@@ -30,6 +35,18 @@ class GraphTracer : public imperative::Tracer {
   void pop_scope();
   /// The graph computing `outputs`.
   Symbol finish(const std::vector<NDArray>& outputs);
+
+  bool symbolic() const { return symbolic_; }
+  const std::vector<NDArray>& tokens() const { return tokens_; }
+  /// The graph entry an array (a placeholder, or an array the trace computed) stands for.
+  symbol::Entry entry_of(const NDArray& a) { return lookup(a); }
+  /// The variable of a parameter, with MXNet's attributes (made once per parameter).
+  symbol::Entry param_entry(const ParameterPtr& p);
+  /// A node of `def` on `inputs`; returns one placeholder per output.
+  std::vector<NDArray> symbolic_node(const op::OpDef& def, const op::AttrMap& attrs,
+                                     const std::vector<symbol::Entry>& inputs, int num_outputs);
+  /// A placeholder standing for `e` (a Symbol a Python forward returned).
+  NDArray token_for(const symbol::Entry& e);
   const std::vector<std::string>& input_names() const { return input_names_; }
 
   /// The tracer of the calling thread, if it is a GraphTracer.
@@ -37,6 +54,9 @@ class GraphTracer : public imperative::Tracer {
 
  private:
   symbol::Entry lookup(const NDArray& a);
+  /// `a` as a view of an array the graph knows (a reshape or slice made outside an operator).
+  std::optional<symbol::Entry> view_of_known(const NDArray& a);
+  symbol::Entry add_node(const std::string& op, const op::AttrMap& attrs, const symbol::Entry& input);
   std::string next_name(const std::string& op);
 
   struct Scope {
@@ -45,10 +65,14 @@ class GraphTracer : public imperative::Tracer {
     std::map<std::string, int> counters;
   };
   std::vector<std::pair<NDArray, symbol::Entry>> known_;
+  std::vector<std::pair<const Parameter*, symbol::Entry>> param_vars_;
+  std::vector<NDArray> tokens_;
+  bool symbolic_ = false;
   std::vector<ParameterPtr> params_;
   std::vector<std::string> input_names_;
   std::vector<Scope> scopes_;
   imperative::Tracer* prev_;
+  GraphTracer* prev_current_ = nullptr;
 };
 
 }  // namespace braid::gluon::detail

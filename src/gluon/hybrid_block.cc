@@ -84,6 +84,16 @@ std::vector<NDArray> invoke_with_parameters(const std::string& op_name,
   std::vector<const OpArg*> placed(slots.size(), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) placed[where[i]] = &inputs[i].second;
 
+  if (auto* tracer = detail::GraphTracer::current(); tracer && tracer->symbolic()) {
+    // Called on Symbols: the operator becomes a node; nothing runs, nothing is initialized.
+    std::vector<symbol::Entry> entries;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      BRAID_CHECK(placed[i], who, ": operator ", def.name, " is missing its input '", slots[i], "'");
+      const auto* arr = std::get_if<NDArray>(placed[i]);
+      entries.push_back(arr ? tracer->entry_of(*arr) : tracer->param_entry(std::get<ParameterPtr>(*placed[i])));
+    }
+    return tracer->symbolic_node(def, attrs, entries, def.num_visible_outputs(param));
+  }
   std::optional<Context> ctx;
   bool deferred = false;
   for (size_t i = 0; i < slots.size(); ++i) {

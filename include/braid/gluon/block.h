@@ -105,6 +105,10 @@ class Block {
   virtual std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) { return forward(inputs); }
   /// One input, one output.
   NDArray operator()(const NDArray& x);
+  /// Calling the block on Symbols (MXNet's `block(sym.var('data'))`): the graph of its forward,
+  /// its parameters as variables (initialized or not); nothing runs. Layers build their nodes
+  /// through call_op; a forward written in Python is called with Symbols (symbolic_call.h).
+  Symbol call_symbolic(const std::vector<Symbol>& inputs);
 
   /// What MXNet prints for the block: its class and arguments, children indented.
   virtual std::string repr() const;
@@ -118,6 +122,8 @@ class Block {
   const NDArray& one_input(const std::vector<NDArray>& inputs) const;
   /// The class and arguments for repr(), e.g. "Dense(784 -> 128, Activation(relu))".
   virtual std::string describe() const;
+  /// Called when a child is added or replaced (a hybridized block drops its traced graph).
+  virtual void children_changed() {}
 
  private:
   friend class NameScope;
@@ -180,6 +186,7 @@ class HybridBlock : public Block {
   /// (SymbolBlock).
   std::shared_ptr<detail::CachedGraph> cached_;
   bool static_alloc_ = false;
+  void children_changed() override { cached_.reset(); }
 
  private:
   bool hybridized_ = false;

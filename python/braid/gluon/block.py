@@ -17,6 +17,7 @@ from .. import symbol as _sym
 from .._core import gluon as _g
 from .parameter import Parameter, _reset_trainers
 from .utils import HookHandle
+from . import _model_file
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -118,7 +119,7 @@ def _getattr(self, name):
         params = _g.Block._attribute_params(self)
         if name in params:
             return params[name]
-        children = _g.Block._children.fget(self)
+        children = _children_of(self)
         if name in children:
             return children[name]
     raise AttributeError("'%s' object has no attribute '%s'" % (type(self).__name__, name))
@@ -149,7 +150,40 @@ def _register_forward_hook(self, hook):
 _call = _g.Block.__call__
 
 
+def _leaves(args):
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from _leaves(a)
+        else:
+            yield a
+
+
+def _check_hybridized_inputs(block, args):
+    """What a hybridized block accepts, as MXNet: NDArrays (or Symbols, or None) in nested lists,
+    not both kinds, the arrays on one context (pinned CPU memory counts as the CPU)."""
+    kinds, contexts = set(), set()
+    for a in _leaves(args):
+        if a is None:
+            continue
+        if isinstance(a, _nd.NDArray):
+            kinds.add("NDArray")
+            ctx = a.context
+            contexts.add(("cpu", ctx.device_id) if ctx.device_type == "cpu_pinned" else (ctx.device_type, ctx.device_id))
+        elif isinstance(a, _sym.Symbol):
+            kinds.add("Symbol")
+        else:
+            raise ValueError("%s is hybridized: its inputs must be (nested lists of) NDArrays or Symbols, got %r of "
+                             "type %s" % (block.name, a, type(a).__name__))
+    if len(kinds) > 1:
+        raise ValueError("%s: the inputs mix Symbols and NDArrays; give it all Symbols or all NDArrays" % block.name)
+    if len(contexts) > 1:
+        raise ValueError("Find multiple contexts in the input, After hybridized, the HybridBlock only supports one "
+                         "input context. Find all contexts = %s" % sorted(contexts))
+
+
 def _call_with_hooks(self, *args):
+    if isinstance(self, _g.HybridBlock) and self._hybridized:
+        _check_hybridized_inputs(self, args)
     d = getattr(self, "__dict__", {})
     pre, post = d.get("_forward_pre_hooks"), d.get("_forward_hooks")
     for hook in list(pre.values()) if pre else ():
@@ -178,7 +212,7 @@ def _hybridize_kw(self, active=True, backend=None, clear=True, static_alloc=Fals
 
 def _check_container_with_block(self):
     """MXNet's warning for blocks kept in a list, tuple or dict attribute: they are not registered."""
-    children = set(id(c) for c in _g.Block._children.fget(self).values())
+    children = set(id(c) for c in _children_of(self).values())
 
     def unregistered(data):
         if isinstance(data, (list, tuple)):
@@ -226,8 +260,21 @@ def _load_parameters_kw(self, filename, ctx=None, allow_missing=False, ignore_ex
     ``dtype_source`` says whose dtype wins: 'current' (the block's) or 'saved' (the file's)."""
     if dtype_source not in ("current", "saved"):
         raise ValueError("dtype_source must be 'current' or 'saved', got %r" % (dtype_source,))
+    structural = self._collect_params_with_prefix()
+    if not allow_missing and len(set(id(p) for _, p in structural)) < len(structural):
+        # A file saved with deduplicate=True holds a shared parameter under one of its names.
+        loaded = set(_nd.load(filename).keys())
+        if any(name in loaded for name, _ in structural):
+            names = collections.defaultdict(list)
+            for name, p in structural:
+                names[id(p)].append(name)
+            for name, p in structural:
+                if not any(n in loaded for n in names[id(p)]):
+                    raise AssertionError("Parameter '%s' is missing in file '%s'. Set allow_missing=True to ignore "
+                                         "missing parameters." % (name, filename))
+            allow_missing = True
     if cast_dtype and dtype_source == "saved":
-        by_name = dict(self._collect_params_with_prefix())
+        by_name = dict(structural)
         by_name.update(self.collect_params().items())
         for key, value in _nd.load(filename).items():
             if key in by_name:
@@ -247,4 +294,24 @@ _g.Block.load_parameters = _load_parameters_kw
 _g.Block.save_params = _save_parameters  # MXNet's deprecated names
 _g.Block.load_params = _load_parameters
 _g.Block._check_container_with_block = _check_container_with_block
+_g.Block.save = _model_file.save
+_g.Block.load = _model_file.load
+
+
+class _Children(collections.OrderedDict):
+    """A block's children by name; assigning one registers it (MXNet's ``block._children[name] = child``)."""
+
+    def __init__(self, block):
+        super().__init__()
+        for name, child in _children_of(block).items():
+            collections.OrderedDict.__setitem__(self, name, child)
+        self._block = block
+
+    def __setitem__(self, name, child):
+        self._block.register_child(child, name)
+        super().__setitem__(name, child)
+
+
+_children_of = _g.Block._children.fget
+_g.Block._children = property(_Children)
 _ = Parameter  # gluon.block exports what MXNet's does through parameter

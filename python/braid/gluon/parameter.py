@@ -115,6 +115,7 @@ Parameter._set_trainer = _set_trainer
 Parameter.var = _var
 Parameter.row_sparse_data = _row_sparse_unsupported
 Parameter.list_row_sparse_data = _row_sparse_unsupported
+Parameter._grad = property(lambda self: self.list_grad() if self.list_ctx() and self.grad_req != "null" else None)
 Parameter._data = property(lambda self: _dense_list_data(self) if self.list_ctx() else None)
 
 

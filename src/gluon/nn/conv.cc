@@ -53,7 +53,10 @@ std::vector<NDArray> ConvBase::forward(const std::vector<NDArray>& inputs) {
   std::vector<OpArg> args{one_input(inputs), weight_};
   if (bias_) args.emplace_back(bias_);
   NDArray y = call_op1(op_, args, attrs_);
-  if (!opt_.activation.empty()) y = call_op1("Activation", {y}, {{"act_type", opt_.activation}});
+  if (!opt_.activation.empty()) {
+    detail::ActivationScope scope(prefix(), opt_.activation);
+    y = call_op1("Activation", {y}, {{"act_type", opt_.activation}});
+  }
   return {y};
 }
 

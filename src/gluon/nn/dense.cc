@@ -1,5 +1,7 @@
 #include "braid/gluon/nn/dense.h"
 
+#include "layer_util.h"
+
 #include "braid/base/error.h"
 
 namespace braid::gluon::nn {
@@ -19,7 +21,10 @@ std::vector<NDArray> Dense::forward(const std::vector<NDArray>& inputs) {
                        {{"num_hidden", std::to_string(units_)},
                         {"no_bias", bias_ ? "False" : "True"},
                         {"flatten", opt_.flatten ? "True" : "False"}});
-  if (!opt_.activation.empty()) y = call_op1("Activation", {y}, {{"act_type", opt_.activation}});
+  if (!opt_.activation.empty()) {
+    detail::ActivationScope scope(prefix(), opt_.activation);
+    y = call_op1("Activation", {y}, {{"act_type", opt_.activation}});
+  }
   return {y};
 }
 

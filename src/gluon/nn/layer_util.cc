@@ -2,6 +2,7 @@
 
 #include "braid/base/error.h"
 #include "braid/op/registry.h"
+#include "gluon/graph_tracer.h"
 
 namespace braid::gluon::detail {
 
@@ -18,6 +19,17 @@ void check_op_attrs(const std::string& layer, const std::string& op, const op::A
   } catch (const Error& e) {
     throw Error(cat(layer, ": ", e.what()));
   }
+}
+
+ActivationScope::ActivationScope(const std::string& layer_prefix, const std::string& act_type) {
+  if (auto* t = GraphTracer::current()) {
+    t->push_scope(layer_prefix + act_type + "_");
+    pushed_ = true;
+  }
+}
+
+ActivationScope::~ActivationScope() {
+  if (pushed_) GraphTracer::current()->pop_scope();
 }
 
 }  // namespace braid::gluon::detail

@@ -15,4 +15,17 @@ std::string resolve_layout(const std::string& layout, int nd, const std::string&
 /// Parses `attrs` with operator `op`'s own checks; an error is re-thrown prefixed with `layer`.
 void check_op_attrs(const std::string& layer, const std::string& op, const op::AttrMap& attrs);
 
+/// While a graph is traced, names the operators of a layer's built-in activation as MXNet names
+/// its Activation child: "<layer prefix><act_type>_fwd" (dense0_relu_fwd).
+class ActivationScope {
+ public:
+  ActivationScope(const std::string& layer_prefix, const std::string& act_type);
+  ~ActivationScope();
+  ActivationScope(const ActivationScope&) = delete;
+  ActivationScope& operator=(const ActivationScope&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
 }  // namespace braid::gluon::detail
