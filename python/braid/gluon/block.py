@@ -284,6 +284,7 @@ def _load_parameters_kw(self, filename, ctx=None, allow_missing=False, ignore_ex
 
 
 _g.Block.__getattr__ = _getattr
+_g.Block.__setattr__ = _setattr  # a container's block attribute is a child (net.fc2 = nn.Dense(...))
 _g.Block.__call__ = _call_with_hooks
 _g.Block.register_forward_pre_hook = _register_forward_pre_hook
 _g.Block.register_forward_hook = _register_forward_hook
