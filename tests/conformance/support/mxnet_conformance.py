@@ -6,6 +6,7 @@ back the NumPy aliases (np.bool, np.int, ...) that NumPy 1.24 removed and MXNet 
 still use."""
 import json
 import os
+import resource
 
 import numpy as _np
 
@@ -18,6 +19,7 @@ _RESULTS = os.environ.get("CONFORMANCE_RESULTS")
 
 
 def _record(**entry):
+    entry["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # the interpreter's peak
     if _RESULTS:
         with open(_RESULTS, "a") as f:
             f.write(json.dumps(entry) + "\n")
