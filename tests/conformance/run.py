@@ -101,10 +101,10 @@ def run_file(args, name, skip):
             results = os.path.join(scratch, "results-%d.jsonl" % attempt)
             command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_conformance",
                        "-o", "console_output_style=classic", "--rootdir", scratch, os.path.join(args.tests, name)]
-            for test in deselected:
-                command += ["--deselect", os.path.join(args.tests, test)]
             with open(os.path.join(scratch, "log-%d.txt" % attempt), "w") as log:
-                process = subprocess.Popen(command, cwd=scratch, env=dict(env, CONFORMANCE_RESULTS=results),
+                deselect = "\n".join(test.split("::", 1)[1] for test in deselected)
+                process = subprocess.Popen(command, cwd=scratch,
+                                           env=dict(env, CONFORMANCE_RESULTS=results, CONFORMANCE_DESELECT=deselect),
                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
                 _live.add(process)
                 try:
