@@ -58,6 +58,9 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"where", {}, {Shape({3, 4}), Shape({3, 4}), Shape({3, 4})}, {}, {0}, [](auto& in) {
                  for (auto& v : in[0]) v = v > 0 ? 1.0 : 0.0;
                }});
+  // The log-probability of each draw (get_prob): d log p[c] / d p[c] = 1 / p[c] at the drawn c
+  // (the same draws at every call; the small step leaves them alone).
+  c.push_back({"_sample_multinomial", {{"shape", "(3,)"}, {"get_prob", "True"}}, {Shape({2, 4})}, {{0.2, 0.3}}});
   return c;
 }
 
