@@ -5,7 +5,8 @@ Each in-scope file (in_scope.txt) runs under pytest in an interpreter of its own
 folder; a test that crashes the interpreter or runs past --test-timeout is recorded as such and the
 file goes on without it. Prints a table per file and a closing ``N passed, M failed`` line.
 
-With --check, exits 1 when a test named in must_pass.txt did not pass (what `make test` runs).
+With --check, runs only the tests named in must_pass.txt and exits 1 when one did not pass (what
+`make test` runs).
 With --write-must-pass, rewrites must_pass.txt as the tests that passed in this run.
 Tests in not_applicable.txt (they need the internet or a GPU) are not run; the table counts them.
 Where the MXNet test folder is absent, says so and exits 0.
@@ -103,8 +104,12 @@ def run_file(args, name, skip):
                        "-o", "console_output_style=classic", "--rootdir", scratch, os.path.join(args.tests, name)]
             with open(os.path.join(scratch, "log-%d.txt" % attempt), "w") as log:
                 deselect = "\n".join(test.split("::", 1)[1] for test in deselected)
+                only = "\n".join(t.split("::", 1)[1] for t in args.only if t.startswith(name + "::"))
+                if args.only is not None and not only:
+                    break  # --check: nothing of this file must pass
                 process = subprocess.Popen(command, cwd=scratch,
-                                           env=dict(env, CONFORMANCE_RESULTS=results, CONFORMANCE_DESELECT=deselect),
+                                           env=dict(env, CONFORMANCE_RESULTS=results, CONFORMANCE_DESELECT=deselect,
+                                                    CONFORMANCE_ONLY=only),
                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
                 _live.add(process)
                 try:
@@ -172,7 +177,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="files run at once")
     parser.add_argument("--test-timeout", type=int, default=180, help="seconds one test may run")
     parser.add_argument("--seed", type=int, default=1, help="MXNET_TEST_SEED and MXNET_MODULE_SEED (-1: random)")
-    parser.add_argument("--check", action="store_true", help="exit 1 when a test of must_pass.txt did not pass")
+    parser.add_argument("--check", action="store_true",
+                        help="run only the tests of must_pass.txt; exit 1 when one did not pass")
     parser.add_argument("--write-must-pass", action="store_true", help="rewrite must_pass.txt from this run")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every test that did not pass")
     args = parser.parse_args()
@@ -187,6 +193,7 @@ def main():
     signal.signal(signal.SIGTERM, _kill_live)
     signal.signal(signal.SIGINT, _kill_live)
     files = args.files or read_list("in_scope.txt")
+    args.only = read_list("must_pass.txt") if args.check else None
     skip = not_applicable()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         runs = list(pool.map(lambda name: run_file(args, name, skip), files))

@@ -20,11 +20,17 @@ _RESULTS = os.environ.get("CONFORMANCE_RESULTS")
 _DESELECT = set(filter(None, os.environ.get("CONFORMANCE_DESELECT", "").split("\n")))
 
 
+# With the runner's --check, only these tests run (the must-pass list), by exact name.
+_ONLY = set(filter(None, os.environ.get("CONFORMANCE_ONLY", "").split("\n")))
+
+
 def pytest_collection_modifyitems(config, items):
-    kept = [item for item in items if item.name not in _DESELECT]
-    if len(kept) != len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item.name in _DESELECT])
-        items[:] = kept
+    def wanted(item):
+        return item.name not in _DESELECT and (not _ONLY or item.name in _ONLY)
+    dropped = [item for item in items if not wanted(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if wanted(item)]
 
 
 def _record(**entry):
