@@ -194,7 +194,7 @@ TEST_P(KVStoreTypes, LargePushPullIntoThePushedArraysThemselves) {
 INSTANTIATE_TEST_SUITE_P(OneMachine, KVStoreTypes, ::testing::Values("local", "device"));
 
 TEST(KVStoreCreate, UnknownTypesAreClearErrors) {
-  expect_error([] { create("lokal"); }, "unknown type 'lokal'; valid: local, device, dist_sync");
+  expect_error([] { create("lokal"); }, "unknown type 'lokal'; valid: local, device, local_update_cpu");
 }
 
 TEST(KVStoreCreate, DistributedTypesOutsideAJobSayWhatToSet) {

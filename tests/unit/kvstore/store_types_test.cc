@@ -22,9 +22,11 @@ TEST(StoreTypes, MxnetsTypesAndWhatEachIs) {
   };
   for (const Want& w :
        {Want{"local", false, false, true, false}, Want{"device", false, false, true, true},
-        Want{"dist", true, false, true, false}, Want{"dist_sync", true, false, true, false},
-        Want{"dist_async", true, true, true, false}, Want{"dist_sync_device", true, false, true, true},
-        Want{"dist_device_async", true, true, true, true}, Want{"horovod", true, false, false, false}}) {
+        Want{"local_update_cpu", false, false, true, false}, Want{"local_allreduce_cpu", false, false, true, false},
+        Want{"local_allreduce_device", false, false, true, true}, Want{"dist", true, false, true, false},
+        Want{"dist_sync", true, false, true, false}, Want{"dist_async", true, true, true, false},
+        Want{"dist_sync_device", true, false, true, true}, Want{"dist_device_async", true, true, true, true},
+        Want{"horovod", true, false, false, false}}) {
     const StoreType& t = store_type(w.name);
     EXPECT_EQ(t.name, w.name);
     EXPECT_EQ(t.distributed, w.distributed) << w.name;
@@ -36,7 +38,10 @@ TEST(StoreTypes, MxnetsTypesAndWhatEachIs) {
     store_type("nccl2");
     FAIL() << "an unknown type was found";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown type 'nccl2'; valid: local, device, dist_sync"), std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("unknown type 'nccl2'; valid: local, device, local_update_cpu, local_allreduce_cpu, "
+                                   "local_allreduce_device, dist_sync"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_THROW(create("nccl2"), Error);
