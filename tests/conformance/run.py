@@ -144,7 +144,12 @@ def run_file(args, name, skip):
 def wait_with_progress(process, results, test_timeout):
     """Waits for the process; kills it (and returns True) when one test runs past test_timeout."""
     last_change, last_size = time.monotonic(), -1
-    while process.poll() is None:
+    while True:
+        try:
+            process.wait(timeout=0.2)  # the state waited for: the interpreter has ended
+            return False
+        except subprocess.TimeoutExpired:
+            pass
         size = os.path.getsize(results) if os.path.exists(results) else 0
         if size != last_size:
             last_change, last_size = time.monotonic(), size
@@ -152,8 +157,6 @@ def wait_with_progress(process, results, test_timeout):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             return True
-        time.sleep(0.2)
-    return False
 
 
 def print_table(runs, skip):
