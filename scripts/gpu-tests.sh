@@ -2,45 +2,88 @@
 # Builds, packs and runs Braid's GPU tests (docs/gpu.md). Ends with "N passed, M failed".
 #
 #   scripts/gpu-tests.sh            on a GPU machine with Braid's build dependencies: build, run
-#   scripts/gpu-tests.sh pack       here (CUDA toolkit, no GPU needed): build the GPU test programs
-#                                   and the GPU bench, and pack them with every shared library they
-#                                   load (except the base system's) and Fashion-MNIST into
-#                                   .gpu-carry/ (git-ignored), compressed
+#   scripts/gpu-tests.sh pack [PARTS]   here (CUDA toolkit, no GPU needed): build and pack into
+#                                   .gpu-carry/ (git-ignored) the parts named (comma-separated,
+#                                   default all), each a file of its own:
+#                                     programs  the GPU test program and the GPU bench
+#                                     python    Debian's Python 3.11 with NumPy, SciPy, pytest and
+#                                               nose, Braid's Python package, MXNet's GPU tests
+#                                     data      Fashion-MNIST
+#                                   and libs.tar.xz: every shared library the packed parts load
+#                                   (except the base system's)
 #   scripts/gpu-tests.sh run        on a bare GPU machine (NVIDIA driver; cuBLAS and cuDNN from the
 #                                   CUDA toolkit or PyTorch's wheels), in a copy of the tree holding
-#                                   .gpu-carry/: unpack, run the tests, print the summary
+#                                   .gpu-carry/: unpack, run the C++ tests (with programs) and
+#                                   MXNet's GPU tests (with python), print the summaries
 #   scripts/gpu-tests.sh bench [ARGS]   there too: Braid against PyTorch on GPU 0
 #                                   (bench/train_vs_torch.py --device gpu ARGS)
 #
-# BUILD_DIR (default build) is the CMake build folder; GPU_TEST_FILTER is passed to gtest.
+# BUILD_DIR (default build) is the CMake build folder; GPU_TEST_FILTER is passed to gtest;
+# MXNET_GPU_BUDGET (seconds, default 300) bounds the MXNet test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
+carry=.gpu-carry
 programs=(tests/braid_gpu_tests bin/train_bench)
 base_system='/(libc|libm|libdl|librt|libpthread|ld-linux-x86-64|libstdc\+\+|libgcc_s)\.so'
+mxnet_tests=${MXNET_TESTS_DIR:-../shared/mxnet-1.9.1-tests}
 
-build_programs() {
-  [ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja
-  ninja -C "$build" braid_gpu_tests train_bench
+# Debian's Python with what MXNet's tests import, Braid's package, and the tests, under $1.
+stage_python() {
+  local stage=$1 packages=/usr/lib/python3/dist-packages
+  mkdir -p "$stage/python/bin" "$stage/python/lib/python3/dist-packages" "$stage/braid-build" "$stage/mxnet-tests"
+  cp /usr/bin/python3.11 "$stage/python/bin/python3"
+  tar -C /usr/lib -cf - --exclude=__pycache__ --exclude=test --exclude=tests --exclude=idlelib \
+    --exclude=tkinter --exclude=turtledemo --exclude=ensurepip --exclude=lib2to3 --exclude='config-3.11*' \
+    --exclude=pydoc_data python3.11 | tar -C "$stage/python/lib" -xf -
+  tar -C "$packages" -cf - --exclude=__pycache__ --exclude=tests --exclude=test numpy scipy _pytest pytest \
+    pluggy iniconfig packaging attr py py.py nose | tar -C "$stage/python/lib/python3/dist-packages" -xf -
+  tar -C "$build" -cf - --exclude=CMakeFiles --exclude=__pycache__ --exclude='*.cmake' python |
+    tar -C "$stage/braid-build" -xf -
+  strip --strip-unneeded "$stage"/braid-build/python/braid/_core*.so
+  cp -r "$mxnet_tests"/{gpu,unittest,LICENSE} "$stage/mxnet-tests/"
 }
 
 pack() {
+  local parts=${1:-programs,python,data}
+  [[ ,$parts, == *,python,* ]] && [ ! -d "$mxnet_tests/gpu" ] &&
+    { echo "pack: no MXNet tests at $mxnet_tests (set MXNET_TESTS_DIR)" >&2; exit 2; }
   build_programs
   grep -qx '/.gpu-carry/' .git/info/exclude 2>/dev/null || echo '/.gpu-carry/' >>.git/info/exclude
-  local stage
+  rm -rf "$carry" && mkdir "$carry"
+  local stage elves=()
   stage=$(mktemp -d)
-  mkdir -p "$stage/bin" "$stage/lib" "$stage/fashion-mnist"
-  for program in "${programs[@]}"; do
-    cp "$build/$program" "$stage/bin/" && strip --strip-unneeded "$stage/bin/$(basename "$program")"
-    ldd "$build/$program" | awk '/=> \// {print $3}' | grep -Ev "$base_system" | while read -r lib; do
-      cp -n "$(readlink -f "$lib")" "$stage/lib/$(basename "$lib")"
+  if [[ ,$parts, == *,programs,* ]]; then
+    mkdir -p "$stage/programs/bin"
+    for program in "${programs[@]}"; do
+      cp "$build/$program" "$stage/programs/bin/" && strip --strip-unneeded "$stage/programs/bin/${program##*/}"
+      elves+=("$build/$program")
     done
-  done
-  cp "${BRAID_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}"/*.gz "$stage/fashion-mnist/"
-  rm -rf .gpu-carry && mkdir .gpu-carry
-  XZ_OPT=-T0 tar -C "$stage" -cJf .gpu-carry/carry.tar.xz .
+    XZ_OPT=-T0 tar -C "$stage/programs" -cJf "$carry/programs.tar.xz" .
+  fi
+  if [[ ,$parts, == *,python,* ]]; then
+    stage_python "$stage/py"
+    mapfile -t -O "${#elves[@]}" elves < <(find "$stage/py" -name '*.so' -o -path '*/bin/python3')
+    XZ_OPT=-T0 tar -C "$stage/py" -cJf "$carry/python.tar.xz" .
+  fi
+  if [[ ,$parts, == *,data,* ]]; then
+    tar -C "${BRAID_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}" -cf "$carry/fashion-mnist.tar" .
+  fi
+  # Every shared library the packed ELF files load, under the name they ask for (libblas.so.3)
+  mkdir -p "$stage/libs/lib"
+  for file in "${elves[@]}"; do ldd "$file"; done | awk '/=> \// {print $1, $3}' | sort -u |
+    while read -r name path; do
+      [[ $path =~ $base_system ]] || cp -n "$(readlink -f "$path")" "$stage/libs/lib/$name"
+    done
+  XZ_OPT=-T0 tar -C "$stage/libs" -cJf "$carry/libs.tar.xz" .
   rm -rf "$stage"
-  du -sh .gpu-carry
+  ls -l "$carry"
+  du -ch "$carry"/* | tail -1
+}
+
+build_programs() {
+  [ -f "$build/build.ninja" ] || cmake -S . -B "$build" -G Ninja
+  ninja -C "$build" braid_gpu_tests train_bench braid_python
 }
 
 # cuBLAS and cuDNN are loaded on first use: from the toolkit, or the wheels PyTorch brings.
@@ -80,22 +123,45 @@ sys.exit(1 if failed else 0)
 PY
 }
 
-# Unpacks .gpu-carry into $dir (once) and points the loader and the tests at it.
+# Unpacks the parts of .gpu-carry present into $dir (once each) and points the loader at them.
 unpack() {
-  dir=.gpu-carry/unpacked
-  [ -d "$dir" ] || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-    .gpu-carry/carry.tar.xz "$dir"  # Python: the machine may lack xz
-  export LD_LIBRARY_PATH BRAID_FASHION_MNIST_DIR="$PWD/$dir/fashion-mnist"
+  dir=$carry/unpacked
+  mkdir -p "$dir"
+  local part
+  for part in "$carry"/*.tar*; do
+    [ -e "$dir/.${part##*/}" ] && continue
+    # Python's tarfile: the machine may lack xz
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$part" "$dir"
+    touch "$dir/.${part##*/}"
+  done
+  export LD_LIBRARY_PATH BRAID_FASHION_MNIST_DIR="$PWD/$dir"
   LD_LIBRARY_PATH=$(library_path "$PWD/$dir/lib")
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 }
 
+# MXNet's GPU tests (tests/conformance/gpu_in_scope.txt): Python $1, Braid's build $2, tests $3.
+run_mxnet_tests() {
+  local files
+  mapfile -t files < <(grep -v '^#' tests/conformance/gpu_in_scope.txt)
+  "$1" tests/conformance/run.py -v --build "$2" --tests "$3" --jobs "${MXNET_GPU_JOBS:-4}" \
+    --test-timeout 120 --budget "${MXNET_GPU_BUDGET:-300}" "${files[@]}"
+}
+
 case "${1:-local}" in
-  pack) pack ;;
+  pack) pack "${2:-}" ;;
   run)
     unpack
-    run_tests "$dir/bin/braid_gpu_tests" "$dir/gpu.xml"
-    summarize "$dir/gpu.xml"
+    status=0
+    if [ -x "$dir/bin/braid_gpu_tests" ]; then
+      run_tests "$dir/bin/braid_gpu_tests" "$dir/gpu.xml"
+      summary=$(summarize "$dir/gpu.xml") || status=1
+      echo "C++ GPU tests: $summary"
+    fi
+    if [ -x "$dir/python/bin/python3" ]; then
+      export PYTHONHOME="$PWD/$dir/python"
+      run_mxnet_tests "$dir/python/bin/python3" "$dir/braid-build" "$dir/mxnet-tests/gpu" || status=1
+    fi
+    exit $status
     ;;
   bench)
     unpack
@@ -104,11 +170,17 @@ case "${1:-local}" in
     ;;
   local)
     build_programs
-    LD_LIBRARY_PATH=$(library_path "$build/lib") run_tests "$build/tests/braid_gpu_tests" "$build/gpu.xml"
-    summarize "$build/gpu.xml"
+    export LD_LIBRARY_PATH
+    LD_LIBRARY_PATH=$(library_path "$build/lib")
+    run_tests "$build/tests/braid_gpu_tests" "$build/gpu.xml"
+    status=0
+    summary=$(summarize "$build/gpu.xml") || status=1
+    echo "C++ GPU tests: $summary"
+    run_mxnet_tests /usr/bin/python3 "$build" "$mxnet_tests/gpu" || status=1
+    exit $status
     ;;
   *)
-    echo "usage: scripts/gpu-tests.sh [pack|run|bench ARGS]" >&2
+    echo "usage: scripts/gpu-tests.sh [pack [programs,python,data]|run|bench ARGS]" >&2
     exit 2
     ;;
 esac

@@ -2,9 +2,9 @@
 the default context of new arrays on this thread."""
 import threading
 
-from ._core import Context, num_gpus
+from ._core import Context, gpu_memory_info, num_gpus
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "gpu_memory_info"]
 
 _state = threading.local()
 

@@ -2,6 +2,7 @@
 #include <pybind11/operators.h>
 
 #include "bindings.h"
+#include "braid/device/gpu.h"
 
 namespace braid::python {
 namespace {
@@ -52,6 +53,13 @@ void bind_context(py::module_& m) {
   m.attr("Context").attr("devtype2str") = devtype2str;
   m.attr("Context").attr("devstr2type") = devstr2type;
   m.def("num_gpus", &num_gpus);
+  m.def(
+      "gpu_memory_info",
+      [](int device_id) {
+        const auto info = gpu_runtime::memory_info(device_id);
+        return py::make_tuple(info.free, info.total);
+      },
+      py::arg("device_id") = 0, "(free, total) bytes of GPU device_id's memory");
 }
 
 }  // namespace braid::python

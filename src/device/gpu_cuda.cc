@@ -117,6 +117,15 @@ void* device_malloc(size_t bytes, int device) {
   return ptr;
 }
 
+MemoryInfo memory_info(int device) {
+  check_device(device, "cannot read the memory of");
+  std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());
+  check(cudaSetDevice(device), cat("cudaSetDevice(", device, ")"));
+  MemoryInfo info;
+  check(cudaMemGetInfo(&info.free, &info.total), cat("reading the memory of gpu(", device, ")"));
+  return info;
+}
+
 void device_free(void* ptr, int device) {
   std::lock_guard<std::recursive_mutex> no_capture(capture_mutex());  // cudaFree synchronizes
   if (cudaSetDevice(device) == cudaSuccess) cudaFree(ptr);

@@ -20,6 +20,9 @@ void* device_malloc(size_t bytes, int device) {
   throw Error(cat("cannot allocate ", bytes, " bytes on gpu(", device, "): ", unavailable_reason(), "; use cpu()"));
 }
 void device_free(void*, int) {}
+MemoryInfo memory_info(int device) {
+  throw Error(cat("cannot read the memory of gpu(", device, "): ", unavailable_reason()));
+}
 
 void* pinned_malloc(size_t bytes) { return std::aligned_alloc(64, bytes); }
 void pinned_free(void* ptr) { std::free(ptr); }

@@ -27,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_TESTS = os.path.join(os.path.dirname(REPO), "shared", "mxnet-1.9.1-tests", "unittest")
 PASSED, FAILED, ERROR, SKIPPED, CRASHED, HUNG = "passed", "failed", "error", "skipped", "crashed", "hung"
+CUT = "cut"  # running when --budget ran out: neither passed nor failed
 
 
 def read_list(name):
@@ -66,6 +67,7 @@ class FileRun:
         self.name = name
         self.outcomes = {}
         self.seconds = 0.0
+        self.cut_short = False  # --budget ran out before the file ended
 
     def count(self, outcome):
         return sum(1 for o, _ in self.outcomes.values() if o == outcome)
@@ -99,6 +101,9 @@ def run_file(args, name, skip):
         for attempt in range(50):
             if _stopping.is_set():
                 break
+            if args.deadline is not None and time.monotonic() > args.deadline:
+                run.cut_short = True
+                break
             results = os.path.join(scratch, "results-%d.jsonl" % attempt)
             command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mxnet_conformance",
                        "-o", "console_output_style=classic", "--rootdir", scratch, os.path.join(args.tests, name)]
@@ -113,7 +118,7 @@ def run_file(args, name, skip):
                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
                 _live.add(process)
                 try:
-                    stuck = wait_with_progress(process, results, args.test_timeout)
+                    stuck = wait_with_progress(process, results, args.test_timeout, args.deadline)
                 finally:
                     _live.discard(process)
             events = read_events(results)
@@ -129,6 +134,11 @@ def run_file(args, name, skip):
                     run.outcomes[test] = (event["event"], event.get("reason", ""))
                     if test == running:
                         running = None
+            if stuck == CUT:
+                run.cut_short = True
+                if running is not None:
+                    run.outcomes[running] = (CUT, "running when the time budget ran out")
+                break
             if running is None or process.returncode == 0:
                 if process.returncode not in (0, 1, 5) and not run.outcomes:
                     with open(os.path.join(scratch, "log-%d.txt" % attempt)) as log:
@@ -141,8 +151,9 @@ def run_file(args, name, skip):
     return run
 
 
-def wait_with_progress(process, results, test_timeout):
-    """Waits for the process; kills it (and returns True) when one test runs past test_timeout."""
+def wait_with_progress(process, results, test_timeout, deadline):
+    """Waits for the process; kills it when one test runs past test_timeout (returns True) or the
+    run's time budget ends (returns CUT)."""
     last_change, last_size = time.monotonic(), -1
     while True:
         try:
@@ -157,6 +168,10 @@ def wait_with_progress(process, results, test_timeout):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             return True
+        if deadline is not None and time.monotonic() > deadline:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return CUT
 
 
 def print_table(runs, skip):
@@ -183,10 +198,13 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="run only the tests of must_pass.txt; exit 1 when one did not pass")
     parser.add_argument("--write-must-pass", action="store_true", help="rewrite must_pass.txt from this run")
+    parser.add_argument("--budget", type=float, help="seconds the whole run may take: then the running tests are "
+                        "stopped, and the tests not yet run are reported as not reached")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every test that did not pass")
     args = parser.parse_args()
     args.tests = os.path.abspath(args.tests)
     args.build = os.path.abspath(args.build)
+    args.deadline = time.monotonic() + args.budget if args.budget else None
     if args.seed < 0:
         args.seed = None
     if not os.path.isdir(args.tests):
@@ -216,6 +234,9 @@ def main():
         len(passed), len(failing), 100.0 * len(passed) / max(1, len(passed) + len(failing)),
         len(passed) + len(failing), sum(r.count(SKIPPED) for r in runs),
         sum(1 for t in skip if t.split("::")[0] in files)))
+    cut = [run.name for run in runs if run.cut_short]
+    if cut:
+        print("the time budget (%.0f s) ran out: the rest of %s did not run" % (args.budget, ", ".join(cut)))
 
     if args.write_must_pass:
         kept = [t for t in read_list("must_pass.txt") if t.split("::")[0] not in files]

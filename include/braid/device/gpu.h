@@ -19,6 +19,12 @@ bool built_with_cuda();
 /// there is no such GPU or it is out of memory.
 void* device_malloc(size_t bytes, int device);
 void device_free(void* ptr, int device);
+/// Free and total memory of GPU `device`, in bytes (MXNet's gpu_memory_info); throws
+/// braid::Error when there is no such GPU.
+struct MemoryInfo {
+  size_t free = 0, total = 0;
+};
+MemoryInfo memory_info(int device);
 /// Page-locked host memory (cpu_pinned contexts) for fast copies; plain host memory when no GPU
 /// can be used, so that cpu_pinned works everywhere.
 void* pinned_malloc(size_t bytes);

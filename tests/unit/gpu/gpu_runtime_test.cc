@@ -32,6 +32,24 @@ TEST(GpuRuntime, WithoutAGpuArraysOnGpuFailWithTheReason) {
   EXPECT_NE(copy_err.find("gpu(1)"), std::string::npos) << copy_err;
 }
 
+TEST(GpuRuntime, MemoryInfoCountsAnAllocation) {
+  if (num_gpus() == 0) {
+    const std::string err = braid::test::error_message([] { gpu_runtime::memory_info(0); });
+    EXPECT_NE(err.find(gpu_runtime::unavailable_reason()), std::string::npos) << err;
+    return;
+  }
+  const auto before = gpu_runtime::memory_info(0);
+  EXPECT_GT(before.total, 0u);
+  EXPECT_LE(before.free, before.total);
+  const size_t bytes = size_t{256} << 20;
+  void* block = gpu_runtime::device_malloc(bytes, 0);
+  const auto after = gpu_runtime::memory_info(0);
+  gpu_runtime::device_free(block, 0);
+  EXPECT_EQ(after.total, before.total);
+  EXPECT_GE(before.free - after.free, bytes);
+  EXPECT_NE(braid::test::error_message([] { gpu_runtime::memory_info(num_gpus()); }).find("gpu("), std::string::npos);
+}
+
 TEST(GpuRuntime, PinnedHostMemoryWorksWithOrWithoutAGpu) {
   NDArray a = nd::arange(0, 6).reshape({2, 3}).copyto(cpu_pinned(0));
   NDArray b = a * 2.0 + 1.0;
