@@ -109,6 +109,7 @@ void bind_gluon_loss(py::module_& m) {
       .def("allreduce_grads", &gluon::Trainer::allreduce_grads, py::call_guard<py::gil_scoped_release>())
       .def("update", &gluon::Trainer::update, py::arg("batch_size"), py::arg("ignore_stale_grad") = false,
            py::call_guard<py::gil_scoped_release>())
+      .def_property("_scale", &gluon::Trainer::scale, &gluon::Trainer::set_scale)
       .def_property_readonly("learning_rate", &gluon::Trainer::learning_rate)
       .def("set_learning_rate", &gluon::Trainer::set_learning_rate)
       .def_property_readonly(

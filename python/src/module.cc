@@ -33,4 +33,5 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_runtime(m);
   braid::python::bind_profiler(m);
   braid::python::bind_random(m);
+  braid::python::bind_amp(m);
 }

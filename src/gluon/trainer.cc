@@ -149,11 +149,19 @@ void Trainer::update(int64_t batch_size, bool ignore_stale_grad) {
               "create the Trainer with update_on_kvstore=false, or call step()");
   autograd::PauseScope pause;
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  // Every copy got the same (summed) gradient: update the first and copy it to the others. All
+  // at once, so that the optimizer can update many weights in one operation.
+  std::vector<int> indices;
+  std::vector<NDArray> weights, grads;
   for (size_t i = 0; i < params_.size(); ++i) {
     if (!fresh(i, ignore_stale_grad)) continue;
-    auto data = params_[i]->list_data();
-    // Every copy got the same (summed) gradient: update the first and copy it to the others.
-    optimizer_->update(static_cast<int>(i), data[0], params_[i]->list_grad()[0]);
+    indices.push_back(static_cast<int>(i));
+    weights.push_back(params_[i]->list_data()[0]);
+    grads.push_back(params_[i]->list_grad()[0]);
+  }
+  optimizer_->update(indices, weights, grads);
+  for (int i : indices) {
+    auto data = params_[static_cast<size_t>(i)]->list_data();
     for (size_t c = 1; c < data.size(); ++c) data[0].copyto(data[c]);
     for (const auto& d : data) autograd::set_fresh_grad(d, false);
   }

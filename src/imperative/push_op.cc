@@ -25,7 +25,7 @@ Kernel forward_kernel(const op::OpDef& def, const std::any& param, bool training
   k.name = def.name.c_str();
   std::vector<bool> written(inputs.size(), false);
   for (size_t i = nargs; i < inputs.size(); ++i) written[i] = def.mutates_aux && training;
-  for (int i : def.mutate_inputs) written[static_cast<size_t>(i)] = true;
+  for (int i : def.mutate_inputs(param)) written[static_cast<size_t>(i)] = true;
   for (size_t i = 0; i < inputs.size(); ++i) (written[i] ? k.writes : k.reads).push_back(inputs[i].var());
   for (const auto& o : outputs) k.writes.push_back(o.var());
   std::mt19937_64* rng = nullptr;

@@ -2,6 +2,7 @@
 
 #include "braid/base/dim_math.h"
 #include "braid/base/error.h"
+#include "braid/ndarray/amp.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
 #include "imperative/push_op.h"
@@ -26,15 +27,20 @@ PriorityScope::~PriorityScope() { imperative::set_priority(saved_); }
 
 namespace {
 
-std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>& inputs, const op::AttrMap& attrs,
+std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>& given, const op::AttrMap& attrs,
                          const std::vector<NDArray>& out, bool all_outputs) {
   const op::OpDef& def = op::Registry::get().find(op_name);
   std::any param = def.parse(attrs);
   std::vector<std::string> arg_names = def.list_arguments(param);
   std::vector<std::string> aux_names = def.list_aux(param);
   size_t nargs = arg_names.size(), naux = aux_names.size();
-  BRAID_CHECK(inputs.size() == nargs + naux, "operator ", def.name, " takes ", nargs + naux, " inputs (",
-              arg_list(arg_names), naux ? ", " : "", arg_list(aux_names), ") but got ", inputs.size());
+  BRAID_CHECK(given.size() == nargs + naux, "operator ", def.name, " takes ", nargs + naux, " inputs (",
+              arg_list(arg_names), naux ? ", " : "", arg_list(aux_names), ") but got ", given.size());
+  // Mixed precision: the inputs cast as the op's AMP category asks (braid/ndarray/amp.h).
+  std::vector<NDArray> cast;
+  const bool amp_on = amp::active();
+  if (amp_on) cast = amp::cast_inputs(def, attrs, given, nargs);
+  const std::vector<NDArray>& inputs = amp_on ? cast : given;
 
   Context ctx = cpu();
   if (!inputs.empty()) {

@@ -1,9 +1,13 @@
 #include "register_all.h"
 
+#include "op/common/float16_compute.h"
+
 namespace braid::op::detail {
 
 void register_all_ops(Registry& r) {
   register_init_ops(r);
+  register_amp_cast_ops(r);
+  register_all_finite_ops(r);
   register_elemwise_unary_ops(r);
   register_random_ops(r);
   register_elemwise_binary_ops(r);
@@ -16,6 +20,7 @@ void register_all_ops(Registry& r) {
   register_nn_conv_ops(r);
   register_nn_ops(r);
   register_optimizer_ops(r);
+  register_multi_update_ops(r);
   register_image_ops(r);
   register_zero_grad_ops(r);
   register_batch_take_ops(r);
@@ -46,7 +51,9 @@ void register_all_ops(Registry& r) {
   register_optimizer_gpu_kernels(r);
   register_random_gpu_kernels(r);
   register_ordering_gpu_kernels(r);
+  register_all_finite_gpu_kernels(r);
 #endif
+  compute_16bit_in_float32(r);  // after every kernel is registered
 }
 
 }  // namespace braid::op::detail

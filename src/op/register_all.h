@@ -19,6 +19,9 @@ void register_random_ops(Registry& r);           // src/op/tensor/random.cc
 void register_nn_conv_ops(Registry& r);          // src/op/nn/nn_conv.cc
 void register_nn_ops(Registry& r);               // src/op/nn/register_nn.cc
 void register_optimizer_ops(Registry& r);        // src/op/optimizer/optimizer_ops.cc
+void register_multi_update_ops(Registry& r);     // src/op/optimizer/multi_update_op.cc
+void register_amp_cast_ops(Registry& r);         // src/op/tensor/amp_cast.cc (after register_init_ops)
+void register_all_finite_ops(Registry& r);       // src/op/tensor/all_finite.cc
 void register_image_ops(Registry& r);            // src/op/image/image_tensor.cc (+ image_geometry.cc)
 void register_zero_grad_ops(Registry& r);        // src/op/tensor/zero_grad.cc (BlockGrad, zeros_like)
 void register_batch_take_ops(Registry& r);       // src/op/tensor/batch_take.cc
@@ -48,6 +51,7 @@ void register_indexing_gpu_kernels(Registry& r);         // src/op/tensor/indexi
 void register_broadcast_gpu_kernels(Registry& r);        // src/op/tensor/broadcast_ops.cu
 void register_elemwise_scalar_gpu_kernels(Registry& r);  // src/op/tensor/elemwise_scalar.cu
 void register_optimizer_gpu_kernels(Registry& r);        // src/op/optimizer/optimizer_ops.cu
+void register_all_finite_gpu_kernels(Registry& r);       // src/op/tensor/all_finite.cu
 void register_random_gpu_kernels(Registry& r);           // src/op/tensor/random.cu
 void register_ordering_gpu_kernels(Registry& r);         // src/op/tensor/ordering.cu
 

@@ -2,6 +2,9 @@
 // the update itself (state creation, multi-precision, one fused operator).
 #include "braid/optim/optimizer.h"
 
+#include <iostream>
+
+#include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/base/suggest.h"
 #include "braid/ndarray/creation.h"
@@ -18,6 +21,13 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 // MXNet's set_wd_mult: with names known, only *_weight and *_gamma decay by default.
 double default_wd_mult(const std::string& name) {
   return ends_with(name, "_weight") || ends_with(name, "_gamma") ? 1.0 : 0.0;
+}
+
+// "(0.1, 0.05)": a tuple attribute.
+std::string format_tuple(const std::vector<double>& values) {
+  std::string out = "(";
+  for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + op::format_number(values[i]);
+  return out + ")";
 }
 
 }  // namespace
@@ -150,8 +160,12 @@ std::vector<NDArray> Optimizer::create_state(int, const NDArray& weight) const {
   return out;
 }
 
+bool Optimizer::uses_master_copy(const NDArray& weight) const {
+  return multi_precision_ && weight.dtype() == DType::Float16;
+}
+
 Optimizer::State& Optimizer::state_for(int index, const NDArray& weight) {
-  const bool mp = weight.dtype() == DType::Float16;
+  const bool mp = uses_master_copy(weight);
   auto it = states_.find(index);
   if (it == states_.end()) {
     State st;
@@ -197,36 +211,94 @@ void Optimizer::step(const UpdateStep&) {
   throw Error(cat("optimizer ", name_, " implements neither fused_op nor step; override one of them"));
 }
 
-void Optimizer::update(int index, NDArray weight, const NDArray& grad) {
+UpdateStep Optimizer::begin_update(int index, const NDArray& weight, const NDArray& grad) {
   BRAID_CHECK(!weight.is_none() && !grad.is_none(), "optimizer ", name_, ": index ", index,
               " was given a None weight or gradient");
   BRAID_CHECK(weight.shape() == grad.shape(), "optimizer ", name_, ": weight ", index, " has shape ", weight.shape(),
               " but its gradient ", grad.shape());
-  const bool mp = weight.dtype() == DType::Float16;
-  BRAID_CHECK(!mp || multi_precision_, "optimizer ", name_, ": weight ", index, " is float16; ",
-              "create the optimizer with multi_precision=True so that the update runs on a float32 "
-              "master copy");
+  if (weight.dtype() == DType::Float16 && !multi_precision_ && !warned_float16_) {
+    warned_float16_ = true;  // MXNet's warning: the update still runs, in float16
+    std::cerr << "optimizer " << name_ << ": accumulating with float16 in the optimizer can lead to poor accuracy "
+              << "or slow convergence; consider multi_precision=True\n";
+  }
   State& st = state_for(index, weight);
   UpdateStep s{index, weight, grad, st.arrays, st.weight32, 0, 0, 0};
   s.t = count_update(index);
   s.lr = get_lr(index);
   s.wd = get_wd(index);
+  return s;
+}
+
+void Optimizer::apply(const UpdateStep& s) {
+  const bool mp = uses_master_copy(s.weight);
   std::string op = fused_op(mp);
   if (!op.empty()) {
-    std::vector<NDArray> inputs{weight, grad};
-    inputs.insert(inputs.end(), st.arrays.begin(), st.arrays.end());
-    if (mp) inputs.push_back(st.weight32);
-    nd::invoke(op, inputs, fused_attrs(s), {weight});
+    std::vector<NDArray> inputs{s.weight, s.grad};
+    inputs.insert(inputs.end(), s.states.begin(), s.states.end());
+    if (mp) inputs.push_back(s.weight32);
+    nd::invoke(op, inputs, fused_attrs(s), {s.weight});
   } else if (mp) {
     UpdateStep m = s;
-    m.weight = st.weight32;
-    m.grad = grad.astype(DType::Float32);
+    m.weight = s.weight32;
+    m.grad = s.grad.astype(DType::Float32);
     m.weight32 = NDArray();
     step(m);
-    st.weight32.copyto(weight);
+    s.weight32.copyto(s.weight);
   } else {
     step(s);
   }
+}
+
+void Optimizer::update(int index, NDArray weight, const NDArray& grad) { apply(begin_update(index, weight, grad)); }
+
+int Optimizer::aggregation_size() {
+  return static_cast<int>(std::max(1LL, env_int({"MXNET_OPTIMIZER_AGGREGATION_SIZE"}, 60)));
+}
+
+void Optimizer::apply_aggregated(const std::vector<UpdateStep>& steps) {
+  if (steps.size() == 1) return apply(steps[0]);
+  const bool mp = uses_master_copy(steps[0].weight);
+  op::AttrMap attrs = fused_attrs(steps[0]);
+  attrs.erase("lr");
+  attrs.erase("wd");
+  std::vector<double> lrs, wds;
+  std::vector<NDArray> inputs, outputs;
+  for (const UpdateStep& s : steps) {
+    lrs.push_back(s.lr);
+    wds.push_back(s.wd);
+    inputs.push_back(s.weight);
+    inputs.push_back(s.grad);
+    inputs.insert(inputs.end(), s.states.begin(), s.states.end());
+    if (mp) inputs.push_back(s.weight32);
+    outputs.push_back(s.weight);
+  }
+  attrs["lrs"] = format_tuple(lrs);
+  attrs["wds"] = format_tuple(wds);
+  attrs["num_weights"] = std::to_string(steps.size());
+  nd::invoke(aggregated_op(mp), inputs, attrs, outputs);
+}
+
+void Optimizer::update(const std::vector<int>& indices, const std::vector<NDArray>& weights,
+                       const std::vector<NDArray>& grads) {
+  BRAID_CHECK(indices.size() == weights.size() && weights.size() == grads.size(), "optimizer ", name_, ": ",
+              indices.size(), " indices, ", weights.size(), " weights and ", grads.size(),
+              " gradients; give one weight and one gradient per index");
+  const size_t most = static_cast<size_t>(aggregation_size());
+  std::vector<UpdateStep> batch;  // of one context and dtype
+  for (size_t i = 0; i < indices.size(); ++i) {
+    UpdateStep s = begin_update(indices[i], weights[i], grads[i]);
+    if (aggregated_op(uses_master_copy(s.weight)).empty()) {
+      apply(s);
+      continue;
+    }
+    if (!batch.empty() && (batch.size() == most || batch[0].weight.ctx() != s.weight.ctx() ||
+                           batch[0].weight.dtype() != s.weight.dtype())) {
+      apply_aggregated(batch);
+      batch.clear();
+    }
+    batch.push_back(std::move(s));
+  }
+  if (!batch.empty()) apply_aggregated(batch);
 }
 
 }  // namespace braid::optim

@@ -54,6 +54,10 @@ class Trainer {
   /// gradient no backward wrote since the last step are skipped instead of being an error.
   void step(int64_t batch_size, bool ignore_stale_grad = false);
   virtual ~Trainer() = default;
+  /// The scale of the gradients before the division by the batch size (MXNet's Trainer._scale;
+  /// mixed precision's loss scaling divides it by the loss scale).
+  double scale() const { return scale_; }
+  void set_scale(double scale) { scale_ = scale; }
   /// Sums each parameter's gradients over its contexts (into every context's buffer). Not with
   /// update_on_kvstore (as MXNet): use step().
   virtual void allreduce_grads();

@@ -109,8 +109,9 @@ struct OpDef {
   /// MXNet's FMutateInputs, used by the optimizer updates for their states (sgd_mom_update's
   /// `mom`, adam_update's `mean` and `var`). They stay arguments, as in MXNet, rather than aux
   /// states, because mutates_aux writes only in training and aux states are a different list.
-  /// The imperative path pushes them as engine writes; such ops have no gradient.
-  std::vector<int> mutate_inputs;
+  /// The imperative path pushes them as engine writes; such ops have no gradient. A function of
+  /// the param: the multi-weight updates mutate one state per weight.
+  std::function<std::vector<int>(const std::any&)> mutate_inputs = [](const std::any&) { return std::vector<int>{}; };
   /// The attribute giving the number of inputs of a variadic op ("num_args" for concat): a
   /// symbolic call fills it in from the number of inputs given (MXNet's key_var_num_args).
   std::string key_var_num_args;

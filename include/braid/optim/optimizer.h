@@ -87,9 +87,17 @@ class Optimizer {
 
   // --- updates
   /// Updates `weight` in place from `grad` (same shape and context). The state of `index` is
-  /// created on first use. A float16 weight needs multi_precision: the update then runs on a
-  /// float32 master copy kept in the state and writes the weight rounded from it.
+  /// created on first use. With multi_precision, a float16 weight is updated on a float32 master
+  /// copy kept in the state and written rounded from it; without, in float16 (as MXNet, which
+  /// warns: small steps are lost to rounding).
   void update(int index, NDArray weight, const NDArray& grad);
+  /// Updates several indices, as update() on each in turn does. Where the optimizer has a
+  /// multi-weight operator (SGD: MXNet's multi_sgd_mom_update), weights of one context and dtype
+  /// are updated by one operation, up to aggregation_size() at a time.
+  void update(const std::vector<int>& indices, const std::vector<NDArray>& weights, const std::vector<NDArray>& grads);
+  /// How many weights one multi-weight update takes: MXNET_OPTIMIZER_AGGREGATION_SIZE, else 60
+  /// (MXNet's largest; its default is 4). The results do not depend on it.
+  static int aggregation_size();
   bool has_state(int index) const { return states_.count(index) > 0; }
   /// The state arrays of `index` (state_names() order); throws if it has none yet.
   const std::vector<NDArray>& state(int index) const;
@@ -130,6 +138,10 @@ class Optimizer {
   virtual std::string fused_op(bool multi_precision) const { return {}; }
   /// Its attributes for this step.
   virtual op::AttrMap fused_attrs(const UpdateStep& s) const { return {}; }
+  /// The operator doing fused_op's update for several weights at once (inputs: per weight
+  /// weight_i, grad_i, states, weight32_i; attributes fused_attrs' but lr and wd, plus lrs, wds
+  /// and num_weights); "" where there is none.
+  virtual std::string aggregated_op(bool multi_precision) const { return {}; }
   /// The update of optimizers without a fused operator (user ones): changes s.weight and
   /// s.states in place. With multi_precision, s.weight is the float32 master copy and s.grad a
   /// float32 copy; the weight is written from the master copy afterwards.
@@ -155,7 +167,16 @@ class Optimizer {
   };
   /// The field of `key`; throws naming the valid keys.
   std::map<std::string, Field>::const_iterator find_field(const std::string& key) const;
+  /// Whether the update of `weight` runs on a float32 master copy (multi_precision, float16).
+  bool uses_master_copy(const NDArray& weight) const;
   State& state_for(int index, const NDArray& weight);
+  /// Checks the arguments, creates the state on first use, counts the update and works out
+  /// the learning rate and weight decay.
+  UpdateStep begin_update(int index, const NDArray& weight, const NDArray& grad);
+  /// Runs one prepared update.
+  void apply(const UpdateStep& s);
+  /// Runs prepared updates of one context and dtype through aggregated_op.
+  void apply_aggregated(const std::vector<UpdateStep>& steps);
   int count_update(int index);
 
   std::string name_;
@@ -167,6 +188,7 @@ class Optimizer {
   int num_update_ = 0;
   std::map<int, int> update_counts_;
   std::map<int, State> states_;
+  bool warned_float16_ = false;
 };
 
 /// Makes a new optimizer of type `name` (case-insensitive: "sgd", "Adam") with hyper-parameters

@@ -28,6 +28,10 @@ class SGD : public MomentumSGD {
  public:
   SGD();
 
+ protected:
+  /// multi_sgd_update, multi_sgd_mom_update and their multi_mp_ twins.
+  std::string aggregated_op(bool multi_precision) const override { return "multi_" + fused_op(multi_precision); }
+
  private:
   bool lazy_update_ = true;
 };

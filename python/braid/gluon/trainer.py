@@ -45,6 +45,23 @@ class Trainer(_g.Trainer):
         for p in params.values():
             p._set_trainer(self)
 
+    def step(self, batch_size, ignore_stale_grad=False):
+        """allreduce_grads() then update(batch_size); skipped when mixed precision's loss scaler
+        (mx.contrib.amp.init_trainer) finds an overflowed gradient."""
+        if self._amp_overflowed():
+            return
+        _g.Trainer.step(self, batch_size, ignore_stale_grad)
+
+    def update(self, batch_size, ignore_stale_grad=False):
+        """The optimizer's update of every parameter (skipped on an AMP overflow, as step)."""
+        if self._amp_overflowed():
+            return
+        _g.Trainer.update(self, batch_size, ignore_stale_grad)
+
+    def _amp_overflowed(self):
+        scaler = getattr(self, "_amp_loss_scaler", None)
+        return scaler is not None and scaler.has_overflow(self._params)
+
     @property
     def _optimizer(self):
         return self.optimizer

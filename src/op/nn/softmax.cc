@@ -20,8 +20,9 @@ std::function<std::any(const AttrMap&)> parser(const std::string& op, bool log, 
     p.spec.negate = negate;
     if (auto t = rd.get_optional<std::string>("dtype")) {
       p.dtype = dtype_from_name(*t);
-      BRAID_CHECK(*p.dtype == DType::Float32 || *p.dtype == DType::Float64, "operator ", op, ": dtype ", *t,
-                  " is not supported; use float32 or float64 (and astype afterwards)");
+      BRAID_CHECK(*p.dtype == DType::Float32 || *p.dtype == DType::Float64 || *p.dtype == DType::Float16 ||
+                      *p.dtype == DType::BFloat16,
+                  "operator ", op, ": dtype ", *t, " is not supported; use a floating type");
     }
     p.use_length = rd.get_optional<bool>("use_length").value_or(false);
     rd.finish();

@@ -1,9 +1,11 @@
-// CUDA kernels of the fused optimizer updates (update_op_list.h), one thread per element running
+// CUDA kernels of the fused optimizer updates (update_op_list.h) and of their multi-weight
+// forms (multi_update_op.h), one thread per element running
 // the rule of update_rules.h, as the CPU's update_elements does: weight and grad float32 or
 // float64 computed in their own type; the mp_ twins also float16 weights, computed in float32
 // against the master copy weight32. The states (and weight32) are updated in place.
 #include <utility>
 
+#include "multi_update_op.h"
 #include "op/common/cuda_dtype.cuh"
 #include "op/common/cuda_launch.cuh"
 #include "op/op_util.h"
@@ -55,31 +57,43 @@ void run_update_gpu(const UpdateParam& p, const ForwardArgs& a, bool mp) {
       static_cast<W*>(a.outputs[0].dptr), s, master);
 }
 
+// One update (inputs weight, grad, states[, weight32]) queued on the stream, in the CPU kernel's
+// compute type (update_op.h).
+template <class Rule>
+void update_on_gpu(const UpdateParam& p, const ForwardArgs& a, bool mp, const std::string& name) {
+  switch (a.inputs[0].dtype) {
+    case DType::Float32:
+      return run_update_gpu<Rule, float, float>(p, a, mp);
+    case DType::Float64:
+      return mp ? run_update_gpu<Rule, double, float>(p, a, true) : run_update_gpu<Rule, double, double>(p, a, false);
+    case DType::Float16:
+      if (mp) return run_update_gpu<Rule, __half, float>(p, a, true);
+      break;
+    default:
+      break;
+  }
+  throw_unsupported_dtype(a.inputs[0].dtype, name.c_str());
+}
+
 template <class Rule>
 ForwardKernel update_forward(const std::string& name, bool mp) {
   return [name, mp](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     if (a.req[0] == OpReq::Null) return;
-    const UpdateParam& p = param<UpdateParam>(pa);
-    switch (a.inputs[0].dtype) {  // the CPU kernel's choices (update_op.h)
-      case DType::Float32:
-        run_update_gpu<Rule, float, float>(p, a, mp);
-        break;
-      case DType::Float64:
-        if (mp)
-          run_update_gpu<Rule, double, float>(p, a, true);
-        else
-          run_update_gpu<Rule, double, double>(p, a, false);
-        break;
-      case DType::Float16:
-        if (mp) {
-          run_update_gpu<Rule, __half, float>(p, a, true);
-          break;
-        }
-        [[fallthrough]];
-      default:
-        throw_unsupported_dtype(a.inputs[0].dtype, name.c_str());
-    }
+    update_on_gpu<Rule>(param<UpdateParam>(pa), a, mp, name);
     cuda::finish(name.c_str());
+  };
+}
+
+// The multi-weight updates (multi_update_op.h): one engine operation, a launch per weight.
+template <class Rule>
+ForwardKernel multi_update_forward(const MultiUpdateSpec& spec) {
+  const size_t group = 2 + spec.single.states.size() + (spec.multi_precision ? 1 : 0);
+  return [spec, group](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const auto& p = param<MultiUpdateParam>(pa);
+    for (size_t i = 0; i < a.outputs.size(); ++i)
+      if (a.req[i] != OpReq::Null)
+        update_on_gpu<Rule>(p.of(i), single_update_args(a, group, i), spec.multi_precision, spec.name);
+    cuda::finish(spec.name.c_str());
   };
 }
 
@@ -90,6 +104,9 @@ void register_optimizer_gpu_kernels(Registry& r) {
     using Rule = decltype(rule);
     r.at(spec.name).gpu.forward = update_forward<Rule>(spec.name, false);
     if (!spec.mp_name.empty()) r.at(spec.mp_name).gpu.forward = update_forward<Rule>(spec.mp_name, true);
+  });
+  for_each_multi_update_op([&r](auto rule, const MultiUpdateSpec& spec) {
+    r.at(spec.name).gpu.forward = multi_update_forward<decltype(rule)>(spec);
   });
 }
 

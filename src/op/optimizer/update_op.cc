@@ -5,17 +5,17 @@ namespace {
 
 bool is_real(DType t) { return t == DType::Float32 || t == DType::Float64; }
 
-// weight, grad and out share one dtype; the plain op computes in it (float32/float64), the
-// multi-precision twin also takes float16 and keeps its states and weight32 in float32.
+}  // namespace
+
 void infer_update_type(const UpdateOpSpec& spec, bool mp, const std::string& name, std::vector<DType>& in,
                        std::vector<DType>& out) {
   if (!mp) {
     std::vector<DType> aux;
     infer_same_type(name, in, out, aux);
-    BRAID_CHECK(
-        in[0] == kDTypeUnknown || is_real(in[0]), "operator ", name, ": weight is ", dtype_name(in[0]),
-        "; it updates float32 or float64 weights",
-        spec.mp_name.empty() ? "" : cat(" (float16 weights: ", spec.mp_name, " with a float32 master copy weight32)"));
+    // 16-bit weights (and states) are updated through float32 copies (float16_compute.h), as
+    // MXNet's kernels widen them; the mp_ twin keeps a float32 master copy instead.
+    BRAID_CHECK(in[0] == kDTypeUnknown || is_real(in[0]) || in[0] == DType::Float16 || in[0] == DType::BFloat16,
+                "operator ", name, ": weight is ", dtype_name(in[0]), "; it updates floating-point weights");
     return;
   }
   std::vector<DType> visible{in[0], in[1]}, aux;
@@ -31,8 +31,6 @@ void infer_update_type(const UpdateOpSpec& spec, bool mp, const std::string& nam
   }
 }
 
-}  // namespace
-
 OpDef update_op_def(const UpdateOpSpec& spec, bool mp) {
   OpDef d;
   d.name = mp ? spec.mp_name : spec.name;
@@ -46,7 +44,9 @@ OpDef update_op_def(const UpdateOpSpec& spec, bool mp) {
   std::vector<std::string> arguments{"weight", "grad"};
   arguments.insert(arguments.end(), spec.states.begin(), spec.states.end());
   if (mp) arguments.push_back("weight32");
-  for (size_t i = 2; i < arguments.size(); ++i) d.mutate_inputs.push_back(static_cast<int>(i));
+  std::vector<int> mutated;
+  for (size_t i = 2; i < arguments.size(); ++i) mutated.push_back(static_cast<int>(i));
+  d.mutate_inputs = [mutated](const std::any&) { return mutated; };
   d.list_arguments = args(arguments);
   d.infer_shape = [name = d.name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out,
                                   std::vector<Shape>&) { return infer_same_shape(name, in, out); };

@@ -61,6 +61,29 @@ void run_update(const UpdateParam& p, const ForwardArgs& a, bool mp) {
 /// The parts every update op shares; `forward` is the rule-specific piece.
 OpDef update_op_def(const UpdateOpSpec& spec, bool mp);
 
+/// weight, grad and out share one dtype; the plain op computes in it (float32/float64), the
+/// multi-precision twin also takes float16 and keeps its states and weight32 in float32.
+void infer_update_type(const UpdateOpSpec& spec, bool mp, const std::string& name, std::vector<DType>& in,
+                       std::vector<DType>& out);
+
+/// One update on the CPU (inputs weight, grad, states[, weight32]; output the new weight), in
+/// the compute type the weight's dtype asks for.
+template <class Rule>
+void update_on_cpu(const UpdateParam& p, const ForwardArgs& a, bool mp, const std::string& name) {
+  switch (a.inputs[0].dtype) {
+    case DType::Float32:
+      return mp ? run_update<Rule, float, float>(p, a, true) : run_update<Rule, float, float>(p, a, false);
+    case DType::Float64:
+      return mp ? run_update<Rule, double, float>(p, a, true) : run_update<Rule, double, double>(p, a, false);
+    case DType::Float16:
+      if (mp) return run_update<Rule, half_t, float>(p, a, true);
+      break;
+    default:
+      break;
+  }
+  throw_unsupported_dtype(a.inputs[0].dtype, name.c_str());
+}
+
 /// Registers spec.name and, when spec.mp_name is set, its multi-precision twin.
 template <class Rule>
 void add_update_ops(Registry& r, const UpdateOpSpec& spec) {
@@ -68,20 +91,7 @@ void add_update_ops(Registry& r, const UpdateOpSpec& spec) {
     if (mp && spec.mp_name.empty()) continue;
     OpDef d = update_op_def(spec, mp);
     d.cpu.forward = [name = d.name, mp](const OpContext&, const std::any& pa, const ForwardArgs& a) {
-      if (a.req[0] == OpReq::Null) return;
-      const UpdateParam& p = param<UpdateParam>(pa);
-      switch (a.inputs[0].dtype) {
-        case DType::Float32:
-          return mp ? run_update<Rule, float, float>(p, a, true) : run_update<Rule, float, float>(p, a, false);
-        case DType::Float64:
-          return mp ? run_update<Rule, double, float>(p, a, true) : run_update<Rule, double, double>(p, a, false);
-        case DType::Float16:
-          if (mp) return run_update<Rule, half_t, float>(p, a, true);
-          break;
-        default:
-          break;
-      }
-      throw_unsupported_dtype(a.inputs[0].dtype, name.c_str());
+      if (a.req[0] != OpReq::Null) update_on_cpu<Rule>(param<UpdateParam>(pa), a, mp, name);
     };
     r.add(std::move(d));
   }

@@ -2,10 +2,12 @@
 // (every dtype), _copyto (alias _copy, identity) and Cast between any two dtypes, forward and backward.
 #include <optional>
 
+#include "amp_cast.h"
 #include "braid/base/convert.h"
 #include "init_param.h"
 #include "op/common/cuda_dtype.cuh"
 #include "op/common/cuda_launch.cuh"
+#include "op/common/float16_compute.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
@@ -90,6 +92,8 @@ bool on_device(const void* p) {
   return cudaPointerGetAttributes(&attrs, p) == cudaSuccess && attrs.type == cudaMemoryTypeDevice;
 }
 
+}  // namespace
+
 // A symbolic executor copying a value between a CPU and a GPU context runs _copyto on the GPU
 // with one side in host memory: a plain copy handles it (cudaMemcpyDefault), a conversion not.
 void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
@@ -113,6 +117,8 @@ void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
   }
   cuda::finish(op);
 }
+
+namespace {
 
 // d += g, g converted to d's dtype first as the CPU does (16-bit floats added through float).
 template <class S, class D>
@@ -157,6 +163,8 @@ void register_init_gpu_kernels(Registry& r) {
   r.at("_arange").gpu = arange_kernels();
   r.at("_copyto").gpu = convert_kernels("_copyto");
   r.at("Cast").gpu = convert_kernels("Cast");
+  r.at("amp_cast").gpu = convert_kernels("amp_cast");
+  r.at("amp_multicast").gpu = pairwise(convert_kernels("amp_multicast"));
 }
 
 }  // namespace braid::op::detail

@@ -92,11 +92,11 @@ TEST(NnConvErrors, FullyConnected) {
   expect_error("FullyConnected", {{"num_hidden", "3"}}, {Shape({2, 5}), Shape({3, 5}), Shape({4})}, "bias");
 }
 
-TEST(NnConvErrors, Float16IsRejected) {
-  std::vector<uint16_t> x(4), w(4);
-  op::TBlob xb{x.data(), Shape({1, 1, 2, 2}), DType::Float16}, wb{w.data(), Shape({1, 1, 2, 2}), DType::Float16};
-  std::vector<uint16_t> y(1);
-  op::TBlob yb{y.data(), Shape({1, 1, 1, 1}), DType::Float16};
+TEST(NnConvErrors, IntegersAreRejected) {
+  std::vector<int32_t> x(4), w(4);
+  op::TBlob xb{x.data(), Shape({1, 1, 2, 2}), DType::Int32}, wb{w.data(), Shape({1, 1, 2, 2}), DType::Int32};
+  std::vector<int32_t> y(1);
+  op::TBlob yb{y.data(), Shape({1, 1, 1, 1}), DType::Int32};
   const auto& def = op::Registry::get().find("Convolution");
   auto p = def.parse({{"kernel", "(2, 2)"}, {"num_filter", "1"}, {"no_bias", "True"}});
   op::OpContext ctx{};

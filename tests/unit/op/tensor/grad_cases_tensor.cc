@@ -30,6 +30,8 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"_copyto", {}, {Shape({2, 3})}});
   c.push_back({"_identity_with_attr_like_rhs", {}, {Shape({2, 3}), Shape({2, 3})}});
   c.push_back({"Cast", {{"dtype", "float64"}}, {Shape({2, 3})}});
+  c.push_back({"amp_cast", {{"dtype", "float16"}}, {Shape({2, 3})}});  // float64 passes unchanged
+  c.push_back({"amp_multicast", {{"num_outputs", "2"}}, {Shape({2, 3}), Shape({4})}});
   // Binary ops, on equal shapes and broadcast; power needs a positive base, maximum/minimum and
   // hypot values that never tie or vanish.
   auto separated = [](auto& in) {

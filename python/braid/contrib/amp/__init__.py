@@ -1,0 +1,21 @@
+"""Automatic mixed precision (MXNet's mx.contrib.amp): ``amp.init()`` before building the model
+casts each operator's inputs by its category (the big products in float16 or bfloat16, the
+numerically sensitive ops in float32, mixed inputs to their widest type), and ``init_trainer`` /
+``scale_loss`` scale the loss dynamically so that float16 gradients do not underflow.
+
+    amp.init()
+    net = ...; net.initialize(ctx=mx.gpu(0)); net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {...})
+    amp.init_trainer(trainer)
+    with autograd.record():
+        loss = loss_fn(net(x), y)
+        with amp.scale_loss(loss, trainer) as scaled:
+            autograd.backward(scaled)
+    trainer.step(batch_size)      # skipped, with a smaller scale, when a gradient overflowed
+"""
+from . import lists
+from .amp import *  # noqa: F401,F403
+from .amp import __all__ as _amp_all
+from .loss_scaler import LossScaler
+
+__all__ = list(_amp_all) + ["LossScaler", "lists"]
