@@ -4,7 +4,7 @@
 // the timed batches, the last loss and the peak resident memory of the process.
 //
 //   train_bench --model lenet|mlp --batch B [--warmup N] [--batches N] [--hybridize [--static-alloc]]
-//               [--contexts N [--kvstore device|local]] [--device cpu|gpu]
+//               [--contexts N [--kvstore device|local]] [--device cpu|gpu] [--profile]
 //
 // With --contexts N the batch is split over cpu(0) .. cpu(N-1) (split_and_load) and the Trainer
 // sums the gradients through the KVStore, as MXNet's multi-device examples do. With --device gpu
@@ -35,6 +35,7 @@
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
 #include "braid/ndarray/reduce.h"
+#include "braid/profiler/profiler.h"
 
 namespace {
 
@@ -76,10 +77,17 @@ struct Options {
   int contexts = 1;
   std::string kvstore = "device";
   std::string device = "cpu";
+  bool profile = false;
+};
+
+// Host time spent in each phase of the timed steps (the main thread queues the work; on a fast
+// device this is what bounds the step rate).
+struct Phases {
+  double forward = 0, backward = 0, update = 0;
 };
 
 int run(const Options& o) {
-  const auto& [model, batch, warmup, batches, hybridize, static_alloc, contexts, kvstore, device] = o;
+  const auto& [model, batch, warmup, batches, hybridize, static_alloc, contexts, kvstore, device, profile] = o;
   std::vector<Context> ctx;
   for (int i = 0; i < contexts; ++i) ctx.push_back(device == "gpu" ? gpu(i) : cpu(i));
   nd::seed(0);
@@ -96,12 +104,24 @@ int run(const Options& o) {
   if (hybridize) loss_fn.hybridize(true, static_alloc);  // as MXNet's examples do
   const int64_t steps_per_epoch = images.shape()[0] / batch;
   NDArray loss;
-  auto start = std::chrono::steady_clock::now();
+  Phases phases;
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  auto start = Clock::now();
   for (int i = 0; i < warmup + batches; ++i) {
     if (i == warmup) {
       if (!loss.is_none()) loss.wait_to_read();
-      start = std::chrono::steady_clock::now();
+      phases = Phases{};
+      if (profile) {
+        profiler::Config c;
+        c.aggregate_stats = true;
+        c.profile_memory = false;
+        profiler::set_config(c);
+        profiler::set_state(true);
+      }
+      start = Clock::now();
     }
+    auto phase = Clock::now();
     const int64_t k = i % steps_per_epoch;
     NDArray x = images.slice(k * batch, (k + 1) * batch), y = labels.slice(k * batch, (k + 1) * batch);
     if (contexts == 1) {
@@ -109,7 +129,10 @@ int run(const Options& o) {
         autograd::RecordScope record;
         loss = loss_fn((*net)(x), y);
       }
+      phases.forward += since(phase);
+      phase = Clock::now();
       loss.backward();
+      phases.backward += since(phase);
     } else {
       auto xs = gluon::utils::split_and_load(x, ctx, 0, false), ys = gluon::utils::split_and_load(y, ctx, 0, false);
       std::vector<NDArray> losses;
@@ -119,16 +142,28 @@ int run(const Options& o) {
       }
       autograd::backward(losses);
       loss = losses[0];
+      phases.backward += since(phase);
     }
+    phase = Clock::now();
     trainer.step(batch);
+    phases.update += since(phase);
   }
   const float mean_loss = nd::mean(loss).scalar<float>();  // waits for the last batch
   nd::waitall();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double per_step_ms = 1e3 / batches;
   nlohmann::json out{{"samples_per_sec", static_cast<double>(batches * batch) / seconds},
                      {"loss", mean_loss},
-                     {"peak_rss_mb", peak_rss_mb()}};
+                     {"peak_rss_mb", peak_rss_mb()},
+                     {"host_ms_per_step",
+                      {{"forward", phases.forward * per_step_ms},
+                       {"backward", phases.backward * per_step_ms},
+                       {"update", phases.update * per_step_ms}}}};
   std::printf("%s\n", out.dump().c_str());
+  if (profile) {  // the operators of the timed steps, by total time
+    profiler::set_state(false);
+    std::fprintf(stderr, "%s\n", profiler::dumps(true, "table", "total", false).c_str());
+  }
   return 0;
 }
 
@@ -147,6 +182,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   app.add_option("--kvstore", o.kvstore, "with --contexts: device or local")->capture_default_str();
+  app.add_flag("--profile", o.profile, "print the profiler's operator table of the timed steps to stderr");
   app.add_option("--device", o.device, "train on cpu(i) or gpu(i) contexts")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "gpu"}));

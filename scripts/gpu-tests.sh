@@ -8,7 +8,8 @@
 #                                     programs  the GPU test program and the GPU bench
 #                                     python    Debian's Python 3.11 with NumPy, SciPy, pytest and
 #                                               nose, Braid's Python package, MXNet's GPU tests
-#                                     data      Fashion-MNIST
+#                                     data      Fashion-MNIST (PACK_TRAIN_IMAGES=N: the training
+#                                               set's first N images only)
 #                                   and libs.tar.xz: every shared library the packed parts load
 #                                   (except the base system's)
 #   scripts/gpu-tests.sh run        on a bare GPU machine (NVIDIA driver; cuBLAS and cuDNN from the
@@ -18,8 +19,9 @@
 #   scripts/gpu-tests.sh bench [ARGS]   there too: Braid against PyTorch on GPU 0
 #                                   (bench/train_vs_torch.py --device gpu ARGS)
 #
-# BUILD_DIR (default build) is the CMake build folder; GPU_TEST_FILTER is passed to gtest;
-# MXNET_GPU_BUDGET (seconds, default 300) bounds the MXNet test run.
+# BUILD_DIR (default build) is the CMake build folder; GPU_TEST_FILTER is passed to gtest and
+# GPU_TEST_TIMEOUT (seconds, default 1800) bounds the C++ tests; MXNET_GPU_BUDGET (seconds,
+# default 300) bounds the MXNet test run, MXNET_GPU_JOBS (default 4) files at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
@@ -44,6 +46,22 @@ stage_python() {
   cp -r "$mxnet_tests"/{gpu,unittest,LICENSE} "$stage/mxnet-tests/"
 }
 
+# Cuts the Fashion-MNIST training files in $1 to their first $2 images (a smaller carry).
+keep_first_training_images() {
+  python3 - "$1" "$2" <<'PY'
+import gzip, os, struct, sys
+folder, keep = sys.argv[1], int(sys.argv[2])
+for name, header in (("train-images-idx3-ubyte.gz", 16), ("train-labels-idx1-ubyte.gz", 8)):
+    path = os.path.join(folder, name)
+    with gzip.open(path) as f:
+        data = f.read()
+    count = min(keep, struct.unpack(">I", data[4:8])[0])
+    item = (len(data) - header) // struct.unpack(">I", data[4:8])[0]
+    with gzip.open(path, "wb") as f:
+        f.write(data[:4] + struct.pack(">I", count) + data[8:header] + data[header:header + count * item])
+PY
+}
+
 pack() {
   local parts=${1:-programs,python,data}
   [[ ,$parts, == *,python,* ]] && [ ! -d "$mxnet_tests/gpu" ] &&
@@ -59,15 +77,18 @@ pack() {
       cp "$build/$program" "$stage/programs/bin/" && strip --strip-unneeded "$stage/programs/bin/${program##*/}"
       elves+=("$build/$program")
     done
-    XZ_OPT=-T0 tar -C "$stage/programs" -cJf "$carry/programs.tar.xz" .
+    XZ_OPT="-T0 -9" tar -C "$stage/programs" -cJf "$carry/programs.tar.xz" .
   fi
   if [[ ,$parts, == *,python,* ]]; then
     stage_python "$stage/py"
     mapfile -t -O "${#elves[@]}" elves < <(find "$stage/py" -name '*.so' -o -path '*/bin/python3')
-    XZ_OPT=-T0 tar -C "$stage/py" -cJf "$carry/python.tar.xz" .
+    XZ_OPT="-T0 -9" tar -C "$stage/py" -cJf "$carry/python.tar.xz" .
   fi
   if [[ ,$parts, == *,data,* ]]; then
-    tar -C "${BRAID_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}" -cf "$carry/fashion-mnist.tar" .
+    mkdir -p "$stage/data"
+    cp "${BRAID_FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}"/*.gz "$stage/data/"
+    [ -z "${PACK_TRAIN_IMAGES:-}" ] || keep_first_training_images "$stage/data" "$PACK_TRAIN_IMAGES"
+    tar -C "$stage/data" -cf "$carry/fashion-mnist.tar" .
   fi
   # Every shared library the packed ELF files load, under the name they ask for (libblas.so.3)
   mkdir -p "$stage/libs/lib"
@@ -75,7 +96,7 @@ pack() {
     while read -r name path; do
       [[ $path =~ $base_system ]] || cp -n "$(readlink -f "$path")" "$stage/libs/lib/$name"
     done
-  XZ_OPT=-T0 tar -C "$stage/libs" -cJf "$carry/libs.tar.xz" .
+  XZ_OPT="-T0 -9" tar -C "$stage/libs" -cJf "$carry/libs.tar.xz" .
   rm -rf "$stage"
   ls -l "$carry"
   du -ch "$carry"/* | tail -1
@@ -99,7 +120,7 @@ library_path() {
 
 # Runs the test program $1 with its results in $2 (gtest XML); prints its output.
 run_tests() {
-  "$1" --gtest_output="xml:$2" ${GPU_TEST_FILTER:+--gtest_filter="$GPU_TEST_FILTER"} || true
+  timeout "${GPU_TEST_TIMEOUT:-1800}" "$1" --gtest_output="xml:$2" ${GPU_TEST_FILTER:+--gtest_filter="$GPU_TEST_FILTER"} || true
 }
 
 summarize() {

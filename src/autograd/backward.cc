@@ -54,7 +54,10 @@ class Pass {
   /// Seeds the gradients of the heads and runs every node back to the variables. With
   /// `create_graph` (called while recording), the gradients are computed by recorded operators,
   /// so that they can be differentiated in turn.
-  Pass(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads, bool create_graph = false)
+  /// With `into_variables` (backward()), a variable that receives its gradient from one place
+  /// only, with req write, gets it written straight into its grad() buffer by that kernel.
+  Pass(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads, bool create_graph = false,
+       bool into_variables = false)
       : create_graph_(create_graph) {
     BRAID_CHECK(head_grads.empty() || head_grads.size() == heads.size(), "backward: ", heads.size(), " heads but ",
                 head_grads.size(), " head gradients");
@@ -77,6 +80,7 @@ class Pass {
       add(e, g);
     }
     order_ = topological_order(entries);
+    if (into_variables) find_single_use_variables();
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       current_ = *it;
       if ((*it)->kind == NodeKind::Op) run_op(**it);
@@ -99,6 +103,16 @@ class Pass {
     if (slots.size() <= static_cast<size_t>(e.index)) slots.resize(static_cast<size_t>(e.index) + 1);
     NDArray& sum = slots[static_cast<size_t>(e.index)];
     sum = sum.is_none() ? g : nd::invoke1("elemwise_add", {sum, g});
+  }
+
+  // Variables with req write that one argument of one node feeds (and that are no head).
+  void find_single_use_variables() {
+    std::unordered_map<const Node*, int> uses;
+    for (const auto& n : order_)
+      for (const Entry& p : n->parents)
+        if (p && p.node->kind == NodeKind::Variable) ++uses[p.node.get()];
+    for (const auto& [node, count] : uses)
+      if (count == 1 && node->req == GradReq::Write && !grads_.count(node)) direct_.insert(node);
   }
 
   void run_op(Node& n) {
@@ -138,11 +152,14 @@ class Pass {
     imperative::BackwardFn then;
     if (formula) {
       in_grads = std::move(*formula);
-      then = [](const std::vector<NDArray>&, const std::vector<bool>&) { return std::vector<NDArray>{}; };
+      then = [](const std::vector<NDArray>&, const std::vector<bool>&, const std::vector<NDArray>&) {
+        return std::vector<NDArray>{};
+      };
     } else {
       in_grads = kernel_gradients(n, out_grads);
       const std::string name = n.def->name;
-      then = [name](const std::vector<NDArray>&, const std::vector<bool>&) -> std::vector<NDArray> {
+      then = [name](const std::vector<NDArray>&, const std::vector<bool>&,
+                    const std::vector<NDArray>&) -> std::vector<NDArray> {
         throw Error("autograd: the gradient of operator " + name +
                     " cannot be differentiated again (it has no higher-order gradient in Braid); "
                     "take grad(create_graph=True) only through operators with one");
@@ -166,7 +183,10 @@ class Pass {
     for (size_t i = 0; i < n.parents.size(); ++i) {
       if (!n.parents[i]) continue;
       const NDArray& x = n.inputs[i];
-      in_grads[i] = NDArray(x.shape(), x.ctx(), x.dtype());
+      const Node* v = n.parents[i].node.get();
+      const bool direct =
+          direct_.count(v) && v->grad.shape() == x.shape() && v->grad.dtype() == x.dtype() && v->grad.ctx() == x.ctx();
+      in_grads[i] = direct ? v->grad : NDArray(x.shape(), x.ctx(), x.dtype());
       req[i] = op::OpReq::Write;
     }
     imperative::push_backward(*n.def, n.param, n.training, out_grads, n.inputs, n.outputs, in_grads, req);
@@ -183,8 +203,12 @@ class Pass {
       if (out_grads[k].is_none()) out_grads[k] = nd::zeros(o.shape(), o.ctx(), o.dtype());
     }
     std::vector<bool> wanted;
-    for (const auto& p : n.parents) wanted.push_back(static_cast<bool>(p));
-    std::vector<NDArray> in_grads = n.backward_fn(out_grads, wanted);
+    std::vector<NDArray> into;
+    for (const auto& p : n.parents) {
+      wanted.push_back(static_cast<bool>(p));
+      into.push_back(p && direct_.count(p.node.get()) ? p.node->grad : NDArray());
+    }
+    std::vector<NDArray> in_grads = n.backward_fn(out_grads, wanted, into);
     for (size_t i = 0; i < n.parents.size(); ++i)
       if (n.parents[i] && i < in_grads.size() && !in_grads[i].is_none()) add(n.parents[i], in_grads[i]);
   }
@@ -203,7 +227,8 @@ class Pass {
   }
 
   bool create_graph_;
-  NodePtr current_;  // the node being run
+  std::unordered_set<const Node*> direct_;  // variables whose gradient is written into grad()
+  NodePtr current_;                         // the node being run
   std::vector<NodePtr> order_;
   std::unordered_map<const Node*, std::vector<NDArray>> grads_;
 };
@@ -225,7 +250,7 @@ void release(const std::vector<NodePtr>& order) {
 void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& head_grads, bool retain_graph,
               bool train_mode) {
   PauseScope pause(train_mode);
-  Pass pass(heads, head_grads);
+  Pass pass(heads, head_grads, false, /*into_variables=*/true);
   for (const auto& n : pass.order()) {
     if (n->kind != NodeKind::Variable || n->req == GradReq::Null) continue;
     NDArray g = pass.gradient(*n);
@@ -233,8 +258,8 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
     if (n->req == GradReq::Add) {
       if (!g.is_none()) n->grad += g;
     } else if (g.is_none()) {
-      n->grad.fill(0);  // reached, but every path to it carries no gradient
-    } else {
+      n->grad.fill(0);                      // reached, but every path to it carries no gradient
+    } else if (g.var() != n->grad.var()) {  // else the kernel wrote it there
       g.copyto(n->grad);
     }
   }

@@ -13,7 +13,8 @@ bool record_custom_function(const std::vector<NDArray>& inputs, const std::vecto
   if (!recorder) return false;
   return recorder->record_function(
       inputs, outputs,
-      [backward = std::move(backward), shapes](const std::vector<NDArray>& out_grads, const std::vector<bool>& wanted) {
+      [backward = std::move(backward), shapes](const std::vector<NDArray>& out_grads, const std::vector<bool>& wanted,
+                                               const std::vector<NDArray>&) {
         std::vector<NDArray> grads = backward(out_grads);
         BRAID_CHECK(grads.size() == shapes.size(), "custom function: backward returned ", grads.size(),
                     " gradients for ", shapes.size(), " inputs; return one per input (None for none)");

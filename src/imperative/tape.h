@@ -34,9 +34,11 @@ enum class NodeKind {
 };
 
 /// The backward of a Function node: from the gradients of its visible outputs (zeros where no
-/// gradient arrived), the gradient of each input that `wanted` marks (None elsewhere).
-using BackwardFn =
-    std::function<std::vector<NDArray>(const std::vector<NDArray>& out_grads, const std::vector<bool>& wanted)>;
+/// gradient arrived), the gradient of each input that `wanted` marks (None elsewhere). `into`
+/// (one per input, None where not) offers arrays to write a gradient into: the grad() buffer of
+/// a variable that gets its gradient from this input only, saving a copy.
+using BackwardFn = std::function<std::vector<NDArray>(
+    const std::vector<NDArray>& out_grads, const std::vector<bool>& wanted, const std::vector<NDArray>& into)>;
 
 struct Node {
   NodeKind kind = NodeKind::Op;

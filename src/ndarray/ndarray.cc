@@ -145,13 +145,12 @@ NDArray NDArray::copyto(Context ctx) const {
 
 NDArray NDArray::copyto(const NDArray& dst) const {
   BRAID_CHECK(dst.shape() == shape_, "copyto: destination shape ", dst.shape(), " differs from ", shape_);
-  if (ctx().is_cpu_family() && dst.ctx().is_cpu_family()) {
-    nd::invoke("_copyto", {*this}, {}, {dst});
+  if ((ctx().is_cpu_family() && dst.ctx().is_cpu_family()) || ctx() == dst.ctx()) {
+    nd::invoke("_copyto", {*this}, {}, {dst});  // on one GPU too: converts dtypes, recorded by autograd
     return dst;
   }
+  if (dst.dtype() != dtype_) return astype(dst.dtype()).copyto(dst);  // converted where the data is
   // To or from a GPU: the runtime's copy, pushed on the GPU's context.
-  BRAID_CHECK(dst.dtype() == dtype_, "copyto ", ctx(), " -> ", dst.ctx(), ": ", dtype_name(dtype_), " to ",
-              dtype_name(dst.dtype()), " needs a conversion; use astype on the CPU first");
   BRAID_CHECK(!imperative::recorder(), "copyto ", ctx(), " -> ", dst.ctx(),
               ": copies to and from GPUs are not recorded by autograd yet; copy outside autograd.record()");
   const Context gpu_side = ctx().is_cpu_family() ? dst.ctx() : ctx();

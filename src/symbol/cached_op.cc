@@ -73,12 +73,18 @@ std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, cons
   for (const auto& o : state->outputs) outputs.push_back(o.detach());
   if (recorder && c->plan->has_backward) {
     auto backward = [plan = c->plan, state, args, aux](const std::vector<NDArray>& out_grads,
-                                                       const std::vector<bool>& wanted) {
+                                                       const std::vector<bool>& wanted,
+                                                       const std::vector<NDArray>& into) {
       std::vector<NDArray> grads(args.size());
-      for (size_t i = 0; i < args.size(); ++i)
-        if (wanted[i])
-          grads[i] = plan->arg_grad_written[i] ? NDArray(args[i].shape(), args[i].ctx(), args[i].dtype())
-                                               : nd::zeros(args[i].shape(), args[i].ctx(), args[i].dtype());
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (!wanted[i]) continue;
+        const NDArray& a = args[i];
+        const bool direct = plan->arg_grad_written[i] && i < into.size() && !into[i].is_none() &&
+                            into[i].shape() == a.shape() && into[i].dtype() == a.dtype() && into[i].ctx() == a.ctx();
+        grads[i] = direct                      ? into[i]  // a parameter's grad(): no copy afterwards
+                   : plan->arg_grad_written[i] ? NDArray(a.shape(), a.ctx(), a.dtype())
+                                               : nd::zeros(a.shape(), a.ctx(), a.dtype());
+      }
       detail::bind_arrays(*plan, *state, args, aux, grads);
       detail::run_backward(*plan, *state, out_grads);
       return grads;

@@ -109,7 +109,7 @@ def run_file(args, name, skip):
                        "-o", "console_output_style=classic", "--rootdir", scratch, os.path.join(args.tests, name)]
             with open(os.path.join(scratch, "log-%d.txt" % attempt), "w") as log:
                 deselect = "\n".join(test.split("::", 1)[1] for test in deselected)
-                only = "\n".join(t.split("::", 1)[1] for t in args.only if t.startswith(name + "::"))
+                only = "\n".join(t.split("::", 1)[1] for t in args.only or () if t.startswith(name + "::"))
                 if args.only is not None and not only:
                     break  # --check: nothing of this file must pass
                 process = subprocess.Popen(command, cwd=scratch,

@@ -68,6 +68,19 @@ TEST(GpuRuntime, CopiesRoundTripThroughTheGpu) {
   EXPECT_EQ(pinned.to_vector<float>(), host.to_vector<float>());
 }
 
+TEST(GpuRuntime, CopiesConvertDtypes) {
+  REQUIRE_GPU();
+  NDArray host = nd::array({0.5f, -1.25f, 3.0f});
+  NDArray half_on_gpu(Shape({3}), gpu(0), DType::Float16);
+  host.copyto(half_on_gpu);
+  NDArray back(Shape({3}), cpu(), DType::Float64);
+  half_on_gpu.copyto(back);
+  EXPECT_EQ(back.to_vector<double>(), (std::vector<double>{0.5, -1.25, 3.0}));
+  NDArray wide(Shape({3}), gpu(0), DType::Float32);
+  half_on_gpu.copyto(wide);  // on one GPU
+  EXPECT_EQ(wide.to_vector<float>(), host.to_vector<float>());
+}
+
 TEST(GpuRuntime, OperatorsWithoutAGpuKernelSayWhichOne) {
   REQUIRE_GPU();
   NDArray x = nd::ones(Shape({2, 2, 3})).copyto(gpu(0));
