@@ -1,6 +1,7 @@
 #include "register_all.h"
 
 #include "op/common/float16_compute.h"
+#include "op/tensor/make_loss.h"
 
 namespace braid::op::detail {
 
@@ -8,6 +9,7 @@ void register_all_ops(Registry& r) {
   register_init_ops(r);
   register_amp_cast_ops(r);
   register_all_finite_ops(r);
+  register_make_loss_ops(r);
   register_elemwise_unary_ops(r);
   register_random_ops(r);
   register_elemwise_binary_ops(r);

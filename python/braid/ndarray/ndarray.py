@@ -16,7 +16,7 @@ def _package():
 
 
 __all__ = ["NDArray", "concatenate", "_DTYPE_NP_TO_MX", "_DTYPE_MX_TO_NP", "_GRAD_REQ_MAP",
-           "ones", "add", "arange", "linspace", "divide", "equal", "full", "greater",
+           "ones", "add", "arange", "eye", "linspace", "divide", "equal", "full", "greater",
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor",
            "maximum", "minimum", "moveaxis", "modulo", "multiply", "not_equal", "onehot_encode",
            "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array", "load_frombuffer",
@@ -77,6 +77,14 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
     """Evenly spaced values in [start, stop), each repeated ``repeat`` times (MXNet's nd.arange)."""
     return _core.arange(start, stop, step, repeat, ctx, dtype)
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
+    """An N x M array (M=0: N x N) with ones on diagonal ``k``, zeros elsewhere (MXNet's nd.eye)."""
+    attrs = dict(kwargs, N=N, M=M, k=k, dtype="float32" if dtype is None else dtype)
+    if ctx is not None:
+        attrs["ctx"] = ctx
+    return _core.invoke("_eye", [], attrs)
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):

@@ -5,7 +5,7 @@ import numbers
 
 from .symbol import Symbol, _create
 
-__all__ = ["zeros", "ones", "full", "arange", "maximum", "minimum", "pow", "power", "hypot"]
+__all__ = ["zeros", "ones", "full", "eye", "arange", "maximum", "minimum", "pow", "power", "hypot"]
 
 
 # MXNet's operator names the registry knows under another spelling only; nodes keep MXNet's
@@ -150,6 +150,12 @@ def ones(shape, dtype=None, **kwargs):
 def full(shape, val, dtype=None, **kwargs):
     """A symbol of ``shape`` filled with ``val``."""
     return _creation("_full", shape, dtype, dict(kwargs, value=val))
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs):
+    """An N x M symbol (M=0: N x N) with ones on diagonal ``k``."""
+    import numpy as np
+    return _create("_eye", [], dict(kwargs, N=N, M=M, k=k, dtype=np.float32 if dtype is None else dtype))
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):

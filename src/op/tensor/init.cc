@@ -1,4 +1,4 @@
-// Creation and copy operators: _zeros, _ones, _full, _arange, _copyto, Cast.
+// Creation and copy operators: _zeros, _ones, _full, _arange, _eye, _copyto, Cast.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -60,6 +60,50 @@ struct CastParam {
   DType dtype = DType::Float32;
 };
 
+struct EyeParam {
+  int64_t rows = 0, cols = 0, k = 0;  // ones at (i, i + k)
+  DType dtype = DType::Float32;
+};
+
+// MXNet's _eye (nd.eye): an N x M (M=0: N x N) array of zeros with ones on diagonal k.
+void add_eye(Registry& r) {
+  OpDef d;
+  d.name = "_eye";
+  d.doc = "An N x M array (M=0: N x N) with ones on diagonal k (0 the main one, > 0 above, < 0 below).";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "_eye");
+    EyeParam p;
+    p.rows = rd.get<int64_t>("N");
+    p.cols = rd.get<int64_t>("M", 0);
+    p.k = rd.get<int64_t>("k", 0);
+    p.dtype = dtype_from_name(rd.get<std::string>("dtype", "float32"));
+    rd.get<std::string>("ctx", "cpu(0)");
+    rd.finish();
+    BRAID_CHECK(p.rows >= 0 && p.cols >= 0, "operator _eye: N and M must not be negative, got N=", p.rows,
+                " M=", p.cols);
+    if (p.cols == 0) p.cols = p.rows;
+    return std::any(p);
+  };
+  d.list_arguments = args({});
+  d.infer_shape = [](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
+    const auto& e = param<EyeParam>(p);
+    out[0] = Shape({e.rows, e.cols});
+    return true;
+  };
+  d.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = param<EyeParam>(p).dtype;
+  };
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const auto& p = param<EyeParam>(pa);
+    BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_eye", {
+      T* o = a.outputs[0].ptr<T>();
+      for (int64_t i = 0; i < p.rows; ++i)
+        for (int64_t j = 0; j < p.cols; ++j) o[i * p.cols + j] = static_cast<T>(j - i == p.k ? 1 : 0);
+    });
+  };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_init_ops(Registry& r) {
@@ -107,6 +151,8 @@ void register_init_ops(Registry& r) {
     });
   };
   r.add(std::move(arange));
+
+  add_eye(r);
 
   OpDef copy;
   copy.name = "_copyto";

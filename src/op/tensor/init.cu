@@ -164,6 +164,12 @@ void register_init_gpu_kernels(Registry& r) {
   r.at("_copyto").gpu = convert_kernels("_copyto");
   r.at("Cast").gpu = convert_kernels("Cast");
   r.at("amp_cast").gpu = convert_kernels("amp_cast");
+  Kernels& loss = r.at("make_loss").gpu;  // passes data through; its gradient is ones
+  loss.forward = r.at("make_loss").cpu.forward;
+  loss.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    BRAID_CHECK(a.req[0] != OpReq::Add, "make_loss on a GPU: gradients are written, not added (grad_req write)");
+    if (a.req[0] == OpReq::Write) fill_gpu(a.in_grads[0], 1.0, "make_loss");
+  };
   r.at("amp_multicast").gpu = pairwise(convert_kernels("amp_multicast"));
 }
 

@@ -1,6 +1,7 @@
-// Ops that reorder or select elements without changing their values: transpose, flip,
+// Ops that reorder or select elements without changing their values: transpose, swapaxes, flip,
 // slice_axis, slice. Each describes its input as a strided view (matrix_util.h).
 #include <array>
+#include <numeric>
 #include <optional>
 
 #include "matrix_util.h"
@@ -26,6 +27,24 @@ std::vector<int> permutation(const TransposeParam& p, const Shape& in) {
   return normalize_axes("transpose", p.axes, n, in);
 }
 
+// Output axis k is input axis perm[k].
+Shape permuted_shape(const std::vector<int>& perm, const Shape& in) {
+  Dims out;
+  for (int a : perm) out.push_back(in[a]);
+  return Shape(out);
+}
+
+InputView permuted_view(const std::vector<int>& perm, const Shape& in) {
+  InputView v;
+  v.bijective = true;
+  Dims strides = contiguous_strides(in.dims());
+  for (int a : perm) {
+    v.shape.push_back(in[a]);
+    v.strides.push_back(strides[static_cast<size_t>(a)]);
+  }
+  return v;
+}
+
 void add_transpose(Registry& r) {
   OpDef d;
   d.name = "transpose";
@@ -38,21 +57,39 @@ void add_transpose(Registry& r) {
   };
   add_view_op(
       r, std::move(d),
-      [](const std::any& p, const Shape& in) {
-        Dims out;
-        for (int a : permutation(param<TransposeParam>(p), in)) out.push_back(in[a]);
-        return Shape(out);
-      },
-      [](const std::any& p, const Shape& in) {
-        InputView v;
-        v.bijective = true;
-        Dims strides = contiguous_strides(in.dims());
-        for (int a : permutation(param<TransposeParam>(p), in)) {
-          v.shape.push_back(in[a]);
-          v.strides.push_back(strides[static_cast<size_t>(a)]);
-        }
-        return v;
-      });
+      [](const std::any& p, const Shape& in) { return permuted_shape(permutation(param<TransposeParam>(p), in), in); },
+      [](const std::any& p, const Shape& in) { return permuted_view(permutation(param<TransposeParam>(p), in), in); });
+}
+
+// ---- swapaxes (MXNet's SwapAxis) ----
+
+struct SwapAxesParam {
+  int64_t dim1 = 0, dim2 = 0;
+};
+
+std::vector<int> swapped(const SwapAxesParam& p, const Shape& in) {
+  std::vector<int> perm(static_cast<size_t>(in.ndim()));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[static_cast<size_t>(normalize_axis("swapaxes", "dim1", p.dim1, in.ndim(), in))],
+            perm[static_cast<size_t>(normalize_axis("swapaxes", "dim2", p.dim2, in.ndim(), in))]);
+  return perm;
+}
+
+void add_swapaxes(Registry& r) {
+  OpDef d;
+  d.name = "SwapAxis";
+  d.doc = "Exchanges axes dim1 and dim2.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "swapaxes");
+    SwapAxesParam p{rd.get<int64_t>("dim1", 0), rd.get<int64_t>("dim2", 0)};
+    rd.finish();
+    return std::any(p);
+  };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& p, const Shape& in) { return permuted_shape(swapped(param<SwapAxesParam>(p), in), in); },
+      [](const std::any& p, const Shape& in) { return permuted_view(swapped(param<SwapAxesParam>(p), in), in); });
+  r.add_alias("swapaxes", "SwapAxis");
 }
 
 // ---- flip ----
@@ -231,6 +268,7 @@ void add_slice(Registry& r) {
 
 void register_matrix_layout_ops(Registry& r) {
   add_transpose(r);
+  add_swapaxes(r);
   add_flip(r);
   add_slice_axis(r);
   add_slice(r);

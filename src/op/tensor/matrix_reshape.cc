@@ -1,4 +1,5 @@
-// Ops that change only the shape, keeping the elements in order: Reshape, expand_dims, squeeze.
+// Ops that change only the shape, keeping the elements in order: Reshape, reshape_like,
+// expand_dims, squeeze.
 #include <algorithm>
 #include <optional>
 
@@ -89,6 +90,72 @@ void add_reshape(Registry& r) {
   r.add_alias("reshape", "Reshape");
 }
 
+// ---- reshape_like: lhs's elements, with lhs's axes [lhs_begin, lhs_end) replaced by rhs's
+// axes [rhs_begin, rhs_end) (all of them by default) ----
+
+struct ReshapeLikeParam {
+  std::optional<int64_t> lhs_begin, lhs_end, rhs_begin, rhs_end;
+};
+
+// [begin, end) of an n-D shape; negative values count from the end, None is the edge.
+std::pair<int, int> axis_range(std::optional<int64_t> begin, std::optional<int64_t> end, const Shape& s,
+                               const char* side) {
+  const int64_t n = s.ndim();
+  int64_t b = begin.value_or(0), e = end.value_or(n);
+  if (b < 0) b += n;
+  if (e < 0) e += n;
+  BRAID_CHECK(0 <= b && b <= e && e <= n, "operator reshape_like: ", side, "_begin/", side,
+              "_end select no valid range of ", side, " shape ", s);
+  return {static_cast<int>(b), static_cast<int>(e)};
+}
+
+Shape reshaped_like(const ReshapeLikeParam& p, const Shape& lhs, const Shape& rhs) {
+  const auto [lb, le] = axis_range(p.lhs_begin, p.lhs_end, lhs, "lhs");
+  const auto [rb, re] = axis_range(p.rhs_begin, p.rhs_end, rhs, "rhs");
+  Dims out(lhs.dims().begin(), lhs.dims().begin() + lb);
+  out.insert(out.end(), rhs.dims().begin() + rb, rhs.dims().begin() + re);
+  out.insert(out.end(), lhs.dims().begin() + le, lhs.dims().end());
+  BRAID_CHECK(Shape(out).size() == lhs.size(), "operator reshape_like: lhs shape ", lhs, " cannot become ", Shape(out),
+              " (from rhs shape ", rhs, "): the sizes differ");
+  return Shape(out);
+}
+
+// An in-order copy of `from` into `to` (same size) through the device's data mover.
+void copy_in_order(const OpContext& oc, const TBlob& from, const TBlob& to, OpReq req, const char* op) {
+  data_mover(oc.ctx).copy(from.dtype, from.dptr, 0, {1}, to.dptr, 0, {1}, {from.size()}, req, op);
+}
+
+void add_reshape_like(Registry& r) {
+  OpDef d;
+  d.name = "reshape_like";
+  d.doc = "lhs's elements in rhs's shape (or lhs's axes lhs_begin..lhs_end replaced by rhs's rhs_begin..rhs_end).";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "reshape_like");
+    ReshapeLikeParam p{rd.get_optional<int64_t>("lhs_begin"), rd.get_optional<int64_t>("lhs_end"),
+                       rd.get_optional<int64_t>("rhs_begin"), rd.get_optional<int64_t>("rhs_end")};
+    rd.finish();
+    return std::any(p);
+  };
+  d.list_arguments = args({"lhs", "rhs"});
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].fully_known() || !in[1].fully_known()) return false;
+    merge_shape(out[0], reshaped_like(param<ReshapeLikeParam>(p), in[0], in[1]), "reshape_like", "output");
+    return true;
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    if (out[0] == kDTypeUnknown) out[0] = in[0];
+  };
+  d.cpu.forward = [](const OpContext& oc, const std::any&, const ForwardArgs& a) {
+    copy_in_order(oc, a.inputs[0], a.outputs[0], a.req[0], "reshape_like");
+  };
+  d.cpu.backward = [](const OpContext& oc, const std::any&, const BackwardArgs& a) {
+    if (a.req[0] != OpReq::Null) copy_in_order(oc, a.out_grads[0], a.in_grads[0], a.req[0], "reshape_like");
+    if (a.req.size() > 1 && a.req[1] == OpReq::Write) data_mover(oc.ctx).zero(a.in_grads[1]);  // rhs: shape only
+  };
+  d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
+  r.add(std::move(d));
+}
+
 struct AxisParam {
   int64_t axis = 0;
 };
@@ -155,6 +222,7 @@ void add_squeeze(Registry& r) {
 
 void register_matrix_reshape_ops(Registry& r) {
   add_reshape(r);
+  add_reshape_like(r);
   add_expand_dims(r);
   add_squeeze(r);
 }

@@ -11,8 +11,8 @@ namespace braid::op::detail {
 
 // The files of the family; register_matrix_ops (matrix.cc) calls each.
 void register_matrix_dot_ops(Registry& r);      // matrix_dot.cc: dot, batch_dot
-void register_matrix_layout_ops(Registry& r);   // matrix_layout.cc: transpose, flip, slice_axis
-void register_matrix_reshape_ops(Registry& r);  // matrix_reshape.cc: Reshape, expand_dims, squeeze
+void register_matrix_layout_ops(Registry& r);   // matrix_layout.cc: transpose, swapaxes, flip, slice_axis, slice
+void register_matrix_reshape_ops(Registry& r);  // matrix_reshape.cc: Reshape, reshape_like, expand_dims, squeeze
 void register_matrix_repeat_ops(Registry& r);   // matrix_repeat.cc: tile, repeat
 void register_matrix_join_ops(Registry& r);     // matrix_join.cc: concat, stack, split
 

@@ -126,8 +126,8 @@ void copy_in_order(const TBlob& from, const TBlob& to, OpReq req, const char* op
 
 void register_matrix_gpu_kernels(Registry& r) {
   // Their kernels move data through data_mover(ctx) only.
-  for (const char* name : {"transpose", "flip", "slice_axis", "slice", "Reshape", "expand_dims", "squeeze", "tile",
-                           "repeat", "concat", "stack", "split"})
+  for (const char* name : {"transpose", "SwapAxis", "reshape_like", "flip", "slice_axis", "slice", "Reshape",
+                           "expand_dims", "squeeze", "tile", "repeat", "concat", "stack", "split"})
     r.at(name).gpu = r.at(name).cpu;
   Kernels& flatten = r.at("Flatten").gpu;
   flatten.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {

@@ -25,6 +25,8 @@ std::vector<GradCase> matrix_grad_cases() {
   dot("batch_dot", false, true, Shape({2, 2, 3, 4}), Shape({2, 2, 2, 4}));
 
   c.push_back({"transpose", {}, {Shape({2, 3, 4})}});
+  c.push_back({"SwapAxis", {{"dim1", "0"}, {"dim2", "2"}}, {Shape({2, 3, 4})}});
+  c.push_back({"reshape_like", {}, {Shape({2, 6}), Shape({3, 4})}});
   c.push_back({"transpose", {{"axes", "(1, 0, 2)"}}, {Shape({2, 3, 4})}});
   c.push_back({"transpose", {{"axes", "(0, -1, 1)"}}, {Shape({2, 3, 4})}});
   c.push_back({"transpose", {}, {Shape({35, 33})}});  // crosses the 32x32 tiles

@@ -32,6 +32,9 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"Cast", {{"dtype", "float64"}}, {Shape({2, 3})}});
   c.push_back({"amp_cast", {{"dtype", "float16"}}, {Shape({2, 3})}});  // float64 passes unchanged
   c.push_back({"amp_multicast", {{"num_outputs", "2"}}, {Shape({2, 3}), Shape({4})}});
+  // A gradient of ones (scaled), not a derivative: shape_like_ops_test checks the values.
+  c.push_back({"make_loss", {}, {Shape({2, 3})}, {}, {0}});
+  c.push_back({"MakeLoss", {}, {Shape({2, 3})}, {}, {0}});
   // Binary ops, on equal shapes and broadcast; power needs a positive base, maximum/minimum and
   // hypot values that never tie or vanish.
   auto separated = [](auto& in) {
