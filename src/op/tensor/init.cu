@@ -120,6 +120,22 @@ void convert_gpu(const TBlob& from, const TBlob& to, const char* op) {
 
 namespace {
 
+template <class T>
+__global__ void add_one(T* d, int64_t n) {
+  BRAID_GRID_STRIDE_LOOP(i, n) { d[i] = cuda::store_value<T>(cuda::load_value(d[i]) + 1); }
+}
+
+// d += 1 for every element (make_loss's gradient added).
+void add_one_gpu(const TBlob& d, const char* op) {
+  const int64_t n = d.size();
+  if (n == 0) return;
+  cuda::with_device_type(d.dtype, op, [&](auto t) {
+    using T = decltype(t);
+    add_one<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(static_cast<T*>(d.dptr), n);
+  });
+  cuda::finish(op);
+}
+
 // d += g, g converted to d's dtype first as the CPU does (16-bit floats added through float).
 template <class S, class D>
 __global__ void accumulate(const S* g, D* d, int64_t n) {
@@ -167,8 +183,8 @@ void register_init_gpu_kernels(Registry& r) {
   Kernels& loss = r.at("make_loss").gpu;  // passes data through; its gradient is ones
   loss.forward = r.at("make_loss").cpu.forward;
   loss.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
-    BRAID_CHECK(a.req[0] != OpReq::Add, "make_loss on a GPU: gradients are written, not added (grad_req write)");
     if (a.req[0] == OpReq::Write) fill_gpu(a.in_grads[0], 1.0, "make_loss");
+    if (a.req[0] == OpReq::Add) add_one_gpu(a.in_grads[0], "make_loss");
   };
   r.at("amp_multicast").gpu = pairwise(convert_kernels("amp_multicast"));
 }
