@@ -18,8 +18,7 @@ struct MakeLossParam {
 
 void pass_through(const OpContext& oc, const std::any&, const ForwardArgs& a) {
   if (a.req[0] == OpReq::Null || a.inputs[0].dptr == a.outputs[0].dptr) return;
-  const TBlob &in = a.inputs[0], &out = a.outputs[0];
-  data_mover(oc.ctx).copy(in.dtype, in.dptr, 0, {1}, out.dptr, 0, {1}, {in.size()}, a.req[0], "make_loss");
+  copy_in_order(oc.ctx, a.inputs[0], a.outputs[0], a.req[0], "make_loss");
 }
 
 // d = value (Write) or d += value (Add) for every element.

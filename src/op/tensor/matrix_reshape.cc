@@ -120,11 +120,6 @@ Shape reshaped_like(const ReshapeLikeParam& p, const Shape& lhs, const Shape& rh
   return Shape(out);
 }
 
-// An in-order copy of `from` into `to` (same size) through the device's data mover.
-void copy_in_order(const OpContext& oc, const TBlob& from, const TBlob& to, OpReq req, const char* op) {
-  data_mover(oc.ctx).copy(from.dtype, from.dptr, 0, {1}, to.dptr, 0, {1}, {from.size()}, req, op);
-}
-
 void add_reshape_like(Registry& r) {
   OpDef d;
   d.name = "reshape_like";
@@ -146,10 +141,10 @@ void add_reshape_like(Registry& r) {
     if (out[0] == kDTypeUnknown) out[0] = in[0];
   };
   d.cpu.forward = [](const OpContext& oc, const std::any&, const ForwardArgs& a) {
-    copy_in_order(oc, a.inputs[0], a.outputs[0], a.req[0], "reshape_like");
+    copy_in_order(oc.ctx, a.inputs[0], a.outputs[0], a.req[0], "reshape_like");
   };
   d.cpu.backward = [](const OpContext& oc, const std::any&, const BackwardArgs& a) {
-    if (a.req[0] != OpReq::Null) copy_in_order(oc, a.out_grads[0], a.in_grads[0], a.req[0], "reshape_like");
+    if (a.req[0] != OpReq::Null) copy_in_order(oc.ctx, a.out_grads[0], a.in_grads[0], a.req[0], "reshape_like");
     if (a.req.size() > 1 && a.req[1] == OpReq::Write) data_mover(oc.ctx).zero(a.in_grads[1]);  // rhs: shape only
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };

@@ -181,4 +181,8 @@ const DataMover& data_mover([[maybe_unused]] Context ctx) {
   return cpu;
 }
 
+void copy_in_order(Context ctx, const TBlob& from, const TBlob& to, OpReq req, const char* op) {
+  data_mover(ctx).copy(from.dtype, from.dptr, 0, {1}, to.dptr, 0, {1}, {from.size()}, req, op);
+}
+
 }  // namespace braid::op::detail

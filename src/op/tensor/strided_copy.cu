@@ -115,26 +115,18 @@ void fill_zero_gpu(const TBlob& b) {
   cuda::finish("fill_zero");
 }
 
-namespace {
-
-// Flatten (src/op/nn/flatten.cc) keeps the elements in order: a copy either way.
-void copy_in_order(const TBlob& from, const TBlob& to, OpReq req, const char* op) {
-  strided_copy_gpu(from.dtype, from.dptr, 0, {1}, to.dptr, 0, {1}, {from.size()}, req, op);
-}
-
-}  // namespace
-
 void register_matrix_gpu_kernels(Registry& r) {
   // Their kernels move data through data_mover(ctx) only.
   for (const char* name : {"transpose", "SwapAxis", "reshape_like", "flip", "slice_axis", "slice", "Reshape",
                            "expand_dims", "squeeze", "tile", "repeat", "concat", "stack", "split"})
     r.at(name).gpu = r.at(name).cpu;
+  // Flatten (src/op/nn/flatten.cc) keeps the elements in order: a copy either way.
   Kernels& flatten = r.at("Flatten").gpu;
-  flatten.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
-    copy_in_order(a.inputs[0], a.outputs[0], a.req[0], "Flatten");
+  flatten.forward = [](const OpContext& oc, const std::any&, const ForwardArgs& a) {
+    copy_in_order(oc.ctx, a.inputs[0], a.outputs[0], a.req[0], "Flatten");
   };
-  flatten.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
-    copy_in_order(a.out_grads[0], a.in_grads[0], a.req[0], "Flatten");
+  flatten.backward = [](const OpContext& oc, const std::any&, const BackwardArgs& a) {
+    copy_in_order(oc.ctx, a.out_grads[0], a.in_grads[0], a.req[0], "Flatten");
   };
 }
 

@@ -43,6 +43,9 @@ struct DataMover {
 };
 const DataMover& data_mover(Context ctx);
 
+/// `from`'s elements into `to` (same size) in order, per req, on ctx's device.
+void copy_in_order(Context ctx, const TBlob& from, const TBlob& to, OpReq req, const char* op);
+
 #if BRAID_CUDA_KERNELS
 /// The GPU's (strided_copy.cu).
 void strided_copy_gpu(DType dtype, const void* src, int64_t src_offset, const Dims& src_strides, void* dst,
