@@ -234,6 +234,14 @@ class ReshapeError(MXNetError, ValueError):
     """A shape that does not fit the array: MXNet raises it as a ValueError."""
 
 
+def _asscalar(self):
+    """The one element as a NumPy scalar of the array's dtype (MXNet's ``asnumpy()[0]``; for
+    other shapes ``asnumpy()[()]``, as MXNet)."""
+    if self.size != 1:
+        raise ValueError("The current array is not a scalar: its shape is %s" % (self.shape,))
+    return self.asnumpy()[0] if self.ndim == 1 else self.asnumpy()[()]
+
+
 def _bool(self):
     if self.size == 0:
         return False
@@ -297,6 +305,7 @@ NDArray.squeeze = _squeeze
 NDArray.flatten = _flatten
 NDArray.expand_dims = _expand_dims
 NDArray.T = property(lambda self: _core.invoke("transpose", [self], {}))
+NDArray.asscalar = _asscalar
 NDArray.__bool__ = _bool
 NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))
 NDArray.__array__ = lambda self, dtype=None: self.asnumpy() if dtype is None else self.asnumpy().astype(dtype)
