@@ -9,7 +9,8 @@ import numpy as np
 from ._core.module import save_checkpoint, load_checkpoint
 from ._core.module import Module
 from ._core import NDArray
-from ._core.io import DataIter, NDArrayIter
+from ._core.io import DataIter
+from .io import NDArrayIter
 from .context import Context, cpu
 from . import metric as _metric
 

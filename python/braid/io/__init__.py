@@ -1,8 +1,10 @@
 """mxnet.io: DataBatch, DataDesc and data iterators (NDArrayIter, MNISTIter in C++; CSVIter,
-ResizeIter here) for Module. Subclass DataIter and define next(), reset(), provide_data,
+ResizeIter in Python) for Module. Subclass DataIter and define next(), reset(), provide_data,
 provide_label and batch_size for your own."""
-from .._core.io import DataBatch, DataDesc, DataIter, NDArrayIter, MNISTIter
+from .._core.io import DataDesc, DataIter, MNISTIter
 from .._core.io import load_idx, load_idx_images, load_idx_labels, fashion_mnist_dir  # Braid's additions
+from .data_batch import DataBatch
 from .io import CSVIter, ResizeIter
+from .ndarray_iter import NDArrayIter
 
 __all__ = ["DataBatch", "DataDesc", "DataIter", "NDArrayIter", "MNISTIter", "CSVIter", "ResizeIter"]

@@ -2,7 +2,8 @@
 batches) and ResizeIter (an iterator cut or extended to a number of batches)."""
 import numpy as np
 
-from .._core.io import DataBatch, DataDesc, DataIter
+from .._core.io import DataDesc, DataIter
+from .data_batch import DataBatch
 
 __all__ = ["CSVIter", "ResizeIter"]
 
