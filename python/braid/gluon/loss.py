@@ -266,7 +266,7 @@ class CosineEmbeddingLoss(Loss):
         y_minus_1 = label == -1
         cos_sim_a = (1 - cos_sim) * y_1
         zero = F.array([0]) if F is _nd else F.zeros((1, 1))
-        cos_sim_b = F.broadcast_maximum(zero, y_minus_1 * (cos_sim - self._margin), axis=1)
+        cos_sim_b = F.broadcast_maximum(zero, y_minus_1 * (cos_sim - self._margin))
         return _apply_weighting(F, cos_sim_a + cos_sim_b, self._weight, sample_weight)
 
     def _cosine_similarity(self, F, x, y, axis=-1):
