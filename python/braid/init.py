@@ -52,6 +52,12 @@ class _Described(object):
         self._print_func = print_func
         return self
 
+    def __eq__(self, other):
+        """Initializers of one class made with the same arguments are equal (as MXNet)."""
+        if not isinstance(other, _Described):
+            return NotImplemented
+        return type(self) is type(other) and getattr(self, "_kwargs", {}) == getattr(other, "_kwargs", {})
+
     def dumps(self):
         """``[lower-case class name, kwargs]`` as JSON."""
         return json.dumps([self.__class__.__name__.lower(), getattr(self, "_kwargs", {})])

@@ -163,8 +163,9 @@ def _dict_get_kwargs(self, name, **kwargs):
         core["grad_req"] = "null"
     existed = self.prefix + name in self
     p = _dict_get(self, name, **core)
-    if not existed:
-        _keep_initializer(p, core.get("init"))
+    init = core.get("init")
+    if init is not None and p.init is init:  # made now (an existing one, here or shared, keeps its own)
+        _keep_initializer(p, init)
     for k, v in kwargs.items():
         current = getattr(p, k, None)
         if existed and k in ("stype", "grad_stype", "differentiable"):
