@@ -17,7 +17,7 @@ from .. import symbol as _sym
 from .._core import gluon as _g
 from .parameter import Parameter, _reset_trainers
 from .utils import HookHandle
-from . import _model_file
+from . import _input_format, _model_file
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -150,19 +150,11 @@ def _register_forward_hook(self, hook):
 _call = _g.Block.__call__
 
 
-def _leaves(args):
-    for a in args:
-        if isinstance(a, (list, tuple)):
-            yield from _leaves(a)
-        else:
-            yield a
-
-
 def _check_hybridized_inputs(block, args):
     """What a hybridized block accepts, as MXNet: NDArrays (or Symbols, or None) in nested lists,
     not both kinds, the arrays on one context (pinned CPU memory counts as the CPU)."""
     kinds, contexts = set(), set()
-    for a in _leaves(args):
+    for a in _input_format.leaves(args):
         if a is None:
             continue
         if isinstance(a, _nd.NDArray):
@@ -182,13 +174,18 @@ def _check_hybridized_inputs(block, args):
 
 
 def _call_with_hooks(self, *args):
-    if isinstance(self, _g.HybridBlock) and self._hybridized:
+    hybridized = isinstance(self, _g.HybridBlock) and self._hybridized
+    if hybridized:
         _check_hybridized_inputs(self, args)
     d = getattr(self, "__dict__", {})
     pre, post = d.get("_forward_pre_hooks"), d.get("_forward_hooks")
     for hook in list(pre.values()) if pre else ():
         hook(self, args)
-    out = _call(self, *args)
+    if hybridized:
+        with _input_format.checked_call(self, args):
+            out = _call(self, *args)
+    else:
+        out = _call(self, *args)
     for hook in list(post.values()) if post else ():
         hook(self, args, out)
     return out
@@ -208,6 +205,7 @@ def _hybridize_kw(self, active=True, backend=None, clear=True, static_alloc=Fals
         warnings.warn('"{block}" is being hybridized while still having forward hook/pre-hook. If "{block}" is a '
                       'child of HybridBlock, the hooks will not take effect.'.format(block=self))
     _hybridize(self, active, static_alloc, static_shape)
+    _input_format.forget(self, _children_of)
 
 
 def _check_container_with_block(self):
