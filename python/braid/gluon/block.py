@@ -17,7 +17,7 @@ from .. import symbol as _sym
 from .._core import gluon as _g
 from .parameter import Parameter, _reset_trainers
 from .utils import HookHandle
-from . import _input_format, _model_file
+from . import _input_format, _model_file, _symbol_names
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -96,7 +96,8 @@ class HybridBlock(_g.HybridBlock, metaclass=_BlockMeta):
                 raise ValueError("%s: the inputs mix Symbols and NDArrays; give it all Symbols or all NDArrays"
                                  % type(self).__name__)
             params = {name: p.var() for name, p in self._attribute_params().items()}
-            return self.hybrid_forward(_sym, x, *args, **params)
+            with _symbol_names.block_scope(self.prefix):
+                return self.hybrid_forward(_sym, x, *args, **params)
         if first is None:
             raise ValueError("%s: hybrid_forward needs at least one NDArray input" % type(self).__name__)
         ctx = first.context
@@ -258,10 +259,15 @@ def _load_parameters_kw(self, filename, ctx=None, allow_missing=False, ignore_ex
     ``dtype_source`` says whose dtype wins: 'current' (the block's) or 'saved' (the file's)."""
     if dtype_source not in ("current", "saved"):
         raise ValueError("dtype_source must be 'current' or 'saved', got %r" % (dtype_source,))
+    saved = _nd.load(filename)
     structural = self._collect_params_with_prefix()
+    if saved and not any("." in name for name in saved) and not set(saved) <= set(name for name, _ in structural):
+        # MXNet's legacy files (save_params): names as the parameters', less this block's prefix
+        self.collect_params().load(filename, ctx, allow_missing, ignore_extra, self.prefix, cast_dtype, dtype_source)
+        return
     if not allow_missing and len(set(id(p) for _, p in structural)) < len(structural):
         # A file saved with deduplicate=True holds a shared parameter under one of its names.
-        loaded = set(_nd.load(filename).keys())
+        loaded = set(saved.keys())
         if any(name in loaded for name, _ in structural):
             names = collections.defaultdict(list)
             for name, p in structural:
@@ -274,11 +280,26 @@ def _load_parameters_kw(self, filename, ctx=None, allow_missing=False, ignore_ex
     if cast_dtype and dtype_source == "saved":
         by_name = dict(structural)
         by_name.update(self.collect_params().items())
-        for key, value in _nd.load(filename).items():
+        for key, value in saved.items():
             if key in by_name:
                 by_name[key].cast(value.dtype)
     _load_parameters(self, filename, ctx, allow_missing, ignore_extra, cast_dtype)
     _reset_trainers(self.collect_params().values())
+
+
+def _save_params(self, filename):
+    """MXNet's deprecated save: the parameters by name, less this block's prefix (what
+    load_params, or load_parameters, reads back)."""
+    warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you want load from "
+                  "SymbolBlock later, please use export instead. For details, see "
+                  "https://mxnet.apache.org/tutorials/gluon/save_load_params.html")
+    self.collect_params().save(filename, strip_prefix=self.prefix)
+
+
+def _load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+    """MXNet's deprecated load: load_parameters, which also reads save_params' files."""
+    warnings.warn("load_params is deprecated. Please use load_parameters.")
+    self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
 
 _g.Block.__getattr__ = _getattr
@@ -290,8 +311,8 @@ _g.Block.hybridize = _hybridize_kw
 _g.Block.collect_params = _collect_params_checked
 _g.Block.save_parameters = _save_parameters_dedup
 _g.Block.load_parameters = _load_parameters_kw
-_g.Block.save_params = _save_parameters  # MXNet's deprecated names
-_g.Block.load_params = _load_parameters
+_g.Block.save_params = _save_params
+_g.Block.load_params = _load_params
 _g.Block._check_container_with_block = _check_container_with_block
 _g.Block.save = _model_file.save
 _g.Block.load = _model_file.load
