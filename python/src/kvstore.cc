@@ -86,6 +86,7 @@ void bind_kvstore(py::module_& m) {
           py::arg("key"), py::arg("value"), py::arg("out"), py::arg("priority") = 0)
       // an optimizer written in Python lives as long as the store
       .def("set_optimizer", &kv::KVStore::set_optimizer, py::keep_alive<1, 2>())
+      .def("_core_optimizer", &kv::KVStore::optimizer)  // the one set_optimizer set (a Trainer's), or None
       .def("_set_updater",
            [](kv::KVStore& s, py::function fn) {
              s.set_updater([fn](const kv::Key& key, const NDArray& summed, NDArray& stored) {

@@ -130,6 +130,24 @@ void bind_optim(py::module_& m) {
             opt.update(index, weight, grad);
           },
           py::arg("index"), py::arg("weight"), py::arg("grad"), py::arg("state") = py::none())
+      // What MXNet's Updater.states shows of the updates the core runs: the float32 master copy
+      // of an index (or None) and its state arrays; every state as save_states' image.
+      .def("_core_state",
+           [](const optim::Optimizer& opt, int index) -> py::object {
+             if (!opt.has_state(index)) return py::none();
+             NDArray master = opt.master_weight(index);
+             return py::make_tuple(master.is_none() ? py::object(py::none()) : py::cast(master), opt.state(index));
+           })
+      .def("_core_saved_states", [](const optim::Optimizer& opt) { return py::bytes(opt.save_states()); })
+      // The per-index multipliers (a Trainer's parameters' lr_mult and wd_mult) and the rates
+      // they give (MXNet's _get_lr, _get_wd)
+      .def("_core_set_index_mults",
+           [](optim::Optimizer& opt, std::map<int, double> lr_mult, std::map<int, double> wd_mult) {
+             opt.set_lr_mult({}, std::move(lr_mult));
+             opt.set_wd_mult({}, std::move(wd_mult));
+           })
+      .def("_core_get_lr", &optim::Optimizer::get_lr)
+      .def("_core_get_wd", &optim::Optimizer::get_wd)
       .def("__repr__", [](const optim::Optimizer& opt) { return "<Optimizer " + opt.name() + ">"; });
   o.def(
       "create",

@@ -2,6 +2,7 @@
 (``SGD(momentum=0.9)``), and your own: subclass Optimizer, define create_state(index, weight) and
 update(index, weight, grad, state), and decorate the class with @register."""
 from . import optimizer
+from . import core_optimizer  # the MXNet members of the optimizers the C++ core implements
 from .optimizer import Optimizer, register, create, Updater, get_updater
 from .sgd import SGD, ccSGD, NAG, Signum, LARS, LBSGD, DCASGD, SGLD
 from .adaptive import Adam, Adamax, Nadam, AdaGrad, AdaDelta, RMSProp, Ftrl, FTML, LAMB, Test
