@@ -1,12 +1,19 @@
 """mxnet.kvstore (``kv``): key-value stores of every type — "local", "device", the parameter
 server's "dist_sync", "dist_async", "dist_sync_device", "dist_async_device", and "horovod"
-(allreduce over MPI). A process started by ``braid launch`` as a server or scheduler runs its role
-when braid is imported (see braid/__init__.py), as MXNet does."""
+(allreduce over MPI), and those written in Python (KVStoreBase subclasses registered by name). A
+process started by ``braid launch`` as a server or scheduler runs its role when braid is imported
+(see braid/__init__.py), as MXNet does."""
 from ._core.kvstore import KVStore, create as _create
+from .kvstore_base import KVStoreBase, TestStore
+from .optimizer.core_updater import CoreUpdater
 
 
 def create(name="local"):
-    return _create(name)
+    """The store of type ``name``: a registered KVStoreBase subclass, else a built-in type."""
+    if not isinstance(name, str):
+        raise TypeError("name must be a string")
+    registered = KVStoreBase.kv_registry.get(name.lower())
+    return registered() if registered is not None else _create(name)
 
 
 def _set_updater(self, updater):
@@ -14,5 +21,12 @@ def _set_updater(self, updater):
     self._set_updater(updater)
 
 
+def _updater(self):
+    """MXNet's KVStore._updater: the updater of the optimizer this store runs, or None."""
+    optimizer = self._core_optimizer()
+    return None if optimizer is None else CoreUpdater(optimizer)
+
+
 KVStore.set_updater = _set_updater
-__all__ = ["KVStore", "create"]
+KVStore._updater = property(_updater)
+__all__ = ["KVStore", "KVStoreBase", "TestStore", "create"]

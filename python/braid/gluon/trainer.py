@@ -1,5 +1,12 @@
 """gluon.Trainer (implemented in C++)."""
+import collections.abc
+import weakref
+
 from .._core import gluon as _g
+from .._core import optimizer as _core_opt
+from ..kvstore_base import KVStoreBase
+from ..optimizer.core_optimizer import sync_param_mults
+from ..optimizer.core_updater import CoreUpdater
 from .parameter import ParameterDict
 
 __all__ = ["Trainer"]
@@ -21,6 +28,30 @@ def _as_parameter_dict(params):
     return out
 
 
+class _ParamsOf(collections.abc.Mapping):
+    """A trainer's parameters by index (MXNet's optimizer.param_dict), without keeping the
+    trainer alive (it holds the optimizer)."""
+
+    def __init__(self, trainer):
+        self._trainer = weakref.ref(trainer)
+
+    def _params(self):
+        trainer = self._trainer()
+        return [] if trainer is None else trainer._params
+
+    def __getitem__(self, index):
+        params = self._params()
+        if not isinstance(index, int) or not 0 <= index < len(params):
+            raise KeyError(index)
+        return params[index]
+
+    def __iter__(self):
+        return iter(range(len(self._params())))
+
+    def __len__(self):
+        return len(self._params())
+
+
 class Trainer(_g.Trainer):
     """MXNet's gluon.Trainer(params, optimizer, optimizer_params, kvstore, compression_params,
     update_on_kvstore). ``params``: a ParameterDict, or a list or dict of Parameters. An
@@ -32,10 +63,20 @@ class Trainer(_g.Trainer):
                  update_on_kvstore=None):
         from .. import optimizer as _opt
         params = _as_parameter_dict(params)
-        if isinstance(optimizer, str) and (_opt.is_registered_in_python(optimizer) or
-                                           (optimizer_params and "lr_scheduler" in optimizer_params)):
-            optimizer, optimizer_params = _opt.create(optimizer, **dict(optimizer_params or {})), None
-        self._optimizer_object = optimizer  # an optimizer defined in Python lives as long as the trainer
+        if isinstance(optimizer, str):
+            make = _opt.create if (_opt.is_registered_in_python(optimizer) or
+                                   (optimizer_params and "lr_scheduler" in optimizer_params)) else _core_opt.create
+            optimizer, optimizer_params = make(optimizer, **dict(optimizer_params or {})), None
+        # The optimizer object (a Python one too) lives as long as the trainer, so that its Python
+        # attributes last; param_dict (MXNet's index -> Parameter) refers to the trainer weakly.
+        self._optimizer_object = optimizer
+        optimizer.param_dict = _ParamsOf(self)
+        # A store written in Python (KVStoreBase) is driven here; the C++ Trainer then has none.
+        self._python_store = kvstore if isinstance(kvstore, KVStoreBase) else None
+        self._python_store_update = update_on_kvstore
+        self._python_store_ready = False
+        if self._python_store is not None:
+            kvstore, update_on_kvstore = None, False
         if compression_params is not None:
             from .. import kvstore as _kv
             if isinstance(kvstore, str):
@@ -50,13 +91,37 @@ class Trainer(_g.Trainer):
         (mx.contrib.amp.init_trainer) finds an overflowed gradient."""
         if self._amp_overflowed():
             return
+        if self._python_store is not None:
+            self.allreduce_grads()
+            self.update(batch_size, ignore_stale_grad)
+            return
+        sync_param_mults(self._optimizer_object, self._optimizer_object.param_dict)
         _g.Trainer.step(self, batch_size, ignore_stale_grad)
 
+    def allreduce_grads(self):
+        """Sums each parameter's gradients over its contexts; not when the store updates."""
+        self._assert_not_updating_on_kvstore("allreduce_grads()")
+        if self._python_store is None:
+            _g.Trainer.allreduce_grads(self)
+            return
+        for i, p in enumerate(self._params):
+            if p.grad_req != "null":
+                self._python_store.pushpull(i, p.list_grad(), priority=-i)
+
     def update(self, batch_size, ignore_stale_grad=False):
-        """The optimizer's update of every parameter (skipped on an AMP overflow, as step)."""
+        """The optimizer's update of every parameter (skipped on an AMP overflow, as step); not
+        when the store updates."""
+        self._assert_not_updating_on_kvstore("update()")
         if self._amp_overflowed():
             return
+        sync_param_mults(self._optimizer_object, self._optimizer_object.param_dict)
         _g.Trainer.update(self, batch_size, ignore_stale_grad)
+
+    def _assert_not_updating_on_kvstore(self, what):
+        self._init_kvstore()
+        assert not (self._kvstore is not None and self._update_on_kvstore), \
+            "%s when parameters are updated on kvstore is not supported. Try setting `update_on_kvstore` to False " \
+            "when creating trainer." % what
 
     def _amp_overflowed(self):
         scaler = getattr(self, "_amp_loss_scaler", None)
@@ -64,22 +129,52 @@ class Trainer(_g.Trainer):
 
     @property
     def _optimizer(self):
-        return self.optimizer
+        return self._optimizer_object
+
+    @property
+    def _updaters(self):
+        """MXNet's per-context updaters: Braid updates one copy and copies it to the other
+        contexts, so there is one, over the optimizer's states."""
+        return [CoreUpdater(self._optimizer_object)]
 
     @property
     def _kvstore(self):
         """The store in use once set up (None before, and without one)."""
-        return self._core_kvstore() if self._kv_initialized else None
+        if not self._kv_initialized:
+            return None
+        return self._python_store if self._python_store is not None else self._core_kvstore()
 
     @property
     def _update_on_kvstore(self):
         """Whether the store runs the optimizer (None until set up, and without a store)."""
-        if not self._kv_initialized or self._core_kvstore() is None:
+        if not self._kv_initialized or self._kvstore is None:
             return None
-        return self._core_update_on_kvstore()
+        return False if self._python_store is not None else self._core_update_on_kvstore()
+
+    @property
+    def _kv_initialized(self):
+        if self._python_store is not None:
+            return self._python_store_ready
+        return _g.Trainer._kv_initialized.__get__(self)
 
     def _init_kvstore(self):
+        """Sets the store up: a Python store (which cannot run the optimizer unless it is_capable
+        of it) gives every copy of each parameter its first copy's value."""
         self._core_kvstore()
+        store = self._python_store
+        if store is None or self._python_store_ready:
+            return
+        if self._python_store_update and not store.is_capable(KVStoreBase.OPTIMIZER):
+            raise ValueError("Please set update_on_kvstore to False when both update_on_kvstore and the kvstore "
+                             "%s, which does not support the optimizer, are given" % store.type)
+        for i, p in enumerate(self._params):
+            data = p.list_data()
+            store.broadcast(i, data[0], data, priority=-i)
+        self._python_store_ready = True
+
+    def _reset_kvstore(self):
+        self._python_store_ready = False
+        _g.Trainer._reset_kvstore(self)
 
     @property
     def _params_to_init(self):
