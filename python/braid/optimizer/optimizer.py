@@ -12,6 +12,7 @@ import warnings
 import numpy
 
 from .._core import optimizer as _core_opt
+from . import core_states
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
 
@@ -306,6 +307,11 @@ class Updater(object):
         return _sync_state_context(state, context)
 
     def set_states(self, states):
+        """States from get_states, or those a store or trainer running the optimizer saved."""
+        if core_states.is_core_image(states):
+            self.states = core_states.states_of_core_image(states)
+            self.states_synced = dict.fromkeys(self.states.keys(), False)
+            return
         states = pickle.loads(states)
         if isinstance(states, tuple) and len(states) == 2:
             self.states, self.optimizer = states
