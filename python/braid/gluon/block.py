@@ -18,6 +18,7 @@ from .._core import gluon as _g
 from .parameter import Parameter, _reset_trainers
 from .utils import HookHandle
 from . import _input_format, _model_file, _symbol_names
+from ._block_scope import _BlockScope  # MXNet's private name, for code written against it
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
