@@ -11,6 +11,7 @@ from ..attribute import AttrScope
 from ..base import MXNetError, NotImplementedForSymbol
 from ..name import NameManager
 from ..util import is_np_shape
+from ._input_inits import set_input_inits
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "Executor"]
 
@@ -58,7 +59,9 @@ def _create(op, inputs, kwargs, hint=None):
         elif value is not None:
             params[_stored_key(key, value, False)] = value
     params["name"] = name
-    return _core.symbol.make(op, list(inputs), params)
+    out = _core.symbol.make(op, list(inputs), params)
+    set_input_inits(op, out)
+    return out
 
 
 def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None,
