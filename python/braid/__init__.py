@@ -31,6 +31,7 @@ from . import module as mod
 from . import model
 from . import callback
 from . import metric
+from . import rnn
 from . import lr_scheduler
 from . import kvstore
 from . import kvstore as kv

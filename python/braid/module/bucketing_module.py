@@ -6,6 +6,7 @@ import warnings
 from ..context import Context, cpu
 from ..init import Uniform
 from ..model import load_checkpoint
+from ..name import NameManager
 from .base_module import BaseModule, _check_input_names
 from .module import Module
 
@@ -48,7 +49,10 @@ class BucketingModule(BaseModule):
         self._aux_params = None
 
     def _call_sym_gen(self, *args, **kwargs):
-        return self._sym_gen(*args, **kwargs)
+        # a fresh NameManager per call, as MXNet: every bucket's symbol names its unnamed nodes
+        # alike (embedding0_weight...), so that the buckets share those parameters
+        with NameManager():
+            return self._sym_gen(*args, **kwargs)
 
     def _reset_bind(self):
         self.binded = False

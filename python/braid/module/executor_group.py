@@ -4,6 +4,8 @@ group when asked (BucketingModule's buckets)."""
 import logging
 from collections import OrderedDict
 
+import numpy as _np
+
 from .. import ndarray as nd
 from ..context import Context
 from ..io import DataDesc
@@ -60,6 +62,26 @@ def _slice_axis(array, axis, islice):
     return nd.slice_axis(array, axis=axis, begin=islice.start, end=islice.stop)
 
 
+def _as_descs(shapes):
+    """DataDescs from DataDescs or (name, shape) pairs (None stays None)."""
+    if shapes is None:
+        return None
+    return [x if isinstance(x, DataDesc) else DataDesc(*x) for x in shapes]
+
+
+def _allocated_bytes(executor):
+    """What an executor allocated, from its debug_str's ``Total <n> MB allocated`` line (MXNet's
+    Module._total_exec_bytes counts the same)."""
+    for line in reversed(executor.debug_str().split("\n")):
+        words = line.split()
+        if len(words) >= 4 and words[0] == "Total" and words[2] == "MB" and words[3] == "allocated":
+            try:
+                return int(float(words[1]))
+            except ValueError:
+                return 0
+    return 0
+
+
 def _merge_multi_context(outputs, major_axis):
     """Each output's per-device parts joined along its batch axis on the first device."""
     merged = []
@@ -92,6 +114,8 @@ class DataParallelExecutorGroup(object):
         self.fixed_param_names = fixed_param_names or []
         self.state_names = state_names or []
         self._ctx_groups = {name: a.get("__ctx_group__") for name, a in symbol.attr_dict().items()}
+        data_shapes = _as_descs(data_shapes)
+        label_shapes = _as_descs(label_shapes)
         data_names = [d.name for d in data_shapes]
         self.grad_req = self._grad_reqs(grad_req, data_names)
         self.execs = []
@@ -114,6 +138,14 @@ class DataParallelExecutorGroup(object):
         self.num_outputs = len(self.output_names)
         self.batch_size = None
         self.slices = None
+        # per device, the arrays of the arguments that are not parameters (data, labels, states,
+        # parameters of this group only), by name: a group bound with shared_group uses (and adds
+        # to) the same dicts, so that the buckets of a BucketingModule share their input memory
+        if shared_group is not None:
+            self.shared_data_arrays = shared_group.shared_data_arrays
+        else:
+            self.shared_data_arrays = [{} for _ in contexts]
+        self._total_exec_bytes = 0  # what the executors allocated (their debug_str's total)
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
     def _grad_reqs(self, grad_req, data_names):
@@ -175,6 +207,7 @@ class DataParallelExecutorGroup(object):
     def bind_exec(self, data_shapes, label_shapes, shared_group=None, reshape=False):
         """Makes (or, with reshape, reshapes) the executors for these data and label shapes."""
         assert reshape or not self.execs
+        data_shapes, label_shapes = _as_descs(data_shapes), _as_descs(label_shapes)
         self.batch_size = None
         self.data_layouts = self.decide_slices(data_shapes)
         self.label_layouts = self.decide_slices(label_shapes) if label_shapes is not None else None
@@ -227,16 +260,39 @@ class DataParallelExecutorGroup(object):
                 return old
             return nd.zeros(shape, ctx=self._context_of(i, name), dtype=dtype if dtype is not None else "float32")
 
+        buffer = self.shared_data_arrays[i]
+
+        def buffered(name, shape, dtype):
+            """The shared buffer's array for ``name`` (a view of its first elements where it is
+            larger), or a new one it keeps from now on."""
+            shape = tuple(shape)
+            dtype = dtype if dtype is not None else "float32"
+            ctx = self._context_of(i, name)
+            size = 1
+            for dim in shape:
+                size *= dim
+            old = buffer.get(name)
+            if old is not None and old.context == ctx and _np.dtype(old.dtype) == _np.dtype(dtype):
+                if old.shape == shape:
+                    return old
+                if old.size >= size:
+                    return old.reshape((-1,))[0:size].reshape(shape)
+            new = nd.zeros(shape, ctx=ctx, dtype=dtype)
+            buffer[name] = new
+            return new
+
         args, grads = [], {}
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             is_param = name in self.param_names
-            args.append(array(name, shape, dtype, shared_args if is_param else {}))
+            args.append(array(name, shape, dtype, shared_args) if is_param else buffered(name, shape, dtype))
             if self.grad_req[name] != "null":
                 grads[name] = array(name, shape, dtype, shared_grads if is_param else {})
         aux = [array(name, shape, dtype, shared.aux_dict if shared is not None else {})
                for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types)]
-        return self.symbol.bind(self.contexts[i], args, args_grad=grads, grad_req=self.grad_req,
-                                aux_states=aux, group2ctx=self.group2ctxs[i])
+        executor = self.symbol.bind(self.contexts[i], args, args_grad=grads, grad_req=self.grad_req,
+                                    aux_states=aux, group2ctx=self.group2ctxs[i])
+        self._total_exec_bytes += _allocated_bytes(executor)
+        return executor
 
     def _collect_arrays(self):
         """Per name, each device's array (data with the slice it takes)."""
