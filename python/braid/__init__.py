@@ -41,6 +41,7 @@ from . import engine
 from . import operator
 from . import numpy
 from . import numpy as np
+from . import contrib
 
 # A process started by `braid launch` (or MXNet's launcher) as the scheduler or a server runs that
 # role here and exits when the job ends, as `import mxnet` does: the same script serves every role.

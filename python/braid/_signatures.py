@@ -16,6 +16,7 @@ _POSITIONAL_ATTRIBUTES = {
     "softmax": ("axis",), "log_softmax": ("axis",), "topk": ("axis", "k"), "sort": ("axis",),
     "argsort": ("axis",), "squeeze": ("axis",), "swapaxes": ("dim1", "dim2"), "Cast": ("dtype",),
     "cast": ("dtype",), "LeakyReLU": ("act_type", "slope"), "Activation": ("act_type",), "Dropout": ("p",),
+    "_sample_unique_zipfian": ("range_max", "shape"),
 }
 for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
     for _name in ("random_" + _op, "_random_" + _op):
@@ -51,10 +52,23 @@ def operator_function(name, input_type, run, module):
     return op
 
 
-def lookup(module_globals, module, name, input_type, run):
-    """A module's __getattr__: the operator function, made on first use and kept."""
-    if not name.startswith("__") and _core.operator_exists(name):
-        fn = operator_function(name, input_type, run, module)
+def lookup(module_globals, module, name, input_type, run, prefix=""):
+    """A module's __getattr__: operator ``prefix + name`` as the function ``name``, made on first use
+    and kept (``mx.nd.contrib.foo`` is operator ``_contrib_foo``)."""
+    op = prefix + name
+    if not name.startswith("__") and _core.operator_exists(op):
+        fn = operator_function(op, input_type, run, module)
+        fn.__name__ = name
         module_globals[name] = fn
         return fn
     raise AttributeError("module 'braid.%s' has no attribute or operator '%s'" % (module, name))
+
+
+def split_v2_attributes(indices_or_sections, axis, squeeze_axis):
+    """The attributes of operator _split_v2 for MXNet's split_v2(ary, indices_or_sections, ...): an
+    int is a number of equal sections, a tuple the indices where parts after the first begin."""
+    if isinstance(indices_or_sections, int):
+        return {"indices": (), "sections": indices_or_sections, "axis": axis, "squeeze_axis": squeeze_axis}
+    if isinstance(indices_or_sections, tuple):
+        return {"indices": (0,) + indices_or_sections, "axis": axis, "squeeze_axis": squeeze_axis}
+    raise ValueError("indices_or_sections must either int or tuple of ints")

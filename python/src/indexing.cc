@@ -4,6 +4,7 @@
 // registered operators, so they are recorded by autograd.
 #include <pybind11/numpy.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "bindings.h"
@@ -84,11 +85,6 @@ bool is_basic(py::handle index) {
   return basic_item(index);
 }
 
-NDArray index_array(py::handle index, Context ctx) {
-  if (py::isinstance<NDArray>(index)) return index.cast<NDArray>().as_in_context(ctx);
-  return from_numpy(index, ctx, DType::Int64);
-}
-
 std::string str(int64_t v) { return std::to_string(v); }
 
 /// Whether the selection is one contiguous range of the row-major array (MXNet's rule, as NumPy
@@ -167,12 +163,30 @@ void region_offsets(const Shape& shape, const BasicIndex& ix, size_t axis, int64
     region_offsets(shape, ix, axis + 1, base + (s.begin + i * s.step) * stride, out);
 }
 
-/// The value assigned to a region of `target` (dtype and context): converted, and with leading
-/// axes of size 1 beyond the region's rank dropped, as NumPy broadcasts an assignment.
-NDArray assigned_value(py::handle value, const NDArray& target, const Shape& region) {
+/// `v` without the axes that None adds to the index's result: NumPy aligns an assigned value with
+/// that result (right-aligned), where those axes have size 1.
+NDArray without_new_axes(const NDArray& v, const BasicIndex& ix) {
+  const std::vector<int64_t> full = result_dims(ix);
+  if (ix.new_axes.empty() || static_cast<size_t>(v.ndim()) > full.size()) return v;
+  std::vector<int64_t> d = v.shape().dims();
+  d.insert(d.begin(), full.size() - d.size(), 1);
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const bool added = std::find(ix.new_axes.begin(), ix.new_axes.end(), i) != ix.new_axes.end();
+    BRAID_CHECK(!added || d[i] == 1, "cannot assign a value of shape ", v.shape(), " to a region of shape ",
+                Shape(full));
+    if (!added) kept.push_back(d[i]);
+  }
+  return v.reshape(kept);
+}
+
+/// The value assigned to the region `ix` selects of `target` (dtype and context): converted, and
+/// with leading axes of size 1 beyond the region's rank dropped, as NumPy broadcasts an assignment.
+NDArray assigned_value(py::handle value, const NDArray& target, const Shape& region, const BasicIndex& ix) {
   NDArray v = py::isinstance<NDArray>(value) ? value.cast<NDArray>() : from_numpy(value, target.ctx(), target.dtype());
   if (v.dtype() != target.dtype()) v = v.astype(target.dtype());
   if (v.ctx() != target.ctx()) v = v.as_in_context(target.ctx());
+  v = without_new_axes(v, ix);
   if (v.ndim() > region.ndim()) {
     const int extra = v.ndim() - region.ndim();
     for (int i = 0; i < extra; ++i)
@@ -184,17 +198,82 @@ NDArray assigned_value(py::handle value, const NDArray& target, const Shape& reg
 
 }  // namespace
 
+/// Any NumPy index of `a` with integer arrays in it (advanced indexing, mixed with ints, slices,
+/// None and ...), worked out by NumPy on the positions of the rows it selects from: `a` is seen as
+/// `rows` = (product of the first k axes the index names, the remaining axes...), and `flat`
+/// (the selection's leading shape, int64) holds the row each selected element comes from.
+struct MultiIndex {
+  py::object flat;
+  std::vector<int64_t> rows;
+};
+
+MultiIndex multi_index(const NDArray& a, py::handle index) {
+  py::module_ np = py::module_::import("numpy");
+  py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index) : py::make_tuple(index);
+  py::list converted;
+  int k = 0;
+  bool ellipsis = false;
+  for (py::handle item : items) {
+    ellipsis = ellipsis || item.is(py::ellipsis());
+    k += item.is_none() || item.is(py::ellipsis()) ? 0 : 1;
+    converted.append(py::isinstance<NDArray>(item) ? py::object(to_numpy(item.cast<NDArray>()).attr("astype")("int64"))
+                                                   : py::reinterpret_borrow<py::object>(item));
+  }
+  if (ellipsis) k = a.ndim();
+  BRAID_CHECK(k <= a.ndim(), "too many indices (", k, ") for an array of shape ", a.shape());
+  py::tuple dims(k);
+  for (int i = 0; i < k; ++i) dims[static_cast<size_t>(i)] = a.shape()[i];
+  py::object positions = np.attr("arange")(a.shape().prod(0, k), py::arg("dtype") = "int64").attr("reshape")(dims);
+  std::vector<int64_t> rows = {a.shape().prod(0, k)};
+  rows.insert(rows.end(), a.shape().dims().begin() + k, a.shape().dims().end());
+  return {np.attr("asarray")(positions.attr("__getitem__")(py::tuple(converted))), rows};
+}
+
+/// The shape of what `m` selects.
+std::vector<int64_t> selection_shape(const MultiIndex& m) {
+  std::vector<int64_t> shape = m.flat.attr("shape").cast<std::vector<int64_t>>();
+  shape.insert(shape.end(), m.rows.begin() + 1, m.rows.end());
+  return shape;
+}
+
+/// The selection as a new array, gathered with take (so autograd sees it).
+NDArray get_multi_index(const NDArray& a, py::handle index) {
+  const MultiIndex m = multi_index(a, index);
+  NDArray rows = a.reshape(m.rows);
+  return nd::take(rows, from_numpy(m.flat.attr("reshape")(-1), a.ctx(), DType::Int64), 0).reshape(selection_shape(m));
+}
+
+/// a[i0, i1, ...] = value: the value broadcast to the selection's shape, rows written in order (a
+/// repeated index keeps the last write, as NumPy).
+void set_multi_index(NDArray& a, py::handle index, py::handle value) {
+  BRAID_CHECK(!autograd::is_recording(),
+              "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd: assign "
+              "outside autograd.record(), or build the result with operators");
+  BRAID_CHECK(a.ctx().is_cpu_family(), "assignment with integer array indices is only supported on the CPU");
+  const MultiIndex m = multi_index(a, index);
+  const auto flat = m.flat.attr("ravel")().cast<std::vector<int64_t>>();
+  const std::vector<int64_t> selection = selection_shape(m);
+  NDArray src = assigned_value(value, a, Shape(selection), BasicIndex{}).as_in_context(cpu());
+  if (src.ndim() == 0) src = src.reshape({1});
+  src = nd::broadcast_to(src, Shape(selection));
+  py::gil_scoped_release release;
+  src.wait_to_read();
+  a.wait_to_write();
+  const size_t row_bytes =
+      static_cast<size_t>(Shape(m.rows).prod(1, static_cast<int>(m.rows.size()))) * dtype_size(a.dtype());
+  auto* dst = static_cast<char*>(a.raw_data());
+  const auto* from = static_cast<const char*>(src.raw_data());
+  for (size_t i = 0; i < flat.size(); ++i)
+    std::memcpy(dst + static_cast<size_t>(flat[i]) * row_bytes, from + i * row_bytes, row_bytes);
+}
+
 py::object getitem(const NDArray& a, py::handle index) {
   if (is_basic(index)) return py::cast(get_basic(a, parse_index(a.shape(), index)));
-  if (py::isinstance<py::tuple>(index))
-    throw Error("advanced indexing is supported with one NDArray or list index on the first axis; got " +
-                py::repr(index).cast<std::string>());
-  return py::cast(nd::take(a, index_array(index, a.ctx()), 0));
+  return py::cast(get_multi_index(a, index));
 }
 
 void setitem(NDArray& a, py::handle index, py::handle value) {
-  BRAID_CHECK(is_basic(index), "assignment with index ", py::repr(index).cast<std::string>(),
-              " is not supported; use ints, slices, None and ...");
+  if (!is_basic(index)) return set_multi_index(a, index, value);
   BasicIndex ix = parse_index(a.shape(), index);
   // Writing part of an array reads the rest of it, so MXNet records the array as an input of the
   // write into itself, which it refuses while recording; the whole array is a plain copy.
@@ -215,7 +294,7 @@ void setitem(NDArray& a, py::handle index, py::handle value) {
     if (py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
       region.fill(value.cast<double>());
     else
-      region.assign(assigned_value(value, region, region.shape()));
+      region.assign(assigned_value(value, region, region.shape(), ix));
     return;
   }
   // A strided region: written element by element once pending work on `a` is done.
@@ -223,7 +302,7 @@ void setitem(NDArray& a, py::handle index, py::handle value) {
   for (const auto& s : ix.axes)
     if (!s.integer) dims.push_back(s.count);
   if (dims.empty()) dims.push_back(1);
-  NDArray src = assigned_value(value, a, Shape(dims)).as_in_context(cpu());
+  NDArray src = assigned_value(value, a, Shape(dims), ix).as_in_context(cpu());
   if (src.ndim() == 0) src = src.reshape({1});
   src = nd::broadcast_to(src, Shape(dims));
   std::vector<int64_t> offsets;

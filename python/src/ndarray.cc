@@ -122,7 +122,15 @@ NDArray array_from_state(const py::dict& state) {
   return io::load_array_from_raw_bytes(raw, "the pickled NDArray");
 }
 
-py::object load_named(io::NamedArrays c) {
+// MXNet's rule for NumPy shape semantics (np_shape: 0 off, 1 on in a scope, 2 on globally): a V3
+// file loads only with it on, any other file only with it off or on globally.
+py::object load_named(io::NamedArrays c, int np_shape, const std::string& source) {
+  if (!c.arrays.empty()) {
+    BRAID_CHECK(!c.numpy_shapes || np_shape != 0, source,
+                ": the arrays were saved under NumPy shape semantics; load them inside `with mx.np_shape(True):`");
+    BRAID_CHECK(c.numpy_shapes || np_shape != 1, source,
+                ": the arrays were not saved under NumPy shape semantics; load them outside `mx.np_shape()`");
+  }
   if (c.names.empty()) return py::cast(c.arrays);
   py::dict d;
   for (size_t i = 0; i < c.arrays.size(); ++i) d[py::str(c.names[i])] = c.arrays[i];
@@ -141,11 +149,6 @@ void bind_ndarray(py::module_& m) {
       .def_property_readonly("ndim", &NDArray::ndim)
       .def_property_readonly("stype", [](const NDArray&) { return "default"; })
       .def("asnumpy", &to_numpy)
-      .def("asscalar",
-           [](const NDArray& a) -> py::object {
-             BRAID_CHECK(a.size() == 1, "asscalar: the array has shape ", a.shape(), "; only size-1 arrays convert");
-             return to_numpy(a).attr("reshape")(py::make_tuple()).attr("item")();
-           })
       .def("wait_to_read", &NDArray::wait_to_read, py::call_guard<py::gil_scoped_release>())
       .def("wait_to_write", &NDArray::wait_to_write, py::call_guard<py::gil_scoped_release>())
       .def(
@@ -297,17 +300,33 @@ void bind_ndarray(py::module_& m) {
   m.def("waitall", &nd::waitall, py::call_guard<py::gil_scoped_release>());
   m.def("seed", [](uint64_t s) { nd::seed(s); });
 
-  m.def("save", [](const std::string& path, py::object data) {
-    if (py::isinstance<NDArray>(data)) return io::save(path, std::vector<NDArray>{data.cast<NDArray>()});
-    if (py::isinstance<py::dict>(data)) {
-      std::vector<std::pair<std::string, NDArray>> named;
-      for (auto [k, v] : data.cast<py::dict>()) named.emplace_back(k.cast<std::string>(), v.cast<NDArray>());
-      return io::save(path, named);
-    }
-    io::save(path, data.cast<std::vector<NDArray>>());
-  });
-  m.def("load", [](const std::string& path) { return load_named(io::load(path)); });
-  m.def("load_frombuffer", [](const py::bytes& buf) { return load_named(io::load_from_bytes(std::string(buf))); });
+  m.def(
+      "save",
+      [](const std::string& path, py::object data, bool numpy_shapes) {
+        io::NamedArrays c;
+        c.numpy_shapes = numpy_shapes;
+        if (py::isinstance<NDArray>(data)) {
+          c.arrays.push_back(data.cast<NDArray>());
+        } else if (py::isinstance<py::dict>(data)) {
+          for (auto [k, v] : data.cast<py::dict>()) {
+            c.names.push_back(k.cast<std::string>());
+            c.arrays.push_back(v.cast<NDArray>());
+          }
+        } else {
+          c.arrays = data.cast<std::vector<NDArray>>();
+        }
+        io::save(path, c);
+      },
+      py::arg("fname"), py::arg("data"), py::arg("numpy_shapes") = false);
+  m.def(
+      "load", [](const std::string& path, int np_shape) { return load_named(io::load(path), np_shape, path); },
+      py::arg("fname"), py::arg("np_shape") = 0);
+  m.def(
+      "load_frombuffer",
+      [](const py::bytes& buf, int np_shape) {
+        return load_named(io::load_from_bytes(std::string(buf)), np_shape, "the buffer");
+      },
+      py::arg("buf"), py::arg("np_shape") = 0);
   m.def("_ndarray_from_state", &array_from_state);
 }
 

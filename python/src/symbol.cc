@@ -4,6 +4,8 @@
 
 #include "bindings.h"
 #include "braid/base/error.h"
+#include "braid/op/registry.h"
+#include "braid/symbol/cached_op.h"
 #include "braid/symbol/compose.h"
 #include "braid/symbol/executor.h"
 #include "braid/symbol/symbol.h"
@@ -91,6 +93,14 @@ Symbol make_symbol(const std::string& op, const py::list& args, const py::dict& 
     } else if (!v.is_none()) {
       attrs[key] = attr_string(v);
     }
+  }
+  // MXNet composes an operator without inputs (_random_normal) ignoring keyword Symbols given to it.
+  if (args.empty() && !inputs.empty()) {
+    const op::OpDef& def = op::Registry::get().find(op);
+    op::AttrMap own;
+    for (const auto& [k, v] : attrs)
+      if (k.rfind("__", 0) != 0) own[k] = v;
+    if (def.list_arguments(def.parse(own)).empty()) inputs.clear();
   }
   return sym::make(op, inputs, attrs, name);
 }
@@ -320,6 +330,16 @@ void bind_symbol(py::module_& m) {
           },
           py::arg("arg_params"), py::arg("aux_params") = py::none(), py::arg("allow_extra_params") = false)
       .def("debug_str", &Executor::debug_str);
+
+  // mx.nd.CachedOp (python/braid/ndarray/cached_op.py orders the inputs).
+  py::class_<symbol::CachedOp, std::shared_ptr<symbol::CachedOp>>(s, "CachedOp")
+      .def(py::init([](const Symbol& sym, bool static_alloc) {
+             return std::make_shared<symbol::CachedOp>(sym, static_alloc);
+           }),
+           py::arg("symbol"), py::arg("static_alloc") = false)
+      .def("__call__", [](symbol::CachedOp& op, const std::vector<NDArray>& args, const std::vector<NDArray>& aux) {
+        return op(args, aux);
+      });
 }
 
 }  // namespace braid::python

@@ -26,20 +26,22 @@ constexpr const char* kReleased =
     "backward: the graph behind this array was released by an earlier backward; pass "
     "retain_graph=true to the first backward to back-propagate through it again";
 
-/// Nodes reachable from `heads`, each after all of its parents.
+/// Nodes reachable from `heads`, each after all of its parents. A node released by an earlier
+/// backward is a constant to later graphs built on its outputs (MXNet clears their autograd
+/// entries): nothing flows through it. A released head is an error.
 std::vector<NodePtr> topological_order(const std::vector<Entry>& heads) {
   std::vector<NodePtr> order;
   std::unordered_set<Node*> seen;
   std::vector<std::pair<NodePtr, size_t>> stack;  // (node, next parent to visit)
   for (const auto& h : heads) {
+    BRAID_CHECK(!h.node->freed, kReleased);
     if (!seen.insert(h.node.get()).second) continue;
     stack.emplace_back(h.node, 0);
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
-      BRAID_CHECK(!node->freed, kReleased);
       if (next < node->parents.size()) {
         const Entry& p = node->parents[next++];
-        if (p && seen.insert(p.node.get()).second) stack.emplace_back(p.node, 0);
+        if (p && !p.node->freed && seen.insert(p.node.get()).second) stack.emplace_back(p.node, 0);
         continue;
       }
       order.push_back(node);

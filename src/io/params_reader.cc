@@ -35,6 +35,7 @@ class Parser {
       record_ = static_cast<int64_t>(i);
       out.arrays.push_back(read_record());
     }
+    out.numpy_shapes = saw_v3_;
     record_ = -1;
     read_names(count, out.names);
     if (remaining() != 0)
@@ -163,6 +164,7 @@ class Parser {
   NDArray read_record() {
     const auto first = read<uint32_t>("record magic");
     const Version v = version_of(first);
+    saw_v3_ = saw_v3_ || v == Version::V3;
     if (v == Version::V2 || v == Version::V3) {
       const uint64_t stype_at = offset_;
       check_stype(read<int32_t>("storage type"), stype_at);
@@ -207,6 +209,7 @@ class Parser {
   const uint64_t size_;
   uint64_t offset_ = 0;
   int64_t record_ = -1;  // the array being read, for messages; -1 outside records
+  bool saw_v3_ = false;
 };
 
 }  // namespace

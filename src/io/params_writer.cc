@@ -1,5 +1,5 @@
-// Writing `.params` files: always V2 records with a cpu(0) context, as MXNet 1.x writes them for
-// cpu arrays, so that any MXNet 1.x can read what Braid writes.
+// Writing `.params` files: V2 records with a cpu(0) context, as MXNet 1.x writes them for cpu
+// arrays, so that any MXNet 1.x can read what Braid writes; V3 records under NumPy shape semantics.
 #include "braid/base/error.h"
 #include "braid/io/params.h"
 #include "byte_stream.h"
@@ -23,17 +23,18 @@ void validate(const NamedArrays& c) {
               c.arrays.size(), " arrays; give one name per array or none");
   for (size_t i = 0; i < c.arrays.size(); ++i) {
     const NDArray& a = c.arrays[i];
-    BRAID_CHECK(a.is_none() || a.ndim() > 0, "save: array ", label(c, i),
+    BRAID_CHECK(c.numpy_shapes || a.is_none() || a.ndim() > 0, "save: array ", label(c, i),
                 " is 0-d (shape ()), which the V2 .params format cannot hold (ndim 0 means None); "
-                "reshape it to (1,) before saving");
+                "reshape it to (1,) before saving, or save it under mx.np_shape()");
   }
 }
 
-void write_record(ByteSink& out, const NDArray& a) {
-  put<uint32_t>(out, kRecordV2Magic);
+// V3 (NumPy shape semantics) spells None as ndim -1 and a scalar as ndim 0; V2 None as ndim 0.
+void write_record(ByteSink& out, const NDArray& a, bool numpy_shapes) {
+  put<uint32_t>(out, numpy_shapes ? kRecordV3Magic : kRecordV2Magic);
   put<int32_t>(out, kStypeDefault);
   if (a.is_none()) {
-    put<int32_t>(out, 0);
+    put<int32_t>(out, numpy_shapes ? -1 : 0);
     return;
   }
   put<int32_t>(out, a.ndim());
@@ -50,7 +51,7 @@ void write_params(ByteSink& out, const NamedArrays& c) {
   put<uint64_t>(out, kListMagic);
   put<uint64_t>(out, 0);
   put<uint64_t>(out, c.arrays.size());
-  for (const auto& a : c.arrays) write_record(out, a);
+  for (const auto& a : c.arrays) write_record(out, a, c.numpy_shapes);
   put<uint64_t>(out, c.names.size());
   for (const auto& name : c.names) {
     put<uint64_t>(out, name.size());
@@ -102,7 +103,7 @@ std::string save_to_bytes(const std::vector<std::pair<std::string, NDArray>>& na
 std::string save_array_to_raw_bytes(const NDArray& array) {
   validate(unnamed({array}));
   StringSink out;
-  write_record(out, array);
+  write_record(out, array, false);
   return out.take();
 }
 

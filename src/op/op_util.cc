@@ -1,6 +1,25 @@
 #include "op_util.h"
 
+#include <iostream>
+#include <mutex>
+#include <set>
+
 namespace braid::op::detail {
+
+std::function<std::any(const AttrMap&)> no_params(const std::string& op) {
+  return [op](const AttrMap& a) {
+    static std::mutex mutex;
+    static std::set<std::string> named;
+    for (const auto& [key, value] : a) {
+      if (key.rfind("__", 0) == 0) continue;  // MXNet's hidden attributes (__ctx_group__, ...)
+      std::lock_guard<std::mutex> lock(mutex);
+      if (named.insert(op + "." + key).second)
+        std::cerr << "operator " << op << " takes no attributes; ignoring " << key << "=" << value
+                  << " (as MXNet does)\n";
+    }
+    return std::any();
+  };
+}
 
 bool infer_same_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out) {
   Shape s;

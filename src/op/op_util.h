@@ -23,13 +23,9 @@ inline std::function<std::vector<std::string>(const std::any&)> args(std::vector
   return [names](const std::any&) { return names; };
 }
 
-/// A parser for ops without attributes: rejects any attribute it is given.
-inline std::function<std::any(const AttrMap&)> no_params(const std::string& op) {
-  return [op](const AttrMap& a) {
-    ParamReader(a, op).finish();
-    return std::any();
-  };
-}
+/// A parser for ops without attributes. As MXNet, attributes given to such an op are ignored;
+/// each one is named once on stderr, since it is most likely a mistake.
+std::function<std::any(const AttrMap&)> no_params(const std::string& op);
 
 /// Typed access to the parsed parameter.
 template <class P>

@@ -1,7 +1,12 @@
 #include "register_all.h"
 
 #include "op/common/float16_compute.h"
+#include "op/tensor/add_n.h"
 #include "op/tensor/make_loss.h"
+#include "op/tensor/pad.h"
+#include "op/tensor/random_pdf.h"
+#include "op/tensor/random_zipfian.h"
+#include "op/tensor/shape_array.h"
 
 namespace braid::op::detail {
 
@@ -10,6 +15,11 @@ void register_all_ops(Registry& r) {
   register_amp_cast_ops(r);
   register_all_finite_ops(r);
   register_make_loss_ops(r);
+  register_shape_array_ops(r);
+  register_pad_ops(r);
+  register_add_n_ops(r);
+  register_random_pdf_ops(r);
+  register_random_zipfian_ops(r);
   register_elemwise_unary_ops(r);
   register_random_ops(r);
   register_elemwise_binary_ops(r);

@@ -1,6 +1,6 @@
 #pragma once
 /// MXNet 1.x `.params` files (`nd.save` / `nd.load`), byte-compatible. Reads record versions
-/// pre-V1, V1, V2 and V3; always writes V2 with a cpu(0) context. Loaded arrays live on cpu().
+/// pre-V1, V1, V2 and V3; writes V2 (V3 for NumPy shape semantics) with a cpu(0) context. Loaded arrays live on cpu().
 /// Layout, validation and the atomic-write guarantee: docs/formats.md.
 #include <string>
 #include <string_view>
@@ -17,6 +17,9 @@ namespace braid::io {
 struct NamedArrays {
   std::vector<std::string> names;
   std::vector<NDArray> arrays;
+  /// NumPy shape semantics (MXNet's V3 records, written under `mx.np_shape()`): a 0-d array is a
+  /// scalar rather than None. `load` sets it when the file's records are V3; `save` then writes V3.
+  bool numpy_shapes = false;
 };
 
 /// Reads `path`; throws braid::Error naming the path, the byte offset and what was expected when
@@ -27,7 +30,8 @@ NamedArrays load_from_bytes(std::string_view bytes, const std::string& source_na
 
 /// Writes atomically (temporary file, fsync, rename): `path` holds either its old contents or the
 /// complete new file. Arrays on other contexts are copied to the cpu; dtypes are preserved.
-/// A 0-d array is rejected (V2 spells None as ndim 0); a None array is written as None.
+/// A 0-d array is rejected unless numpy_shapes (V2 spells None as ndim 0); a None array is
+/// written as None.
 void save(const std::string& path, const std::vector<NDArray>& arrays);
 /// Named list, in the given order (MXNet's `nd.save(f, {"name": array})`).
 void save(const std::string& path, const std::vector<std::pair<std::string, NDArray>>& named);

@@ -58,7 +58,7 @@ using BackwardKernel = std::function<void(const OpContext&, const std::any&, con
 /// An operator's kernels for one device type.
 struct Kernels {
   ForwardKernel forward;
-  /// Empty where the op has no gradient (comparisons, argmax, random sampling) or, on a device
+  /// Empty where the op has no gradient (comparisons, random sampling) or, on a device
   /// other than the CPU, no gradient kernel yet.
   BackwardKernel backward;
 };

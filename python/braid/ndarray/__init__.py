@@ -6,15 +6,16 @@
 the result. The array class and the functions MXNet writes in Python are in ``.ndarray``."""
 
 from .. import _core
-from .._core import save, load
+from .utils import save, load, load_frombuffer  # noqa: F401
 from ..base import MXNetError
 from . import ndarray
 from .ndarray import *  # noqa: F401,F403 (MXNet's layout: nd.NDArray is nd.ndarray.NDArray)
 from .ndarray import _GRAD_REQ_MAP, _DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, zeros_like, ones_like  # noqa: F401
-from . import random
+from . import random, contrib, linalg, utils, _internal  # noqa: F401
+from .cached_op import CachedOp  # noqa: F401
 from .. import _signatures
 
-__all__ = ndarray.__all__ + ["save", "load", "random", "zeros_like", "ones_like"]
+__all__ = ndarray.__all__ + ["save", "load", "load_frombuffer", "CachedOp", "random", "zeros_like", "ones_like"]
 
 
 def __getattr__(name):

@@ -5,8 +5,8 @@ import builtins as _builtins
 
 import numpy as _np
 
-from .. import _core
-from .._core import NDArray, array, empty, waitall, load_frombuffer
+from .. import _core, _signatures
+from .._core import NDArray, array, empty, waitall
 from ..base import MXNetError
 
 def _package():
@@ -19,8 +19,8 @@ __all__ = ["NDArray", "concatenate", "_DTYPE_NP_TO_MX", "_DTYPE_MX_TO_NP", "_GRA
            "ones", "add", "arange", "eye", "linspace", "divide", "equal", "full", "greater",
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor",
            "maximum", "minimum", "moveaxis", "modulo", "multiply", "not_equal", "onehot_encode",
-           "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array", "load_frombuffer",
-           "add_n", "ElementWiseSum", "choose_element_0index", "fill_element_0index"]
+           "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array",
+           "choose_element_0index", "fill_element_0index", "split_v2"]
 
 # MXNet's names for Python's slice here (tests and MXNet's own code check `isinstance(i, py_slice)`).
 py_slice = _builtins.slice
@@ -130,19 +130,10 @@ def onehot_encode(indices, out):
     return _core.invoke("one_hot", [indices], {"depth": out.shape[1], "dtype": out.dtype, "out": out})
 
 
-def add_n(*args, out=None, **kwargs):
-    """The element-wise sum of arrays of one shape (MXNet's add_n, also ElementWiseSum)."""
-    if not args:
-        raise MXNetError("add_n: at least one array is needed")
-    total = args[0].copy() if len(args) == 1 else args[0]
-    for a in args[1:]:
-        total = _core.invoke("elemwise_add", [total, a], {})
-    if out is None:
-        return total
-    return _core.invoke("_copyto", [total], {"out": out})
-
-
-ElementWiseSum = add_n
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Splits ``ary`` along ``axis`` into equal sections (an int) or at the given indices (a tuple),
+    as numpy.split."""
+    return _core.invoke("_split_v2", [ary], _signatures.split_v2_attributes(indices_or_sections, axis, squeeze_axis))
 
 
 def choose_element_0index(lhs, rhs, out=None, **kwargs):
@@ -298,7 +289,7 @@ _FLUENT = ("zeros_like", "ones_like", "broadcast_to", "broadcast_like", "repeat"
            "arctanh", "rcbrt", "degrees", "radians", "softmin", "argmax_channel", "broadcast_axes", "pad",
            "reshape_like", "slice", "slice_like", "shape_array", "size_array", "split_v2")
 for _name in _FLUENT:
-    if _name in ("zeros_like", "ones_like") or _core.operator_exists(_name):
+    if _name in ("zeros_like", "ones_like", "split_v2") or _core.operator_exists(_name):
         setattr(NDArray, _name, _fluent(_name))
 NDArray.reshape = _reshape
 NDArray.squeeze = _squeeze
@@ -307,6 +298,8 @@ NDArray.expand_dims = _expand_dims
 NDArray.T = property(lambda self: _core.invoke("transpose", [self], {}))
 NDArray.asscalar = _asscalar
 NDArray.__bool__ = _bool
+NDArray.__mod__ = lambda self, other: modulo(self, other)
+NDArray.__rmod__ = lambda self, other: modulo(other, self)
 NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))
 NDArray.__array__ = lambda self, dtype=None: self.asnumpy() if dtype is None else self.asnumpy().astype(dtype)
 NDArray.tostype = lambda self, stype: self if stype == "default" else (_ for _ in ()).throw(

@@ -25,6 +25,8 @@ def _helper(dist, names, params, shape, dtype, ctx, out, kwargs):
     """_random_<dist> for numbers, _sample_<dist> for NDArrays (MXNet's _random_helper)."""
     from .ndarray import NDArray
     attrs = dict(kwargs)
+    if shape is None and not isinstance(params[0], NDArray):
+        shape = out.shape if out is not None else 1  # MXNet's one draw
     if shape is not None:
         attrs["shape"] = _shape(shape)
     if dtype is not None:
@@ -106,6 +108,8 @@ def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """Samples integers from [low, high)."""
     attrs = dict(kwargs, low=int(low), high=int(high),
                  ctx=ctx if ctx is not None else (out.context if out is not None else current_context()))
+    if shape is None:
+        shape = out.shape if out is not None else 1
     if shape is not None:
         attrs["shape"] = _shape(shape)
     if dtype is not None:

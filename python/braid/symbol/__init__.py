@@ -5,11 +5,11 @@ from .. import _signatures
 from . import symbol
 from .symbol import Symbol, Variable, var, Group, load, load_json, Executor, _create
 from . import methods
-from .methods import zeros, ones, full, eye, arange, maximum, minimum, pow, power, hypot
+from .methods import zeros, ones, full, eye, arange, maximum, minimum, pow, power, hypot, split_v2
 from . import _internal, random, linalg, contrib, image, sparse
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "Executor", "zeros", "ones", "full",
-           "arange", "maximum", "minimum", "pow", "power", "hypot"]
+           "arange", "maximum", "minimum", "pow", "power", "hypot", "split_v2"]
 
 
 def __getattr__(name):

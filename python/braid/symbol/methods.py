@@ -4,6 +4,7 @@ Nodes are named as MXNet names them (``_plus0``, ``_mulscalar1``)."""
 import numbers
 
 from .symbol import Symbol, _create
+from .. import _signatures
 
 __all__ = ["zeros", "ones", "full", "eye", "arange", "maximum", "minimum", "pow", "power", "hypot"]
 
@@ -164,3 +165,11 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
     return _create("_arange", [], {"start": start, "stop": stop, "step": step, "repeat": repeat,
                                    "infer_range": infer_range, "name": name,
                                    "dtype": np.float32 if dtype is None else dtype})
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, name=None):
+    """Splits ``ary`` along ``axis`` into equal sections (an int) or at the given indices (a tuple)."""
+    attrs = _signatures.split_v2_attributes(indices_or_sections, axis, squeeze_axis)
+    if name is not None:
+        attrs["name"] = name
+    return _create("_split_v2", [ary], attrs)

@@ -18,8 +18,9 @@ def _parse_location(sym, location, ctx, dtype=default_dtype()):
                              "symbol args:%s, location.keys():%s" % (names, sorted(location)))
     else:
         location = dict(zip(names, location))
-    return {k: v.as_in_context(ctx) if isinstance(v, NDArray) else array(v, ctx=ctx, dtype=v.dtype if
-            _np.asarray(v).dtype != _np.float64 else dtype) for k, v in location.items()}
+    # As MXNet: NumPy arrays become NDArrays of `dtype` ("asnumpy": their own), NDArrays stay.
+    return {k: array(v, ctx=ctx, dtype=v.dtype if dtype == "asnumpy" else dtype) if isinstance(v, _np.ndarray) else v
+            for k, v in location.items()}
 
 
 def _parse_aux_states(sym, aux_states, ctx, dtype=default_dtype()):

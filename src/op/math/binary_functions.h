@@ -140,6 +140,35 @@ struct HypotFn {
   }
 };
 
+/// a mod b with the sign of b (Python's %, MXNet's mod); 0 where b is 0.
+template <class T>
+BRAID_HOST_DEVICE T mod_of(T a, T b) {
+  if (b == T(0)) return T(0);
+  if constexpr (std::is_integral_v<T>) {
+    const T r = static_cast<T>(a % b);
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? static_cast<T>(r + b) : r;
+  } else {
+    const T r = std::fmod(a, b);
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+  }
+}
+
+struct ModFn {
+  static constexpr bool differentiable = true;
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T a, T b) {
+    return mod_of(a, b);
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T, T, T) {
+    return T(1);
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T a, T b, T) {
+    return b == T(0) ? T(0) : static_cast<T>(-std::floor(static_cast<double>(a) / static_cast<double>(b)));
+  }
+};
+
 // Comparisons give 1 or 0 in the operands' dtype (MXNet 1.x) and have no gradient.
 #define BRAID_COMPARISON(NAME, EXPR)              \
   struct NAME {                                   \
@@ -155,6 +184,9 @@ BRAID_COMPARISON(GreaterFn, a > b)
 BRAID_COMPARISON(GreaterEqualFn, a >= b)
 BRAID_COMPARISON(LesserFn, a < b)
 BRAID_COMPARISON(LesserEqualFn, a <= b)
+BRAID_COMPARISON(LogicalAndFn, a != T(0) && b != T(0))
+BRAID_COMPARISON(LogicalOrFn, a != T(0) || b != T(0))
+BRAID_COMPARISON(LogicalXorFn, (a != T(0)) != (b != T(0)))
 #undef BRAID_COMPARISON
 
 /// Calls visit(name, stem, Functor{}) for every same-shape binary op, whose broadcasting twin
@@ -175,6 +207,10 @@ void for_each_binary_op(Visit&& visit) {
   visit("_greater_equal", "greater_equal", GreaterEqualFn{});
   visit("_lesser", "lesser", LesserFn{});
   visit("_lesser_equal", "lesser_equal", LesserEqualFn{});
+  visit("_mod", "mod", ModFn{});
+  visit("_logical_and", "logical_and", LogicalAndFn{});
+  visit("_logical_or", "logical_or", LogicalOrFn{});
+  visit("_logical_xor", "logical_xor", LogicalXorFn{});
 }
 
 }  // namespace braid::op::math

@@ -1,9 +1,9 @@
 #pragma once
 // Internal: the list of fused optimizer updates, MXNet 1.x's sgd_update, sgd_mom_update,
-// nag_mom_update, adam_update, rmsprop_update, rmspropalex_update and their mp_ twins, plus the
-// updates MXNet runs as chains of small ops or lacks, under Braid's own names (prefix _braid_):
-// AdaGrad, AdaDelta, AdamW and the mp_ twins MXNet lacks. Their CPU (optimizer_ops.cc) and GPU
-// (optimizer_ops.cu) kernels are registered from it.
+// nag_mom_update, signsgd_update, signum_update, ftml_update, ftrl_update, adam_update, rmsprop_update,
+// rmspropalex_update and their mp_ twins, plus the updates MXNet runs as chains of small ops or lacks, under Braid's
+// own names (prefix _braid_): AdaGrad, AdaDelta, AdamW and the mp_ twins MXNet lacks. Their CPU (optimizer_ops.cc) and
+// GPU (optimizer_ops.cu) kernels are registered from it.
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +33,26 @@ void for_each_update_op(Visit&& visit) {
                                    {.extra = E{{"momentum", 0.0}}},
                                    "Nesterov momentum: d = clip(rescale_grad*grad) + wd*w; "
                                    "mom = momentum*mom - lr*d; w += momentum*mom - lr*d."});
+  visit(SignSgdRule{}, UpdateOpSpec{"signsgd_update", "", {}, {}, "signSGD: w = (1 - lr*wd)*w - lr*sign(grad)."});
+  visit(SignumRule{}, UpdateOpSpec{"signum_update",
+                                   "",
+                                   {"mom"},
+                                   {.extra = E{{"momentum", 0.0}, {"wd_lh", 0.0}}},
+                                   "Signum: mom = momentum*mom - (1-momentum)*(wd*w + clip(rescale_grad*grad)); "
+                                   "w = (1 - lr*wd_lh)*w + lr*sign(mom)."});
+  visit(FtmlRule{},
+        UpdateOpSpec{
+            "ftml_update",
+            "",
+            {"d", "v", "z"},
+            {.has_t = true, .clip_attr = "clip_grad", .extra = E{{"beta1", 0.6}, {"beta2", 0.999}, {"epsilon", 1e-8}}},
+            "FTML at step t: w = -z/d_t (see docs/optim.md)."});
+  visit(FtrlRule{}, UpdateOpSpec{"ftrl_update",
+                                 "",
+                                 {"z", "n"},
+                                 {.extra = E{{"lamda1", 0.01}, {"beta", 1.0}}},
+                                 "FTRL-Proximal: w = (sign(z)*lamda1 - z)/((beta + sqrt(n))/lr + wd) where "
+                                 "|z| > lamda1, else 0."});
   visit(AdamRule{}, UpdateOpSpec{"adam_update",
                                  "_braid_mp_adam_update",
                                  {"mean", "var"},

@@ -15,6 +15,9 @@ double& field(UpdateParam& p, const std::string& name) {
   if (name == "gamma2") return p.gamma2;
   if (name == "clip_weights") return p.clip_weights;
   if (name == "rho") return p.rho;
+  if (name == "wd_lh") return p.wd_lh;
+  if (name == "lamda1") return p.lamda1;
+  if (name == "beta") return p.beta;
   throw Error(cat("internal: no update attribute '", name, "'"));
 }
 
@@ -26,7 +29,7 @@ UpdateParam parse_update_param(const AttrMap& attrs, const std::string& op, cons
   if (accepted.has_lr) p.lr = rd.get<double>("lr");
   p.wd = rd.get<double>("wd", 0.0);
   p.rescale_grad = rd.get<double>("rescale_grad", 1.0);
-  p.clip_gradient = rd.get<double>("clip_gradient", -1.0);
+  p.clip_gradient = rd.get<double>(accepted.clip_attr, -1.0);
   if (accepted.lazy_update) rd.get<bool>("lazy_update", true);
   for (const auto& [name, fallback] : accepted.extra) field(p, name) = rd.get<double>(name, fallback);
   if (accepted.has_t) {

@@ -17,7 +17,7 @@ namespace braid::op::detail {
 /// stay in registers (no aliasing with the arrays being written).
 template <class C>
 struct Hyper {
-  C lr, wd, rescale, clip, momentum, beta1, beta2, eps, gamma1, gamma2, clip_weights, rho;
+  C lr, wd, rescale, clip, momentum, beta1, beta2, eps, gamma1, gamma2, clip_weights, rho, wd_lh, lamda1, beta;
   C bias1 = 1, bias2 = 1;  // 1/(1-beta1^t) and 1/sqrt(1-beta2^t) when t is given
 
   /// MXNet clips whenever a bound is >= 0; a negative bound (off) becomes infinity.
@@ -35,7 +35,10 @@ struct Hyper {
         gamma1(C(p.gamma1)),
         gamma2(C(p.gamma2)),
         clip_weights(bound(p.clip_weights)),
-        rho(C(p.rho)) {
+        rho(C(p.rho)),
+        wd_lh(C(p.wd_lh)),
+        lamda1(C(p.lamda1)),
+        beta(C(p.beta)) {
     if (p.t > 0) {
       bias1 = C(1.0 / (1.0 - std::pow(p.beta1, static_cast<double>(p.t))));
       bias2 = C(1.0 / std::sqrt(1.0 - std::pow(p.beta2, static_cast<double>(p.t))));
@@ -55,6 +58,31 @@ struct SgdRule {
   template <class C>
   BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g) {
     return (C(1) - h.lr * h.wd) * w - h.lr * clip_to(h.rescale * g, h.clip);
+  }
+};
+
+/// -1, 0 or 1.
+template <class C>
+BRAID_HOST_DEVICE C sign_of(C x) {
+  return C((x > C(0)) - (x < C(0)));
+}
+
+// signSGD: w = (1 - lr*wd)*w - lr*sign(g) (rescale_grad and clip_gradient cannot change a sign).
+struct SignSgdRule {
+  static constexpr int kStates = 0;
+  template <class C>
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g) {
+    return (C(1) - h.lr * h.wd) * w - h.lr * sign_of(g);
+  }
+};
+
+// Signum: mom = momentum*mom - (1-momentum)*(wd*w + clip(rescale*g)); w = (1 - lr*wd_lh)*w + lr*sign(mom)
+struct SignumRule {
+  static constexpr int kStates = 1;
+  template <class C>
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& mom) {
+    mom = h.momentum * mom - (C(1) - h.momentum) * (h.wd * w + clip_to(h.rescale * g, h.clip));
+    return (C(1) - h.lr * h.wd_lh) * w + h.lr * sign_of(mom);
   }
 };
 
@@ -156,6 +184,36 @@ struct AdamWRule {
     mean = h.beta1 * mean + (C(1) - h.beta1) * d;
     var = h.beta2 * var + (C(1) - h.beta2) * d * d;
     return w - h.lr * h.bias1 * mean / (std::sqrt(var) * h.bias2 + h.eps);
+  }
+};
+
+// FTML (Zheng & Kwok 2017), at step t: d = clip(rescale*g + wd*w); v = beta2*v + (1-beta2)*d^2;
+// dt = (1-beta1^t)/lr*(sqrt(v/(1-beta2^t)) + epsilon); z = beta1*z + (1-beta1)*d - (dt - beta1*dp)*w;
+// dp = dt; w = -z/dt
+struct FtmlRule {
+  static constexpr int kStates = 3;
+  template <class C>
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& dp, C& v, C& z) {
+    const C d = clip_to(h.rescale * g + h.wd * w, h.clip);
+    v = h.beta2 * v + (C(1) - h.beta2) * d * d;
+    const C dt = (C(1) / h.bias1) / h.lr * (std::sqrt(v) * h.bias2 + h.eps);
+    z = h.beta1 * z + (C(1) - h.beta1) * d - (dt - h.beta1 * dp) * w;
+    dp = dt;
+    return -z / dt;
+  }
+};
+
+// FTRL-Proximal (McMahan et al. 2013): d = clip(rescale*g); z += d - (sqrt(n + d^2) - sqrt(n))*w/lr;
+// n += d^2; w = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd) where |z| > lamda1, else 0
+struct FtrlRule {
+  static constexpr int kStates = 2;
+  template <class C>
+  BRAID_HOST_DEVICE static C step(const Hyper<C>& h, C w, C g, C& z, C& n) {
+    const C d = clip_to(h.rescale * g, h.clip);
+    z += d - (std::sqrt(n + d * d) - std::sqrt(n)) * w / h.lr;
+    n += d * d;
+    if (!(std::abs(z) > h.lamda1)) return C(0);
+    return (sign_of(z) * h.lamda1 - z) / ((h.beta + std::sqrt(n)) / h.lr + h.wd);
   }
 };
 

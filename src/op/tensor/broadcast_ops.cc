@@ -1,4 +1,5 @@
-// broadcast_to, broadcast_like and where.
+// broadcast_to, broadcast_like, broadcast_axis and where.
+#include "axis_util.h"
 #include "broadcast.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -46,6 +47,23 @@ Shape broadcast_target(const std::string& op, const Shape& in, const Shape& targ
   return out;
 }
 
+struct BroadcastLikeParam {
+  std::optional<std::vector<int64_t>> lhs_axes, rhs_axes;  // absent: broadcast to all of rhs's shape
+};
+
+Shape broadcast_like_target(const BroadcastLikeParam& p, const Shape& lhs, const Shape& rhs) {
+  if (!p.lhs_axes) return broadcast_target("broadcast_like", lhs, rhs);
+  Shape out = lhs;
+  for (size_t i = 0; i < p.lhs_axes->size(); ++i) {
+    const int l = checked_axis("broadcast_like", lhs, (*p.lhs_axes)[i]);
+    const int r = checked_axis("broadcast_like", rhs, (*p.rhs_axes)[i]);
+    BRAID_CHECK(lhs[l] == 1 || lhs[l] == rhs[r], "operator broadcast_like: lhs axis ", l, " has size ", lhs[l],
+                "; only size-1 axes broadcast (to rhs axis ", r, "'s ", rhs[r], ")");
+    out[l] = rhs[r];
+  }
+  return out;
+}
+
 void add_broadcast_to(Registry& r) {
   OpDef d;
   d.name = "broadcast_to";
@@ -71,12 +89,25 @@ void add_broadcast_to(Registry& r) {
 
   OpDef like;
   like.name = "broadcast_like";
-  like.doc = "Broadcasts lhs to the shape of rhs.";
-  like.parse = no_params("broadcast_like");
+  like.doc =
+      "Broadcasts lhs to the shape of rhs; with lhs_axes and rhs_axes, only lhs's size-1 axes lhs_axes[i] take "
+      "the sizes of rhs's axes rhs_axes[i].";
+  like.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "broadcast_like");
+    BroadcastLikeParam p{rd.get_optional<std::vector<int64_t>>("lhs_axes"),
+                         rd.get_optional<std::vector<int64_t>>("rhs_axes")};
+    rd.finish();
+    BRAID_CHECK(
+        p.lhs_axes.has_value() == p.rhs_axes.has_value() && (!p.lhs_axes || p.lhs_axes->size() == p.rhs_axes->size()),
+        "operator broadcast_like: lhs_axes and rhs_axes must be given together and be as long as each other");
+    BRAID_CHECK(!p.lhs_axes || !p.lhs_axes->empty(),
+                "operator broadcast_like: lhs_axes and rhs_axes are empty; name at least one axis, or give neither");
+    return std::any(p);
+  };
   like.list_arguments = args({"lhs", "rhs"});
-  like.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+  like.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     if (!in[0].known() || !in[1].known()) return false;
-    merge_shape(out[0], broadcast_target("broadcast_like", in[0], in[1]), "broadcast_like", "output");
+    merge_shape(out[0], broadcast_like_target(param<BroadcastLikeParam>(p), in[0], in[1]), "broadcast_like", "output");
     return out[0].fully_known();
   };
   like.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
@@ -90,6 +121,49 @@ void add_broadcast_to(Registry& r) {
       });
   };
   r.add(std::move(like));
+}
+
+struct BroadcastAxisParam {
+  std::vector<int64_t> axis, size;
+};
+
+Shape broadcast_axis_target(const BroadcastAxisParam& p, const Shape& in) {
+  Shape out = in;
+  for (size_t i = 0; i < p.axis.size(); ++i) {
+    const int k = checked_axis("broadcast_axis", in, p.axis[i]);
+    BRAID_CHECK(in[k] == 1 || in[k] == p.size[i], "operator broadcast_axis: axis ", k, " of input shape ", in,
+                " has size ", in[k], "; only size-1 axes broadcast (to ", p.size[i], ")");
+    out[k] = p.size[i];
+  }
+  return out;
+}
+
+void add_broadcast_axis(Registry& r) {
+  OpDef d;
+  d.name = "broadcast_axis";
+  d.doc = "Repeats the size-1 axes `axis` to the sizes `size`.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "broadcast_axis");
+    BroadcastAxisParam p{rd.get<std::vector<int64_t>>("axis", {}), rd.get<std::vector<int64_t>>("size", {})};
+    rd.finish();
+    BRAID_CHECK(p.axis.size() == p.size.size(), "operator broadcast_axis: axis ", Shape(p.axis), " and size ",
+                Shape(p.size), " must have one entry per axis");
+    return std::any(p);
+  };
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].known()) return false;
+    merge_shape(out[0], broadcast_axis_target(param<BroadcastAxisParam>(p), in[0]), "broadcast_axis", "output");
+    return out[0].fully_known();
+  };
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    forward_broadcast(a, "broadcast_axis");
+  };
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    backward_broadcast(a, "broadcast_axis");
+  };
+  r.add(std::move(d));
+  r.add_alias("broadcast_axes", "broadcast_axis");
 }
 
 void add_where(Registry& r) {
@@ -138,6 +212,7 @@ void add_where(Registry& r) {
 
 void register_broadcast_ops(Registry& r) {
   add_broadcast_to(r);
+  add_broadcast_axis(r);
   add_where(r);
 }
 

@@ -1,4 +1,4 @@
-// CUDA kernels of broadcast_to, broadcast_like and where (broadcast_ops.cc). The broadcasts are
+// CUDA kernels of broadcast_to, broadcast_like, broadcast_axis and where (broadcast_ops.cc). The broadcasts are
 // strided copies (strided_copy.cu): the input read with stride 0 along the broadcast dimensions,
 // and the gradient summed back along them.
 #include "broadcast.cuh"
@@ -77,6 +77,7 @@ Kernels where_kernels() {
 void register_broadcast_gpu_kernels(Registry& r) {
   r.at("broadcast_to").gpu = broadcast_kernels("broadcast_to");
   r.at("broadcast_like").gpu = broadcast_kernels("broadcast_like");
+  r.at("broadcast_axis").gpu = broadcast_kernels("broadcast_axis");
   r.at("where").gpu = where_kernels();
 }
 

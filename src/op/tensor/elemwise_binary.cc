@@ -86,6 +86,7 @@ void register_elemwise_binary_ops(Registry& r) {
   r.add_alias("_Power", "_power");
   r.add_alias("_Maximum", "_maximum");
   r.add_alias("_Minimum", "_minimum");
+  r.add_alias("_Mod", "_mod");
   r.add_alias("broadcast_plus", "broadcast_add");
   r.add_alias("broadcast_minus", "broadcast_sub");
 }

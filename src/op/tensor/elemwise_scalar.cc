@@ -70,6 +70,8 @@ void register_elemwise_scalar_ops(Registry& r) {
   r.add_alias("_DivScalar", "_div_scalar");
   r.add_alias("_RDivScalar", "_rdiv_scalar");
   r.add_alias("_PowerScalar", "_power_scalar");
+  r.add_alias("_ModScalar", "_mod_scalar");
+  r.add_alias("_RModScalar", "_rmod_scalar");
 }
 
 }  // namespace braid::op::detail

@@ -34,6 +34,11 @@ void for_each_scalar_op(Visit&& visit) {
   visit("_greater_equal_scalar", math::GreaterEqualFn{}, Forward{});
   visit("_lesser_scalar", math::LesserFn{}, Forward{});
   visit("_lesser_equal_scalar", math::LesserEqualFn{}, Forward{});
+  visit("_mod_scalar", math::ModFn{}, Forward{});
+  visit("_rmod_scalar", math::ModFn{}, Reversed{});
+  visit("_logical_and_scalar", math::LogicalAndFn{}, Forward{});
+  visit("_logical_or_scalar", math::LogicalOrFn{}, Forward{});
+  visit("_logical_xor_scalar", math::LogicalXorFn{}, Forward{});
 }
 
 }  // namespace braid::op::detail

@@ -1,5 +1,7 @@
 // Elementwise math on one array: exp, log, sqrt, ..., relu, sigmoid, clip.
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "clip_param.h"
 #include "op/math/unary_functions.h"
@@ -13,8 +15,24 @@ bool same_shape(const std::string& name, std::vector<Shape>& in, std::vector<Sha
   return infer_same_shape(name, in, out);
 }
 
-// Registers y = F::f(x) with dy/dx = F::df(x, y) (op/math/unary_functions.h), for float and
-// double.
+// F::f(x); integer arrays are computed in double and cast back, as MXNet does (floor of an int32
+// is the int32 itself, exp of one truncates). Results outside the integer type saturate and NaN
+// becomes 0 (a plain cast of those is undefined).
+template <class F, class T>
+T apply(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    const double y = F::f(static_cast<double>(x));
+    if (std::isnan(y)) return T(0);
+    if (y <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (y >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(y);
+  } else {
+    return F::f(x);
+  }
+}
+
+// Registers y = F::f(x) with dy/dx = F::df(x, y) (op/math/unary_functions.h), for any dtype (gradients for float
+// and double).
 template <class F>
 void add_unary(Registry& r, const std::string& name, const std::string& doc) {
   OpDef d;
@@ -26,14 +44,14 @@ void add_unary(Registry& r, const std::string& name, const std::string& doc) {
     return same_shape(name, in, out);
   };
   d.cpu.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
+    BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
       const int64_t n = a.inputs[0].size();
       if (a.req[0] == OpReq::Write) {
-        for (int64_t i = 0; i < n; ++i) y[i] = F::f(x[i]);
+        for (int64_t i = 0; i < n; ++i) y[i] = apply<F>(x[i]);
       } else if (a.req[0] == OpReq::Add) {
-        for (int64_t i = 0; i < n; ++i) y[i] += F::f(x[i]);
+        for (int64_t i = 0; i < n; ++i) y[i] += apply<F>(x[i]);
       }
     });
   };

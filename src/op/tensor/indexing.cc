@@ -4,6 +4,7 @@
 
 #include "axis_util.h"
 #include "index_util.h"
+#include "op/common/zero_backward.h"
 #include "indexing_param.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -70,7 +71,7 @@ void add_take(Registry& r) {
     const AxisSplit s = split_at_axis(a.inputs[0].shape, checked_axis("take", a.inputs[0].shape, p.axis));
     const auto pos = take_positions(a.inputs[1], s.n, p.mode);
     const int64_t n = static_cast<int64_t>(pos.size());
-    BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "take", {
+    BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "take", {
       T* dx = a.in_grads[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();
       if (a.req[0] == OpReq::Write) std::fill(dx, dx + a.in_grads[0].size(), T(0));
@@ -140,7 +141,7 @@ void add_pick(Registry& r) {
     zero_index_grad(a.in_grads[1], a.req[1]);
     if (a.req[0] == OpReq::Null) return;
     const auto pos = pick_positions(param<PickParam>(pa), a.inputs[0], a.inputs[1]);
-    BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, "pick", {
+    BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "pick", {
       T* dx = a.in_grads[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();
       if (a.req[0] == OpReq::Write) std::fill(dx, dx + a.in_grads[0].size(), T(0));
@@ -193,6 +194,9 @@ void add_one_hot(Registry& r) {
       }
     });
   };
+  d.cpu.backward = zero_backward;  // indices: a zero gradient, as MXNet's
+  d.zero_gradient = true;
+  d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
   r.add(std::move(d));
 }
 

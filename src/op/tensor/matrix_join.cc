@@ -1,4 +1,4 @@
-// Joining and splitting along an axis: concat, stack, split (SliceChannel). Each part is a
+// Joining and splitting along an axis: concat, stack, split (SliceChannel), _split_v2. Each part is a
 // block of rows of the joined array seen as (outer, total·inner).
 #include "braid/base/dim_math.h"
 #include "matrix_util.h"
@@ -287,12 +287,88 @@ void add_split(Registry& r) {
   r.add_alias("SliceChannel", "split");
 }
 
+// ---- _split_v2 (split_v2: parts at given indices, or equal sections) ----
+
+struct SplitV2Param {
+  std::vector<int64_t> indices;  // the start of each part, the first 0 (used when sections is 0)
+  int64_t axis = 0;
+  bool squeeze_axis = false;
+  int sections = 0;
+  int num_outputs() const { return sections > 0 ? sections : static_cast<int>(indices.size()); }
+};
+
+JoinLayout split_v2_layout(const SplitV2Param& p, const Shape& in) {
+  BRAID_CHECK(in.ndim() >= 1, "operator split_v2: cannot split a 0-D array");
+  const int axis = normalize_axis("split_v2", "axis", p.axis, in.ndim(), in);
+  const int64_t n = in[axis];
+  JoinLayout l{in.prod(0, axis), in.prod(axis + 1, in.ndim()), {}};
+  if (p.sections > 0) {
+    BRAID_CHECK(n % p.sections == 0, "operator split_v2: axis ", axis, " of input shape ", in, " (", n,
+                ") cannot be split into ", p.sections, " equal sections");
+    l.lens.assign(static_cast<size_t>(p.sections), n / p.sections);
+  } else {
+    for (size_t i = 0; i < p.indices.size(); ++i) {
+      const int64_t begin = p.indices[i], end = i + 1 < p.indices.size() ? p.indices[i + 1] : n;
+      BRAID_CHECK(0 <= begin && begin <= end && end <= n, "operator split_v2: indices ", Shape(p.indices),
+                  " must rise within axis ", axis, " of input shape ", in);
+      l.lens.push_back(end - begin);
+    }
+  }
+  for (int64_t len : l.lens)
+    BRAID_CHECK(!p.squeeze_axis || len == 1, "operator split_v2: squeeze_axis=True needs parts of size 1 along axis ",
+                axis, " of input shape ", in);
+  return l;
+}
+
+void add_split_v2(Registry& r) {
+  OpDef d;
+  d.name = "_split_v2";
+  d.doc = "Splits an array along axis at the given indices, or into `sections` equal parts.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "_split_v2");
+    SplitV2Param p;
+    p.indices = rd.get<std::vector<int64_t>>("indices", {});
+    p.axis = rd.get<int64_t>("axis", 0);
+    p.squeeze_axis = rd.get<bool>("squeeze_axis", false);
+    p.sections = rd.get<int>("sections", 0);
+    rd.finish();
+    BRAID_CHECK(p.num_outputs() >= 1, "operator split_v2: give indices or a positive number of sections");
+    return std::any(p);
+  };
+  d.list_arguments = args({"data"});
+  d.num_outputs = [](const std::any& p) { return param<SplitV2Param>(p).num_outputs(); };
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].fully_known()) return false;
+    const auto& p = param<SplitV2Param>(pa);
+    const JoinLayout l = split_v2_layout(p, in[0]);
+    const int axis = normalize_axis("split_v2", "axis", p.axis, in[0].ndim(), in[0]);
+    for (size_t i = 0; i < out.size(); ++i) {
+      Dims dims = in[0].dims();
+      dims[static_cast<size_t>(axis)] = l.lens[i];
+      if (p.squeeze_axis) dims.erase(dims.begin() + axis);
+      merge_shape(out[i], Shape(dims), "split_v2", cat("output ", i));
+    }
+    return true;
+  };
+  d.cpu.forward = [](const OpContext& oc, const std::any& p, const ForwardArgs& a) {
+    copy_parts(oc, split_v2_layout(param<SplitV2Param>(p), a.inputs[0].shape), a.outputs, a.inputs[0], false, a.req,
+               "split_v2");
+  };
+  d.cpu.backward = [](const OpContext& oc, const std::any& p, const BackwardArgs& a) {
+    std::vector<OpReq> req(a.out_grads.size(), a.req[0]);
+    copy_parts(oc, split_v2_layout(param<SplitV2Param>(p), a.in_grads[0].shape), a.out_grads, a.in_grads[0], true, req,
+               "split_v2");
+  };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_matrix_join_ops(Registry& r) {
   add_concat(r);
   add_stack(r);
   add_split(r);
+  add_split_v2(r);
 }
 
 }  // namespace braid::op::detail

@@ -1,6 +1,5 @@
 // Ops that reorder or select elements without changing their values: transpose, swapaxes, flip,
-// slice_axis, slice. Each describes its input as a strided view (matrix_util.h).
-#include <array>
+// slice_axis. Each describes its input as a strided view (matrix_util.h).
 #include <numeric>
 #include <optional>
 
@@ -187,83 +186,6 @@ void add_slice_axis(Registry& r) {
       });
 }
 
-// ---- slice (crop) ----
-
-struct SliceParam {
-  std::vector<std::optional<int64_t>> begin, end, step;
-};
-
-// The selected range of every axis as (first index, count, step), by MXNet's rules: None begins
-// at the start (the end for a negative step) and ends past the last element (before the first);
-// negative values count from the end; a range that selects nothing gives a count of 0. Axes
-// past begin's length are taken whole.
-std::vector<std::array<int64_t, 3>> slice_ranges(const SliceParam& p, const Shape& in) {
-  BRAID_CHECK(in.ndim() >= 1, "operator slice: the input must have at least one dimension");
-  BRAID_CHECK(p.begin.size() == p.end.size() && p.begin.size() <= static_cast<size_t>(in.ndim()),
-              "operator slice: begin ", p.begin.size(), " and end ", p.end.size(),
-              " values must be as many, and at most the input's ", in.ndim(), " dimensions (shape ", in, ")");
-  BRAID_CHECK(p.step.empty() || p.step.size() == p.begin.size(), "operator slice: step has ", p.step.size(),
-              " values, begin ", p.begin.size(), "; give as many (or no step)");
-  std::vector<std::array<int64_t, 3>> ranges;
-  for (int i = 0; i < in.ndim(); ++i) {
-    const int64_t n = in[i];
-    const auto k = static_cast<size_t>(i);
-    if (k >= p.begin.size()) {
-      ranges.push_back({0, n, 1});
-      continue;
-    }
-    const int64_t s = p.step.empty() || !p.step[k] ? 1 : *p.step[k];
-    BRAID_CHECK(s != 0, "operator slice: step[", i, "] must not be 0");
-    int64_t b = p.begin[k] ? *p.begin[k] : (s < 0 ? n - 1 : 0);
-    int64_t e = p.end[k] ? *p.end[k] : (s < 0 ? -1 : n);
-    if (b < 0) b += n;
-    if (e < 0 && p.end[k]) e += n;
-    if (s > 0) {
-      b = std::max<int64_t>(b, 0);
-      e = std::min(e, n);
-    } else {
-      b = std::min(b, n - 1);
-      e = std::max<int64_t>(e, -1);
-    }
-    const bool empty = n == 0 || b < 0 || b > n - 1 || (s > 0 ? e <= b : e >= b);
-    ranges.push_back({empty ? 0 : b, empty ? 0 : (s > 0 ? (e - b - 1) / s + 1 : (b - e - 1) / -s + 1), s});
-  }
-  return ranges;
-}
-
-void add_slice(Registry& r) {
-  OpDef d;
-  d.name = "slice";
-  d.doc = "Elements begin..end-1 with step along the first axes (None: the whole axis).";
-  d.parse = [](const AttrMap& a) {
-    ParamReader rd(a, "slice");
-    using Items = std::vector<std::optional<int64_t>>;
-    SliceParam p{rd.get<Items>("begin"), rd.get<Items>("end"), rd.get<Items>("step", Items{})};
-    rd.finish();
-    return std::any(p);
-  };
-  add_view_op(
-      r, std::move(d),
-      [](const std::any& p, const Shape& in) {
-        Shape out = in;
-        const auto ranges = slice_ranges(param<SliceParam>(p), in);
-        for (int i = 0; i < in.ndim(); ++i) out[i] = ranges[static_cast<size_t>(i)][1];
-        return out;
-      },
-      [](const std::any& p, const Shape& in) {
-        InputView v;
-        v.strides = contiguous_strides(in.dims());
-        for (const auto& [first, count, step] : slice_ranges(param<SliceParam>(p), in)) {
-          const size_t k = v.shape.size();
-          v.shape.push_back(count);
-          v.offset += first * v.strides[k];
-          v.strides[k] *= step;
-        }
-        return v;
-      });
-  r.add_alias("crop", "slice");
-}
-
 }  // namespace
 
 void register_matrix_layout_ops(Registry& r) {
@@ -271,7 +193,6 @@ void register_matrix_layout_ops(Registry& r) {
   add_swapaxes(r);
   add_flip(r);
   add_slice_axis(r);
-  add_slice(r);
 }
 
 }  // namespace braid::op::detail

@@ -11,10 +11,11 @@ namespace braid::op::detail {
 
 // The files of the family; register_matrix_ops (matrix.cc) calls each.
 void register_matrix_dot_ops(Registry& r);      // matrix_dot.cc: dot, batch_dot
-void register_matrix_layout_ops(Registry& r);   // matrix_layout.cc: transpose, swapaxes, flip, slice_axis, slice
+void register_matrix_layout_ops(Registry& r);   // matrix_layout.cc: transpose, swapaxes, flip, slice_axis
+void register_matrix_slice_ops(Registry& r);    // matrix_slice.cc: slice, _slice_assign(_scalar), slice_like
 void register_matrix_reshape_ops(Registry& r);  // matrix_reshape.cc: Reshape, reshape_like, expand_dims, squeeze
 void register_matrix_repeat_ops(Registry& r);   // matrix_repeat.cc: tile, repeat
-void register_matrix_join_ops(Registry& r);     // matrix_join.cc: concat, stack, split
+void register_matrix_join_ops(Registry& r);     // matrix_join.cc: concat, stack, split, _split_v2
 
 /// How a pure data-movement op reads its input: walking `shape` in row-major order visits the
 /// output's elements in order, and each takes in[offset + index·strides].

@@ -91,7 +91,7 @@ void topk_forward(const std::string& op, const TopKParam& p, const ForwardArgs& 
 // Gradient of the values output, scattered to the selected positions; zero for indices/mask.
 void topk_backward(const std::string& op, const TopKParam& p, const BackwardArgs& a) {
   if (a.req[0] == OpReq::Null) return;
-  BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, op.c_str(), {
+  BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, op.c_str(), {
     T* dx = a.in_grads[0].ptr<T>();
     if (a.req[0] == OpReq::Write) std::fill(dx, dx + a.in_grads[0].size(), T(0));
     if (!returns_values(p)) return;
@@ -103,7 +103,7 @@ void topk_backward(const std::string& op, const TopKParam& p, const BackwardArgs
 }
 
 void add_ordering_op(Registry& r, const std::string& name, const std::string& doc,
-                     std::function<TopKParam(ParamReader&)> read, bool differentiable) {
+                     std::function<TopKParam(ParamReader&)> read, bool zero_gradient) {
   OpDef d;
   d.name = name;
   d.doc = doc;
@@ -137,11 +137,10 @@ void add_ordering_op(Registry& r, const std::string& name, const std::string& do
   d.cpu.forward = [name](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), { topk_forward<T>(name, param<TopKParam>(pa), a); });
   };
-  if (differentiable) {
-    d.cpu.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
-      topk_backward(name, param<TopKParam>(pa), a);
-    };
-  }
+  d.cpu.backward = [name](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    topk_backward(name, param<TopKParam>(pa), a);
+  };
+  d.zero_gradient = zero_gradient;  // argsort: positions only, a zero gradient as MXNet's
   r.add(std::move(d));
 }
 
@@ -170,7 +169,7 @@ void register_ordering_ops(Registry& r) {
         p.dtype = read_index_dtype(rd);
         return p;
       },
-      true);
+      false);
   add_ordering_op(
       r, "sort", "The elements sorted along `axis` (None: flattened), ascending unless is_ascend=False.",
       [](ParamReader& rd) {
@@ -181,7 +180,7 @@ void register_ordering_ops(Registry& r) {
         p.is_ascend = rd.get<bool>("is_ascend", true);
         return p;
       },
-      true);
+      false);
   add_ordering_op(
       r, "argsort", "The positions that sort the elements along `axis` (None: flattened), in `dtype`; no gradient.",
       [](ParamReader& rd) {
@@ -193,7 +192,7 @@ void register_ordering_ops(Registry& r) {
         p.dtype = read_index_dtype(rd);
         return p;
       },
-      false);
+      true);
 }
 
 }  // namespace braid::op::detail

@@ -18,7 +18,7 @@ void add_sampler(Registry& r, const std::string& name, const char* first, const 
   d.parse = [=](const AttrMap& a) {
     ParamReader rd(a, name);
     SampleParam p;
-    p.shape = rd.get<Shape>("shape", Shape({1}));
+    p.shape = rd.get<Shape>("shape", Shape());  // none: inferred from the consumers, as MXNet's symbols
     p.dtype = dtype_from_name(rd.get<std::string>("dtype", dtype_name(default_dtype)));
     p.a = rd.get<double>(first, da);
     p.b = rd.get<double>(second, db);
@@ -27,9 +27,10 @@ void add_sampler(Registry& r, const std::string& name, const char* first, const 
     return std::any(p);
   };
   d.list_arguments = args({});
-  d.infer_shape = [](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
-    out[0] = param<SampleParam>(p).shape;
-    return true;
+  d.infer_shape = [name](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
+    const Shape& s = param<SampleParam>(p).shape;
+    if (s.known()) merge_shape(out[0], s, name, "output");
+    return out[0].fully_known();
   };
   d.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
     out[0] = param<SampleParam>(p).dtype;

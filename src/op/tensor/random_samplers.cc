@@ -4,6 +4,7 @@
 // block of `shape` draws per parameter element), _sample_multinomial and _shuffle.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "op/op_util.h"
@@ -35,7 +36,9 @@ std::function<std::any(const AttrMap&)> dist_parser(const std::string& op, const
   return [=](const AttrMap& a) {
     ParamReader rd(a, op);
     DistParam p;
-    if (has_shape) p.shape = rd.get<Shape>("shape", scalar ? Shape({1}) : Shape(std::vector<int64_t>{}));
+    // A scalar sampler without a shape leaves it to inference from its consumers, as MXNet's
+    // symbols do; mx.nd's functions pass (1,) then.
+    if (has_shape) p.shape = rd.get<Shape>("shape", scalar ? Shape() : Shape(std::vector<int64_t>{}));
     p.dtype = read_dtype(rd, default_dtype);
     if (scalar) {
       p.a = rd.get<double>(dist.first, dist.default_a);
@@ -55,9 +58,11 @@ void add_random(Registry& r, const Distribution& dist) {
   d.doc = cat("Samples from the ", dist.name, " distribution with scalar parameters.");
   d.parse = dist_parser(d.name, dist, true, true, "float32");
   d.list_arguments = args({});
-  d.infer_shape = [](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
-    out[0] = param<DistParam>(p).shape;
-    return true;
+  d.infer_shape = [name = d.name](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out,
+                                  std::vector<Shape>&) {
+    const Shape& s = param<DistParam>(p).shape;
+    if (s.known()) merge_shape(out[0], s, name, "output");
+    return out[0].fully_known();
   };
   d.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
     out[0] = dtype_or(param<DistParam>(p).dtype, DType::Float32);
@@ -137,6 +142,26 @@ struct MultinomialParam {
   DType dtype = DType::Int32;
 };
 
+// The largest integer every smaller one of which `t` represents exactly (MXNet's MaxIntegerValue).
+int64_t largest_exact_integer(DType t) {
+  switch (t) {
+    case DType::UInt8:
+      return 255;
+    case DType::Int8:
+      return 127;
+    case DType::Float16:
+      return 1 << 11;
+    case DType::BFloat16:
+      return 1 << 8;
+    case DType::Float32:
+      return 1 << 24;
+    case DType::Int32:
+      return std::numeric_limits<int32_t>::max();
+    default:
+      return std::numeric_limits<int64_t>::max();  // float64 (2^53) and int64 hold any count that fits in memory
+  }
+}
+
 // _sample_multinomial(data): categories drawn from the last axis of data (probabilities), `shape`
 // draws per row; with get_prob the log-probability of each draw as a second output, whose
 // gradient reaches data (REINFORCE).
@@ -158,6 +183,10 @@ void add_multinomial(Registry& r) {
   d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     if (!in[0].fully_known()) return false;
     BRAID_CHECK(in[0].ndim() >= 1, "operator _sample_multinomial: data needs at least one axis (the categories)");
+    const DType t = param<MultinomialParam>(pa).dtype;
+    const int64_t k = in[0].dims().back();
+    BRAID_CHECK(k <= largest_exact_integer(t), "operator _sample_multinomial: ", k, " categories do not fit dtype ",
+                dtype_name(t), " (it holds integers up to ", largest_exact_integer(t), " exactly); choose a wider dtype");
     std::vector<int64_t> dims(in[0].dims().begin(), in[0].dims().end() - 1);
     for (int64_t v : param<MultinomialParam>(pa).shape.dims()) dims.push_back(v);
     for (auto& o : out) o = Shape(dims);

@@ -3,6 +3,7 @@
 // position; NaN counts as the extreme (the first NaN wins), as in NumPy.
 #include <vector>
 
+#include "op/common/zero_backward.h"
 #include "reduce_op.h"
 
 namespace braid::op::detail {
@@ -85,6 +86,9 @@ void add_arg_reduce(Registry& r, const std::string& name, const std::string& wha
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(),
                       { arg_reduce(a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), a.req[0], s, better); });
   };
+  d.cpu.backward = zero_backward;  // positions: a zero gradient, as MXNet's
+  d.zero_gradient = true;
+  d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
   r.add(std::move(d));
 }
 

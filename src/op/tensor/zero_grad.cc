@@ -5,18 +5,12 @@
 #include <algorithm>
 
 #include "braid/base/convert.h"
+#include "op/common/zero_backward.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
 namespace braid::op::detail {
 namespace {
-
-/// The backward of all of them: a zero gradient for the input (nothing to add for kAddTo).
-void zero_input_grad(const OpContext&, const std::any&, const BackwardArgs& a) {
-  if (a.req[0] != OpReq::Write) return;
-  BRAID_TYPE_SWITCH(a.in_grads[0].dtype, T, "zero gradient",
-                    { std::fill(a.in_grads[0].ptr<T>(), a.in_grads[0].ptr<T>() + a.in_grads[0].size(), T(0)); });
-}
 
 OpDef same_shape_op(const std::string& name, const std::string& doc) {
   OpDef d;
@@ -31,7 +25,7 @@ OpDef same_shape_op(const std::string& name, const std::string& doc) {
     if (out[0] == kDTypeUnknown) out[0] = in[0];
     if (in[0] == kDTypeUnknown) in[0] = out[0];
   };
-  d.cpu.backward = zero_input_grad;
+  d.cpu.backward = zero_backward;
   d.zero_gradient = true;
   d.elementwise = true;  // may run in place (and in fused chains): each output element from its input's
   d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };

@@ -162,6 +162,28 @@ TEST(Autograd, SecondBackwardNeedsRetainGraph) {
   }
 }
 
+// As MXNet: after a backward that released its graph, the graph's arrays are constants to new
+// recordings; gradients stop there.
+TEST(Autograd, ReleasedResultsAreConstantsOfLaterGraphs) {
+  NDArray x = x123(), w = x123();
+  x.attach_grad();
+  w.attach_grad();
+  NDArray y;
+  {
+    autograd::RecordScope rec;
+    y = x * x;
+  }
+  y.backward();
+  NDArray z;
+  {
+    autograd::RecordScope rec;
+    z = y * w;
+  }
+  z.backward();
+  EXPECT_EQ(w.grad().to_vector<float>(), (V{1, 4, 9}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (V{2, 4, 6}));  // from the first backward only
+}
+
 TEST(Autograd, GradReturnsGradientsWithoutTouchingGradBuffers) {
   NDArray x = x123(), z = x123();
   x.attach_grad();

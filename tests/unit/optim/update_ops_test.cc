@@ -40,6 +40,10 @@ TEST(UpdateOps, ArgumentsAndMutatedInputsAreMXNets) {
       {"_sparse_adagrad_update", {"weight", "grad", "history"}, {2}},
       {"_braid_adadelta_update", {"weight", "grad", "acc_g", "acc_delta"}, {2, 3}},
       {"_braid_mp_adamw_update", {"weight", "grad", "mean", "var", "weight32"}, {2, 3, 4}},
+      {"signsgd_update", {"weight", "grad"}, {}},
+      {"signum_update", {"weight", "grad", "mom"}, {2}},
+      {"ftml_update", {"weight", "grad", "d", "v", "z"}, {2, 3, 4}},
+      {"ftrl_update", {"weight", "grad", "z", "n"}, {2, 3}},
   };
   for (const auto& w : wants) {
     const op::OpDef& d = op::Registry::get().find(w.op);
@@ -100,6 +104,41 @@ TEST(UpdateOps, DenseAdaGradUnderMXNetsSparseName) {
   nd::invoke("_sparse_adagrad_update", {w, g, h}, {{"lr", "0.1"}, {"epsilon", "1e-7"}}, {w});
   expect_near(h, {0.5, 1.0});
   expect_near(w, {1 - 0.1 * 0.5 / std::sqrt(0.5 + 1e-7), 2 + 0.1 * 1 / std::sqrt(1 + 1e-7)});
+}
+
+// MXNet's kernels (optimizer_op-inl.h) worked by hand for one step.
+TEST(UpdateOps, SignSgdAndSignumStepBySign) {
+  NDArray w = nd::array({1.0f, -2.0f, 0.5f}), g = nd::array({0.5f, -3.0f, 0.0f});
+  nd::invoke("signsgd_update", {w, g}, {{"lr", "0.1"}, {"wd", "0.1"}}, {w});
+  expect_near(w, {0.99 * 1 - 0.1, 0.99 * -2 + 0.1, 0.99 * 0.5});
+  NDArray v = nd::array({1.0f, -2.0f}), h = nd::array({0.5f, 0.1f}), mom = nd::array({0.0f, 1.0f});
+  nd::invoke("signum_update", {v, h, mom}, {{"lr", "0.1"}, {"momentum", "0.9"}, {"wd", "0.1"}, {"wd_lh", "0.5"}}, {v});
+  // mom = 0.9*mom - 0.1*(0.1*w + g); w = (1 - 0.1*0.5)*w + 0.1*sign(mom)
+  const V m{-0.1 * (0.1 + 0.5), 0.9 - 0.1 * (-0.2 + 0.1)};
+  expect_near(mom, m);
+  expect_near(v, {0.95 * 1 - 0.1, 0.95 * -2 + 0.1});
+}
+
+TEST(UpdateOps, FtmlAndFtrlFollowMXNetsKernels) {
+  NDArray w = nd::array({1.0f}), g = nd::array({0.5f}), d = nd::array({0.0f}), v = nd::array({0.0f});
+  NDArray z = nd::array({0.0f});
+  nd::invoke("ftml_update", {w, g, d, v, z}, {{"lr", "0.1"}, {"t", "1"}, {"wd", "0.1"}, {"clip_grad", "10"}}, {w});
+  const double grad = 0.5 + 0.1 * 1, vt = 0.001 * grad * grad;
+  const double dt = (1 - 0.6) / 0.1 * (std::sqrt(vt / (1 - 0.999)) + 1e-8);
+  const double zt = 0.4 * grad - dt * 1;
+  expect_near(v, {vt});
+  expect_near(d, {dt}, 1e-4);  // float32: 1 - beta2^t loses digits
+  expect_near(z, {zt}, 1e-4);
+  expect_near(w, {-zt / dt}, 1e-5);
+
+  NDArray x = nd::array({1.0f, 0.2f}), gx = nd::array({2.0f, 0.001f}), zx = nd::array({0.0f, 0.0f});
+  NDArray n = nd::array({1.0f, 0.0f});
+  nd::invoke("ftrl_update", {x, gx, zx, n}, {{"lr", "0.5"}, {"lamda1", "0.01"}, {"beta", "1"}, {"wd", "0.1"}}, {x});
+  // z = g - (sqrt(n + g^2) - sqrt(n))*w/lr; n += g^2; w = (sign(z)*l1 - z)/((beta + sqrt(n))/lr + wd) if |z| > l1
+  const double z0 = 2 - (std::sqrt(5.0) - 1) * 1 / 0.5, z1 = 0.001 - (0.001 - 0) * 0.2 / 0.5;
+  expect_near(zx, {z0, z1});
+  expect_near(n, {5, 1e-6});
+  expect_near(x, {(-0.01 - z0) / ((1 + std::sqrt(5.0)) / 0.5 + 0.1), 0.0});  // |z1| < lamda1: 0
 }
 
 TEST(UpdateOps, ClipGradientZeroClipsToZeroLikeMXNetsKernels) {

@@ -14,7 +14,7 @@ struct PoolOptions {
   std::optional<Dims> strides = std::nullopt;  // default: pool_size
   Dims padding = 0;
   bool ceil_mode = false;
-  std::string layout = "";        // "" is NCW (1-D) / NCHW (2-D), the only layouts Braid pools
+  std::string layout = "";        // "" is NCW (1-D) / NCHW (2-D); NWC and NHWC put the channels last
   bool count_include_pad = true;  // average pooling only: whether padding counts in the divisor
   std::optional<std::string> prefix = std::nullopt;
 };

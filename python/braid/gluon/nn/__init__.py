@@ -18,6 +18,7 @@ BatchNorm, LayerNorm, Dropout, Embedding, Flatten = _n.BatchNorm, _n.LayerNorm, 
 Activation, LeakyReLU, ELU, SELU, GELU, PReLU = _n.Activation, _n.LeakyReLU, _n.ELU, _n.SELU, _n.GELU, _n.PReLU
 from .activations import Swish  # noqa: E402
 from .basic_layers import InstanceNorm, GroupNorm  # noqa: E402
+from .padding import ReflectionPad2D  # noqa: E402
 
 
 def _getitem(self, key):

@@ -87,15 +87,29 @@ TEST(PoolingLayers, GlobalPoolsReduceEverySpatialAxis) {
             "global_pool=True, pool_type=avg, layout=NCW)");
 }
 
+// MXNet's channels-last layouts: the same pooling on the transposed data.
+TEST(PoolingLayers, ChannelsLastPoolsTheTransposedData) {
+  const NDArray x = random_array(Shape({2, 3, 6, 4}), 21);
+  nn::AvgPool2D first(2), last(2, {.layout = "NHWC"});
+  const NDArray y = last(nd::invoke1("transpose", {x}, {{"axes", "(0, 2, 3, 1)"}}));
+  EXPECT_EQ(y.shape(), Shape({2, 3, 2, 3}));
+  expect_close(nd::invoke1("transpose", {y}, {{"axes", "(0, 3, 1, 2)"}}), first(x));
+  nn::MaxPool1D first1(2), last1(2, {.layout = "NWC"});
+  const NDArray w = random_array(Shape({2, 3, 6}), 22);
+  expect_close(nd::invoke1("transpose", {last1(nd::invoke1("transpose", {w}, {{"axes", "(0, 2, 1)"}}))},
+                           {{"axes", "(0, 2, 1)"}}),
+               first1(w));
+}
+
 TEST(PoolingLayers, ErrorsNameTheProblem) {
-  EXPECT_THROW(nn::MaxPool2D(2, {.layout = "NHWC"}), Error);
+  EXPECT_THROW(nn::MaxPool2D(2, {.layout = "NCW"}), Error);
   EXPECT_THROW(nn::MaxPool1D(2, {.layout = "NCHW"}), Error);
   EXPECT_THROW(nn::MaxPool2D({2, 2, 2}), Error);
   EXPECT_THROW(nn::MaxPool2D(2, {.count_include_pad = false}), Error);
   EXPECT_THROW(nn::MaxPool2D(2, {.padding = 2}), Error);  // the operator's own check: pad < kernel
   EXPECT_THROW(nn::GlobalAvgPool2D({.padding = 1}), Error);
   try {
-    nn::AvgPool2D(2, {.layout = "NHWC"});
+    nn::AvgPool2D(2, {.layout = "NCDHW"});
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("AvgPool2D"), std::string::npos) << e.what();
   }

@@ -54,6 +54,14 @@ std::vector<GradCase> matrix_grad_cases() {
   c.push_back({"slice_axis", {{"axis", "1"}, {"begin", "1"}, {"end", "3"}}, {Shape({2, 4, 3})}});
   c.push_back({"slice_axis", {{"axis", "-1"}, {"begin", "-2"}, {"end", "None"}}, {Shape({2, 4, 3})}});
   c.push_back({"slice", {{"begin", "(None, 1)"}, {"end", "(None, -1)"}, {"step", "(-1, 2)"}}, {Shape({3, 5, 2})}});
+  c.push_back({"slice_like", {{"axes", "(0, 2)"}}, {Shape({3, 4, 5}), Shape({2, 9, 3})}, {}, {1}});
+  c.push_back({"slice_like", {}, {Shape({3, 4}), Shape({2, 2})}, {}, {1}});
+  c.push_back({"_slice_assign",
+               {{"begin", "(1, None)"}, {"end", "(3, None)"}, {"step", "(1, 2)"}},
+               {Shape({4, 5}), Shape({2, 3})}});
+  c.push_back({"_slice_assign_scalar", {{"begin", "(0,)"}, {"end", "(2,)"}, {"scalar", "3"}}, {Shape({3, 2})}});
+  c.push_back({"_split_v2", {{"indices", "(0, 1, 4)"}, {"axis", "1"}}, {Shape({2, 5, 2})}});
+  c.push_back({"_split_v2", {{"sections", "2"}, {"axis", "0"}, {"squeeze_axis", "True"}}, {Shape({2, 3})}});
   return c;
 }
 

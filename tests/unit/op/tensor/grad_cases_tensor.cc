@@ -57,9 +57,49 @@ std::vector<GradCase> tensor_grad_cases() {
     c.push_back({op, {{"scalar", "0.75"}}, {Shape({3, 5})}, {{0.1, 2.0}}, {}, [](auto& in) {
                    for (auto& v : in[0]) v = std::abs(v - 0.75) < 0.02 ? v + 0.1 : v;
                  }});
+  // mod away from its jumps: a in [2.2, 2.8], b in [1.0, 1.05] (floor(a/b) stays 2).
+  const std::vector<std::pair<double, double>> mod_ranges = {{2.2, 2.8}, {1.0, 1.05}};
+  c.push_back({"_mod", {}, {Shape({3, 4}), Shape({3, 4})}, mod_ranges});
+  c.push_back({"broadcast_mod", {}, {Shape({2, 3, 4}), Shape({3, 1})}, mod_ranges});
+  c.push_back({"_mod_scalar", {{"scalar", "1.02"}}, {Shape({3, 5})}, {{2.2, 2.8}}});
+  c.push_back({"_rmod_scalar", {{"scalar", "2.5"}}, {Shape({3, 5})}, {{1.0, 1.05}}});
+  // Densities: samples inside each support; discrete samples are integer counts (no gradient).
+  const Shape samples({2, 3}), rows({2});
+  auto counts = [](auto& in) {
+    for (size_t k = 0; k < in[0].size(); ++k) in[0][k] = static_cast<double>(k % 4);
+  };
+  for (const char* is_log : {"False", "True"}) {
+    c.push_back({"_random_pdf_normal", {{"is_log", is_log}}, {samples, rows, rows}, {{-1, 1}, {-1, 1}, {0.5, 2}}});
+    c.push_back({"_random_pdf_uniform", {{"is_log", is_log}}, {samples, rows, rows}, {{-1, 1}, {-2, -1.5}, {1.5, 2}}});
+    c.push_back({"_random_pdf_gamma", {{"is_log", is_log}}, {samples, rows, rows}, {{0.5, 2}, {1, 3}, {0.5, 2}}});
+    c.push_back({"_random_pdf_exponential", {{"is_log", is_log}}, {samples, rows}, {{0.5, 2}, {0.5, 2}}});
+    c.push_back({"_random_pdf_poisson", {{"is_log", is_log}}, {samples, rows}, {{0, 1}, {1, 3}}, {0}, counts});
+    c.push_back({"_random_pdf_negative_binomial",
+                 {{"is_log", is_log}},
+                 {samples, rows, rows},
+                 {{0, 1}, {1, 3}, {0.3, 0.7}},
+                 {0},
+                 counts});
+    c.push_back({"_random_pdf_generalized_negative_binomial",
+                 {{"is_log", is_log}},
+                 {samples, rows, rows},
+                 {{0, 1}, {1, 2}, {0.3, 1}},
+                 {0},
+                 counts});
+    c.push_back(
+        {"_random_pdf_dirichlet", {{"is_log", is_log}}, {Shape({2, 3, 4}), Shape({2, 4})}, {{0.2, 0.8}, {0.5, 2}}});
+  }
   c.push_back({"broadcast_to", {{"shape", "(2, 3, 4)"}}, {Shape({3, 1})}});
   c.push_back({"broadcast_to", {{"shape", "(0, 5)"}}, {Shape({2, 1})}});
   c.push_back({"broadcast_like", {}, {Shape({1, 4}), Shape({3, 4})}, {}, {1}});
+  c.push_back(
+      {"broadcast_like", {{"lhs_axes", "(0, 2)"}, {"rhs_axes", "(1, 0)"}}, {Shape({1, 4, 1}), Shape({2, 3})}, {}, {1}});
+  c.push_back({"broadcast_axis", {{"axis", "(0, 2)"}, {"size", "(2, 3)"}}, {Shape({1, 4, 1})}});
+  c.push_back({"add_n", {{"num_args", "3"}}, {Shape({2, 3}), Shape({2, 3}), Shape({2, 3})}});
+  for (const char* mode : {"constant", "edge", "reflect"})
+    c.push_back({"pad", {{"mode", mode}, {"pad_width", "(0, 0, 0, 0, 1, 2, 2, 1)"}}, {Shape({1, 2, 3, 4})}});
+  c.push_back(
+      {"pad", {{"mode", "reflect"}, {"pad_width", "(0, 0, 0, 0, 1, 1, 0, 2, 2, 0)"}}, {Shape({2, 1, 3, 3, 3})}});
   c.push_back({"where", {}, {Shape({3, 4}), Shape({3, 4}), Shape({3, 4})}, {}, {0}, [](auto& in) {
                  for (auto& v : in[0]) v = v > 0 ? 1.0 : 0.0;
                }});
