@@ -113,17 +113,6 @@ void bind_module(py::module_& m) {
       py::arg("metric"));
 
   auto c = m.def_submodule("callback");
-  py::class_<mod::BatchEndParam>(c, "BatchEndParam")
-      .def_readonly("epoch", &mod::BatchEndParam::epoch)
-      .def_readonly("nbatch", &mod::BatchEndParam::nbatch)
-      .def_property_readonly(
-          "eval_metric", [](const mod::BatchEndParam& p) { return p.eval_metric; }, py::return_value_policy::reference);
-  c.def(
-      "Speedometer",
-      [](int64_t batch_size, int frequent, bool auto_reset) {
-        return mod::Speedometer(batch_size, frequent, auto_reset);
-      },
-      py::arg("batch_size"), py::arg("frequent") = 50, py::arg("auto_reset") = true);
   c.def("do_checkpoint", &mod::do_checkpoint, py::arg("prefix"), py::arg("period") = 1);
 
   auto md = m.def_submodule("module");
