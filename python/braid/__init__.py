@@ -42,6 +42,8 @@ from . import operator
 from . import numpy
 from . import numpy as np
 from . import contrib
+from . import monitor
+from . import monitor as mon
 
 # A process started by `braid launch` (or MXNet's launcher) as the scheduler or a server runs that
 # role here and exits when the job ends, as `import mxnet` does: the same script serves every role.

@@ -169,16 +169,22 @@ void bind_gluon_nn(py::module_& m) {
 
   bind_conv<nn::Conv1D>(n, "Conv1D");
   bind_conv<nn::Conv2D>(n, "Conv2D");
+  bind_conv<nn::Conv3D>(n, "Conv3D");
   bind_conv<nn::Conv1DTranspose>(n, "Conv1DTranspose");
   bind_conv<nn::Conv2DTranspose>(n, "Conv2DTranspose");
+  bind_conv<nn::Conv3DTranspose>(n, "Conv3DTranspose");
   bind_pool<nn::MaxPool1D>(n, "MaxPool1D", py::int_(2));
   bind_pool<nn::MaxPool2D>(n, "MaxPool2D", py::make_tuple(2, 2));
   bind_pool<nn::AvgPool1D>(n, "AvgPool1D", py::int_(2));
+  bind_pool<nn::MaxPool3D>(n, "MaxPool3D", py::make_tuple(2, 2, 2));
   bind_pool<nn::AvgPool2D>(n, "AvgPool2D", py::make_tuple(2, 2));
+  bind_pool<nn::AvgPool3D>(n, "AvgPool3D", py::make_tuple(2, 2, 2));
   bind_global_pool<nn::GlobalMaxPool1D>(n, "GlobalMaxPool1D");
   bind_global_pool<nn::GlobalMaxPool2D>(n, "GlobalMaxPool2D");
   bind_global_pool<nn::GlobalAvgPool1D>(n, "GlobalAvgPool1D");
+  bind_global_pool<nn::GlobalMaxPool3D>(n, "GlobalMaxPool3D");
   bind_global_pool<nn::GlobalAvgPool2D>(n, "GlobalAvgPool2D");
+  bind_global_pool<nn::GlobalAvgPool3D>(n, "GlobalAvgPool3D");
 
   py::class_<nn::BatchNorm, HybridBlock, std::shared_ptr<nn::BatchNorm>>(n, "BatchNorm")
       .def(py::init([](int axis, double momentum, double epsilon, bool center, bool scale, bool use_global_stats,

@@ -329,7 +329,26 @@ void bind_symbol(py::module_& m) {
             if (!aux_params.is_none()) copy(aux_params.cast<py::dict>(), aux, "auxiliary state");
           },
           py::arg("arg_params"), py::arg("aux_params") = py::none(), py::arg("allow_extra_params") = false)
-      .def("debug_str", &Executor::debug_str);
+      .def("debug_str", &Executor::debug_str)
+      .def_property_readonly("_symbol", &Executor::symbol)
+      .def(
+          "set_monitor_callback",
+          [](Executor& e, py::object callback, bool monitor_all) {
+            if (callback.is_none()) return e.set_monitor_callback(nullptr, monitor_all);
+            // Called from forward and backward, which run without the GIL; the function is
+            // released with the GIL held whoever drops the last copy.
+            std::shared_ptr<py::object> fn(new py::object(std::move(callback)), [](py::object* f) {
+              py::gil_scoped_acquire gil;
+              delete f;
+            });
+            e.set_monitor_callback(
+                [fn](const std::string& name, const std::string&, const NDArray& array) {
+                  py::gil_scoped_acquire gil;
+                  (*fn)(name, array);
+                },
+                monitor_all);
+          },
+          py::arg("callback"), py::arg("monitor_all") = false);
 
   // mx.nd.CachedOp (python/braid/ndarray/cached_op.py orders the inputs).
   py::class_<symbol::CachedOp, std::shared_ptr<symbol::CachedOp>>(s, "CachedOp")

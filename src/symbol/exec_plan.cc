@@ -219,6 +219,15 @@ class PlanBuilder {
       }
       for (size_t k = 0; k < s.num_args; ++k) {
         uint32_t in = s.inputs[k];
+        if (!wants_grad(in) && info_.options.all_input_grads) {  // a buffer of its own, read by no one
+          Value scratch = plan_.values[in];
+          scratch.kind = Value::Kind::Planned;
+          scratch.index = -1;
+          plan_.values.push_back(scratch);
+          s.in_grads.push_back(static_cast<uint32_t>(plan_.values.size() - 1));
+          s.in_grad_req.push_back(op::OpReq::Write);
+          continue;
+        }
         if (!wants_grad(in)) {
           s.in_grads.push_back(kNoValue);
           s.in_grad_req.push_back(op::OpReq::Null);

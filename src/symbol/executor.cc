@@ -167,6 +167,18 @@ std::map<std::string, NDArray> Executor::output_dict() const {
 
 const PlanStats& Executor::plan_stats() const { return plan_->stats; }
 
+void Executor::set_monitor_callback(MonitorCallback callback, bool monitor_all) {
+  // Monitoring sees the nodes as the graph has them: rebind unfused, not bulk, on the same arrays.
+  ExecutorOptions options = options_;
+  options.fuse = !callback;
+  options.bulk = !callback && ExecutorOptions::default_bulk();
+  options.channels_last = !callback && ExecutorOptions::default_channels_last();
+  options.all_input_grads = static_cast<bool>(callback);
+  *this = bind(symbol_, ctx_, state_->args, state_->arg_grads, grad_req_, state_->aux, group2ctx_, options);
+  state_->monitor = std::move(callback);
+  state_->monitor_all = monitor_all;
+}
+
 Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool partial_shaping,
                            bool allow_up_sizing) const {
   auto arg_names = symbol_.list_arguments();
@@ -187,7 +199,10 @@ Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool part
   }
   auto aux_names = symbol_.list_auxiliary_states();
   for (size_t i = 0; i < aux_names.size(); ++i) aux.push_back(remake(state_->aux[i], s.aux[i], aux_names[i]));
-  return bind(symbol_, ctx_, args, grads, grad_req_, aux, group2ctx_, options_);
+  Executor reshaped = bind(symbol_, ctx_, args, grads, grad_req_, aux, group2ctx_, options_);
+  reshaped.state_->monitor = state_->monitor;  // a monitored executor stays monitored (options_ say how)
+  reshaped.state_->monitor_all = state_->monitor_all;
+  return reshaped;
 }
 
 std::string Executor::debug_str() const {

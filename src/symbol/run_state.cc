@@ -5,6 +5,7 @@
 #include "braid/base/error.h"
 #include "braid/engine/engine.h"
 #include "imperative/push_op.h"
+#include "monitor.h"
 
 namespace braid::symbol::detail {
 namespace {
@@ -176,8 +177,31 @@ void bind_arrays(const Plan& plan, RunState& st, std::vector<NDArray> args, std:
   st.outputs = arrays(st, plan.outputs);
 }
 
+// A monitored run: each step pushed on its own, the monitor told of its arrays around the push.
+void run_forward_monitored(const Plan& plan, RunState& st) {
+  for (const Step& s : plan.steps) {
+    monitor_inputs(s, st);
+    push_all({imperative::forward_kernel(*s.def, s.param, st.training, s.ctx, arrays(st, s.inputs), s.num_args,
+                                         arrays(st, s.outputs))},
+             false, "forward");
+    monitor_outputs(s, st);
+  }
+}
+
+void run_backward_monitored(const Plan& plan, RunState& st) {
+  for (size_t i = plan.steps.size(); i-- > 0;) {
+    const Step& s = plan.steps[i];
+    if (!s.backward) continue;
+    push_all({imperative::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads), arrays(st, s.inputs),
+                                          arrays(st, s.outputs), arrays(st, s.in_grads), s.in_grad_req)},
+             false, "backward");
+    monitor_backward(s, st);
+  }
+}
+
 void run_forward(const Plan& plan, RunState& st, bool is_train) {
   st.training = is_train;
+  if (st.monitor) return run_forward_monitored(plan, st);
   std::vector<bool> written;
   if (st.forward_graph) written = bind_for_graph(plan, st, *st.forward_graph, false);
   std::vector<imperative::Kernel> kernels;
@@ -206,6 +230,7 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
       g.fill(1);
     }
   }
+  if (st.monitor) return run_backward_monitored(plan, st);
   std::vector<bool> written;
   if (st.backward_graph) written = bind_for_graph(plan, st, *st.backward_graph, true);
   std::vector<imperative::Kernel> kernels;

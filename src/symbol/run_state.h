@@ -19,6 +19,9 @@ struct RunState {
   bool training = false;
   // Static states of plans that allow it (graphs_allowed) replay their runs as CUDA graphs.
   std::unique_ptr<GraphReplay> forward_graph, backward_graph;
+  // When set, runs push step by step and report their arrays here (monitor.h).
+  MonitorCallback monitor;
+  bool monitor_all = false;
 };
 
 /// Allocates the plan's slots and makes every value's array.

@@ -15,6 +15,7 @@
 /// forward and backward then push the planned kernels to the engine and return at once.
 ///
 /// Output arrays are rewritten by the next forward; copy them to keep them.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -61,7 +62,15 @@ struct ExecutorOptions {
   /// on unless 0.
   bool channels_last = default_channels_last();
   static bool default_channels_last();
+  /// Compute the gradient of every argument of each node that runs backward, wanted or not, so a
+  /// monitor sees all of them (set by Executor::set_monitor_callback).
+  bool all_input_grads = false;
 };
+
+/// MXNet's monitor callback: an array of the graph as a node is run, its name as MXNet's executor
+/// gives it ("fc1_output", "fc1_weight" for inputs, "fc1_backward_output0" for gradients) and the
+/// operator of its node ("FullyConnected", "_backward_FullyConnected").
+using MonitorCallback = std::function<void(const std::string& name, const std::string& op, const NDArray& array)>;
 
 class Executor {
  public:
@@ -113,6 +122,12 @@ class Executor {
   const PlanStats& plan_stats() const;
   /// The plan as text: one line per kernel with its buffers.
   std::string debug_str() const;
+
+  /// MXNet's set_monitor_callback: from the next forward, `callback` gets each node's outputs (and
+  /// with `monitor_all` its inputs) as the node runs, and after a backward the gradients each node
+  /// computed. The executor then runs node by node, unfused, with every argument's gradient
+  /// computed (a debugging mode; it rebinds, so take outputs() afresh). A null callback stops it.
+  void set_monitor_callback(MonitorCallback callback, bool monitor_all = false);
 
  private:
   Executor() = default;

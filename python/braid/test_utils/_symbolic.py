@@ -78,8 +78,14 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     if isinstance(expected, (list, tuple)):
         expected = {k: v for k, v in zip(sym.list_arguments(), expected)}
     args_grad_npy = {k: _np.random.normal(size=location[k].shape) for k in expected}
-    args_grad_data = {k: array(v, ctx=ctx, dtype=expected[k].dtype if isinstance(expected[k], _np.ndarray)
-                               and expected[k].dtype != _np.float64 else dtype) for k, v in args_grad_npy.items()}
+    # A gradient in the expected values' floating dtype (float16 ones, say); integer expectations
+    # (np.where masks) are compared against gradients of the argument's own dtype.
+    def grad_dtype(k):
+        e = expected[k]
+        if isinstance(e, _np.ndarray) and e.dtype != _np.float64 and _np.issubdtype(e.dtype, _np.floating):
+            return e.dtype
+        return location[k].dtype if isinstance(e, _np.ndarray) and e.dtype.kind in "iub" else dtype
+    args_grad_data = {k: array(v, ctx=ctx, dtype=grad_dtype(k)) for k, v in args_grad_npy.items()}
     if isinstance(grad_req, str):
         grad_req = {k: grad_req for k in sym.list_arguments()}
     elif isinstance(grad_req, (list, tuple)):

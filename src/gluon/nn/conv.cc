@@ -37,14 +37,16 @@ ConvBase::ConvBase(std::string cls, int nd, bool transposed, int64_t channels, c
             {"num_filter", cat(channels)},
             {"num_group", cat(groups_)},
             {"no_bias", opt_.use_bias ? "False" : "True"},
-            {"layout", detail::resolve_layout(opt_.layout, nd, cls_)}};
+            {"layout", detail::resolve_layout(opt_.layout, nd, cls_, !transposed && nd > 1)}};
   if (transposed) attrs_["adj"] = out_pad.str();
   detail::check_op_attrs(cls_, op_, attrs_);
   if (!opt_.activation.empty()) detail::check_op_attrs(cls_, "Activation", {{"act_type", opt_.activation}});
 
+  // (out, in / groups, kernel...), or with the channels last (out, kernel..., in / groups).
   std::vector<int64_t> w = transposed ? std::vector<int64_t>{opt_.in_channels, channels / groups_}
                                       : std::vector<int64_t>{channels, opt_.in_channels / groups_};
-  for (int i = 0; i < nd; ++i) w.push_back(kernel_[i]);
+  const bool channels_last = attrs_["layout"].back() == 'C';
+  for (int i = 0; i < nd; ++i) w.insert(channels_last ? w.end() - 1 : w.end(), kernel_[i]);
   weight_ = register_parameter("weight", Shape(w), GradReq::Write, opt_.weight_initializer);
   if (opt_.use_bias) bias_ = register_parameter("bias", Shape({channels}), GradReq::Write, opt_.bias_initializer);
 }

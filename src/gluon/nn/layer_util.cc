@@ -6,11 +6,14 @@
 
 namespace braid::gluon::detail {
 
-std::string resolve_layout(const std::string& layout, int nd, const std::string& layer) {
-  const std::string plain = nd == 1 ? "NCW" : "NCHW";
-  BRAID_CHECK(layout.empty() || layout == plain, layer, ": layout '", layout, "' is not supported; Braid computes ", nd,
-              "-D layers in ", plain, " only (transpose the data to ", plain, " and use layout='", plain, "')");
-  return plain;
+std::string resolve_layout(const std::string& layout, int nd, const std::string& layer, bool channels_last_ok) {
+  BRAID_CHECK(nd >= 1 && nd <= 3, layer, ": ", nd, " spatial axes; layers have 1, 2 or 3");
+  const std::string space = std::string("DHW").substr(static_cast<size_t>(3 - nd));
+  const std::string plain = "NC" + space, last = "N" + space + "C";
+  if (layout.empty() || layout == plain) return plain;
+  BRAID_CHECK(channels_last_ok && layout == last, layer, ": layout '", layout, "' is not supported; use '", plain, "'",
+              channels_last_ok ? cat(" or '", last, "'") : std::string(), " (transpose the data to match)");
+  return layout;
 }
 
 void check_op_attrs(const std::string& layer, const std::string& op, const op::AttrMap& attrs) {

@@ -8,9 +8,10 @@
 
 namespace braid::gluon::detail {
 
-/// "NCW" for nd = 1, "NCHW" for nd = 2: the layouts Braid computes in. An empty `layout` means
-/// that default; any other (NWC, NHWC, ...) throws naming `layer` and the fix.
-std::string resolve_layout(const std::string& layout, int nd, const std::string& layer);
+/// The layout of a layer with nd spatial axes: an empty `layout` means the channels-first default
+/// ("NCW", "NCHW", "NCDHW"); the channels-last one ("NWC", "NHWC", "NDHWC") is kept where
+/// `channels_last_ok`; any other throws naming `layer` and the fix.
+std::string resolve_layout(const std::string& layout, int nd, const std::string& layer, bool channels_last_ok);
 
 /// Parses `attrs` with operator `op`'s own checks; an error is re-thrown prefixed with `layer`.
 void check_op_attrs(const std::string& layer, const std::string& op, const op::AttrMap& attrs);

@@ -5,20 +5,12 @@
 #include "layer_util.h"
 
 namespace braid::gluon::nn {
-namespace {
-
-// The Pooling operator also pools channels-last data (MXNet's NWC and NHWC layouts).
-std::string pooling_layout(const std::string& layout, int nd, const std::string& layer) {
-  return layout == (nd == 1 ? "NWC" : "NHWC") ? layout : detail::resolve_layout(layout, nd, layer);
-}
-
-}  // namespace
 
 PoolingBase::PoolingBase(std::string cls, int nd, const Dims& pool_size, const std::string& pool_type, bool global_pool,
                          PoolOptions opt)
     : HybridBlock("pool", opt.prefix),
       cls_(std::move(cls)),
-      layout_(pooling_layout(opt.layout, nd, cls_)),
+      layout_(detail::resolve_layout(opt.layout, nd, cls_, true)),
       pool_type_(pool_type),
       global_(global_pool),
       // MXNet's global pools are built with ceil_mode=True (it has no effect on a global pool).

@@ -41,30 +41,30 @@ void to_channels_last(const T* src, T* dst, int64_t n, int64_t c, int64_t spatia
 template <class T>
 void channels_last_ref_conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req) {
   if (req == OpReq::Null) return;
-  const int64_t taps = g.kh * g.kw;
-  auto xf = channels_first(x, g.n, g.c, g.ih * g.iw), wf = channels_first(w, g.f, g.c / g.g, taps);
+  const int64_t taps = g.taps();
+  auto xf = channels_first(x, g.n, g.c, g.in_pixels()), wf = channels_first(w, g.f, g.c / g.g, taps);
   std::vector<T> yf(static_cast<size_t>(g.y_size()));
   ref_conv_forward(first(g), xf.data(), wf.data(), bias, yf.data(), OpReq::Write);
-  to_channels_last(yf.data(), y, g.n, g.f, g.oh * g.ow, req);
+  to_channels_last(yf.data(), y, g.n, g.f, g.out_pixels(), req);
 }
 
 template <class T>
 void channels_last_ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, OpReq req) {
   if (req == OpReq::Null) return;
-  auto dyf = channels_first(dy, g.n, g.f, g.oh * g.ow), wf = channels_first(w, g.f, g.c / g.g, g.kh * g.kw);
+  auto dyf = channels_first(dy, g.n, g.f, g.out_pixels()), wf = channels_first(w, g.f, g.c / g.g, g.taps());
   std::vector<T> dxf(static_cast<size_t>(g.x_size()));
   ref_conv_backward_data(first(g), dyf.data(), wf.data(), dxf.data(), OpReq::Write);
-  to_channels_last(dxf.data(), dx, g.n, g.c, g.ih * g.iw, req);
+  to_channels_last(dxf.data(), dx, g.n, g.c, g.in_pixels(), req);
 }
 
 template <class T>
 void channels_last_ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw, OpReq req_w, T* db,
                                              OpReq req_b) {
-  auto xf = channels_first(x, g.n, g.c, g.ih * g.iw), dyf = channels_first(dy, g.n, g.f, g.oh * g.ow);
+  auto xf = channels_first(x, g.n, g.c, g.in_pixels()), dyf = channels_first(dy, g.n, g.f, g.out_pixels());
   std::vector<T> dwf(static_cast<size_t>(g.w_size()));
   ref_conv_backward_weights(first(g), xf.data(), dyf.data(), dwf.data(), req_w == OpReq::Null ? req_w : OpReq::Write,
                             db, req_b);
-  if (req_w != OpReq::Null) to_channels_last(dwf.data(), dw, g.f, g.c / g.g, g.kh * g.kw, req_w);
+  if (req_w != OpReq::Null) to_channels_last(dwf.data(), dw, g.f, g.c / g.g, g.taps(), req_w);
 }
 
 #define BRAID_INSTANTIATE_CHANNELS_LAST(T)                                                                \

@@ -21,21 +21,38 @@ struct Descs {
   // act: the activations' format the primitive computes in: ours (nchw, with our weights), nhwc,
   // or any (oneDNN's choice, blocked); the weights' format is oneDNN's choice unless nchw.
   Descs(const ConvGeom& g, bool with_bias, tag act) {
-    memory::dims xd{g.n, g.c, g.ih, g.iw}, yd{g.n, g.f, g.oh, g.ow};
-    memory::dims wd =
-        g.g > 1 ? memory::dims{g.g, g.f / g.g, g.c / g.g, g.kh, g.kw} : memory::dims{g.f, g.c, g.kh, g.kw};
-    const tag user = g.channels_last ? tag::nhwc : tag::nchw;
+    const auto dims = [&](int64_t a, int64_t b, int64_t d, int64_t h, int64_t w) {
+      return g.volumetric ? memory::dims{a, b, d, h, w} : memory::dims{a, b, h, w};
+    };
+    memory::dims xd = dims(g.n, g.c, g.id, g.ih, g.iw), yd = dims(g.n, g.f, g.od, g.oh, g.ow);
+    memory::dims wd = dims(g.f / g.g, g.c / g.g, g.kd, g.kh, g.kw);
+    if (g.g > 1) wd.insert(wd.begin(), g.g);
+    act = volumetric_tag(g, act);
+    const tag user = volumetric_tag(g, g.channels_last ? tag::nhwc : tag::nchw);
     x = plain_md(xd, user);
     y = plain_md(yd, user);
-    w = plain_md(wd, g.g > 1 ? (g.channels_last ? tag::gohwi : tag::goihw) : (g.channels_last ? tag::ohwi : tag::oihw));
+    w = plain_md(wd, weight_tag(g));
     if (with_bias) b = plain_md({g.f}, tag::x);
     x_in = plain_md(xd, act);
     y_in = plain_md(yd, act);
-    w_in = act == tag::nchw && !g.channels_last ? w : plain_md(wd, tag::any);
-    strides = {g.sh, g.sw};
-    dilates = {g.dh - 1, g.dw - 1};
-    pad_l = {g.ph, g.pw};
-    pad_r = {g.ph_r, g.pw_r};
+    w_in = act == user && !g.channels_last ? w : plain_md(wd, tag::any);
+    strides = g.volumetric ? memory::dims{g.sd, g.sh, g.sw} : memory::dims{g.sh, g.sw};
+    dilates = g.volumetric ? memory::dims{g.dd - 1, g.dh - 1, g.dw - 1} : memory::dims{g.dh - 1, g.dw - 1};
+    pad_l = g.volumetric ? memory::dims{g.pd, g.ph, g.pw} : memory::dims{g.ph, g.pw};
+    pad_r = g.volumetric ? memory::dims{g.pd_r, g.ph_r, g.pw_r} : memory::dims{g.ph_r, g.pw_r};
+  }
+
+  // The 3-D counterpart of a 2-D activations' tag (any stays any).
+  static tag volumetric_tag(const ConvGeom& g, tag t) {
+    if (!g.volumetric) return t;
+    return t == tag::nhwc ? tag::ndhwc : t == tag::nchw ? tag::ncdhw : t;
+  }
+
+  // The user's weights: (G)OI(D)HW, or (G)O(D)HWI with channels last.
+  static tag weight_tag(const ConvGeom& g) {
+    if (g.volumetric)
+      return g.g > 1 ? (g.channels_last ? tag::godhwi : tag::goidhw) : (g.channels_last ? tag::odhwi : tag::oidhw);
+    return g.g > 1 ? (g.channels_last ? tag::gohwi : tag::goihw) : (g.channels_last ? tag::ohwi : tag::oihw);
   }
 
   // With `relu`, the primitive applies it to its output as a post-op.
@@ -122,9 +139,9 @@ void dnnl_conv_backward_weights(const ConvGeom& g, const float* x, const float* 
   // The bias gradient sums dy over all but the channel axis: (n, f, spatial), or (n * spatial, f, 1).
   const auto plain_bias_grad = [&] {
     if (g.channels_last)
-      bias_grad(dy, g.n * g.oh * g.ow, g.f, 1, db, req_b);
+      bias_grad(dy, g.n * g.out_pixels(), g.f, 1, db, req_b);
     else
-      bias_grad(dy, g.n, g.f, g.oh * g.ow, db, req_b);
+      bias_grad(dy, g.n, g.f, g.out_pixels(), db, req_b);
   };
   if (req_w == OpReq::Null) {
     if (db) plain_bias_grad();

@@ -1,6 +1,6 @@
 #pragma once
-// Internal: 2-D grouped convolution kernels shared by Convolution and Deconvolution (1-D ops run
-// as 2-D with height 1). float32 runs on oneDNN, float64 on the im2col + GEMM reference.
+// Internal: 2-D and 3-D grouped convolution kernels shared by Convolution and Deconvolution (1-D
+// ops run as 2-D with height 1). float32 runs on oneDNN, float64 on the im2col + GEMM reference.
 #include <cstdint>
 #include <vector>
 
@@ -10,19 +10,27 @@ namespace braid::op::detail {
 
 /// Geometry of y = conv(x, w): x (n, c, ih, iw), w (f, c/g, kh, kw), y (n, f, oh, ow); or, when
 /// channels_last (MXNet's layout NHWC), x (n, ih, iw, c), w (f, kh, kw, c/g), y (n, oh, ow, f).
+/// A volumetric (3-D) convolution has a depth axis before the height: x (n, c, id, ih, iw), ...
+/// (NCDHW), or x (n, id, ih, iw, c) ... (NDHWC); a 2-D one has depth 1 on every depth field.
 /// Dilation is MXNet's (1 = dense). pad_r may differ from pad (transposed convolutions with adj).
 struct ConvGeom {
   int64_t n = 0, c = 0, f = 0, g = 1;
   bool channels_last = false;
-  int64_t ih = 1, iw = 1, oh = 1, ow = 1;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, ph = 0, pw = 0, ph_r = 0, pw_r = 0;
+  bool volumetric = false;
+  int64_t id = 1, ih = 1, iw = 1, od = 1, oh = 1, ow = 1;
+  int64_t kd = 1, kh = 1, kw = 1, sd = 1, sh = 1, sw = 1, dd = 1, dh = 1, dw = 1;
+  int64_t pd = 0, ph = 0, pw = 0, pd_r = 0, ph_r = 0, pw_r = 0;
   bool relu = false;  // forward: y = relu(conv(x, w) + bias)
 
-  int64_t x_size() const { return n * c * ih * iw; }
-  int64_t y_size() const { return n * f * oh * ow; }
-  int64_t w_size() const { return f * (c / g) * kh * kw; }
+  int64_t in_pixels() const { return id * ih * iw; }
+  int64_t out_pixels() const { return od * oh * ow; }
+  int64_t taps() const { return kd * kh * kw; }
+  int64_t x_size() const { return n * c * in_pixels(); }
+  int64_t y_size() const { return n * f * out_pixels(); }
+  int64_t w_size() const { return f * (c / g) * taps(); }
   std::vector<int64_t> key() const {
-    return {n, c, f, g, channels_last, ih, iw, oh, ow, kh, kw, sh, sw, dh, dw, ph, pw, ph_r, pw_r, relu};
+    return {n,  c,  f,  g,  channels_last, volumetric, id,   ih,  iw, od, oh, ow, kd, kh, kw, sd, sh, sw, dd, dh,
+            dw, pd, ph, pw, pd_r,          ph_r,       pw_r, relu};
   }
 };
 

@@ -49,8 +49,8 @@ ConvParam parse_conv_param(const AttrMap& attrs, const std::string& op, bool tra
   p.transposed = transposed;
   p.kernel = r.get<Shape>("kernel");
   const int nd = p.kernel.ndim();
-  BRAID_CHECK(nd == 1 || nd == 2, "operator ", op, ": kernel=", p.kernel, " has ", nd,
-              " dimensions; Braid supports 1-D (w,) and 2-D (h, w) kernels");
+  BRAID_CHECK(nd >= 1 && nd <= 3, "operator ", op, ": kernel=", p.kernel, " has ", nd,
+              " dimensions; a kernel is 1-D (w,), 2-D (h, w) or 3-D (d, h, w)");
   for (int i = 0; i < nd; ++i)
     BRAID_CHECK(p.kernel[i] >= 1, "operator ", op, ": kernel=", p.kernel, " must be positive");
   p.stride = spatial_attr(r, p, "stride", 1, 1);
@@ -85,11 +85,12 @@ ConvParam parse_conv_param(const AttrMap& attrs, const std::string& op, bool tra
   r.get_enum("cudnn_tune", {"None", "off", "limited_workspace", "fastest"}, "None");
   r.get<bool>("cudnn_off", false);
   const std::string layout = r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"}, "None");
-  const char* plain = nd == 1 ? "NCW" : "NCHW";
-  p.channels_last = layout == "NHWC" && nd == 2 && !transposed;
+  const char* plain = nd == 1 ? "NCW" : nd == 2 ? "NCHW" : "NCDHW";
+  const char* last = nd == 2 ? "NHWC" : "NDHWC";
+  p.channels_last = layout == last && nd > 1 && !transposed;
   BRAID_CHECK(layout == "None" || layout == plain || p.channels_last, "operator ", op, ": layout '", layout,
               "' is not supported with a ", nd, "-D kernel; Braid computes ", op, " in ", plain,
-              transposed || nd == 1 ? "" : " or NHWC", " (transpose the data and drop the layout attribute)");
+              transposed || nd == 1 ? "" : cat(" or ", last), " (transpose the data and drop the layout attribute)");
   r.finish();
   return p;
 }
@@ -144,7 +145,9 @@ bool infer_channels_first(const ConvParam& p, std::vector<Shape>& in, std::vecto
   if (!data.known()) return false;
   const int nd = p.spatial();
   BRAID_CHECK(data.ndim() == nd + 2, "operator ", p.op, ": data has shape ", data, " but a ", nd, "-D kernel needs ",
-              nd == 1 ? "(batch, channel, width)" : "(batch, channel, height, width)");
+              nd == 1   ? "(batch, channel, width)"
+              : nd == 2 ? "(batch, channel, height, width)"
+                        : "(batch, channel, depth, height, width)");
   const int64_t groups = p.num_group;
   Shape& weight = in[1];
   // Deferred initialization may leave the data channels unknown while the weight knows them.
@@ -182,6 +185,7 @@ ConvGeom conv_geom(const ConvParam& p, const Shape& shape) {
   ConvGeom g;
   g.channels_last = p.channels_last;
   const int nd = p.spatial();
+  g.volumetric = nd == 3;
   g.n = data[0];
   g.g = p.num_group;
   g.c = p.transposed ? p.num_filter : data[1];
@@ -189,11 +193,12 @@ ConvGeom conv_geom(const ConvParam& p, const Shape& shape) {
   struct Axis {
     int64_t ConvGeom::*in, ConvGeom::*out, ConvGeom::*k, ConvGeom::*s, ConvGeom::*d, ConvGeom::*p, ConvGeom::*pr;
   };
-  const Axis axes[2] = {
+  const Axis axes[3] = {
+      {&ConvGeom::id, &ConvGeom::od, &ConvGeom::kd, &ConvGeom::sd, &ConvGeom::dd, &ConvGeom::pd, &ConvGeom::pd_r},
       {&ConvGeom::ih, &ConvGeom::oh, &ConvGeom::kh, &ConvGeom::sh, &ConvGeom::dh, &ConvGeom::ph, &ConvGeom::ph_r},
       {&ConvGeom::iw, &ConvGeom::ow, &ConvGeom::kw, &ConvGeom::sw, &ConvGeom::dw, &ConvGeom::pw, &ConvGeom::pw_r}};
   for (int i = 0; i < nd; ++i) {
-    const Axis& a = axes[2 - nd + i];  // a 1-D op runs on the width axis with height 1
+    const Axis& a = axes[3 - nd + i];  // a 1-D op runs on the width axis with height 1
     const int64_t x = data[2 + i];
     g.*a.k = p.kernel[i];
     g.*a.s = p.stride[i];

@@ -16,7 +16,7 @@ struct ConvParam {
   Shape adj, target_shape;  // Deconvolution only; target_shape all 0 when unset
   int64_t num_filter = 0, num_group = 1;
   bool no_bias = false;
-  bool channels_last = false;  // layout NHWC: data (N, H, W, C), weight (F, kh, kw, C/g)
+  bool channels_last = false;  // layout N(D)HWC: data (N, (D,) H, W, C), weight (F, (kd,) kh, kw, C/g)
   // Set by the executor's relu fusion (OpDef::fuse_output_relu), never by an attribute.
   bool fused_relu = false;        // the output is relu(convolution)
   bool grad_before_relu = false;  // the output gradient received is already relu's input gradient

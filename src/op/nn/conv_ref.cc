@@ -10,23 +10,27 @@ namespace braid::op::detail {
 namespace {
 
 // Visits every (column row r, output pixel p, input offset or -1 for padding) of the im2col
-// matrix of one group image: rows are (channel, ki, kj), columns output pixels.
+// matrix of one group image: rows are (channel, kd, kh, kw), columns output pixels.
 template <class F>
 void for_each_tap(const ConvGeom& g, F&& visit) {
-  const int64_t cg = g.c / g.g, ohw = g.oh * g.ow;
+  const int64_t cg = g.c / g.g, pixels = g.out_pixels();
   for (int64_t ch = 0; ch < cg; ++ch)
-    for (int64_t ki = 0; ki < g.kh; ++ki)
-      for (int64_t kj = 0; kj < g.kw; ++kj) {
-        const int64_t row = ((ch * g.kh + ki) * g.kw + kj) * ohw;
-        for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
-            const bool inside = iy >= 0 && iy < g.ih && ix >= 0 && ix < g.iw;
-            visit(row + oy * g.ow + ox, inside ? (ch * g.ih + iy) * g.iw + ix : -1);
+    for (int64_t kz = 0; kz < g.kd; ++kz)
+      for (int64_t ki = 0; ki < g.kh; ++ki)
+        for (int64_t kj = 0; kj < g.kw; ++kj) {
+          const int64_t row = (((ch * g.kd + kz) * g.kh + ki) * g.kw + kj) * pixels;
+          for (int64_t oz = 0; oz < g.od; ++oz) {
+            const int64_t iz = oz * g.sd - g.pd + kz * g.dd;
+            for (int64_t oy = 0; oy < g.oh; ++oy) {
+              const int64_t iy = oy * g.sh - g.ph + ki * g.dh;
+              for (int64_t ox = 0; ox < g.ow; ++ox) {
+                const int64_t ix = ox * g.sw - g.pw + kj * g.dw;
+                const bool inside = iz >= 0 && iz < g.id && iy >= 0 && iy < g.ih && ix >= 0 && ix < g.iw;
+                visit(row + (oz * g.oh + oy) * g.ow + ox, inside ? ((ch * g.id + iz) * g.ih + iy) * g.iw + ix : -1);
+              }
+            }
           }
         }
-      }
 }
 
 template <class T>
@@ -42,14 +46,14 @@ void col2im_add(const ConvGeom& g, const T* col, T* x) {
 }
 
 struct GroupDims {
-  int64_t cg, fg, k, ohw, x_group, y_group;  // k: rows of the column matrix
+  int64_t cg, fg, k, pixels, x_group, y_group;  // k: rows of the column matrix
   explicit GroupDims(const ConvGeom& g)
       : cg(g.c / g.g),
         fg(g.f / g.g),
-        k(cg * g.kh * g.kw),
-        ohw(g.oh * g.ow),
-        x_group(cg * g.ih * g.iw),
-        y_group(fg * ohw) {}
+        k(cg * g.taps()),
+        pixels(g.out_pixels()),
+        x_group(cg * g.in_pixels()),
+        y_group(fg * pixels) {}
 };
 
 }  // namespace
@@ -78,15 +82,15 @@ template <class T>
 void ref_conv_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y, OpReq req) {
   if (req == OpReq::Null) return;
   const GroupDims d(g);
-  std::vector<T> col(static_cast<size_t>(d.k * d.ohw));
+  std::vector<T> col(static_cast<size_t>(d.k * d.pixels));
   const T beta = req == OpReq::Add ? T(1) : T(0);
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t grp = 0; grp < g.g; ++grp) {
       im2col(g, x + (n * g.g + grp) * d.x_group, col.data());
-      gemm(false, false, d.fg, d.ohw, d.k, T(1), w + grp * d.fg * d.k, d.k, col.data(), d.ohw, beta,
-           y + (n * g.g + grp) * d.y_group, d.ohw);
+      gemm(false, false, d.fg, d.pixels, d.k, T(1), w + grp * d.fg * d.k, d.k, col.data(), d.pixels, beta,
+           y + (n * g.g + grp) * d.y_group, d.pixels);
     }
-  if (bias) add_bias(y, bias, g.n, g.f, d.ohw);
+  if (bias) add_bias(y, bias, g.n, g.f, d.pixels);
 }
 
 template <class T>
@@ -94,11 +98,11 @@ void ref_conv_backward_data(const ConvGeom& g, const T* dy, const T* w, T* dx, O
   if (req == OpReq::Null) return;
   const GroupDims d(g);
   if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
-  std::vector<T> col(static_cast<size_t>(d.k * d.ohw));
+  std::vector<T> col(static_cast<size_t>(d.k * d.pixels));
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t grp = 0; grp < g.g; ++grp) {
-      gemm(true, false, d.k, d.ohw, d.fg, T(1), w + grp * d.fg * d.k, d.k, dy + (n * g.g + grp) * d.y_group, d.ohw,
-           T(0), col.data(), d.ohw);
+      gemm(true, false, d.k, d.pixels, d.fg, T(1), w + grp * d.fg * d.k, d.k, dy + (n * g.g + grp) * d.y_group,
+           d.pixels, T(0), col.data(), d.pixels);
       col2im_add(g, col.data(), dx + (n * g.g + grp) * d.x_group);
     }
 }
@@ -108,15 +112,15 @@ void ref_conv_backward_weights(const ConvGeom& g, const T* x, const T* dy, T* dw
   const GroupDims d(g);
   if (req_w != OpReq::Null) {
     if (req_w == OpReq::Write) std::fill(dw, dw + g.w_size(), T(0));
-    std::vector<T> col(static_cast<size_t>(d.k * d.ohw));
+    std::vector<T> col(static_cast<size_t>(d.k * d.pixels));
     for (int64_t n = 0; n < g.n; ++n)
       for (int64_t grp = 0; grp < g.g; ++grp) {
         im2col(g, x + (n * g.g + grp) * d.x_group, col.data());
-        gemm(false, true, d.fg, d.k, d.ohw, T(1), dy + (n * g.g + grp) * d.y_group, d.ohw, col.data(), d.ohw, T(1),
-             dw + grp * d.fg * d.k, d.k);
+        gemm(false, true, d.fg, d.k, d.pixels, T(1), dy + (n * g.g + grp) * d.y_group, d.pixels, col.data(), d.pixels,
+             T(1), dw + grp * d.fg * d.k, d.k);
       }
   }
-  if (db) bias_grad(dy, g.n, g.f, d.ohw, db, req_b);
+  if (db) bias_grad(dy, g.n, g.f, d.pixels, db, req_b);
 }
 
 template <class T>

@@ -1,5 +1,5 @@
-// Convolution and Deconvolution (1-D NCW, 2-D NCHW, grouped, dilated). Deconvolution runs the
-// same kernels with the roles of forward and backward-data exchanged.
+// Convolution and Deconvolution (1-D NCW, 2-D NCHW or NHWC, 3-D NCDHW or NDHWC, grouped, dilated).
+// Deconvolution runs the same kernels with the roles of forward and backward-data exchanged.
 #include <vector>
 
 #include "conv_param.h"
@@ -57,7 +57,7 @@ void deconv_forward_op(const ConvParam& p, const ForwardArgs& a) {
   BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Deconvolution", {
     T* y = a.outputs[0].ptr<T>();
     conv_backward_data<T>(g, a.inputs[0].ptr<T>(), a.inputs[1].ptr<T>(), y, a.req[0]);
-    if (!p.no_bias) add_bias(y, a.inputs[2].ptr<T>(), g.n, g.c, g.ih * g.iw);
+    if (!p.no_bias) add_bias(y, a.inputs[2].ptr<T>(), g.n, g.c, g.in_pixels());
   });
 }
 
@@ -68,7 +68,7 @@ void deconv_backward_op(const ConvParam& p, const BackwardArgs& a) {
     conv_forward<T>(g, dy, a.inputs[1].ptr<T>(), nullptr, a.in_grads[0].ptr<T>(), a.req[0]);
     if (a.req[1] != OpReq::Null)
       conv_backward_weights<T>(g, dy, a.inputs[0].ptr<T>(), a.in_grads[1].ptr<T>(), a.req[1], nullptr, OpReq::Null);
-    if (!p.no_bias) bias_grad(dy, g.n, g.c, g.ih * g.iw, a.in_grads[2].ptr<T>(), a.req[2]);
+    if (!p.no_bias) bias_grad(dy, g.n, g.c, g.in_pixels(), a.in_grads[2].ptr<T>(), a.req[2]);
   });
 }
 
@@ -104,11 +104,11 @@ void add_conv_op(Registry& r, const std::string& name, bool transposed, const st
 
 void add_convolution_ops(Registry& r) {
   add_conv_op(r, "Convolution", false,
-              "Convolution over NCW / NCHW data with weight (num_filter, C/num_group, k...) and "
-              "optional bias (num_filter).",
+              "Convolution over NCW / NCHW / NCDHW (or layout NHWC / NDHWC) data with weight (num_filter, "
+              "C/num_group, k...) and optional bias (num_filter).",
               conv_forward_op, conv_backward_op);
   add_conv_op(r, "Deconvolution", true,
-              "Transposed convolution over NCW / NCHW data with weight (C, num_filter/num_group, "
+              "Transposed convolution over NCW / NCHW / NCDHW data with weight (C, num_filter/num_group, "
               "k...); output (in-1)*stride - 2*pad + dilate*(k-1) + 1 + adj, or target_shape.",
               deconv_forward_op, deconv_backward_op);
 }

@@ -25,6 +25,7 @@ struct CudnnConv {
     BRAID_CHECK(!p.fused_relu, "operator ", p.op, ": a fused relu is not supported on a GPU; use cpu()");
     BRAID_CHECK(!p.channels_last, "operator ", p.op, ": layout NHWC is not supported on a GPU; use cpu() or ",
                 "NCHW data");
+    BRAID_CHECK(p.spatial() < 3, "operator ", p.op, ": 3-D kernels are not supported on a GPU yet; use cpu()");
     return conv_geom(p, data);
   }
   // cuDNN's beta: keep (Add) or overwrite what the output holds

@@ -18,15 +18,33 @@ std::vector<PoolSpan> spans(int64_t out, int64_t in, int64_t k, int64_t s, int64
   return v;
 }
 
-// The windows of every output pixel, the same for every plane.
+// The windows of every output pixel, the same for every plane: their spans along depth, rows and
+// columns.
 struct Windows {
-  std::vector<PoolSpan> rows, cols;
+  std::vector<PoolSpan> depths, rows, cols;
   explicit Windows(const PoolGeom& g)
-      : rows(spans(g.oh, g.ih, g.kh, g.sh, g.ph)), cols(spans(g.ow, g.iw, g.kw, g.sw, g.pw)) {}
-  int64_t size(const PoolGeom& g, const PoolSpan& r, const PoolSpan& c) const {
-    return pool_window_size(g.include_pad, r, c);
+      : depths(spans(g.od, g.id, g.kd, g.sd, g.pd)),
+        rows(spans(g.oh, g.ih, g.kh, g.sh, g.ph)),
+        cols(spans(g.ow, g.iw, g.kw, g.sw, g.pw)) {}
+
+  // Runs visit(output, depth span, row span, column span) for every output pixel of a plane.
+  template <class F>
+  void for_each(const PoolGeom& g, F&& visit) const {
+    for (int64_t oz = 0; oz < g.od; ++oz)
+      for (int64_t oy = 0; oy < g.oh; ++oy)
+        for (int64_t ox = 0; ox < g.ow; ++ox)
+          visit((oz * g.oh + oy) * g.ow + ox, depths[static_cast<size_t>(oz)], rows[static_cast<size_t>(oy)],
+                cols[static_cast<size_t>(ox)]);
   }
 };
+
+// Runs visit(i) for the offset i within its plane of every input pixel in a window.
+template <class F>
+void for_each_in_window(const PoolGeom& g, const PoolSpan& d, const PoolSpan& r, const PoolSpan& c, F&& visit) {
+  for (int64_t z = d.begin; z < d.end; ++z)
+    for (int64_t h = r.begin; h < r.end; ++h)
+      for (int64_t w = c.begin; w < c.end; ++w) visit((z * g.ih + h) * g.iw + w);
+}
 
 // Runs body(plane) for every (n, c) plane, in parallel when there is enough work.
 template <class F>
@@ -43,7 +61,7 @@ struct Plane {
 };
 
 Plane plane(const PoolGeom& g, int64_t p) {
-  const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
+  const int64_t in = g.in_pixels(), out = g.out_pixels();
   if (!g.channels_last) return {p * in, p * out, 1};
   const int64_t n = p / g.c, c = p % g.c;
   return {n * in * g.c + c, n * out * g.c + c, g.c};
@@ -51,31 +69,24 @@ Plane plane(const PoolGeom& g, int64_t p) {
 
 template <class T>
 void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* mask, OpReq req, int64_t step) {
-  for (int64_t oy = 0; oy < g.oh; ++oy) {
-    const PoolSpan& r = win.rows[static_cast<size_t>(oy)];
-    for (int64_t ox = 0; ox < g.ow; ++ox) {
-      const PoolSpan& c = win.cols[static_cast<size_t>(ox)];
-      const int64_t o = oy * g.ow + ox;
-      if (g.type == PoolType::Max) {
-        int64_t best = r.begin * g.iw + c.begin;
-        T v = x[best * step];
-        for (int64_t h = r.begin; h < r.end; ++h)
-          for (int64_t w = c.begin; w < c.end; ++w) {
-            const int64_t i = h * g.iw + w;
-            const bool more = x[i * step] > v;  // the first maximum wins, as in MXNet
-            v = more ? x[i * step] : v;
-            best = more ? i : best;
-          }
-        mask[o * step] = encode_pool_index<T>(best);
-        assign(y[o * step], req, v);
-        continue;
-      }
-      T sum = 0;
-      for (int64_t h = r.begin; h < r.end; ++h)
-        for (int64_t w = c.begin; w < c.end; ++w) sum += x[(h * g.iw + w) * step];
-      assign(y[o * step], req, g.type == PoolType::Avg ? sum / static_cast<T>(win.size(g, r, c)) : sum);
+  win.for_each(g, [&](int64_t o, const PoolSpan& d, const PoolSpan& r, const PoolSpan& c) {
+    if (g.type == PoolType::Max) {
+      int64_t best = (d.begin * g.ih + r.begin) * g.iw + c.begin;
+      T v = x[best * step];
+      for_each_in_window(g, d, r, c, [&](int64_t i) {
+        const bool more = x[i * step] > v;  // the first maximum wins, as in MXNet
+        v = more ? x[i * step] : v;
+        best = more ? i : best;
+      });
+      mask[o * step] = encode_pool_index<T>(best);
+      assign(y[o * step], req, v);
+      return;
     }
-  }
+    T sum = 0;
+    for_each_in_window(g, d, r, c, [&](int64_t i) { sum += x[i * step]; });
+    assign(y[o * step], req,
+           g.type == PoolType::Avg ? sum / static_cast<T>(pool_window_size(g.include_pad, d, r, c)) : sum);
+  });
 }
 
 // Stores the first maximum of four candidate vectors (the window's taps in order) to y as `req`
@@ -178,8 +189,8 @@ void max2x2_nhwc(const PoolGeom& g, const float* x, float* y, float* mask, OpReq
 }
 
 bool is_max2x2(const PoolGeom& g) {
-  return g.type == PoolType::Max && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 &&
-         2 * g.oh <= g.ih && 2 * g.ow <= g.iw;
+  return g.type == PoolType::Max && !g.volumetric && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 &&
+         g.pw == 0 && 2 * g.oh <= g.ih && 2 * g.ow <= g.iw;
 }
 
 // dy[i], or nothing where a fused relu's output y[i] was not positive.
@@ -192,21 +203,16 @@ T gated(const T* dy, const T* relu_y, int64_t i) {
 template <class T>
 void backward_plane(const PoolGeom& g, const Windows& win, const T* dy, const T* mask, const T* relu_y, T* dx,
                     int64_t step) {
-  const int64_t out = g.oh * g.ow;
+  const int64_t out = g.out_pixels();
   if (g.type == PoolType::Max) {
     for (int64_t o = 0; o < out; ++o) dx[decode_pool_index(mask[o * step]) * step] += gated(dy, relu_y, o * step);
     return;
   }
-  for (int64_t oy = 0; oy < g.oh; ++oy) {
-    const PoolSpan& r = win.rows[static_cast<size_t>(oy)];
-    for (int64_t ox = 0; ox < g.ow; ++ox) {
-      const PoolSpan& c = win.cols[static_cast<size_t>(ox)];
-      const T d = dy[(oy * g.ow + ox) * step];
-      const T share = g.type == PoolType::Avg ? d / static_cast<T>(win.size(g, r, c)) : d;
-      for (int64_t h = r.begin; h < r.end; ++h)
-        for (int64_t w = c.begin; w < c.end; ++w) dx[(h * g.iw + w) * step] += share;
-    }
-  }
+  win.for_each(g, [&](int64_t o, const PoolSpan& d, const PoolSpan& r, const PoolSpan& c) {
+    const T grad = dy[o * step];
+    const T share = g.type == PoolType::Avg ? grad / static_cast<T>(pool_window_size(g.include_pad, d, r, c)) : grad;
+    for_each_in_window(g, d, r, c, [&](int64_t i) { dx[i * step] += share; });
+  });
 }
 
 // The gradient of max2x2_nhwc in one pass over dx: every input element inside the windows gets
@@ -253,7 +259,7 @@ void direct_pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req
   if constexpr (std::is_same_v<T, float>) {
     if (is_max2x2(g) && g.channels_last) return max2x2_nhwc(g, x, y, mask, req);
     if (is_max2x2(g)) {
-      const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
+      const int64_t in = g.in_pixels(), out = g.out_pixels();
       for_each_plane(g, [&](int64_t p) { max2x2_plane(g, x + p * in, y + p * out, mask + p * out, req); });
       return;
     }
@@ -274,7 +280,7 @@ void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T
     if (is_max2x2(g) && g.channels_last) return max2x2_nhwc_backward(g, dy, mask, relu_y, dx, req);
   if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
   if (max && g.channels_last) {  // image by image, along memory: dy and mask row by row
-    const int64_t in = g.ih * g.iw, out = g.oh * g.ow;
+    const int64_t in = g.in_pixels(), out = g.out_pixels();
 #pragma omp parallel for schedule(static) if (g.x_size() > (1 << 15))
     for (int64_t n = 0; n < g.n; ++n)
       for (int64_t o = n * out; o < (n + 1) * out; ++o)

@@ -1,4 +1,4 @@
-// Float32 average and sum pooling on oneDNN, cached per geometry, on plain NCHW or NHWC buffers. Sum
+// Float32 average and sum pooling on oneDNN, cached per geometry, on plain NC(D)HW or N(D)HWC buffers. Sum
 // pooling is the average including padding (a constant divisor in oneDNN) times the window size.
 #include "dnnl_util.h"
 #include "op/common/req_util.h"
@@ -14,13 +14,24 @@ dnnl::algorithm algorithm(const PoolGeom& g) {
                                                    : dnnl::algorithm::pooling_avg_include_padding;
 }
 
+// (a, b, c) as the dims of g's spatial axes: (b, c) for 2-D pooling, (a, b, c) for 3-D.
+memory::dims spatial(const PoolGeom& g, int64_t a, int64_t b, int64_t c) {
+  return g.volumetric ? memory::dims{a, b, c} : memory::dims{b, c};
+}
+
+memory::dims with_batch(const PoolGeom& g, memory::dims space) {
+  space.insert(space.begin(), {g.n, g.c});
+  return space;
+}
+
 DnnlExec make(const PoolGeom& g, bool backward, memory::format_tag tag) {
-  const auto user = g.channels_last ? memory::format_tag::nhwc : memory::format_tag::nchw;
-  auto x = plain_md({g.n, g.c, g.ih, g.iw}, user);
-  auto y = plain_md({g.n, g.c, g.oh, g.ow}, user);
-  auto x_in = plain_md({g.n, g.c, g.ih, g.iw}, tag);
-  auto y_in = plain_md({g.n, g.c, g.oh, g.ow}, tag);
-  const memory::dims strides{g.sh, g.sw}, kernel{g.kh, g.kw}, pad_l{g.ph, g.pw}, pad_r{g.ph_r, g.pw_r};
+  using ft = memory::format_tag;
+  const auto user = g.channels_last ? (g.volumetric ? ft::ndhwc : ft::nhwc) : (g.volumetric ? ft::ncdhw : ft::nchw);
+  const memory::dims xd = with_batch(g, spatial(g, g.id, g.ih, g.iw)), yd = with_batch(g, spatial(g, g.od, g.oh, g.ow));
+  auto x = plain_md(xd, user), y = plain_md(yd, user);
+  auto x_in = plain_md(xd, tag), y_in = plain_md(yd, tag);
+  const memory::dims strides = spatial(g, g.sd, g.sh, g.sw), kernel = spatial(g, g.kd, g.kh, g.kw),
+                     pad_l = spatial(g, g.pd, g.ph, g.pw), pad_r = spatial(g, g.pd_r, g.ph_r, g.pw_r);
   dnnl::pooling_forward::primitive_desc fwd(
       {dnnl::prop_kind::forward_training, algorithm(g), x_in, y_in, strides, kernel, pad_l, pad_r}, user_scratchpad(),
       dnnl_engine());
@@ -39,16 +50,18 @@ std::shared_ptr<const DnnlExec> primitive(const PoolGeom& g, bool backward) {
   auto key = g.key();
   key.push_back(backward);
   return DnnlCache<DnnlExec>::get().find(std::move(key), [&] {
-    auto in = [&](memory::format_tag tag) { return [&, tag] { return make(g, backward, tag); }; };
-    if (g.channels_last) return first_supported("Pooling", in(memory::format_tag::nhwc));
-    return first_supported("Pooling", in(memory::format_tag::nChw8c), in(memory::format_tag::nchw));
+    using ft = memory::format_tag;
+    auto in = [&](ft tag) { return [&, tag] { return make(g, backward, tag); }; };
+    if (g.volumetric) return first_supported("Pooling", in(g.channels_last ? ft::ndhwc : ft::ncdhw));
+    if (g.channels_last) return first_supported("Pooling", in(ft::nhwc));
+    return first_supported("Pooling", in(ft::nChw8c), in(ft::nchw));
   });
 }
 
 // Sum pooling: oneDNN's average including padding divides by the window size.
 void undo_average(const PoolGeom& g, float* v, int64_t n) {
   if (g.type != PoolType::Sum) return;
-  const float size = static_cast<float>(g.kh * g.kw);
+  const float size = static_cast<float>(g.kd * g.kh * g.kw);
   for (int64_t i = 0; i < n; ++i) v[i] *= size;
 }
 
@@ -56,7 +69,7 @@ void undo_average(const PoolGeom& g, float* v, int64_t n) {
 
 bool dnnl_pool_supported(const PoolGeom& g) {
   if (g.type == PoolType::Max) return false;
-  return !(g.type == PoolType::Avg && g.include_pad && (g.ph_r > g.ph || g.pw_r > g.pw));
+  return !(g.type == PoolType::Avg && g.include_pad && (g.pd_r > g.pd || g.ph_r > g.ph || g.pw_r > g.pw));
 }
 
 void dnnl_pool_forward(const PoolGeom& g, const float* x, float* y, OpReq req) {

@@ -1,5 +1,5 @@
 #pragma once
-// Internal: 2-D pooling kernels (1-D pooling runs as 2-D with height 1). float32 average and sum
+// Internal: 2-D and 3-D pooling kernels (1-D pooling runs as 2-D with height 1). float32 average and sum
 // pooling run on oneDNN; float64, float32 max pooling and the one average oneDNN computes
 // differently run on direct loops.
 #include <bit>
@@ -15,33 +15,44 @@ namespace braid::op::detail {
 enum class PoolType { Max, Avg, Sum };
 
 /// Geometry of y (n, c, oh, ow) = pool(x (n, c, ih, iw)), or of y (n, oh, ow, c) = pool(x (n, ih,
-/// iw, c)) when channels_last (layout NHWC). pad_r exceeds pad where the 'full' convention's last
-/// window reaches past the padded input.
+/// iw, c)) when channels_last (layout NHWC). A volumetric (3-D) pooling has a depth axis before the
+/// height (NCDHW, NDHWC); a 2-D one has depth 1. pad_r exceeds pad where the 'full' convention's
+/// last window reaches past the padded input.
 struct PoolGeom {
   PoolType type = PoolType::Max;
   bool include_pad = true;  // avg: divide by the window size clipped to the padded input
   bool channels_last = false;
-  int64_t n = 0, c = 0, ih = 1, iw = 1, oh = 1, ow = 1;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, ph_r = 0, pw_r = 0;
+  bool volumetric = false;
+  int64_t n = 0, c = 0, id = 1, ih = 1, iw = 1, od = 1, oh = 1, ow = 1;
+  int64_t kd = 1, kh = 1, kw = 1, sd = 1, sh = 1, sw = 1, pd = 0, ph = 0, pw = 0, pd_r = 0, ph_r = 0, pw_r = 0;
 
-  int64_t x_size() const { return n * c * ih * iw; }
-  int64_t y_size() const { return n * c * oh * ow; }
+  int64_t in_pixels() const { return id * ih * iw; }
+  int64_t out_pixels() const { return od * oh * ow; }
+  int64_t x_size() const { return n * c * in_pixels(); }
+  int64_t y_size() const { return n * c * out_pixels(); }
   std::vector<int64_t> key() const {
     return {static_cast<int64_t>(type),
             include_pad,
             channels_last,
+            volumetric,
             n,
             c,
+            id,
             ih,
             iw,
+            od,
             oh,
             ow,
+            kd,
             kh,
             kw,
+            sd,
             sh,
             sw,
+            pd,
             ph,
             pw,
+            pd_r,
             ph_r,
             pw_r};
   }
@@ -62,9 +73,14 @@ BRAID_HOST_DEVICE PoolSpan pool_span(int64_t o, int64_t in, int64_t k, int64_t s
   return {start > 0 ? start : 0, end, padded_end - start};
 }
 
-/// The divisor of an average over the window with spans `r` and `c`.
+/// The divisor of an average over the window with spans `d` (depth), `r` (rows) and `c` (columns).
+BRAID_HOST_DEVICE int64_t pool_window_size(bool include_pad, const PoolSpan& d, const PoolSpan& r, const PoolSpan& c) {
+  return include_pad ? d.padded * r.padded * c.padded : d.inside() * r.inside() * c.inside();
+}
+
+/// The same for a 2-D window.
 BRAID_HOST_DEVICE int64_t pool_window_size(bool include_pad, const PoolSpan& r, const PoolSpan& c) {
-  return include_pad ? r.padded * c.padded : r.inside() * c.inside();
+  return pool_window_size(include_pad, PoolSpan{0, 1, 1}, r, c);
 }
 
 /// Max pooling's mask holds, per output, the offset of its maximum within the input plane: as the
@@ -96,7 +112,7 @@ BRAID_HOST_DEVICE int64_t decode_pool_index(T v) {
 }
 
 /// y = pool(x). Max pooling also fills `mask` (y's size and type) with where each maximum came
-/// from (its offset within its (n, c) plane, h * iw + w), for the backward; other types take a
+/// from (its offset within its (n, c) plane, (d * ih +) h * iw + w), for the backward; other types take a
 /// null mask.
 template <class T>
 void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);

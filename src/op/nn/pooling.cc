@@ -1,4 +1,4 @@
-// Pooling: max / avg / sum over 1-D (NCW, NWC) or 2-D (NCHW, NHWC) windows, or the whole plane
+// Pooling: max / avg / sum over 1-D (NCW, NWC), 2-D (NCHW, NHWC) or 3-D (NCDHW, NDHWC) windows, or the whole plane
 // (global_pool), with MXNet's 'valid' (floor) and 'full' (ceil) output sizes. Max pooling has a
 // hidden second output, the mask of where each maximum came from, read by the backward.
 #include <cmath>
@@ -36,8 +36,8 @@ std::any parse_pool(const AttrMap& attrs) {
   r.get<bool>("cudnn_off", false);  // accepted and ignored, as on MXNet's CPU
   r.get_optional<int64_t>("p_value");
   const int nd = p.kernel.ndim();
-  BRAID_CHECK((p.global && nd == 0) || nd == 1 || nd == 2, "operator Pooling: kernel=", p.kernel,
-              " must be (w,) or (h, w)", p.global ? "" : ", or set global_pool=True");
+  BRAID_CHECK((p.global && nd == 0) || (nd >= 1 && nd <= 3), "operator Pooling: kernel=", p.kernel,
+              " must be (w,), (h, w) or (d, h, w)", p.global ? "" : ", or set global_pool=True");
   for (int i = 0; i < nd; ++i)
     BRAID_CHECK(p.kernel[i] >= 1, "operator Pooling: kernel=", p.kernel, " must be positive");
   p.stride = per_axis(r, p, "stride", 1, 1);
@@ -46,12 +46,10 @@ std::any parse_pool(const AttrMap& attrs) {
     BRAID_CHECK(p.pad[i] < p.kernel[i], "operator Pooling: pad=", p.pad, " must be smaller than kernel=", p.kernel,
                 " (a window would see only padding)");
   const std::string layout = r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"}, "None");
-  BRAID_CHECK(layout != "NCDHW" && layout != "NDHWC", "operator Pooling: layout '", layout,
-              "' is not supported; Braid pools 1-D (NCW, NWC) and 2-D (NCHW, NHWC) data");
-  const bool one_d = layout == "NCW" || layout == "NWC";
-  BRAID_CHECK(layout == "None" || nd == 0 || one_d == (nd == 1), "operator Pooling: layout '", layout,
-              "' does not match kernel=", p.kernel);
-  p.channels_last = layout == "NWC" || layout == "NHWC";
+  // The layout's spatial axes: its length less the batch and channel axes.
+  BRAID_CHECK(layout == "None" || nd == 0 || static_cast<int>(layout.size()) - 2 == nd, "operator Pooling: layout '",
+              layout, "' does not match kernel=", p.kernel);
+  p.channels_last = layout == "NWC" || layout == "NHWC" || layout == "NDHWC";
   r.finish();
   return p;
 }
@@ -74,9 +72,11 @@ bool infer_pool(const PoolParam& p, std::vector<Shape>& in, std::vector<Shape>& 
   const Shape& data = in[0];
   if (!data.known()) return false;
   const int nd = data.ndim() - 2;
-  BRAID_CHECK(nd == 1 || nd == 2, "operator Pooling: data has shape ", data, " but must be ",
-              p.channels_last ? "(batch, width, channel) or (batch, height, width, channel)"
-                              : "(batch, channel, width) or (batch, channel, height, width)");
+  BRAID_CHECK(nd >= 1 && nd <= 3, "operator Pooling: data has shape ", data, " but must be ",
+              p.channels_last ? "(batch, width, channel), (batch, height, width, channel) or (batch, depth, height, "
+                                "width, channel)"
+                              : "(batch, channel, width), (batch, channel, height, width) or (batch, channel, depth, "
+                                "height, width)");
   BRAID_CHECK(p.global || p.kernel.ndim() == nd, "operator Pooling: kernel=", p.kernel,
               " does not match data of shape ", data);
   std::vector<int64_t> o{data[0]};
@@ -100,11 +100,13 @@ PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
   g.n = data[0];
   g.c = data[p.channel_axis(data.ndim())];
   const int nd = data.ndim() - 2;
-  int64_t PoolGeom::*fields[2][6] = {
+  g.volumetric = nd == 3;
+  int64_t PoolGeom::*fields[3][6] = {
+      {&PoolGeom::id, &PoolGeom::od, &PoolGeom::kd, &PoolGeom::sd, &PoolGeom::pd, &PoolGeom::pd_r},
       {&PoolGeom::ih, &PoolGeom::oh, &PoolGeom::kh, &PoolGeom::sh, &PoolGeom::ph, &PoolGeom::ph_r},
       {&PoolGeom::iw, &PoolGeom::ow, &PoolGeom::kw, &PoolGeom::sw, &PoolGeom::pw, &PoolGeom::pw_r}};
   for (int i = 0; i < nd; ++i) {
-    auto* f = fields[2 - nd + i];  // 1-D pooling runs on the width axis with height 1
+    auto* f = fields[3 - nd + i];  // 1-D pooling runs on the width axis with height 1
     const int64_t x = data[p.spatial_axis(i)];
     g.*f[0] = x;
     if (p.global) {  // one window over the whole axis
@@ -127,7 +129,8 @@ void add_pooling(Registry& r) {
   OpDef d;
   d.name = "Pooling";
   d.doc =
-      "Max, average or sum pooling over NCW / NCHW (or layout NWC / NHWC) data; output 1 + (in + 2*pad - kernel) / "
+      "Max, average or sum pooling over NCW / NCHW / NCDHW (or layout NWC / NHWC / NDHWC) data; output 1 + (in + 2*pad "
+      "- kernel) / "
       "stride, rounded down ('valid') or up ('full'); global_pool pools the whole plane.";
   d.parse = parse_pool;
   d.list_arguments = args({"data"});

@@ -78,6 +78,7 @@ __global__ void pool_backward_kernel(PoolGeom g, const T* dy, const T* mask, con
 PoolGeom gpu_pool_geom(const PoolParam& p, const Shape& data) {
   BRAID_CHECK(!p.channels_last, "operator Pooling: layouts NWC / NHWC are not supported on a GPU; use cpu() or ",
               "channels-first data");
+  BRAID_CHECK(data.ndim() < 5, "operator Pooling: 3-D pooling is not supported on a GPU yet; use cpu()");
   return pool_geom(p, data);
 }
 

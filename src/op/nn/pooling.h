@@ -10,7 +10,7 @@ struct PoolParam {
   Shape kernel, stride, pad;
   PoolType type = PoolType::Max;
   bool global = false, full = false, include_pad = true;
-  bool channels_last = false;  // layout NWC / NHWC
+  bool channels_last = false;  // layout NWC / NHWC / NDHWC
   // Set by the executor's relu fusion (OpDef::fuse_input_relu_grad), never by an attribute: the
   // input is a relu's output and the backward also takes the relu's gradient.
   bool relu_grad = false;

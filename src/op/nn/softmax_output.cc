@@ -2,6 +2,8 @@
 // SoftmaxOutput's forward is a softmax; its backward ignores the output gradient (unless
 // out_grad) and gives the cross-entropy gradient (softmax - onehot(label)) * grad_scale / norm.
 #include <cmath>
+#include <iostream>
+#include <mutex>
 
 #include "softmax_kernels.h"
 #include "softmax_output.h"
@@ -58,6 +60,26 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
   return true;
 }
 
+}  // namespace
+
+void note_labels_outside(int64_t count, int64_t classes) {
+  static std::once_flag once;
+  if (count > 0)
+    std::call_once(once, [&] {
+      std::cerr << "SoftmaxOutput: " << count << " labels are outside [0, " << classes
+                << "); as in MXNet their rows get no target (set use_ignore=True and ignore_label to skip them)\n";
+    });
+}
+
+namespace {
+
+// The class a label names, or -1 for a label outside [0, classes) (NaN included).
+template <class T>
+int64_t class_or_none(T label, int64_t classes) {
+  const double v = static_cast<double>(label);
+  return v >= 0 && v < static_cast<double>(classes) ? static_cast<int64_t>(v) : -1;
+}
+
 template <class T>
 int64_t class_of(T label, int64_t classes, const char* op) {
   const auto c = static_cast<int64_t>(label);
@@ -81,19 +103,22 @@ void softmax_output_backward(const SoftmaxOutputParam& p, const BackwardArgs& a)
     const int64_t nlabels = a.inputs[1].size();
     const auto ignore = static_cast<int64_t>(p.ignore_label);
     const double smooth = p.multi_output || s.n < 2 ? 0.0 : p.smooth_alpha;
-    int64_t valid = nlabels;
+    int64_t valid = nlabels, outside = 0;
     for (int64_t o = 0; o < s.outer; ++o)
       for (int64_t k = 0; k < s.inner; ++k) {
         const T l = label[o * s.inner + k];
-        const bool ignored = static_cast<int64_t>(l) == ignore;
+        const bool ignored = static_cast<double>(l) == static_cast<double>(ignore);
         if (ignored) --valid;
-        const int64_t c = p.use_ignore && ignored ? -1 : class_of(l, s.n, "SoftmaxOutput");
+        const bool skipped = p.use_ignore && ignored;
+        const int64_t c = class_or_none(l, s.n);
+        outside += !skipped && c < 0;
         for (int64_t i = 0; i < s.n; ++i) {
           const int64_t j = (o * s.n + i) * s.inner + k;
           const double target = i == c ? 1 - smooth : smooth / static_cast<double>(s.n - 1);
-          grad[j] = c < 0 ? T(0) : static_cast<T>(out[j] - target);
+          grad[j] = skipped ? T(0) : static_cast<T>(out[j] - target);
         }
       }
+    note_labels_outside(outside, s.n);
     // MXNet's normalization: "valid" divides by the count of labels other than ignore_label (at
     // least 1), "batch" by the number of labels (multi_output: by the batch size, and "null" and
     // "batch" by the number of positions per sample too).

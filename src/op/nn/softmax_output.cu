@@ -47,15 +47,15 @@ __global__ void softmax_output_grad_kernel(const T* out, const T* label, const T
     } else {
       const int64_t k = j % s.inner, i = j / s.inner % s.n, o = j / (s.inner * s.n);
       const auto l = static_cast<int64_t>(label[o * s.inner + k]);
-      const int64_t c = use_ignore && l == ignore ? -1 : l;
-      const double target = i == c ? 1 - smooth : smooth / static_cast<double>(s.n - 1);
-      grad = c < 0 ? T(0) : static_cast<T>(out[j] - target);
+      // A label outside [0, classes) matches no i: its row gets no target, as in MXNet.
+      const double target = i == l ? 1 - smooth : smooth / static_cast<double>(s.n - 1);
+      grad = use_ignore && l == ignore ? T(0) : static_cast<T>(out[j] - target);
     }
     cuda::store(dx[j], add, grad * scale * (og ? og[j] : T(1)));
   }
 }
 
-// The ignored labels' count; throws where a label names no class.
+// The ignored labels' count; notes labels that name no class.
 template <class T>
 int64_t count_ignored(const SoftmaxOutputParam& p, const T* label, int64_t n, int64_t classes) {
   auto* counts = static_cast<int64_t*>(cuda::workspace(2 * sizeof(int64_t)));
@@ -64,8 +64,7 @@ int64_t count_ignored(const SoftmaxOutputParam& p, const T* label, int64_t n, in
   int64_t host[2];
   cudaMemcpyAsync(host, counts, sizeof(host), cudaMemcpyDeviceToHost, cuda::stream());
   cuda::wait(kName);
-  BRAID_CHECK(host[1] == 0, "operator ", kName, ": ", host[1], " labels are outside [0, ", classes,
-              "); set use_ignore=True and ignore_label to skip them");
+  note_labels_outside(host[1], classes);
   return host[0];
 }
 

@@ -22,4 +22,8 @@ inline AxisSplit class_split(const SoftmaxOutputParam& p, const Shape& data) {
   return {data[0], data.size() / data[0], 1};
 }
 
+/// A label outside [0, classes) names no class: as in MXNet its row gets no target (the gradient
+/// is the softmax itself). Says so on stderr, once per process, when `count` > 0.
+void note_labels_outside(int64_t count, int64_t classes);
+
 }  // namespace braid::op::detail

@@ -1,4 +1,6 @@
 // broadcast_to, broadcast_like, broadcast_axis and where.
+#include <algorithm>
+
 #include "axis_util.h"
 #include "broadcast.h"
 #include "op/op_util.h"
@@ -166,15 +168,34 @@ void add_broadcast_axis(Registry& r) {
   r.add_alias("broadcast_axes", "broadcast_axis");
 }
 
+// where's condition has x's shape, or is 1-D and picks whole rows: (x.shape[0],).
+bool infer_where_shape(std::vector<Shape>& in, std::vector<Shape>& out) {
+  const Shape& cond = in[0];
+  if (!cond.fully_known()) return false;  // as MXNet: nothing is inferred before the condition's shape
+  std::vector<Shape> values{in[1], in[2]};
+  if (cond.ndim() != 1) values.push_back(cond);
+  const bool known = infer_same_shape("where", values, out);
+  in[1] = values[0];
+  in[2] = values[1];
+  if (cond.ndim() == 1 && out[0].known() && out[0].ndim() > 0)
+    BRAID_CHECK(out[0].ndim() == 1 ? cond == out[0] : cond[0] == out[0][0], "operator where: condition of shape ", cond,
+                " must have the shape of x, ", out[0], ", or be 1-D of x's first dimension (", out[0][0], ",)");
+  return known;
+}
+
+// Each value of the condition covers `inner` consecutive elements of x: 1, or a row's size.
+int64_t where_inner(const ForwardArgs& a) { return a.outputs[0].size() / std::max<int64_t>(a.inputs[0].size(), 1); }
+
 void add_where(Registry& r) {
   OpDef d;
   d.name = "where";
-  d.doc = "x where condition is non-zero, else y (all the same shape).";
+  d.doc =
+      "x where condition is non-zero, else y (x and y of one shape; condition of that shape, or 1-D of its first "
+      "dimension to pick whole rows).";
   d.parse = no_params("where");
   d.list_arguments = args({"condition", "x", "y"});
   d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
-    if (!in[0].fully_known()) return false;  // as MXNet: nothing is inferred before the condition's shape
-    return infer_same_shape("where", in, out);
+    return infer_where_shape(in, out);
   };
   d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
     BRAID_CHECK(in[1] == in[2], "operator where: x and y have different dtypes ", dtype_name(in[1]), " and ",
@@ -188,19 +209,24 @@ void add_where(Registry& r) {
         const T* x = a.inputs[1].ptr<T>();
         const T* y = a.inputs[2].ptr<T>();
         T* o = a.outputs[0].ptr<T>();
-        for (int64_t i = 0, end = a.outputs[0].size(); i < end; ++i) assign(o[i], a.req[0], c[i] != C(0) ? x[i] : y[i]);
+        const int64_t inner = where_inner(a);
+        for (int64_t i = 0, end = a.outputs[0].size(); i < end; ++i)
+          assign(o[i], a.req[0], c[i / inner] != C(0) ? x[i] : y[i]);
       });
     });
   };
   d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
       const C* c = a.inputs[0].ptr<C>();
+      if (a.req[0] != OpReq::Null)  // the condition has no gradient
+        for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i) assign(a.in_grads[0].ptr<C>()[i], a.req[0], C(0));
       BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, "where", {
         const T* g = a.out_grads[0].ptr<T>();
+        const int64_t inner = a.out_grads[0].size() / std::max<int64_t>(a.inputs[0].size(), 1);
         for (int64_t i = 0, end = a.out_grads[0].size(); i < end; ++i) {
-          if (a.req[0] != OpReq::Null) assign(a.in_grads[0].ptr<C>()[i], a.req[0], C(0));
-          if (a.req[1] != OpReq::Null) assign(a.in_grads[1].ptr<T>()[i], a.req[1], c[i] != C(0) ? g[i] : T(0));
-          if (a.req[2] != OpReq::Null) assign(a.in_grads[2].ptr<T>()[i], a.req[2], c[i] != C(0) ? T(0) : g[i]);
+          const bool pick_x = c[i / inner] != C(0);
+          if (a.req[1] != OpReq::Null) assign(a.in_grads[1].ptr<T>()[i], a.req[1], pick_x ? g[i] : T(0));
+          if (a.req[2] != OpReq::Null) assign(a.in_grads[2].ptr<T>()[i], a.req[2], pick_x ? T(0) : g[i]);
         }
       });
     });

@@ -28,19 +28,24 @@ Kernels broadcast_kernels(const std::string& name) {
   return k;
 }
 
+// Each value of the condition covers `inner` consecutive elements: 1, or a row of x (1-D condition).
 template <class C, class T>
-__global__ void where_forward(const C* c, const T* x, const T* y, T* out, int64_t n, bool add) {
-  BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(out[i], add, c[i] != C(0) ? x[i] : y[i]); }
+__global__ void where_forward(const C* c, const T* x, const T* y, T* out, int64_t n, int64_t inner, bool add) {
+  BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(out[i], add, c[i / inner] != C(0) ? x[i] : y[i]); }
 }
 
 // dx or dy is null where that gradient is not wanted.
 template <class C, class T>
-__global__ void where_backward(const C* c, const T* g, T* dx, bool add_dx, T* dy, bool add_dy, int64_t n) {
+__global__ void where_backward(const C* c, const T* g, T* dx, bool add_dx, T* dy, bool add_dy, int64_t n,
+                               int64_t inner) {
   BRAID_GRID_STRIDE_LOOP(i, n) {
-    if (dx) cuda::store(dx[i], add_dx, c[i] != C(0) ? g[i] : T(0));
-    if (dy) cuda::store(dy[i], add_dy, c[i] != C(0) ? T(0) : g[i]);
+    const bool pick_x = c[i / inner] != C(0);
+    if (dx) cuda::store(dx[i], add_dx, pick_x ? g[i] : T(0));
+    if (dy) cuda::store(dy[i], add_dy, pick_x ? T(0) : g[i]);
   }
 }
+
+int64_t where_inner(const TBlob& cond, int64_t n) { return n / (cond.size() > 0 ? cond.size() : 1); }
 
 Kernels where_kernels() {
   Kernels k;
@@ -51,7 +56,7 @@ Kernels where_kernels() {
       BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "where", {
         where_forward<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
             a.inputs[0].ptr<C>(), a.inputs[1].ptr<T>(), a.inputs[2].ptr<T>(), a.outputs[0].ptr<T>(), n,
-            a.req[0] == OpReq::Add);
+            where_inner(a.inputs[0], n), a.req[0] == OpReq::Add);
       });
     });
     cuda::finish("where");
@@ -64,7 +69,8 @@ Kernels where_kernels() {
         T* dx = a.req[1] == OpReq::Null ? nullptr : a.in_grads[1].ptr<T>();
         T* dy = a.req[2] == OpReq::Null ? nullptr : a.in_grads[2].ptr<T>();
         where_backward<<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
-            a.inputs[0].ptr<C>(), a.out_grads[0].ptr<T>(), dx, a.req[1] == OpReq::Add, dy, a.req[2] == OpReq::Add, n);
+            a.inputs[0].ptr<C>(), a.out_grads[0].ptr<T>(), dx, a.req[1] == OpReq::Add, dy, a.req[2] == OpReq::Add, n,
+            where_inner(a.inputs[0], n));
       });
     });
     cuda::finish("where");

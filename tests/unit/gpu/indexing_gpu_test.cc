@@ -89,6 +89,8 @@ TEST(IndexingGpu, ClipWhereAndBroadcastsMatchTheCpu) {
     NDArray condition = nd::random_uniform(0.0, 2.0, Shape({5, 6}), cpu(), DType::Float32).astype(DType::Int32);
     test::expect_op_gpu_matches_cpu("where", {}, {condition.astype(dtype), rand(Shape({5, 6})), rand(Shape({5, 6}))});
     test::expect_op_gpu_matches_cpu("where", {}, {condition, rand(Shape({5, 6})), rand(Shape({5, 6}))});
+    NDArray rows = nd::random_uniform(0.0, 2.0, Shape({5}), cpu(), DType::Float32).astype(DType::Int32);
+    test::expect_op_gpu_matches_cpu("where", {}, {rows, rand(Shape({5, 6})), rand(Shape({5, 6}))});
     test::expect_op_gpu_matches_cpu("broadcast_to", {{"shape", "(4, 3, 5)"}}, {rand(Shape({3, 1}))});
     test::expect_op_gpu_matches_cpu("broadcast_to", {{"shape", "(2, 0, 6)"}}, {rand(Shape({1, 5, 1}))});
     test::expect_op_gpu_matches_cpu("broadcast_like", {}, {rand(Shape({1, 4})), rand(Shape({3, 4}))});

@@ -1,7 +1,8 @@
 #pragma once
-/// Convolution layers (MXNet's nn.Conv1D, Conv2D, Conv1DTranspose, Conv2DTranspose) on NCW / NCHW
-/// data: y = activation(conv(x, weight) + bias). Parameters `weight` and `bias` (channels,):
-/// weight (channels, in_channels / groups, *kernel) for a convolution, (in_channels,
+/// Convolution layers (MXNet's nn.Conv1D/2D/3D, Conv1DTranspose/2DTranspose/3DTranspose) on NCW /
+/// NCHW / NCDHW data, or NHWC / NDHWC for Conv2D / Conv3D: y = activation(conv(x, weight) + bias).
+/// Parameters `weight` and `bias` (channels,): weight (channels, in_channels / groups, *kernel) for
+/// a convolution ((channels, *kernel, in_channels / groups) with the channels last), (in_channels,
 /// channels / groups, *kernel) for a transposed one (MXNet's Deconvolution). in_channels = 0 is
 /// inferred from the data at the first forward.
 #include "braid/gluon/block.h"
@@ -15,7 +16,7 @@ struct ConvOptions {
   Dims output_padding = 0;  // transposed layers only: extra output rows/columns (Deconvolution's adj)
   Dims dilation = 1;
   int64_t groups = 1;
-  std::string layout = "";      // "" is NCW (1-D) / NCHW (2-D), the only layouts Braid computes in
+  std::string layout = "";      // "" is NCW / NCHW / NCDHW; NHWC and NDHWC for Conv2D and Conv3D
   std::string activation = "";  // "" (linear) or an Activation act_type
   bool use_bias = true;
   init::InitializerPtr weight_initializer = nullptr;
@@ -57,6 +58,12 @@ class Conv2D : public ConvBase {
       : ConvBase("Conv2D", 2, false, channels, kernel_size, std::move(opt)) {}
 };
 
+class Conv3D : public ConvBase {
+ public:
+  Conv3D(int64_t channels, const Dims& kernel_size, ConvOptions opt = {})
+      : ConvBase("Conv3D", 3, false, channels, kernel_size, std::move(opt)) {}
+};
+
 class Conv1DTranspose : public ConvBase {
  public:
   Conv1DTranspose(int64_t channels, const Dims& kernel_size, ConvOptions opt = {})
@@ -67,6 +74,12 @@ class Conv2DTranspose : public ConvBase {
  public:
   Conv2DTranspose(int64_t channels, const Dims& kernel_size, ConvOptions opt = {})
       : ConvBase("Conv2DTranspose", 2, true, channels, kernel_size, std::move(opt)) {}
+};
+
+class Conv3DTranspose : public ConvBase {
+ public:
+  Conv3DTranspose(int64_t channels, const Dims& kernel_size, ConvOptions opt = {})
+      : ConvBase("Conv3DTranspose", 3, true, channels, kernel_size, std::move(opt)) {}
 };
 
 }  // namespace braid::gluon::nn

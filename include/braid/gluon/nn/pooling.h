@@ -1,6 +1,7 @@
 #pragma once
-/// Pooling layers (MXNet's nn.MaxPool1D/2D, AvgPool1D/2D, GlobalMaxPool1D/2D, GlobalAvgPool1D/2D)
-/// on NCW / NCHW data, through the Pooling operator. Output width per axis:
+/// Pooling layers (MXNet's nn.MaxPool1D/2D/3D, AvgPool1D/2D/3D, GlobalMaxPool1D/2D/3D,
+/// GlobalAvgPool1D/2D/3D) on NCW / NCHW / NCDHW data (or NWC / NHWC / NDHWC), through the Pooling
+/// operator. Output width per axis:
 /// floor((width + 2 * padding - pool_size) / strides) + 1, or ceil with ceil_mode (MXNet's
 /// pooling_convention 'full'). Global pools reduce every spatial axis to 1.
 #include <optional>
@@ -14,7 +15,7 @@ struct PoolOptions {
   std::optional<Dims> strides = std::nullopt;  // default: pool_size
   Dims padding = 0;
   bool ceil_mode = false;
-  std::string layout = "";        // "" is NCW (1-D) / NCHW (2-D); NWC and NHWC put the channels last
+  std::string layout = "";        // "" is NCW / NCHW / NCDHW; NWC, NHWC and NDHWC put the channels last
   bool count_include_pad = true;  // average pooling only: whether padding counts in the divisor
   std::optional<std::string> prefix = std::nullopt;
 };
@@ -48,6 +49,12 @@ class MaxPool2D : public PoolingBase {
       : PoolingBase("MaxPool2D", 2, pool_size, "max", false, std::move(opt)) {}
 };
 
+class MaxPool3D : public PoolingBase {
+ public:
+  explicit MaxPool3D(const Dims& pool_size = {2, 2, 2}, PoolOptions opt = {})
+      : PoolingBase("MaxPool3D", 3, pool_size, "max", false, std::move(opt)) {}
+};
+
 class AvgPool1D : public PoolingBase {
  public:
   explicit AvgPool1D(const Dims& pool_size = 2, PoolOptions opt = {})
@@ -58,6 +65,12 @@ class AvgPool2D : public PoolingBase {
  public:
   explicit AvgPool2D(const Dims& pool_size = {2, 2}, PoolOptions opt = {})
       : PoolingBase("AvgPool2D", 2, pool_size, "avg", false, std::move(opt)) {}
+};
+
+class AvgPool3D : public PoolingBase {
+ public:
+  explicit AvgPool3D(const Dims& pool_size = {2, 2, 2}, PoolOptions opt = {})
+      : PoolingBase("AvgPool3D", 3, pool_size, "avg", false, std::move(opt)) {}
 };
 
 /// Global pools take only layout and prefix from the options (MXNet: layout and **kwargs).
@@ -71,6 +84,11 @@ class GlobalMaxPool2D : public PoolingBase {
   explicit GlobalMaxPool2D(PoolOptions opt = {}) : PoolingBase("GlobalMaxPool2D", 2, 1, "max", true, std::move(opt)) {}
 };
 
+class GlobalMaxPool3D : public PoolingBase {
+ public:
+  explicit GlobalMaxPool3D(PoolOptions opt = {}) : PoolingBase("GlobalMaxPool3D", 3, 1, "max", true, std::move(opt)) {}
+};
+
 class GlobalAvgPool1D : public PoolingBase {
  public:
   explicit GlobalAvgPool1D(PoolOptions opt = {}) : PoolingBase("GlobalAvgPool1D", 1, 1, "avg", true, std::move(opt)) {}
@@ -79,6 +97,11 @@ class GlobalAvgPool1D : public PoolingBase {
 class GlobalAvgPool2D : public PoolingBase {
  public:
   explicit GlobalAvgPool2D(PoolOptions opt = {}) : PoolingBase("GlobalAvgPool2D", 2, 1, "avg", true, std::move(opt)) {}
+};
+
+class GlobalAvgPool3D : public PoolingBase {
+ public:
+  explicit GlobalAvgPool3D(PoolOptions opt = {}) : PoolingBase("GlobalAvgPool3D", 3, 1, "avg", true, std::move(opt)) {}
 };
 
 }  // namespace braid::gluon::nn

@@ -9,11 +9,12 @@ from ..block import Block, HybridBlock, SymbolBlock
 Sequential = _n.Sequential
 HybridSequential = _n.HybridSequential
 Dense = _n.Dense
-Conv1D, Conv2D = _n.Conv1D, _n.Conv2D
-Conv1DTranspose, Conv2DTranspose = _n.Conv1DTranspose, _n.Conv2DTranspose
-MaxPool1D, MaxPool2D, AvgPool1D, AvgPool2D = _n.MaxPool1D, _n.MaxPool2D, _n.AvgPool1D, _n.AvgPool2D
-GlobalMaxPool1D, GlobalMaxPool2D = _n.GlobalMaxPool1D, _n.GlobalMaxPool2D
-GlobalAvgPool1D, GlobalAvgPool2D = _n.GlobalAvgPool1D, _n.GlobalAvgPool2D
+Conv1D, Conv2D, Conv3D = _n.Conv1D, _n.Conv2D, _n.Conv3D
+Conv1DTranspose, Conv2DTranspose, Conv3DTranspose = _n.Conv1DTranspose, _n.Conv2DTranspose, _n.Conv3DTranspose
+MaxPool1D, MaxPool2D, MaxPool3D = _n.MaxPool1D, _n.MaxPool2D, _n.MaxPool3D
+AvgPool1D, AvgPool2D, AvgPool3D = _n.AvgPool1D, _n.AvgPool2D, _n.AvgPool3D
+GlobalMaxPool1D, GlobalMaxPool2D, GlobalMaxPool3D = _n.GlobalMaxPool1D, _n.GlobalMaxPool2D, _n.GlobalMaxPool3D
+GlobalAvgPool1D, GlobalAvgPool2D, GlobalAvgPool3D = _n.GlobalAvgPool1D, _n.GlobalAvgPool2D, _n.GlobalAvgPool3D
 BatchNorm, LayerNorm, Dropout, Embedding, Flatten = _n.BatchNorm, _n.LayerNorm, _n.Dropout, _n.Embedding, _n.Flatten
 Activation, LeakyReLU, ELU, SELU, GELU, PReLU = _n.Activation, _n.LeakyReLU, _n.ELU, _n.SELU, _n.GELU, _n.PReLU
 from .activations import Swish  # noqa: E402

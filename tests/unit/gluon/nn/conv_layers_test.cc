@@ -1,4 +1,4 @@
-// Conv1D, Conv2D, Conv1DTranspose, Conv2DTranspose: output equals the operator called directly
+// Conv1D/2D/3D, Conv1DTranspose/2DTranspose/3DTranspose: output equals the operator called directly
 // with the layer's parameters; deferred in_channels; parameter names, shapes; repr; errors.
 #include "braid/gluon/nn/conv.h"
 
@@ -84,6 +84,44 @@ TEST(ConvLayers, Conv1DTransposeMatchesDeconvolutionOperator) {
   EXPECT_EQ(deconv.weight()->shape(), Shape({4, 3, 2}));
 }
 
+TEST(ConvLayers, Conv3DAndConv3DTransposeMatchTheirOperators) {
+  nn::Conv3D conv(4, {2, 3, 3}, {.strides = {1, 2, 1}, .padding = 1, .groups = 2, .activation = "relu"});
+  conv.initialize();
+  const NDArray x = random_array(Shape({2, 2, 4, 7, 5}), 6);
+  const NDArray y = conv(x);
+  EXPECT_EQ(conv.weight()->shape(), Shape({4, 1, 2, 3, 3}));
+  expect_close(y, conv_op("Convolution", x, conv,
+                          {{"kernel", "(2, 3, 3)"},
+                           {"stride", "(1, 2, 1)"},
+                           {"pad", "(1, 1, 1)"},
+                           {"num_filter", "4"},
+                           {"num_group", "2"}},
+                          "relu"));
+  EXPECT_EQ(conv.repr(),
+            "Conv3D(1 -> 4, kernel_size=(2, 3, 3), stride=(1, 2, 1), padding=(1, 1, 1), groups=2, "
+            "Activation(relu))");
+  nn::Conv3DTranspose deconv(3, 2, {.strides = 2, .in_channels = 4});
+  EXPECT_EQ(deconv.weight()->shape(), Shape({4, 3, 2, 2, 2}));
+  deconv.initialize();
+  const NDArray z = random_array(Shape({1, 4, 2, 3, 2}), 7);
+  expect_close(deconv(z), conv_op("Deconvolution", z, deconv,
+                                  {{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}, {"num_filter", "3"}}));
+}
+
+// With the channels last the weight is (channels, kernel..., in_channels / groups), as the
+// operator's layout NHWC / NDHWC wants it.
+TEST(ConvLayers, ChannelsLastLayoutsGiveTheOperatorsWeightShape) {
+  nn::Conv2D conv2(6, {3, 2}, {.groups = 2, .layout = "NHWC", .in_channels = 4});
+  EXPECT_EQ(conv2.weight()->shape(), Shape({6, 3, 2, 2}));
+  nn::Conv3D conv3(5, 3, {.layout = "NDHWC"});
+  conv3.initialize();
+  const NDArray x = random_array(Shape({1, 4, 5, 6, 3}), 8);
+  EXPECT_EQ(conv3(x).shape(), Shape({1, 2, 3, 4, 5}));
+  EXPECT_EQ(conv3.weight()->shape(), Shape({5, 3, 3, 3, 3}));
+  expect_close(conv3(x),
+               conv_op("Convolution", x, conv3, {{"kernel", "(3, 3, 3)"}, {"num_filter", "5"}, {"layout", "NDHWC"}}));
+}
+
 TEST(ConvLayers, ParameterNamesAndRepr) {
   nn::Conv2D conv(20, 5, {.in_channels = 1});
   EXPECT_EQ(conv.prefix().rfind("conv", 0), 0u) << conv.prefix();  // MXNet's alias for every conv layer
@@ -107,7 +145,8 @@ TEST(ConvLayers, ErrorsNameTheProblem) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message([] { nn::Conv2D(4, 3, {.layout = "NHWC"}); }).find("NCHW"), std::string::npos);
+  EXPECT_NE(message([] { nn::Conv2DTranspose(4, 3, {.layout = "NHWC"}); }).find("NCHW"), std::string::npos);
+  EXPECT_NE(message([] { nn::Conv3D(4, 3, {.layout = "NHWC"}); }).find("NDHWC"), std::string::npos);
   EXPECT_NE(message([] { nn::Conv1D(4, 3, {.layout = "NCHW"}); }).find("NCW"), std::string::npos);
   EXPECT_NE(message([] { nn::Conv2D(4, {3, 3, 3}); }).find("kernel_size"), std::string::npos);
   EXPECT_NE(message([] { nn::Conv2D(4, 3, {.output_padding = 1}); }).find("Conv2DTranspose"), std::string::npos);

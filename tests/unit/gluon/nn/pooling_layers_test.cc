@@ -87,6 +87,28 @@ TEST(PoolingLayers, GlobalPoolsReduceEverySpatialAxis) {
             "global_pool=True, pool_type=avg, layout=NCW)");
 }
 
+TEST(PoolingLayers, ThreeDimensionalPools) {
+  const NDArray x = random_array(Shape({2, 3, 6, 5, 4}), 16);
+  nn::MaxPool3D max3;
+  EXPECT_EQ(max3(x).shape(), Shape({2, 3, 3, 2, 2}));
+  expect_close(max3(x), pool_op(x, {{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}}));
+  EXPECT_EQ(max3.repr(),
+            "MaxPool3D(size=(2, 2, 2), stride=(2, 2, 2), padding=(0, 0, 0), ceil_mode=False, "
+            "global_pool=False, pool_type=max, layout=NCDHW)");
+  nn::AvgPool3D avg3(3, {.strides = 2, .padding = 1, .count_include_pad = false});
+  expect_close(avg3(x), pool_op(x, {{"kernel", "(3, 3, 3)"},
+                                    {"stride", "(2, 2, 2)"},
+                                    {"pad", "(1, 1, 1)"},
+                                    {"pool_type", "avg"},
+                                    {"count_include_pad", "False"}}));
+  expect_close(nn::GlobalAvgPool3D()(x), nd::mean(x, {2, 3, 4}, true), 1e-6, 1e-7);
+  expect_close(nn::GlobalMaxPool3D()(x), nd::max(x, {2, 3, 4}, true));
+  // NDHWC pools the transposed data the same way.
+  nn::MaxPool3D last(2, {.layout = "NDHWC"});
+  const NDArray y = last(nd::invoke1("transpose", {x}, {{"axes", "(0, 2, 3, 4, 1)"}}));
+  expect_close(nd::invoke1("transpose", {y}, {{"axes", "(0, 4, 1, 2, 3)"}}), max3(x));
+}
+
 // MXNet's channels-last layouts: the same pooling on the transposed data.
 TEST(PoolingLayers, ChannelsLastPoolsTheTransposedData) {
   const NDArray x = random_array(Shape({2, 3, 6, 4}), 21);

@@ -1,4 +1,4 @@
-// Convolution and Pooling with layout NHWC (NWC) give, in float32 and float64, the results and
+// Convolution and Pooling with layout NHWC (NWC, NDHWC) give, in float32 and float64, the results and
 // gradients of the same op on the channels-first copies of their arguments: MXNet's layout
 // attribute, with Convolution's weight (num_filter, kh, kw, C / num_group).
 #include <gtest/gtest.h>
@@ -100,6 +100,12 @@ std::vector<Case> cases() {
       pool({{"kernel", "(2, 2)"}, {"pool_type", "sum"}}, Shape({1, 4, 5, 5})),
       pool({{"global_pool", "True"}, {"pool_type", "avg"}}, Shape({2, 6, 4, 3})),
       pool({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}, Shape({2, 4, 11}), "NWC"),
+      Case{"Convolution",
+           {{"kernel", "(2, 3, 3)"}, {"num_filter", "6"}, {"num_group", "2"}, {"pad", "(1, 1, 0)"}},
+           {Shape({2, 4, 4, 6, 5}), Shape({6, 2, 2, 3, 3}), Shape({6})},
+           "NDHWC"},
+      pool({{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}}, Shape({2, 5, 4, 6, 7}), "NDHWC"),
+      pool({{"kernel", "(3, 3, 3)"}, {"pad", "(1, 1, 1)"}, {"pool_type", "avg"}}, Shape({1, 3, 4, 5, 4}), "NDHWC"),
   };
 }
 

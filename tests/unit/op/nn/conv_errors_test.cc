@@ -30,7 +30,9 @@ TEST(NnConvErrors, Convolution) {
   expect_error("Convolution", {{"kernel", "(3, 3)"}}, kImage, "num_filter");
   expect_error("Convolution", {{"num_filter", "2"}}, kImage, "kernel");
   expect_error("Convolution", {{"kernel", "(3,)"}, {"num_filter", "2"}}, kImage, "(batch, channel, width)");
-  expect_error("Convolution", {{"kernel", "(3, 3, 3)"}, {"num_filter", "2"}}, kImage, "1-D (w,) and 2-D");
+  expect_error("Convolution", {{"kernel", "(3, 3, 3, 3)"}, {"num_filter", "2"}}, kImage, "1-D (w,), 2-D (h, w) or 3-D");
+  expect_error("Convolution", {{"kernel", "(3, 3, 3)"}, {"num_filter", "2"}}, kImage,
+               "(batch, channel, depth, height, width)");
   expect_error("Convolution", {{"kernel", "(3, 3)"}, {"stride", "(2,)"}, {"num_filter", "2"}}, kImage,
                "stride=(2,) must have as many dimensions");
   expect_error("Convolution", {{"kernel", "(3, 3)"}, {"stride", "(0, 1)"}, {"num_filter", "2"}}, kImage, "at least 1");
@@ -81,7 +83,9 @@ TEST(NnConvErrors, Pooling) {
   expect_error("Pooling", {{"kernel", "(1, 1)"}, {"stride", "(4, 4)"}, {"pooling_convention", "full"}},
                {Shape({1, 1, 6, 6})}, "entirely in the padding");
   expect_error("Pooling", {{"kernel", "(2, 2)"}, {"layout", "NDHWC"}}, x, "layout 'NDHWC'");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6})}, "(batch, channel, height, width)");
+  expect_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6, 6})},
+               "(batch, channel, depth, height, width)");
+  expect_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6})}, "does not match data");
 }
 
 TEST(NnConvErrors, FullyConnected) {

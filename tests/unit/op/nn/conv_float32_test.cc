@@ -71,6 +71,9 @@ std::vector<Case> conv_cases() {
       conv({{"kernel", "(3,)"}, {"dilate", "(2,)"}}, Shape({2, 4, 17}), 8, 2, false, 2, Shape({3})),
       conv({{"kernel", "(5, 5)"}}, Shape({4, 1, 28, 28}), 20, 1, true, 1, Shape({5, 5})),
       conv({{"kernel", "(1, 1)"}}, Shape({2, 32, 7, 7}), 16, 1, false, 32, Shape({1, 1})),
+      conv({{"kernel", "(3, 3, 3)"}, {"pad", "(1, 1, 1)"}}, Shape({2, 4, 6, 7, 5}), 8, 1, true, 4, Shape({3, 3, 3})),
+      conv({{"kernel", "(2, 3, 2)"}, {"stride", "(2, 1, 2)"}, {"dilate", "(1, 2, 1)"}}, Shape({1, 6, 7, 8, 6}), 6, 3,
+           false, 2, Shape({2, 3, 2})),
   };
 }
 
@@ -96,6 +99,8 @@ std::vector<Case> deconv_cases() {
       deconv({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"target_shape", "(11, 12)"}}, Shape({1, 4, 5, 6}), 6, 1,
              false, Shape({3, 3})),
       deconv({{"kernel", "(4,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}, Shape({2, 4, 9}), 6, 1, true, Shape({4})),
+      deconv({{"kernel", "(3, 3, 3)"}, {"stride", "(2, 2, 2)"}, {"pad", "(1, 1, 1)"}, {"adj", "(1, 0, 1)"}},
+             Shape({1, 4, 3, 4, 3}), 6, 2, true, Shape({3, 3, 3})),
   };
 }
 
@@ -134,6 +139,18 @@ std::vector<Case> pool_cases() {
       pool({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}, Shape({2, 4, 21})),
       pool({{"kernel", "(2,)"}, {"stride", "(2,)"}, {"pool_type", "avg"}, {"pooling_convention", "full"}},
            Shape({2, 4, 21})),
+      pool({{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}}, Shape({2, 3, 6, 8, 7})),
+      pool({{"kernel", "(3, 3, 3)"}, {"stride", "(2, 2, 2)"}, {"pad", "(1, 1, 1)"}, {"pool_type", "avg"}},
+           Shape({1, 4, 7, 6, 9})),
+      pool({{"kernel", "(3, 2, 3)"},
+            {"stride", "(2, 2, 2)"},
+            {"pad", "(1, 1, 1)"},
+            {"pool_type", "avg"},
+            {"pooling_convention", "full"},
+            {"count_include_pad", "False"}},
+           Shape({1, 2, 6, 6, 7})),
+      pool({{"kernel", "(2, 2, 2)"}, {"pool_type", "sum"}}, Shape({1, 3, 4, 5, 4})),
+      pool({{"global_pool", "True"}, {"pool_type", "avg"}}, Shape({2, 5, 3, 4, 3})),
   };
 }
 

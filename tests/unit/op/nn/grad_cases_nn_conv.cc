@@ -48,8 +48,15 @@ std::vector<GradCase> nn_conv_grad_cases() {
                {{"kernel", "(3,)"}, {"num_filter", "4"}, {"stride", "(2,)"}, {"pad", "(1,)"}},
                {Shape({2, 3, 9}), Shape({4, 3, 3}), Shape({4})}});
 
+  c.push_back({"Convolution",
+               {{"kernel", "(2, 3, 2)"}, {"num_filter", "2"}, {"stride", "(1, 2, 1)"}, {"pad", "(1, 0, 1)"}},
+               {Shape({1, 2, 3, 5, 4}), Shape({2, 2, 2, 3, 2}), Shape({2})}});
+
   c.push_back(
       {"Deconvolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}}, {Shape({1, 3, 4, 4}), Shape({3, 2, 3, 3})}});
+  c.push_back({"Deconvolution",
+               {{"kernel", "(2, 2, 3)"}, {"num_filter", "2"}, {"stride", "(2, 1, 2)"}, {"no_bias", "False"}},
+               {Shape({1, 2, 2, 3, 2}), Shape({2, 2, 2, 2, 3}), Shape({2})}});
   c.push_back({"Deconvolution",
                {{"kernel", "(3, 3)"},
                 {"num_filter", "3"},
@@ -89,6 +96,10 @@ std::vector<GradCase> nn_conv_grad_cases() {
   c.push_back(pool({{"global_pool", "True"}, {"pool_type", "avg"}}, Shape({2, 3, 3, 4})));
   c.push_back(pool({{"global_pool", "True"}}, Shape({2, 3, 3, 4})));
   c.push_back(pool({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}, Shape({2, 2, 9})));
+  c.push_back(pool({{"kernel", "(2, 2, 2)"}, {"stride", "(2, 1, 2)"}, {"pad", "(1, 0, 1)"}}, Shape({1, 2, 3, 4, 4})));
+  c.push_back(
+      pool({{"kernel", "(2, 3, 2)"}, {"pool_type", "avg"}, {"pad", "(1, 1, 0)"}, {"count_include_pad", "False"}},
+           Shape({1, 2, 3, 4, 3})));
   c.push_back(pool({{"kernel", "(2,)"}, {"pool_type", "avg"}, {"pooling_convention", "full"}, {"stride", "(2,)"}},
                    Shape({2, 2, 7})));
   return c;

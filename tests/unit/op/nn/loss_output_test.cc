@@ -54,6 +54,21 @@ TEST(NnBasicLoss, SoftmaxOutputGradientIsTheCrossEntropyGradient) {
   check_loss_gradient(c, cross_entropy(3, 2, 0.5));
 }
 
+// MXNet's rule for a label naming no class (-1 or 3 of 3 classes, without use_ignore): its row
+// gets no target, so the gradient there is the softmax itself; other rows are unchanged.
+TEST(NnBasicLoss, SoftmaxOutputLabelsOutsideTheClassesGetNoTarget) {
+  const Values x = random_values(12, -2, 2, 32);
+  OpCall c{"SoftmaxOutput", {}, {Shape({4, 3}), Shape({4})}, {x, {2, -1, 3, 1}}};
+  c.out_grads = {Values(12, 0.0)};
+  const auto r = run_op(c);
+  for (size_t row = 0; row < 4; ++row)
+    for (size_t k = 0; k < 3; ++k) {
+      const size_t j = row * 3 + k;
+      const bool target = (row == 0 && k == 2) || (row == 3 && k == 1);
+      EXPECT_NEAR(r.grads[0][j], r.outputs[0][j] - (target ? 1.0 : 0.0), 1e-12) << "element " << j;
+    }
+}
+
 TEST(NnBasicLoss, RegressionOutputsGiveTheirLossGradients) {
   const Values x = random_values(6, -2, 2, 32), label = random_values(6, 0.05, 0.95, 33);
   const double scale = 3.0 / 2;  // grad_scale 3, num_output = 6 / 3

@@ -100,9 +100,10 @@ std::vector<GradCase> tensor_grad_cases() {
     c.push_back({"pad", {{"mode", mode}, {"pad_width", "(0, 0, 0, 0, 1, 2, 2, 1)"}}, {Shape({1, 2, 3, 4})}});
   c.push_back(
       {"pad", {{"mode", "reflect"}, {"pad_width", "(0, 0, 0, 0, 1, 1, 0, 2, 2, 0)"}}, {Shape({2, 1, 3, 3, 3})}});
-  c.push_back({"where", {}, {Shape({3, 4}), Shape({3, 4}), Shape({3, 4})}, {}, {0}, [](auto& in) {
-                 for (auto& v : in[0]) v = v > 0 ? 1.0 : 0.0;
-               }});
+  for (const Shape& cond : {Shape({3, 4}), Shape({3})})
+    c.push_back({"where", {}, {cond, Shape({3, 4}), Shape({3, 4})}, {}, {0}, [](auto& in) {
+                   for (auto& v : in[0]) v = v > 0 ? 1.0 : 0.0;
+                 }});
   // The log-probability of each draw (get_prob): d log p[c] / d p[c] = 1 / p[c] at the drawn c
   // (the same draws at every call; the small step leaves them alone).
   c.push_back({"_sample_multinomial", {{"shape", "(3,)"}, {"get_prob", "True"}}, {Shape({2, 4})}, {{0.2, 0.3}}});

@@ -1,6 +1,6 @@
-// slice_like, _slice_assign(_scalar), _split_v2, broadcast_axis, broadcast_like's axes, pad,
-// add_n, shape_array and size_array: values as MXNet's documentation and NumPy give them, and
-// errors naming the attribute.
+// slice_like, _slice_assign(_scalar), _split_v2, broadcast_axis, broadcast_like's axes, where
+// with a row condition, pad, add_n, shape_array and size_array: values as MXNet's documentation and NumPy give them,
+// and errors naming the attribute.
 #include <gtest/gtest.h>
 
 #include "braid/base/error.h"
@@ -61,6 +61,18 @@ TEST(SlicePadOps, BroadcastAxisAndBroadcastLikeAxes) {
   EXPECT_EQ(like.shape(), Shape({5, 2, 1}));
   EXPECT_THROW(nd::invoke1("broadcast_like", {x, NDArray(Shape({3}))}, {{"lhs_axes", "()"}, {"rhs_axes", "()"}}),
                Error);
+}
+
+// MXNet's where: a 1-D condition of x's first dimension picks whole rows of x or y.
+TEST(SlicePadOps, WhereWithARowCondition) {
+  NDArray cond = make_array(Shape({3}), V{1, 0, 2});
+  NDArray x = make_array(Shape({3, 2}), iota(6));
+  NDArray y = make_array(Shape({3, 2}), V{10, 11, 12, 13, 14, 15});
+  NDArray out = nd::invoke1("where", {cond, x, y}, {});
+  EXPECT_EQ(out.shape(), Shape({3, 2}));
+  EXPECT_EQ(out.to_vector<double>(), (V{0, 1, 12, 13, 4, 5}));
+  EXPECT_THROW(nd::invoke1("where", {make_array(Shape({2}), V{1, 0}), x, y}, {}), Error);  // not x's 3 rows
+  EXPECT_THROW(nd::invoke1("where", {make_array(Shape({3, 1}), V{1, 0, 1}), x, y}, {}), Error);
 }
 
 // NumPy: np.pad([[0, 1, 2], [3, 4, 5]], ((1, 0), (2, 1)), mode) for each mode.

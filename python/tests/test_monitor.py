@@ -1,0 +1,71 @@
+"""mx.mon.Monitor on a Module and Executor.set_monitor_callback: what is collected, when, in what
+order, and that the statistics are those of the arrays the network computed."""
+import logging
+
+import numpy as np
+
+import braid as mx
+
+
+def _module(batch=4):
+    x = mx.sym.var("data")
+    h = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), act_type="tanh", name="act")
+    net = mx.sym.LinearRegressionOutput(h, name="out")
+    mod = mx.mod.Module(net, label_names=["out_label"])
+    mod.bind(data_shapes=[("data", (batch, 2))], label_shapes=[("out_label", (batch, 3))])
+    mod.init_params(mx.init.Uniform(0.5))
+    return mod
+
+
+def _batch(seed, batch=4):
+    rng = np.random.RandomState(seed)
+    return mx.io.DataBatch([mx.nd.array(rng.rand(batch, 2))], [mx.nd.array(rng.rand(batch, 3))])
+
+
+def test_monitor_collects_matching_arrays_every_interval_batches():
+    mod = _module()
+    mon = mx.mon.Monitor(2, stat_func=lambda a: mx.nd.max(a), pattern="act_.*|fc_weight", sort=True)
+    mod.install_monitor(mon)
+    collected = []
+    for step in range(3):
+        mon.tic()
+        mod.forward_backward(_batch(step))
+        collected.append(mon.toc())
+    # Batches 0 and 2 are monitored; batch 1 gives nothing.
+    assert collected[1] == []
+    names = [name for _, name, _ in collected[0]]
+    assert names == sorted(names) == ["act_backward_output", "act_output", "fc_weight"]
+    assert [step for step, _, _ in collected[2]] == [3, 3, 3]
+    # The statistic of act_output is the maximum of the module's output before the loss.
+    out = mod.get_outputs()[0].asnumpy()
+    got = dict((name, text) for _, name, text in collected[2])
+    assert np.isclose(float(got["act_output"].strip()), out.max(), atol=1e-6)
+
+
+def test_default_statistic_is_the_rms_and_toc_print_logs(caplog):
+    mod = _module()
+    mon = mx.mon.Monitor(1, pattern="fc_output")
+    mod.install_monitor(mon)
+    mon.tic()
+    mod.forward(_batch(5), is_train=False)
+    caplog.set_level(logging.INFO)
+    mon.toc_print()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and "fc_output" in lines[0] and lines[0].startswith("Batch:       1")
+    x = _batch(5).data[0].asnumpy()
+    w, b = mod.get_params()[0]["fc_weight"].asnumpy(), mod.get_params()[0]["fc_bias"].asnumpy()
+    h = x @ w.T + b
+    assert np.isclose(float(lines[0].split()[-1]), np.sqrt((h ** 2).mean()), rtol=1e-5)
+
+
+def test_executor_callback_with_monitor_all_sees_inputs_then_outputs():
+    x = mx.sym.var("data")
+    net = mx.sym.FullyConnected(x, num_hidden=2, name="fc")
+    exe = net.simple_bind(mx.cpu(), data=(3, 4), grad_req="null")
+    seen = []
+    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)), monitor_all=True)
+    exe.forward()
+    assert seen == [("fc_data", (3, 4)), ("fc_weight", (2, 4)), ("fc_bias", (2,)), ("fc_output", (3, 2))]
+    exe.set_monitor_callback(None)
+    exe.forward()
+    assert len(seen) == 4

@@ -1,0 +1,19 @@
+#pragma once
+// Internal: MXNet's monitor callback on a plan's run. A monitored run pushes its steps one by one
+// and hands the callback each step's arrays under the names MXNet's executor gives them, between
+// the pushes: what the callback pushes to read an array runs before a later step reuses its
+// buffer.
+#include "exec_plan.h"
+#include "run_state.h"
+
+namespace braid::symbol::detail {
+
+/// Before forward step `s` runs: its arguments and aux states, "<node>_<argument>" (monitor_all).
+void monitor_inputs(const Step& s, const RunState& st);
+/// After it is pushed: its visible outputs, "<node>_output", or "<node>_output<i>" for several.
+void monitor_outputs(const Step& s, const RunState& st);
+/// After the backward of `s` is pushed: the gradients of its arguments,
+/// "<node>_backward_output", or "<node>_backward_output<i>" for several.
+void monitor_backward(const Step& s, const RunState& st);
+
+}  // namespace braid::symbol::detail
