@@ -41,6 +41,8 @@ def operator_function(name, input_type, run, module):
                 inputs.extend(a)
             else:
                 extra.append(a)
+        if not attr_names:  # as MXNet's generated functions: None is an optional input left out
+            extra = [a for a in extra if a is not None]
         if len(extra) > len(attr_names):
             raise MXNetError("%s.%s: %d positional values that are not inputs (%r); give attributes by keyword"
                              % (module, name, len(extra), extra))

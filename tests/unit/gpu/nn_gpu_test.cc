@@ -93,6 +93,20 @@ TEST(NnGpu, ChannelsLastConvolutionIsRefusedOnTheGpu) {
   EXPECT_NE(err.find("layout NHWC is not supported on a GPU"), std::string::npos) << err;
 }
 
+TEST(NnGpu, ThreeDimensionalConvolutionAndPoolingAreRefusedOnTheGpu) {
+  REQUIRE_GPU();
+  NDArray x = nd::ones(Shape({1, 2, 4, 4, 4})).copyto(gpu(0));
+  NDArray w = nd::ones(Shape({3, 2, 2, 2, 2})).copyto(gpu(0));
+  const std::string conv = braid::test::error_message([&] {
+    nd::invoke1("Convolution", {x, w}, {{"kernel", "(2, 2, 2)"}, {"num_filter", "3"}, {"no_bias", "True"}})
+        .wait_to_read();
+  });
+  EXPECT_NE(conv.find("3-D kernels are not supported on a GPU"), std::string::npos) << conv;
+  const std::string pool = braid::test::error_message(
+      [&] { nd::invoke1("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}}).wait_to_read(); });
+  EXPECT_NE(pool.find("3-D pooling is not supported on a GPU"), std::string::npos) << pool;
+}
+
 TEST(NnGpu, PoolingMatchesTheCpu) {
   REQUIRE_GPU();
   nd::seed(23);

@@ -24,6 +24,9 @@ struct GradCase {
   /// Overrides the random values (e.g. integer labels, well-separated values for max).
   std::function<void(std::vector<std::vector<double>>& inputs)> fill = nullptr;
   bool is_train = false;
+  /// The loss weighs the visible outputs only: hidden outputs that hold state for the backward
+  /// (CTCLoss's gradient) are not differentiated by it.
+  bool visible_outputs_only = false;
   double rtol = 1e-4;
   double atol = 1e-6;
   double eps = 1e-5;

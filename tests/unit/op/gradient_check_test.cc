@@ -75,9 +75,11 @@ TEST_P(GradientCheck, AnalyticMatchesFiniteDifferences) {
   auto outs = run.forward(inputs);
   std::vector<std::vector<double>> w(outs.size());
   std::normal_distribution<double> nd(0.0, 1.0);
+  const size_t visible =
+      c.visible_outputs_only && run.def.num_visible_outputs ? run.def.num_visible_outputs(run.param) : outs.size();
   for (size_t k = 0; k < outs.size(); ++k) {
     w[k].resize(outs[k].size());
-    for (auto& v : w[k]) v = nd(gen);
+    for (auto& v : w[k]) v = k < visible ? nd(gen) : 0.0;
   }
   auto loss = [&](const std::vector<std::vector<double>>& ins) {
     auto o = run.forward(ins);

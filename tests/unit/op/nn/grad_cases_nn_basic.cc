@@ -121,6 +121,22 @@ std::vector<GradCase> nn_basic_grad_cases() {
   add_normalization_cases(c);
   add_softmax_cases(c);
   add_layer_cases(c);
+  // CTCLoss: labels 1..3 with the blank first; labels 0..2, explicit lengths and the blank last.
+  GradCase ctc{"CTCLoss", {}, {Shape({5, 2, 4}), Shape({2, 2})}, {}, {1}, integers(1, 1, 3)};
+  ctc.visible_outputs_only = true;
+  c.push_back(ctc);
+  ctc = {"CTCLoss",
+         {{"blank_label", "last"}, {"use_data_lengths", "True"}, {"use_label_lengths", "True"}},
+         {Shape({6, 2, 4}), Shape({2, 3}), Shape({2}), Shape({2})},
+         {},
+         {1, 2, 3},
+         [](std::vector<std::vector<double>>& in) {
+           in[1] = {0, 1, 1, 2, 0, 2};  // 0 1 1 (needs 4 frames) and 2 0
+           in[2] = {6, 4};
+           in[3] = {3, 2};
+         }};
+  ctc.visible_outputs_only = true;
+  c.push_back(ctc);
   return c;
 }
 
