@@ -246,3 +246,40 @@ def test_blocks_share_parameters_through_params():
     assert sorted(bn1.collect_params().keys()) == sorted(bn0.collect_params().keys())
     emb0 = nn.Embedding(10, 4)
     assert nn.Embedding(10, 4, params=emb0.collect_params()).collect_params().keys() == emb0.collect_params().keys()
+
+
+def test_a_symbolblock_inside_a_hybridized_block_joins_its_graph():
+    """MXNet composes a SymbolBlock's graph with its caller's: hybridized, the outer block's graph
+    holds the inner graph's nodes and parameters, and computes what the unhybridized block does."""
+    backbone = nn.HybridSequential(prefix="bb_")
+    with backbone.name_scope():
+        backbone.add(nn.Dense(5, activation="relu"), nn.Dense(3))
+    internals = backbone(mx.sym.var("data")).get_internals()
+    outs = mx.sym.Group([internals["bb_dense0_relu_fwd_output"], internals["bb_dense1_fwd_output"]])
+
+    class Net(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.body = nn.Dense(4, flatten=False)
+                self.features = gluon.SymbolBlock(outs, mx.sym.var("data"), params=backbone.collect_params())
+
+        def hybrid_forward(self, F, x):
+            hidden, out = self.features(self.body(x))
+            return out + F.sum(hidden, axis=1, keepdims=True)
+
+    net = Net(prefix="net_")
+    net.initialize(mx.init.Uniform(1.0))
+    x = nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 3)))
+    with autograd.record():
+        eager = net(x)
+    eager.backward()
+    eager_grad = net.body.weight.grad().copy()
+    net.hybridize()
+    with autograd.record():
+        graphed = net(x)
+    graphed.backward()
+    assert_almost_equal(graphed, eager, rtol=1e-5)
+    assert_almost_equal(net.body.weight.grad(), eager_grad, rtol=1e-5)
+    arguments = net(mx.sym.var("data")).list_arguments()
+    assert "bb_dense0_weight" in arguments and "net_dense0_weight" in arguments

@@ -78,3 +78,18 @@ def test_maximum_and_relu_propagate_nan():
     b = nd.array([0.0, np.nan, 0.0])
     assert np.array_equal(nd.maximum(a, b).asnumpy(), [np.nan, np.nan, 0.0], equal_nan=True)
     assert np.array_equal(nd.relu(a).asnumpy(), [np.nan, 1.0, 0.0], equal_nan=True)
+
+
+def test_reset_arrays_zeroes_every_array_in_place():
+    arrays = [mx.nd.ones((2, 3), dtype=d) * 5 for d in ("float16", "float32", "float64", "int32")]
+    kept = mx.nd.ones((4,))
+    result = mx.nd.reset_arrays(*arrays, num_arrays=len(arrays))
+    assert result == []  # no outputs, as MXNet
+    for a in arrays:
+        assert a.asnumpy().tolist() == [[0, 0, 0], [0, 0, 0]]
+    assert kept.asnumpy().tolist() == [1, 1, 1, 1]
+    try:
+        mx.nd.reset_arrays(arrays[0], num_arrays=0)
+        raise AssertionError("num_arrays=0 was accepted")
+    except mx.base.MXNetError as e:
+        assert "num_arrays" in str(e)

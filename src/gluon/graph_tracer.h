@@ -47,6 +47,8 @@ class GraphTracer : public imperative::Tracer {
                                      const std::vector<symbol::Entry>& inputs, int num_outputs);
   /// A placeholder standing for `e` (a Symbol a Python forward returned).
   NDArray token_for(const symbol::Entry& e);
+  /// Notes that `a`, computed outside the operators the trace sees, is the graph's `e`.
+  void note_computed(const NDArray& a, const symbol::Entry& e) { known_.emplace_back(a, e); }
   const std::vector<std::string>& input_names() const { return input_names_; }
 
   /// The tracer of the calling thread, if it is a GraphTracer.

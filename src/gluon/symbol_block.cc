@@ -5,6 +5,8 @@
 #include "braid/base/error.h"
 #include "braid/op/param_reader.h"
 #include "cached_graph.h"
+#include "graph_tracer.h"
+#include "imperative/tracer.h"
 
 namespace braid::gluon {
 
@@ -68,8 +70,32 @@ void SymbolBlock::finish_shapes(const std::vector<NDArray>& inputs) {
 std::vector<NDArray> SymbolBlock::forward(const std::vector<NDArray>& inputs) {
   BRAID_CHECK(inputs.size() == input_names_.size(), "SymbolBlock takes ", input_names_.size(), " inputs but got ",
               inputs.size());
+  detail::GraphTracer* tracer = detail::GraphTracer::current();
+  if (!tracer) {
+    finish_shapes(inputs);
+    return (*cached_)(inputs);
+  }
+  // Inside an outer block's trace, the graph goes into the outer graph whole (MXNet composes it
+  // with the caller's inputs); its parameters stay variables of their names.
+  std::map<std::string, Symbol> bound;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    bound[input_names_[i]] = Symbol(std::vector<symbol::Entry>{tracer->entry_of(inputs[i])});
+  for (const auto& name : symbol_.list_inputs())
+    if (params().contains(name)) bound[name] = Symbol(std::vector<symbol::Entry>{tracer->param_entry(params()[name])});
+  const std::vector<symbol::Entry> entries = symbol_.compose({}, bound).outputs();
+  if (tracer->symbolic()) {
+    std::vector<NDArray> tokens;
+    for (const auto& e : entries) tokens.push_back(tracer->token_for(e));
+    return tokens;
+  }
   finish_shapes(inputs);
-  return (*cached_)(inputs);
+  std::vector<NDArray> out;
+  {
+    imperative::TracerPause pause;
+    out = (*cached_)(inputs);
+  }
+  for (size_t k = 0; k < out.size() && k < entries.size(); ++k) tracer->note_computed(out[k], entries[k]);
+  return out;
 }
 
 std::string SymbolBlock::describe() const { return "SymbolBlock"; }

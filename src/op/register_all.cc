@@ -14,6 +14,7 @@ void register_all_ops(Registry& r) {
   register_init_ops(r);
   register_amp_cast_ops(r);
   register_all_finite_ops(r);
+  register_reset_arrays_ops(r);
   register_make_loss_ops(r);
   register_shape_array_ops(r);
   register_pad_ops(r);

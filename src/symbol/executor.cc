@@ -37,6 +37,13 @@ Executor Executor::bind(const Symbol& symbol, Context ctx, const std::vector<NDA
                         const std::vector<NDArray>& args_grad, const std::vector<GradReq>& grad_req,
                         const std::vector<NDArray>& aux_states, const std::map<std::string, Context>& group2ctx,
                         const ExecutorOptions& options) {
+  return bind_sharing(symbol, ctx, args, args_grad, grad_req, aux_states, group2ctx, options, {});
+}
+
+Executor Executor::bind_sharing(const Symbol& symbol, Context ctx, const std::vector<NDArray>& args,
+                                const std::vector<NDArray>& args_grad, const std::vector<GradReq>& grad_req,
+                                const std::vector<NDArray>& aux_states, const std::map<std::string, Context>& group2ctx,
+                                const ExecutorOptions& options, const std::vector<NDArray>& shared_slots) {
   auto arg_names = symbol.list_arguments(), aux_names = symbol.list_auxiliary_states();
   check_count("arguments", args.size(), arg_names);
   check_count("aux states", aux_states.size(), aux_names);
@@ -79,7 +86,7 @@ Executor Executor::bind(const Symbol& symbol, Context ctx, const std::vector<NDA
   ex.options_ = options;
   ex.grad_req_ = info.grad_req;
   ex.plan_ = std::make_shared<const Plan>(symbol::detail::make_plan(symbol.outputs(), info));
-  ex.state_ = symbol::detail::make_state(*ex.plan_, args, aux_states, grads);
+  ex.state_ = symbol::detail::make_state(*ex.plan_, args, aux_states, grads, shared_slots);
   return ex;
 }
 
@@ -190,7 +197,8 @@ Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool part
                 old.shape(), " to ", shape, "; give its new shape or pass partial_shaping");
     BRAID_CHECK(allow_up_sizing || shape.size() <= old.size(), "reshape: ", name, " would grow from ", old.shape(),
                 " to ", shape, "; pass allow_up_sizing to allocate more memory");
-    return NDArray(shape, old.ctx(), old.dtype());
+    if (shape.size() > old.size() || shape.size() == 0) return NDArray(shape, old.ctx(), old.dtype());
+    return old.reshape({old.size()}).slice(0, shape.size()).reshape(shape.dims());  // the start of the old memory
   };
   std::vector<NDArray> args, grads, aux;
   for (size_t i = 0; i < arg_names.size(); ++i) {
@@ -199,7 +207,7 @@ Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool part
   }
   auto aux_names = symbol_.list_auxiliary_states();
   for (size_t i = 0; i < aux_names.size(); ++i) aux.push_back(remake(state_->aux[i], s.aux[i], aux_names[i]));
-  Executor reshaped = bind(symbol_, ctx_, args, grads, grad_req_, aux, group2ctx_, options_);
+  Executor reshaped = bind_sharing(symbol_, ctx_, args, grads, grad_req_, aux, group2ctx_, options_, state_->slots);
   reshaped.state_->monitor = state_->monitor;  // a monitored executor stays monitored (options_ say how)
   reshaped.state_->monitor_all = state_->monitor_all;
   return reshaped;

@@ -147,9 +147,23 @@ std::vector<NDArray> arrays(const RunState& st, const std::vector<uint32_t>& ids
 }  // namespace
 
 std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args, std::vector<NDArray> aux,
-                                     std::vector<NDArray> arg_grads) {
+                                     std::vector<NDArray> arg_grads, const std::vector<NDArray>& shared_slots) {
   auto st = std::make_shared<RunState>();
-  for (const Slot& s : plan.slots) st->slots.emplace_back(Shape{s.elements}, s.ctx, s.dtype);
+  std::vector<bool> taken(shared_slots.size(), false);
+  for (const Slot& s : plan.slots) {
+    size_t best = shared_slots.size();  // the smallest shared slot that fits
+    for (size_t j = 0; j < shared_slots.size(); ++j) {
+      const NDArray& m = shared_slots[j];
+      if (taken[j] || m.ctx() != s.ctx || m.dtype() != s.dtype || m.size() < s.elements) continue;
+      if (best == shared_slots.size() || m.size() < shared_slots[best].size()) best = j;
+    }
+    if (best == shared_slots.size()) {
+      st->slots.emplace_back(Shape{s.elements}, s.ctx, s.dtype);
+    } else {
+      taken[best] = true;
+      st->slots.push_back(shared_slots[best].slice(0, s.elements));
+    }
+  }
   st->values.resize(plan.values.size());
   for (size_t i = 0; i < plan.values.size(); ++i) {
     const Value& v = plan.values[i];

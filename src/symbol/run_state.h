@@ -24,9 +24,11 @@ struct RunState {
   bool monitor_all = false;
 };
 
-/// Allocates the plan's slots and makes every value's array.
+/// Allocates the plan's slots and makes every value's array. A slot fits in one of `shared_slots`
+/// (same context and dtype, enough elements, not yet taken) uses its memory instead: MXNet's
+/// reshaped executors share the memory of the one they came from.
 std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args, std::vector<NDArray> aux,
-                                     std::vector<NDArray> arg_grads);
+                                     std::vector<NDArray> arg_grads, const std::vector<NDArray>& shared_slots = {});
 /// Points the state at other bound arrays of the same shapes (a cached graph's new inputs).
 void bind_arrays(const Plan& plan, RunState& state, std::vector<NDArray> args, std::vector<NDArray> aux,
                  std::vector<NDArray> arg_grads);

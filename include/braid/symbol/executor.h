@@ -111,10 +111,12 @@ class Executor {
   std::map<std::string, NDArray> aux_dict() const;
   std::map<std::string, NDArray> output_dict() const;
 
-  /// A new executor for other input shapes sharing this one's arrays where their shapes stay
-  /// (parameters); arrays whose shape changes are reallocated. Growing an array beyond its
-  /// size needs allow_up_sizing; arguments other than those given must keep their shapes unless
-  /// partial_shaping.
+  /// A new executor for other input shapes sharing this one's memory, as MXNet's: arrays whose
+  /// shape stays (parameters) are the same arrays, smaller ones are views of the start of theirs,
+  /// and the intermediate values and outputs reuse this executor's buffers where they fit. So the
+  /// two executors' outputs overlap: a forward of one overwrites the other's. Growing an array
+  /// beyond its size needs allow_up_sizing (it is then allocated anew); arguments other than those
+  /// given must keep their shapes unless partial_shaping.
   Executor reshape(const std::map<std::string, Shape>& shapes, bool partial_shaping = false,
                    bool allow_up_sizing = false) const;
 
@@ -131,6 +133,11 @@ class Executor {
 
  private:
   Executor() = default;
+  /// bind, with the intermediate values in `shared_slots`' memory where they fit (reshape).
+  static Executor bind_sharing(const Symbol& symbol, Context ctx, const std::vector<NDArray>& args,
+                               const std::vector<NDArray>& args_grad, const std::vector<GradReq>& grad_req,
+                               const std::vector<NDArray>& aux_states, const std::map<std::string, Context>& group2ctx,
+                               const ExecutorOptions& options, const std::vector<NDArray>& shared_slots);
 
   Symbol symbol_;
   Context ctx_;

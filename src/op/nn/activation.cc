@@ -93,7 +93,7 @@ void with_act(size_t act, F&& f) {
   }
 }
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_activation(const AttrMap& attrs) {
   ParamReader rd(attrs, "Activation");
   rd.get<std::string>("act_type");  // required, no default in MXNet
   std::string t = rd.get_enum("act_type", kActTypes, "");
@@ -103,7 +103,7 @@ std::any parse(const AttrMap& attrs) {
   return p;
 }
 
-void forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
+void activation_forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
   with_act(param<ActivationParam>(pa).act, [&](auto act) {
     using A = decltype(act);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Activation", {
@@ -118,7 +118,7 @@ void forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
   });
 }
 
-void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
+void activation_backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
   with_act(param<ActivationParam>(pa).act, [&](auto act) {
     using A = decltype(act);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Activation", {
@@ -144,13 +144,13 @@ void register_activation_ops(Registry& r) {
   d.doc =
       "Elementwise activation: act_type relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or "
       "softsign (x / (1 + |x|)).";
-  d.parse = parse;
+  d.parse = parse_activation;
   d.list_arguments = args({"data"});
   d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_same_shape("Activation", in, out);
   };
-  d.cpu.forward = forward;
-  d.cpu.backward = backward;
+  d.cpu.forward = activation_forward;
+  d.cpu.backward = activation_backward;
   d.elementwise = true;
   d.backward_reads = [](const std::any& p) {
     return BackwardReads{!param<ActivationParam>(p).grad_from_output(), true};

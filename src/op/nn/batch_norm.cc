@@ -12,7 +12,7 @@
 namespace braid::op::detail {
 namespace {
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_batch_norm(const AttrMap& attrs) {
   ParamReader rd(attrs, "BatchNorm");
   BatchNormParam p;
   p.eps = rd.get<double>("eps", p.eps);
@@ -170,7 +170,8 @@ void backward_typed(const OpContext& ctx, const BatchNormParam& p, const Backwar
   }
 }
 
-bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>& aux) {
+bool infer_batch_norm_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out,
+                            std::vector<Shape>& aux) {
   const auto& p = param<BatchNormParam>(pa);
   merge_shape(in[0], out[0], "BatchNorm", "data");
   if (!in[0].known()) return false;
@@ -195,12 +196,12 @@ void register_batch_norm_ops(Registry& r) {
       "Batch normalization over every axis but `axis` (default 1, the channels): "
       "(x - mean) / sqrt(var + eps) * gamma + beta, with gamma fixed to 1 when fix_gamma. "
       "Outputs out, and with output_mean_var also the mean and the inverse std.";
-  d.parse = parse;
+  d.parse = parse_batch_norm;
   d.list_arguments = args({"data", "gamma", "beta"});
   d.list_aux = [](const std::any&) { return std::vector<std::string>{"moving_mean", "moving_var"}; };
   d.num_outputs = [](const std::any&) { return 3; };
   d.num_visible_outputs = [](const std::any& p) { return param<BatchNormParam>(p).output_mean_var ? 3 : 1; };
-  d.infer_shape = infer_shape;
+  d.infer_shape = infer_batch_norm_shape;
   d.cpu.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "BatchNorm", { forward_typed<T>(ctx, param<BatchNormParam>(pa), a); });
   };

@@ -20,7 +20,7 @@ struct CtcParam {
   bool use_data_lengths = false, use_label_lengths = false, blank_first = true;
 };
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_ctc(const AttrMap& attrs) {
   ParamReader r(attrs, "CTCLoss");
   CtcParam p;
   p.use_data_lengths = r.get<bool>("use_data_lengths", false);
@@ -38,7 +38,7 @@ std::vector<std::string> arguments(const std::any& pa) {
   return a;
 }
 
-bool infer_shape(const std::any&, std::vector<Shape>& in, std::vector<Shape>& out) {
+bool infer_ctc_shape(const std::any&, std::vector<Shape>& in, std::vector<Shape>& out) {
   if (in[0].known()) merge_shape(out[1], in[0], "CTCLoss", "gradient");
   if (!in[0].fully_known()) return false;
   const Shape& d = in[0];
@@ -53,7 +53,7 @@ bool infer_shape(const std::any&, std::vector<Shape>& in, std::vector<Shape>& ou
 }
 
 // The loss and gradient are data's dtype; labels and lengths keep theirs (float or integer).
-void infer_type(const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+void infer_ctc_type(const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
   if (in[0] == kDTypeUnknown) return;
   for (size_t i = 1; i < in.size(); ++i)
     if (in[i] == kDTypeUnknown) in[i] = in[0];
@@ -152,7 +152,7 @@ int64_t element(const TBlob& b, int64_t i) {
   return v;
 }
 
-void forward(const CtcParam& p, const ForwardArgs& a) {
+void ctc_forward(const CtcParam& p, const ForwardArgs& a) {
   const TBlob& data = a.inputs[0];
   const TBlob& label = a.inputs[1];
   const int64_t frames = data.shape[0], batch = data.shape[1], classes = data.shape[2], max_len = label.shape[1];
@@ -192,7 +192,7 @@ void forward(const CtcParam& p, const ForwardArgs& a) {
   BRAID_REAL_TYPE_SWITCH(data.dtype, T, "CTCLoss", { all_losses<T>(a, labels, lengths, blank); });
 }
 
-void backward(const BackwardArgs& a) {
+void ctc_backward(const BackwardArgs& a) {
   for (size_t i = 1; i < a.in_grads.size(); ++i) zero_grad(a.in_grads[i], a.req[i]);
   const TBlob& data = a.inputs[0];
   const int64_t batch = data.shape[1], classes = data.shape[2];
@@ -213,16 +213,16 @@ void register_ctc_loss_ops(Registry& r) {
       "Connectionist temporal classification loss of data (time, batch, classes) against label (batch, length): "
       "the negative log-likelihood per sequence, softmax over classes taken here; blank_label 'first' (class 0, "
       "labels padded with 0) or 'last' (class C-1, padded with -1).";
-  d.parse = parse;
+  d.parse = parse_ctc;
   d.list_arguments = arguments;
   d.num_outputs = [](const std::any&) { return 2; };
   d.num_visible_outputs = [](const std::any&) { return 1; };
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
-    return infer_shape(p, in, out);
+    return infer_ctc_shape(p, in, out);
   };
-  d.infer_type = infer_type;
-  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) { forward(param<CtcParam>(p), a); };
-  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) { backward(a); };
+  d.infer_type = infer_ctc_type;
+  d.cpu.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) { ctc_forward(param<CtcParam>(p), a); };
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) { ctc_backward(a); };
   d.backward_reads = [](const std::any&) { return BackwardReads{true, true}; };
   r.add(std::move(d));
   for (const char* alias : {"ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"}) r.add_alias(alias, "CTCLoss");

@@ -11,7 +11,7 @@
 namespace braid::op::detail {
 namespace {
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_dropout(const AttrMap& attrs) {
   ParamReader rd(attrs, "Dropout");
   DropoutParam p;
   p.p = rd.get<double>("p", p.p);
@@ -102,7 +102,7 @@ void register_dropout_ops(Registry& r) {
   d.doc =
       "Zeroes elements with probability p in training (mode='always': also in inference) and "
       "scales the rest by 1 / (1 - p); `axes` shares one decision along those axes.";
-  d.parse = parse;
+  d.parse = parse_dropout;
   d.list_arguments = args({"data"});
   d.num_outputs = [](const std::any&) { return 2; };
   d.num_visible_outputs = [](const std::any&) { return 1; };

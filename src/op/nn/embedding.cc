@@ -10,7 +10,7 @@
 namespace braid::op::detail {
 namespace {
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_embedding(const AttrMap& attrs) {
   ParamReader rd(attrs, "Embedding");
   EmbeddingParam p;
   p.input_dim = rd.get<int64_t>("input_dim");
@@ -28,7 +28,7 @@ std::any parse(const AttrMap& attrs) {
   return p;
 }
 
-bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+bool infer_embedding_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
   const auto& p = param<EmbeddingParam>(pa);
   merge_shape(in[1], Shape({p.input_dim, p.output_dim}), "Embedding", "weight (input_dim, output_dim)");
   if (!in[0].known() && out[0].known() && out[0].ndim() >= 1)
@@ -40,7 +40,7 @@ bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>&
   return in[0].fully_known() || in[0].size() == 0;
 }
 
-void infer_type(const std::any& pa, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+void infer_embedding_type(const std::any& pa, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
   // The weight's dtype wins over the attribute, as MXNet; the indices keep their own.
   DType t = in[1] != kDTypeUnknown ? in[1] : out[0] != kDTypeUnknown ? out[0] : param<EmbeddingParam>(pa).dtype;
   BRAID_CHECK(out[0] == kDTypeUnknown || out[0] == t, "operator Embedding: output dtype ", dtype_name(out[0]),
@@ -59,7 +59,7 @@ std::vector<int64_t> rows_of(const TBlob& data, int64_t rows) {
   return r;
 }
 
-void forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
+void embedding_forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
   const auto& p = param<EmbeddingParam>(pa);
   const std::vector<int64_t> rows = rows_of(a.inputs[0], p.input_dim);
   const int64_t dim = p.output_dim;
@@ -73,7 +73,7 @@ void forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
   });
 }
 
-void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
+void embedding_backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
   const auto& p = param<EmbeddingParam>(pa);
   zero_grad(a.in_grads[0], a.req[0]);
   if (a.req[1] == OpReq::Null) return;
@@ -97,12 +97,12 @@ void register_embedding_ops(Registry& r) {
   OpDef d;
   d.name = "Embedding";
   d.doc = "Looks up rows of weight (input_dim, output_dim) by index; out is data.shape + (output_dim,).";
-  d.parse = parse;
+  d.parse = parse_embedding;
   d.list_arguments = args({"data", "weight"});
-  d.infer_shape = infer_shape;
-  d.infer_type = infer_type;
-  d.cpu.forward = forward;
-  d.cpu.backward = backward;
+  d.infer_shape = infer_embedding_shape;
+  d.infer_type = infer_embedding_type;
+  d.cpu.forward = embedding_forward;
+  d.cpu.backward = embedding_backward;
   r.add(std::move(d));
 }
 

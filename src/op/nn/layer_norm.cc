@@ -11,7 +11,7 @@
 namespace braid::op::detail {
 namespace {
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_layer_norm(const AttrMap& attrs) {
   ParamReader rd(attrs, "LayerNorm");
   LayerNormParam p;
   p.axis = rd.get<int>("axis", p.axis);
@@ -147,7 +147,7 @@ void backward_typed(const LayerNormParam& p, const BackwardArgs& a) {
   }
 }
 
-bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+bool infer_layer_norm_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
   const auto& p = param<LayerNormParam>(pa);
   merge_shape(in[0], out[0], "LayerNorm", "data");
   if (!in[0].known()) return false;
@@ -171,11 +171,11 @@ void register_layer_norm_ops(Registry& r) {
   d.doc =
       "Layer normalization along `axis` (default -1): (x - mean) / sqrt(var + eps) * gamma + beta. "
       "Outputs out, and with output_mean_var also the mean and std (axis reduced to 1).";
-  d.parse = parse;
+  d.parse = parse_layer_norm;
   d.list_arguments = args({"data", "gamma", "beta"});
   d.num_outputs = [](const std::any&) { return 3; };
   d.num_visible_outputs = [](const std::any& p) { return param<LayerNormParam>(p).output_mean_var ? 3 : 1; };
-  d.infer_shape = infer_shape;
+  d.infer_shape = infer_layer_norm_shape;
   d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LayerNorm", { forward_typed<T>(param<LayerNormParam>(pa), a); });
   };

@@ -11,7 +11,7 @@
 namespace braid::op::detail {
 namespace {
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_leaky_relu(const AttrMap& attrs) {
   ParamReader rd(attrs, "LeakyReLU");
   LeakyParam p;
   std::string t = rd.get_enum("act_type", kActTypes, "leaky");
@@ -163,7 +163,7 @@ void backward_typed(const LeakyParam& p, const BackwardArgs& a) {
   }
 }
 
-bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+bool infer_leaky_relu_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
   const auto& p = param<LeakyParam>(pa);
   merge_shape(in[0], out[0], "LeakyReLU", "data");
   if (p.act == kRReLU) merge_shape(in[0], out[1], "LeakyReLU", "data");
@@ -185,14 +185,14 @@ void register_leaky_relu_ops(Registry& r) {
       "Leaky activations: act_type leaky (slope * x below 0), prelu (learnable gamma per channel "
       "of axis 1), rrelu (random slope in [lower_bound, upper_bound] in training, their mean "
       "otherwise), elu (slope * (exp(x) - 1) below 0), selu, gelu (x * Phi(x)).";
-  d.parse = parse;
+  d.parse = parse_leaky_relu;
   d.list_arguments = [](const std::any& p) {
     return param<LeakyParam>(p).act == kPReLU ? std::vector<std::string>{"data", "gamma"}
                                               : std::vector<std::string>{"data"};
   };
   d.num_outputs = [](const std::any& p) { return param<LeakyParam>(p).act == kRReLU ? 2 : 1; };
   d.num_visible_outputs = [](const std::any&) { return 1; };
-  d.infer_shape = infer_shape;
+  d.infer_shape = infer_leaky_relu_shape;
   d.cpu.forward = [](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "LeakyReLU", { forward_typed<T>(ctx, param<LeakyParam>(pa), a); });
   };

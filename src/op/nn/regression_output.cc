@@ -7,7 +7,7 @@
 namespace braid::op::detail {
 namespace {
 
-bool infer_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out) {
+bool infer_regression_shape(const std::string& op, std::vector<Shape>& in, std::vector<Shape>& out) {
   merge_shape(in[0], out[0], op, "data");
   if (in[0].known()) merge_shape(out[0], in[0], op, "output");  // partly known too, as MXNet
   if (!in[0].fully_known()) return false;
@@ -34,7 +34,7 @@ void add_regression(Registry& r, const std::string& name, RegressionKind kind, c
   };
   d.list_arguments = args({"data", "label"});
   d.infer_shape = [name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
-    return infer_shape(name, in, out);
+    return infer_regression_shape(name, in, out);
   };
   d.cpu.forward = [name, kind](const OpContext&, const std::any&, const ForwardArgs& a) {
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {

@@ -11,7 +11,7 @@
 namespace braid::op::detail {
 namespace {
 
-std::any parse(const AttrMap& attrs) {
+std::any parse_softmax_output(const AttrMap& attrs) {
   ParamReader rd(attrs, "SoftmaxOutput");
   SoftmaxOutputParam p;
   p.grad_scale = rd.get<double>("grad_scale", p.grad_scale);
@@ -28,7 +28,8 @@ std::any parse(const AttrMap& attrs) {
   return p;
 }
 
-bool infer_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+bool infer_softmax_output_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out,
+                                std::vector<Shape>&) {
   const auto& p = param<SoftmaxOutputParam>(pa);
   merge_shape(in[0], out[0], "SoftmaxOutput", "data");
   if (in[0].known()) merge_shape(out[0], in[0], "SoftmaxOutput", "output");  // partly known too, as MXNet
@@ -137,9 +138,9 @@ OpDef softmax_output_op() {
   d.doc =
       "Softmax with a cross-entropy gradient: forward softmax(data); backward "
       "(softmax - onehot(label)) * grad_scale / normalization, ignoring the output gradient.";
-  d.parse = parse;
+  d.parse = parse_softmax_output;
   d.list_arguments = args({"data", "label"});
-  d.infer_shape = infer_shape;
+  d.infer_shape = infer_softmax_output_shape;
   d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const TBlob& data = a.inputs[0];
     const AxisSplit s = class_split(param<SoftmaxOutputParam>(pa), data.shape);

@@ -302,6 +302,26 @@ TEST(Executor, ReshapeKeepsParameters) {
   EXPECT_EQ(small.outputs()[0].shape(), (Shape{2, 3}));
 }
 
+TEST(Executor, AReshapedExecutorSharesTheMemoryOfItsSource) {
+  Symbol fc = sym::make("FullyConnected", {Symbol::Variable("x")}, {{"num_hidden", "4"}}, "fc");
+  Executor ex = Executor::simple_bind(fc, cpu(), {{"x", Shape{5, 4}}}, GradReq::Null);
+  ex.arg_dict()["x"].fill(1.0f);
+  ex.arg_dict()["fc_weight"].fill(1.0f);
+  ex.arg_dict()["fc_bias"].fill(0.0f);
+  Executor small = ex.reshape({{"x", Shape{3, 4}}});
+  // The smaller input is the start of the bigger one, and the output is written into the source's.
+  ex.arg_dict()["x"].fill(2.0f);
+  small.forward(false);
+  EXPECT_EQ(small.outputs()[0].to_vector<float>(), std::vector<float>(12, 8.0f));
+  std::vector<float> source = ex.outputs()[0].to_vector<float>();
+  EXPECT_EQ(std::vector<float>(source.begin(), source.begin() + 12), std::vector<float>(12, 8.0f));
+  // Growing allocates: the bigger executor's input is its own.
+  Executor big = ex.reshape({{"x", Shape{6, 4}}}, false, true);
+  big.arg_dict()["x"].fill(0.0f);
+  EXPECT_EQ(ex.arg_dict()["x"].to_vector<float>(), std::vector<float>(20, 2.0f));
+  EXPECT_TRUE(big.arg_dict()["fc_weight"].same_as(ex.arg_dict()["fc_weight"]));
+}
+
 TEST(Executor, BadBindsAreClearErrors) {
   Symbol net = mlp();
   EXPECT_THROW(Executor::bind(net, cpu(), {nd::zeros(Shape{2, 4})}), Error);  // too few arguments
