@@ -36,6 +36,7 @@ void bind_runtime(py::module_& m);
 void bind_profiler(py::module_& m);
 void bind_random(py::module_& m);
 void bind_amp(py::module_& m);
+void bind_dlpack(py::module_& m);
 
 /// A Python value as MXNet writes it into an operator attribute: True/False, ints, floats as
 /// Python's repr, tuples and lists as "(1, 2)", dtypes by name, contexts as "cpu(0)".

@@ -34,4 +34,5 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_profiler(m);
   braid::python::bind_random(m);
   braid::python::bind_amp(m);
+  braid::python::bind_dlpack(m);
 }

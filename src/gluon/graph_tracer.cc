@@ -36,7 +36,7 @@ GraphTracer::GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict
 }
 
 GraphTracer::GraphTracer(const std::vector<symbol::Entry>& inputs, const std::string& prefix)
-    : prev_(imperative::set_tracer(this)), symbolic_(true) {
+    : symbolic_(true), prev_(imperative::set_tracer(this)) {
   for (const auto& e : inputs) tokens_.push_back(token_for(e));
   scopes_.push_back(Scope{prefix, false, {}});
   prev_current_ = t_current;

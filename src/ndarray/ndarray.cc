@@ -12,18 +12,36 @@
 
 namespace braid {
 
+namespace {
+
+// The bytes of an array of `shape` and `dtype`, checked; `what` says what was being made.
+size_t checked_bytes(const Shape& shape, DType dtype, const char* what) {
+  BRAID_CHECK(shape.known(), "cannot ", what, " of unknown shape");
+  for (int i = 0; i < shape.ndim(); ++i)
+    BRAID_CHECK(shape[i] >= 0, "cannot ", what, " of shape ", shape, " (negative dimension)");
+  try {
+    return static_cast<size_t>(mul_dims(shape.size(), static_cast<int64_t>(dtype_size(dtype))));
+  } catch (const Error& e) {
+    throw Error(cat("cannot ", what, " of shape ", shape, " of ", dtype_name(dtype), ": ", e.what()));
+  }
+}
+
+}  // namespace
+
 NDArray::NDArray(const Shape& shape, Context ctx, DType dtype)
     : slot_(std::make_shared<imperative::Slot>()), shape_(shape), dtype_(dtype) {
-  BRAID_CHECK(shape.known(), "cannot create an array of unknown shape");
-  for (int i = 0; i < shape.ndim(); ++i)
-    BRAID_CHECK(shape[i] >= 0, "cannot create an array of shape ", shape, " (negative dimension)");
-  int64_t bytes = 0;
-  try {
-    bytes = mul_dims(shape.size(), static_cast<int64_t>(dtype_size(dtype)));
-  } catch (const Error& e) {
-    throw Error(cat("cannot create an array of shape ", shape, " of ", dtype_name(dtype), ": ", e.what()));
-  }
-  chunk_ = std::make_shared<detail::Chunk>(static_cast<size_t>(bytes), ctx);
+  chunk_ = std::make_shared<detail::Chunk>(checked_bytes(shape, dtype, "create an array"), ctx);
+}
+
+NDArray NDArray::borrowed(void* data, const Shape& shape, DType dtype, Context ctx, std::shared_ptr<void> owner) {
+  BRAID_CHECK(owner, "NDArray::borrowed: give the owner that keeps the memory alive");
+  const size_t bytes = checked_bytes(shape, dtype, "borrow memory for an array");
+  NDArray a;
+  a.slot_ = std::make_shared<imperative::Slot>();
+  a.shape_ = shape;
+  a.dtype_ = dtype;
+  a.chunk_ = std::make_shared<detail::Chunk>(StorageHandle{data, bytes, ctx}, std::move(owner));
+  return a;
 }
 
 Context NDArray::ctx() const {

@@ -34,6 +34,10 @@ class NDArray {
   NDArray() = default;
   /// Uninitialized array (MXNet's nd.empty).
   explicit NDArray(const Shape& shape, Context ctx = cpu(), DType dtype = DType::Float32);
+  /// An array over memory Braid does not own (DLPack, NumPy without a copy): `data` holds the
+  /// elements, contiguous, on `ctx`; `owner` keeps them alive and is released once this array,
+  /// its copies and views are gone and the operations on them done.
+  static NDArray borrowed(void* data, const Shape& shape, DType dtype, Context ctx, std::shared_ptr<void> owner);
 
   bool is_none() const { return chunk_ == nullptr; }
   const Shape& shape() const { return shape_; }

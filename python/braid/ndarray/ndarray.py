@@ -20,7 +20,8 @@ __all__ = ["NDArray", "concatenate", "_DTYPE_NP_TO_MX", "_DTYPE_MX_TO_NP", "_GRA
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor",
            "maximum", "minimum", "moveaxis", "modulo", "multiply", "not_equal", "onehot_encode",
            "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array",
-           "choose_element_0index", "fill_element_0index", "split_v2"]
+           "choose_element_0index", "fill_element_0index", "split_v2", "to_dlpack_for_read",
+           "to_dlpack_for_write", "from_dlpack", "from_numpy"]
 
 # MXNet's names for Python's slice here (tests and MXNet's own code check `isinstance(i, py_slice)`).
 py_slice = _builtins.slice
@@ -313,3 +314,36 @@ def _from_pickle(state):
 # Pickled as MXNet's raw bytes of the array (__getstate__), rebuilt by a function of this module.
 NDArray.__reduce__ = lambda self: (_from_pickle, (self.__getstate__(),))
 NDArray.__setstate__ = lambda self, state: self._set_from_state(state)
+
+
+# DLPack (PyTorch, NumPy, CuPy...): the same memory, no copy. A capsule is taken once.
+def to_dlpack_for_read(data):
+    """A DLPack capsule of `data`'s memory, once pending writes to it are done."""
+    return _core.to_dlpack(data, False)
+
+
+def to_dlpack_for_write(data):
+    """A DLPack capsule of `data`'s memory, once every pending operation on it is done."""
+    return _core.to_dlpack(data, True)
+
+
+def from_dlpack(dlpack):
+    """An NDArray over a DLPack capsule's memory (or an object with __dlpack__, such as a torch tensor)."""
+    return _core.from_dlpack(dlpack)
+
+
+def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
+    """An NDArray of a NumPy array. With zero_copy (C-contiguous arrays only) it shares the array's
+    memory, and the NumPy array is made read-only: write through the NDArray."""
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise ValueError("Only c-contiguous arrays are supported for zero-copy")
+    ndarray.flags["WRITEABLE"] = False
+    return _core.borrow_numpy(ndarray)
+
+
+NDArray.to_dlpack_for_read = to_dlpack_for_read
+NDArray.to_dlpack_for_write = to_dlpack_for_write
+NDArray.__dlpack__ = lambda self, stream=None: to_dlpack_for_read(self)
+NDArray.__dlpack_device__ = lambda self: _core.dlpack_device(self)

@@ -95,7 +95,7 @@ void Node::handle(Message&& m) {
     van_->log_rejection(cat("dropped a message from an unknown sender: ", m.describe()));
     return;
   }
-  if (is_handshake(m.command()) && (registered_ || challenged_ && m.command() == Command::kChallenge)) {
+  if (is_handshake(m.command()) && (registered_ || (challenged_ && m.command() == Command::kChallenge))) {
     van_->log_rejection(cat("dropped a handshake message after the handshake: ", m.describe()));
     return;
   }

@@ -37,7 +37,7 @@ std::shared_ptr<nn::HybridSequential> lenet(const std::string& prefix) {
   return net;
 }
 
-std::vector<float> values(const NDArray& a) { return a.to_vector<float>(); }
+std::vector<float> float_values(const NDArray& a) { return a.to_vector<float>(); }
 
 /// Trains `net` for `steps` SGD steps on fixed random data; returns the losses.
 std::vector<float> train(nn::HybridSequential& net, int steps) {
@@ -81,13 +81,14 @@ TEST(Hybridize, SameResultsAndGradientsAsImperative) {
     EXPECT_EQ(ya.scalar<float>(), yb.scalar<float>()) << call;
     for (size_t i = 0; i < pa.size(); ++i) {
       if (pa[i].second->grad_req() == GradReq::Null) continue;
-      EXPECT_EQ(values(pa[i].second->grad()), values(pb[i].second->grad())) << pa[i].first << " call " << call;
+      EXPECT_EQ(float_values(pa[i].second->grad()), float_values(pb[i].second->grad()))
+          << pa[i].first << " call " << call;
     }
   }
   // Inference mode, and BatchNorm's running statistics updated alike in training.
-  EXPECT_EQ(values((*a)(x)), values((*b)(x)));
-  EXPECT_EQ(values(a->collect_params()["a_batchnorm0_running_mean"]->data()),
-            values(b->collect_params()["b_batchnorm0_running_mean"]->data()));
+  EXPECT_EQ(float_values((*a)(x)), float_values((*b)(x)));
+  EXPECT_EQ(float_values(a->collect_params()["a_batchnorm0_running_mean"]->data()),
+            float_values(b->collect_params()["b_batchnorm0_running_mean"]->data()));
   Symbol g = b->traced_symbol();
   EXPECT_EQ(g.list_arguments().front(), "data");
   EXPECT_EQ(g.list_auxiliary_states(),
@@ -129,7 +130,7 @@ TEST(Hybridize, ExportAndImportRoundTrip) {
   EXPECT_EQ(s.get_internals()["exp_conv0_fwd_output"].attr("kernel"), "(5, 5)");
 
   auto back = SymbolBlock::imports((dir / "m-symbol.json").string(), {"data"}, (dir / "m-0007.params").string());
-  EXPECT_EQ(values((*back)(x)), values(y));  // bit-identical
+  EXPECT_EQ(float_values((*back)(x)), float_values(y));  // bit-identical
   // Re-exported by the imported block: the same bytes.
   back->hybridize();
   (*back)(x).wait_to_read();
@@ -164,11 +165,11 @@ TEST(SymbolBlockTest, TrainsThroughAutograd) {
   }
   y.backward();
   EXPECT_EQ(block.collect_params()["fc_weight"]->shape(), (Shape{3, 5}));  // inferred at the first call
-  auto gw = values(block.collect_params()["fc_weight"]->grad());
-  auto xs = values(nd::sum(in, {0}));
+  auto gw = float_values(block.collect_params()["fc_weight"]->grad());
+  auto xs = float_values(nd::sum(in, {0}));
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 5; ++c) EXPECT_FLOAT_EQ(gw[r * 5 + c], xs[c]);  // d sum(Wx+b) / dW = sum of x
-  EXPECT_EQ(values(block.collect_params()["fc_bias"]->grad()), (std::vector<float>{4, 4, 4}));
+  EXPECT_EQ(float_values(block.collect_params()["fc_bias"]->grad()), (std::vector<float>{4, 4, 4}));
 }
 
 TEST(SymbolBlockTest, ClearErrors) {

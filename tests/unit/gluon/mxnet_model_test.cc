@@ -15,7 +15,7 @@
 namespace braid::gluon {
 namespace {
 
-const std::string kDir = BRAID_FIXTURES_DIR;
+const std::string kFixtures = BRAID_FIXTURES_DIR;
 
 TEST(MxnetModel, GluonExportedCnnLoadsAndClassifiesMnist) {
   nn::HybridSequential net("hybridsequential9_");
@@ -28,12 +28,12 @@ TEST(MxnetModel, GluonExportedCnnLoadsAndClassifiesMnist) {
     net.add(std::make_shared<nn::Dense>(20, "tanh"));
     net.add(std::make_shared<nn::Dense>(10, "tanh"));
   }
-  EXPECT_THROW(net.load_parameters(kDir + "/mnist-0035.params"), Error);  // as MXNet: prefix doubled
-  net.collect_params().load(kDir + "/mnist-0035.params");
+  EXPECT_THROW(net.load_parameters(kFixtures + "/mnist-0035.params"), Error);  // as MXNet: prefix doubled
+  net.collect_params().load(kFixtures + "/mnist-0035.params");
   EXPECT_EQ(net.collect_params()["hybridsequential9_dense0_weight"]->shape(), Shape({20, 400}));
 
-  NDArray images = io::load_idx_images(kDir + "/mnist-t10k-images-idx3-ubyte.gz");
-  NDArray labels = io::load_idx_labels(kDir + "/mnist-t10k-labels-idx1-ubyte.gz");
+  NDArray images = io::load_idx_images(kFixtures + "/mnist-t10k-images-idx3-ubyte.gz");
+  NDArray labels = io::load_idx_labels(kFixtures + "/mnist-t10k-labels-idx1-ubyte.gz");
   ASSERT_EQ(images.shape(), Shape({10000, 1, 28, 28}));
   autograd::PauseScope predict;
   double correct = 0;

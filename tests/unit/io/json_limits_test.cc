@@ -13,7 +13,7 @@ std::string nested_arrays(int depth) {
   return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']');
 }
 
-std::string error_of(std::string_view text) {
+std::string json_error_of(std::string_view text) {
   return error_message([&] { io::parse_json(text, "test.json"); });
 }
 
@@ -25,8 +25,8 @@ TEST(JsonLimits, NestingUpToTheLimitIsAccepted) {
 }
 
 TEST(JsonLimits, DeeperNestingIsRefused) {
-  EXPECT_EQ(error_of(nested_arrays(101)), kTooDeep);
-  EXPECT_EQ(error_of("{\"a\": " + nested_arrays(100) + "}"), kTooDeep);
+  EXPECT_EQ(json_error_of(nested_arrays(101)), kTooDeep);
+  EXPECT_EQ(json_error_of("{\"a\": " + nested_arrays(100) + "}"), kTooDeep);
 }
 
 // Brackets inside strings are text, escaped quotes included.
@@ -37,12 +37,12 @@ TEST(JsonLimits, BracketsInStringsDoNotNest) {
 }
 
 TEST(JsonLimits, AMillionLevelsAreRefusedWithoutRecursion) {
-  EXPECT_EQ(error_of(std::string(1000000, '[')), kTooDeep);
-  EXPECT_EQ(error_of(std::string(1000000, '[') + "{\"a\": 1"), kTooDeep);
+  EXPECT_EQ(json_error_of(std::string(1000000, '[')), kTooDeep);
+  EXPECT_EQ(json_error_of(std::string(1000000, '[') + "{\"a\": 1"), kTooDeep);
 }
 
 TEST(JsonLimits, MalformedJsonNamesItsSource) {
-  EXPECT_EQ(error_of("{\"a\": ").rfind("test.json: malformed JSON: ", 0), 0u) << error_of("{\"a\": ");
+  EXPECT_EQ(json_error_of("{\"a\": ").rfind("test.json: malformed JSON: ", 0), 0u) << json_error_of("{\"a\": ");
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ struct TorchCase {
   nlohmann::json torch_kwargs;
 };
 
-std::vector<TorchCase> cases() {
+std::vector<TorchCase> torch_cases() {
   using P = std::map<std::string, std::string>;
   auto run = [](std::string name, std::string opt, P params) {
     return RunCase{
@@ -55,13 +55,13 @@ TEST(OptimizerTorch, MatchesTorchOptimWhereTheSemanticsCoincide) {
   ASSERT_TRUE(python_has("numpy, torch"))
       << "/usr/bin/python3 cannot import numpy and torch; run scripts/install-deps.sh";
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& c : cases()) {
+  for (const auto& c : torch_cases()) {
     nlohmann::json j = to_json(c.braid);
     j["torch"] = {{"class", c.torch_class}, {"kwargs", c.torch_kwargs}};
     all.push_back(j);
   }
   nlohmann::json expected = run_reference("torch_reference.py", all);
-  for (const auto& c : cases()) {
+  for (const auto& c : torch_cases()) {
     SCOPED_TRACE(c.braid.name);
     EXPECT_LT(max_abs_diff(run_braid(c.braid).weights, from_json(expected.at(c.braid.name))), 1e-6);
   }

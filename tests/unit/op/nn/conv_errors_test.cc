@@ -17,8 +17,8 @@ std::string error_of(const std::string& op, const op::AttrMap& attrs, std::vecto
   return "";
 }
 
-void expect_error(const std::string& op, const op::AttrMap& attrs, const std::vector<Shape>& in,
-                  const std::string& fragment) {
+void expect_op_error(const std::string& op, const op::AttrMap& attrs, const std::vector<Shape>& in,
+                     const std::string& fragment) {
   std::string msg = error_of(op, attrs, in);
   EXPECT_NE(msg.find(fragment), std::string::npos)
       << op << ": expected an error mentioning \"" << fragment << "\", got \"" << msg << "\"";
@@ -27,26 +27,28 @@ void expect_error(const std::string& op, const op::AttrMap& attrs, const std::ve
 const std::vector<Shape> kImage{Shape({1, 4, 8, 8}), Shape(), Shape()};
 
 TEST(NnConvErrors, Convolution) {
-  expect_error("Convolution", {{"kernel", "(3, 3)"}}, kImage, "num_filter");
-  expect_error("Convolution", {{"num_filter", "2"}}, kImage, "kernel");
-  expect_error("Convolution", {{"kernel", "(3,)"}, {"num_filter", "2"}}, kImage, "(batch, channel, width)");
-  expect_error("Convolution", {{"kernel", "(3, 3, 3, 3)"}, {"num_filter", "2"}}, kImage, "1-D (w,), 2-D (h, w) or 3-D");
-  expect_error("Convolution", {{"kernel", "(3, 3, 3)"}, {"num_filter", "2"}}, kImage,
-               "(batch, channel, depth, height, width)");
-  expect_error("Convolution", {{"kernel", "(3, 3)"}, {"stride", "(2,)"}, {"num_filter", "2"}}, kImage,
-               "stride=(2,) must have as many dimensions");
-  expect_error("Convolution", {{"kernel", "(3, 3)"}, {"stride", "(0, 1)"}, {"num_filter", "2"}}, kImage, "at least 1");
-  expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"num_group", "3"}}, kImage,
-               "not divisible by num_group=3");
-  expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "3"}, {"num_group", "2"}}, kImage,
-               "num_filter=3 is not divisible");
-  expect_error("Convolution", {{"kernel", "(9, 9)"}, {"num_filter", "2"}}, kImage, "exceeds the padded input");
-  expect_error("Convolution", {{"kernel", "(3,)"}, {"num_filter", "2"}, {"layout", "NHWC"}}, {Shape({1, 2, 8})},
-               "layout 'NHWC' is not supported with a 1-D kernel");
-  expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}, {"bogus", "1"}}, kImage,
-               "unknown attribute 'bogus'");
-  expect_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}},
-               {Shape({1, 4, 8, 8}), Shape({2, 4, 5, 5}), Shape()}, "weight");
+  expect_op_error("Convolution", {{"kernel", "(3, 3)"}}, kImage, "num_filter");
+  expect_op_error("Convolution", {{"num_filter", "2"}}, kImage, "kernel");
+  expect_op_error("Convolution", {{"kernel", "(3,)"}, {"num_filter", "2"}}, kImage, "(batch, channel, width)");
+  expect_op_error("Convolution", {{"kernel", "(3, 3, 3, 3)"}, {"num_filter", "2"}}, kImage,
+                  "1-D (w,), 2-D (h, w) or 3-D");
+  expect_op_error("Convolution", {{"kernel", "(3, 3, 3)"}, {"num_filter", "2"}}, kImage,
+                  "(batch, channel, depth, height, width)");
+  expect_op_error("Convolution", {{"kernel", "(3, 3)"}, {"stride", "(2,)"}, {"num_filter", "2"}}, kImage,
+                  "stride=(2,) must have as many dimensions");
+  expect_op_error("Convolution", {{"kernel", "(3, 3)"}, {"stride", "(0, 1)"}, {"num_filter", "2"}}, kImage,
+                  "at least 1");
+  expect_op_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"num_group", "3"}}, kImage,
+                  "not divisible by num_group=3");
+  expect_op_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "3"}, {"num_group", "2"}}, kImage,
+                  "num_filter=3 is not divisible");
+  expect_op_error("Convolution", {{"kernel", "(9, 9)"}, {"num_filter", "2"}}, kImage, "exceeds the padded input");
+  expect_op_error("Convolution", {{"kernel", "(3,)"}, {"num_filter", "2"}, {"layout", "NHWC"}}, {Shape({1, 2, 8})},
+                  "layout 'NHWC' is not supported with a 1-D kernel");
+  expect_op_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}, {"bogus", "1"}}, kImage,
+                  "unknown attribute 'bogus'");
+  expect_op_error("Convolution", {{"kernel", "(3, 3)"}, {"num_filter", "2"}},
+                  {Shape({1, 4, 8, 8}), Shape({2, 4, 5, 5}), Shape()}, "weight");
   // MXNet's cuDNN attributes are accepted and ignored.
   EXPECT_EQ(error_of("Convolution",
                      {{"kernel", "(3, 3)"},
@@ -60,40 +62,40 @@ TEST(NnConvErrors, Convolution) {
 }
 
 TEST(NnConvErrors, Deconvolution) {
-  expect_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"stride", "(2, 2)"}, {"adj", "(2, 0)"}},
-               kImage, "adj=(2, 0) must be smaller than stride");
-  expect_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"target_shape", "(30, 30)"}}, kImage,
-               "exceeds the largest output");
-  expect_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"num_group", "3"}}, kImage,
-               "num_filter=2 is not divisible");
-  expect_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "3"}, {"num_group", "3"}}, kImage,
-               "4 channels, which is not divisible by num_group=3");
-  expect_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"pad", "(9, 9)"}}, kImage, "would be");
+  expect_op_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"stride", "(2, 2)"}, {"adj", "(2, 0)"}},
+                  kImage, "adj=(2, 0) must be smaller than stride");
+  expect_op_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"target_shape", "(30, 30)"}}, kImage,
+                  "exceeds the largest output");
+  expect_op_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"num_group", "3"}}, kImage,
+                  "num_filter=2 is not divisible");
+  expect_op_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "3"}, {"num_group", "3"}}, kImage,
+                  "4 channels, which is not divisible by num_group=3");
+  expect_op_error("Deconvolution", {{"kernel", "(2, 2)"}, {"num_filter", "2"}, {"pad", "(9, 9)"}}, kImage, "would be");
 }
 
 TEST(NnConvErrors, Pooling) {
   const std::vector<Shape> x{Shape({1, 2, 6, 6})};
-  expect_error("Pooling", {{"kernel", "(2, 2)"}, {"pad", "(2, 0)"}}, x, "must be smaller than kernel");
-  expect_error("Pooling", {{"kernel", "(2,)"}}, x, "does not match data");
-  expect_error("Pooling", {{"pool_type", "max"}}, x, "global_pool");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "lp"}}, x, "'lp' is not supported");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "median"}}, x, "one of");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}, {"pooling_convention", "same"}}, x, "'same' is not supported");
-  expect_error("Pooling", {{"kernel", "(7, 7)"}}, x, "exceeds the input");
-  expect_error("Pooling", {{"kernel", "(1, 1)"}, {"stride", "(4, 4)"}, {"pooling_convention", "full"}},
-               {Shape({1, 1, 6, 6})}, "entirely in the padding");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}, {"layout", "NDHWC"}}, x, "layout 'NDHWC'");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6, 6})},
-               "(batch, channel, depth, height, width)");
-  expect_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6})}, "does not match data");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pad", "(2, 0)"}}, x, "must be smaller than kernel");
+  expect_op_error("Pooling", {{"kernel", "(2,)"}}, x, "does not match data");
+  expect_op_error("Pooling", {{"pool_type", "max"}}, x, "global_pool");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "lp"}}, x, "'lp' is not supported");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "median"}}, x, "one of");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pooling_convention", "same"}}, x, "'same' is not supported");
+  expect_op_error("Pooling", {{"kernel", "(7, 7)"}}, x, "exceeds the input");
+  expect_op_error("Pooling", {{"kernel", "(1, 1)"}, {"stride", "(4, 4)"}, {"pooling_convention", "full"}},
+                  {Shape({1, 1, 6, 6})}, "entirely in the padding");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"layout", "NDHWC"}}, x, "layout 'NDHWC'");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6, 6})},
+                  "(batch, channel, depth, height, width)");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}}, {Shape({2, 6, 6, 6, 6})}, "does not match data");
 }
 
 TEST(NnConvErrors, FullyConnected) {
   const std::vector<Shape> x{Shape({2, 5}), Shape(), Shape()};
-  expect_error("FullyConnected", {}, x, "num_hidden");
-  expect_error("FullyConnected", {{"num_hidden", "0"}}, x, "must be positive");
-  expect_error("FullyConnected", {{"num_hidden", "3"}}, {Shape({2, 5}), Shape({3, 4}), Shape()}, "weight");
-  expect_error("FullyConnected", {{"num_hidden", "3"}}, {Shape({2, 5}), Shape({3, 5}), Shape({4})}, "bias");
+  expect_op_error("FullyConnected", {}, x, "num_hidden");
+  expect_op_error("FullyConnected", {{"num_hidden", "0"}}, x, "must be positive");
+  expect_op_error("FullyConnected", {{"num_hidden", "3"}}, {Shape({2, 5}), Shape({3, 4}), Shape()}, "weight");
+  expect_op_error("FullyConnected", {{"num_hidden", "3"}}, {Shape({2, 5}), Shape({3, 5}), Shape({4})}, "bias");
 }
 
 TEST(NnConvErrors, IntegersAreRejected) {

@@ -8,21 +8,21 @@
 namespace braid::test {
 namespace {
 
-struct Case {
+struct PrecisionCase {
   std::string op;
   op::AttrMap attrs;
   std::vector<Shape> shapes;
 };
 
-void PrintTo(const Case& c, std::ostream* os) {
+void PrintTo(const PrecisionCase& c, std::ostream* os) {
   *os << c.op;
   for (const auto& [k, v] : c.attrs) *os << " " << k << "=" << v;
 }
 
-class Float32VsFloat64 : public ::testing::TestWithParam<Case> {};
+class Float32VsFloat64 : public ::testing::TestWithParam<PrecisionCase> {};
 
 TEST_P(Float32VsFloat64, ForwardAndGradientsAgree) {
-  const Case& c = GetParam();
+  const PrecisionCase& c = GetParam();
   auto shapes = infer(c.op, c.attrs, c.shapes);
   std::vector<Values> inputs;
   for (size_t i = 0; i < c.shapes.size(); ++i)
@@ -48,7 +48,7 @@ TEST_P(Float32VsFloat64, ForwardAndGradientsAgree) {
   }
 }
 
-std::vector<Case> conv_cases() {
+std::vector<PrecisionCase> conv_cases() {
   auto conv = [](op::AttrMap a, Shape x, int64_t f, int64_t g, bool bias, int64_t c_per_g, Shape k) {
     a["num_filter"] = std::to_string(f);
     a["num_group"] = std::to_string(g);
@@ -57,7 +57,7 @@ std::vector<Case> conv_cases() {
     for (auto d : k.dims()) w.push_back(d);
     std::vector<Shape> s{x, Shape(w)};
     if (bias) s.push_back(Shape({f}));
-    return Case{"Convolution", a, s};
+    return PrecisionCase{"Convolution", a, s};
   };
   return {
       conv({{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}}, Shape({2, 8, 10, 9}), 16, 1, true, 8, Shape({3, 3})),
@@ -77,7 +77,7 @@ std::vector<Case> conv_cases() {
   };
 }
 
-std::vector<Case> deconv_cases() {
+std::vector<PrecisionCase> deconv_cases() {
   auto deconv = [](op::AttrMap a, Shape x, int64_t f, int64_t g, bool bias, Shape k) {
     a["num_filter"] = std::to_string(f);
     a["num_group"] = std::to_string(g);
@@ -86,7 +86,7 @@ std::vector<Case> deconv_cases() {
     for (auto d : k.dims()) w.push_back(d);
     std::vector<Shape> s{x, Shape(w)};
     if (bias) s.push_back(Shape({f}));
-    return Case{"Deconvolution", a, s};
+    return PrecisionCase{"Deconvolution", a, s};
   };
   return {
       deconv({{"kernel", "(4, 4)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}}, Shape({2, 16, 5, 6}), 8, 1, true,
@@ -104,8 +104,8 @@ std::vector<Case> deconv_cases() {
   };
 }
 
-std::vector<Case> pool_cases() {
-  auto pool = [](op::AttrMap a, Shape x) { return Case{"Pooling", a, {x}}; };
+std::vector<PrecisionCase> pool_cases() {
+  auto pool = [](op::AttrMap a, Shape x) { return PrecisionCase{"Pooling", a, {x}}; };
   return {
       pool({{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}}, Shape({2, 8, 12, 12})),
       pool({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"pooling_convention", "full"}},
@@ -154,8 +154,8 @@ std::vector<Case> pool_cases() {
   };
 }
 
-std::vector<Case> all_cases() {
-  std::vector<Case> all = conv_cases();
+std::vector<PrecisionCase> all_cases() {
+  std::vector<PrecisionCase> all = conv_cases();
   for (auto* more : {deconv_cases, pool_cases}) {
     auto c = more();
     all.insert(all.end(), c.begin(), c.end());
@@ -167,7 +167,7 @@ std::vector<Case> all_cases() {
   return all;
 }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+std::string case_name(const ::testing::TestParamInfo<PrecisionCase>& info) {
   return info.param.op + "_" + std::to_string(info.index);
 }
 

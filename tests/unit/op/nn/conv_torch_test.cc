@@ -21,7 +21,7 @@ struct TorchCase {
   std::string torch;  // a Python expression over the inputs a[0], a[1], ...
 };
 
-std::vector<TorchCase> cases() {
+std::vector<TorchCase> conv_torch_cases() {
   return {
       {"conv2d",
        "Convolution",
@@ -186,7 +186,7 @@ TEST_F(AgainstTorch, ForwardAndGradientsMatch) {
   std::string script = kScriptHead;
   std::vector<std::vector<Values>> inputs;
   std::vector<Values> dys;
-  for (const auto& c : cases()) {
+  for (const auto& c : conv_torch_cases()) {
     std::vector<Values> in;
     std::string shapes;
     for (size_t i = 0; i < c.shapes.size(); ++i) {
@@ -204,7 +204,7 @@ TEST_F(AgainstTorch, ForwardAndGradientsMatch) {
   ASSERT_EQ(std::system(cmd.c_str()), 0) << "the torch script failed:\n" << script;
 
   size_t k = 0;
-  for (const auto& c : cases()) {
+  for (const auto& c : conv_torch_cases()) {
     SCOPED_TRACE(c.name);
     const auto& in = inputs[k];
     const auto& dy = dys[k++];

@@ -24,7 +24,7 @@ NDArray array(const std::vector<double>& v, const Shape& shape, DType dtype) {
 
 std::vector<double> values(const NDArray& a) { return a.to_vector<double>(); }
 
-void expect_error(const std::function<void()>& f, const std::string& needle) {
+void expect_error_mentioning(const std::function<void()>& f, const std::string& needle) {
   try {
     f();
     ADD_FAILURE() << "expected braid::Error mentioning '" << needle << "'";

@@ -18,7 +18,7 @@ NDArray array(const std::vector<double>& values, const Shape& shape, DType dtype
 std::vector<double> values(const NDArray& a);
 
 /// Expects `f` to throw braid::Error whose message contains `needle`.
-void expect_error(const std::function<void()>& f, const std::string& needle);
+void expect_error_mentioning(const std::function<void()>& f, const std::string& needle);
 
 /// `n` values in [lo, hi) from a fixed seed.
 std::vector<double> random_values(int64_t n, double lo = -1.0, double hi = 1.0, unsigned seed = 42);

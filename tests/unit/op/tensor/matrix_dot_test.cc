@@ -8,27 +8,27 @@
 namespace braid::test {
 namespace {
 
-using V = std::vector<float>;
+using Floats = std::vector<float>;
 
 TEST(MatrixDot, HandComputedProducts) {
   NDArray a = make_array(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
   NDArray b = make_array(Shape({3, 2}), {7, 8, 9, 10, 11, 12});
   NDArray ab = nd::dot(a, b);
   EXPECT_EQ(ab.shape(), Shape({2, 2}));
-  EXPECT_EQ(ab.to_vector<float>(), (V{58, 64, 139, 154}));
+  EXPECT_EQ(ab.to_vector<float>(), (Floats{58, 64, 139, 154}));
 
   NDArray c = make_array(Shape({2, 2}), {1, 2, 3, 4});
   NDArray atc = nd::dot(a, c, true, false);  // (3, 2)
   EXPECT_EQ(atc.shape(), Shape({3, 2}));
-  EXPECT_EQ(atc.to_vector<float>(), (V{13, 18, 17, 24, 21, 30}));
+  EXPECT_EQ(atc.to_vector<float>(), (Floats{13, 18, 17, 24, 21, 30}));
 
   NDArray d = make_array(Shape({2, 3}), {1, 0, 1, 0, 1, 0});
-  EXPECT_EQ(nd::dot(a, d, false, true).to_vector<float>(), (V{4, 2, 10, 5}));
+  EXPECT_EQ(nd::dot(a, d, false, true).to_vector<float>(), (Floats{4, 2, 10, 5}));
 
   NDArray v = make_array(Shape({3}), {1, 2, 3}), w = make_array(Shape({3}), {4, 5, 6});
   NDArray vw = nd::dot(v, w);
   EXPECT_EQ(vw.shape(), Shape({1}));
-  EXPECT_EQ(vw.to_vector<float>(), (V{32}));
+  EXPECT_EQ(vw.to_vector<float>(), (Floats{32}));
 
   // N-D: the last axis of lhs against the first of rhs.
   NDArray t = make_array(Shape({2, 2, 2}), iota(8), DType::Float64);
@@ -41,8 +41,8 @@ TEST(MatrixDot, HandComputedProducts) {
 TEST(MatrixDot, BatchDotHandComputed) {
   NDArray a = make_array(Shape({2, 2, 2}), {1, 2, 3, 4, 0, 1, 1, 0});
   NDArray b = make_array(Shape({2, 2, 2}), {5, 6, 7, 8, 1, 2, 3, 4});
-  EXPECT_EQ(nd::batch_dot(a, b).to_vector<float>(), (V{19, 22, 43, 50, 3, 4, 1, 2}));
-  EXPECT_EQ(nd::batch_dot(a, b, false, true).to_vector<float>(), (V{17, 23, 39, 53, 2, 4, 1, 3}));
+  EXPECT_EQ(nd::batch_dot(a, b).to_vector<float>(), (Floats{19, 22, 43, 50, 3, 4, 1, 2}));
+  EXPECT_EQ(nd::batch_dot(a, b, false, true).to_vector<float>(), (Floats{17, 23, 39, 53, 2, 4, 1, 3}));
 }
 
 struct DotCase {

@@ -10,7 +10,7 @@
 namespace braid::test {
 namespace {
 
-using V = std::vector<float>;
+using Floats = std::vector<float>;
 
 TEST(MatrixJoin, ConcatHandComputed) {
   for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::UInt8}) {
@@ -19,13 +19,13 @@ TEST(MatrixJoin, ConcatHandComputed) {
     NDArray c = nd::concat({a, b});
     EXPECT_EQ(c.shape(), Shape({2, 3}));
     EXPECT_EQ(c.dtype(), t);
-    EXPECT_EQ(c.to_vector<float>(), (V{1, 3, 4, 2, 5, 6}));
+    EXPECT_EQ(c.to_vector<float>(), (Floats{1, 3, 4, 2, 5, 6}));
   }
   NDArray a = make_array(Shape({1, 2}), {1, 2}), b = make_array(Shape({2, 2}), {3, 4, 5, 6});
-  EXPECT_EQ(nd::concat({a, b}, 0).to_vector<float>(), (V{1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(nd::invoke1("Concat", {a, a}, {{"num_args", "2"}, {"dim", "-1"}}).to_vector<float>(), (V{1, 2, 1, 2}));
+  EXPECT_EQ(nd::concat({a, b}, 0).to_vector<float>(), (Floats{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(nd::invoke1("Concat", {a, a}, {{"num_args", "2"}, {"dim", "-1"}}).to_vector<float>(), (Floats{1, 2, 1, 2}));
   NDArray single = nd::concat({b});
-  EXPECT_EQ(single.to_vector<float>(), (V{3, 4, 5, 6}));
+  EXPECT_EQ(single.to_vector<float>(), (Floats{3, 4, 5, 6}));
 }
 
 TEST(MatrixJoin, StackHandComputed) {
@@ -45,15 +45,15 @@ TEST(MatrixJoin, SplitHandComputed) {
   auto parts = nd::split(x, 2);
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[0].shape(), Shape({2, 2}));
-  EXPECT_EQ(parts[0].to_vector<float>(), (V{0, 1, 4, 5}));
-  EXPECT_EQ(parts[1].to_vector<float>(), (V{2, 3, 6, 7}));
+  EXPECT_EQ(parts[0].to_vector<float>(), (Floats{0, 1, 4, 5}));
+  EXPECT_EQ(parts[1].to_vector<float>(), (Floats{2, 3, 6, 7}));
   auto rows = nd::split(x, 2, 0, true);
   EXPECT_EQ(rows[1].shape(), Shape({4}));
-  EXPECT_EQ(rows[1].to_vector<float>(), (V{4, 5, 6, 7}));
+  EXPECT_EQ(rows[1].to_vector<float>(), (Floats{4, 5, 6, 7}));
   auto cols = nd::invoke("SliceChannel", {x}, {{"num_outputs", "4"}, {"axis", "-1"}, {"squeeze_axis", "1"}});
   ASSERT_EQ(cols.size(), 4u);
   EXPECT_EQ(cols[3].shape(), Shape({2}));
-  EXPECT_EQ(cols[3].to_vector<float>(), (V{3, 7}));
+  EXPECT_EQ(cols[3].to_vector<float>(), (Floats{3, 7}));
 }
 
 TEST(MatrixJoin, MatchNumpy) {

@@ -9,7 +9,7 @@
 namespace braid::test {
 namespace {
 
-using V = std::vector<float>;
+using Floats = std::vector<float>;
 const DType kAllTypes[] = {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::UInt8, DType::Int8};
 
 // Runs `op` on iota data of `shape` in every dtype and compares with NumPy's `expr` on `a`.
@@ -36,10 +36,10 @@ TEST(MatrixLayout, TransposeHandComputed) {
   NDArray a = make_array(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
   NDArray t = nd::transpose(a);
   EXPECT_EQ(t.shape(), Shape({3, 2}));
-  EXPECT_EQ(t.to_vector<float>(), (V{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(t.to_vector<float>(), (Floats{1, 4, 2, 5, 3, 6}));
   NDArray b = make_array(Shape({2, 2, 2}), iota(8));
-  EXPECT_EQ(nd::transpose(b, {0, 2, 1}).to_vector<float>(), (V{0, 2, 1, 3, 4, 6, 5, 7}));
-  EXPECT_EQ(nd::transpose(b, {1, 0, 2}).to_vector<float>(), (V{0, 1, 4, 5, 2, 3, 6, 7}));
+  EXPECT_EQ(nd::transpose(b, {0, 2, 1}).to_vector<float>(), (Floats{0, 2, 1, 3, 4, 6, 5, 7}));
+  EXPECT_EQ(nd::transpose(b, {1, 0, 2}).to_vector<float>(), (Floats{0, 1, 4, 5, 2, 3, 6, 7}));
 }
 
 TEST(MatrixLayout, TransposeMatchesNumpy) {
@@ -107,17 +107,17 @@ TEST(MatrixLayout, SliceRejectsBadRanges) {
 
 TEST(MatrixLayout, HandComputedFlipSliceTileRepeat) {
   NDArray a = make_array(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
-  EXPECT_EQ(nd::flip(a, {1}).to_vector<float>(), (V{3, 2, 1, 6, 5, 4}));
-  EXPECT_EQ(nd::invoke1("reverse", {a}, {{"axis", "0"}}).to_vector<float>(), (V{4, 5, 6, 1, 2, 3}));
+  EXPECT_EQ(nd::flip(a, {1}).to_vector<float>(), (Floats{3, 2, 1, 6, 5, 4}));
+  EXPECT_EQ(nd::invoke1("reverse", {a}, {{"axis", "0"}}).to_vector<float>(), (Floats{4, 5, 6, 1, 2, 3}));
   NDArray s = nd::slice_axis(a, 1, 1, std::nullopt);
   EXPECT_EQ(s.shape(), Shape({2, 2}));
-  EXPECT_EQ(s.to_vector<float>(), (V{2, 3, 5, 6}));
+  EXPECT_EQ(s.to_vector<float>(), (Floats{2, 3, 5, 6}));
   NDArray t = nd::tile(a, {1, 2});
   EXPECT_EQ(t.shape(), Shape({2, 6}));
-  EXPECT_EQ(t.to_vector<float>(), (V{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
+  EXPECT_EQ(t.to_vector<float>(), (Floats{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
   NDArray r = nd::repeat(a, 2, 0);
   EXPECT_EQ(r.shape(), Shape({4, 3}));
-  EXPECT_EQ(r.to_vector<float>(), (V{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
+  EXPECT_EQ(r.to_vector<float>(), (Floats{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
   EXPECT_EQ(nd::repeat(a, 2).shape(), Shape({12}));
 }
 
@@ -125,8 +125,8 @@ TEST(MatrixLayout, StorageDtypesMoveToo) {
   // float16 and bool have no arithmetic kernels, but moving elements needs none.
   for (DType t : {DType::Float16, DType::Bool}) {
     NDArray a = make_array(Shape({2, 3}), {1, 0, 1, 1, 1, 0}, t);
-    EXPECT_EQ(nd::transpose(a).to_vector<float>(), (V{1, 1, 0, 1, 1, 0}));
-    EXPECT_EQ(nd::flip(a, {1}).to_vector<float>(), (V{1, 0, 1, 0, 1, 1}));
+    EXPECT_EQ(nd::transpose(a).to_vector<float>(), (Floats{1, 1, 0, 1, 1, 0}));
+    EXPECT_EQ(nd::flip(a, {1}).to_vector<float>(), (Floats{1, 0, 1, 0, 1, 1}));
     EXPECT_EQ(nd::tile(a, {1, 2}).dtype(), t);
   }
 }
