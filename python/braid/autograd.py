@@ -3,7 +3,7 @@ from ._core import autograd as _ag
 from ._core import NDArray
 
 __all__ = ["Function", "record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "backward", "grad", "mark_variables"]
+           "set_recording", "set_training", "backward", "grad", "mark_variables", "get_symbol"]
 
 is_recording = _ag.is_recording
 is_training = _ag.is_training
@@ -73,6 +73,13 @@ def mark_variables(variables, gradients, grad_reqs="write"):
     reqs = [grad_reqs] * len(variables) if isinstance(grad_reqs, str) else list(grad_reqs)
     for v, g, r in zip(variables, gradients, reqs):
         _ag.mark_variables([v], [g], r)
+
+
+def get_symbol(x):
+    """The recorded computation behind ``x`` as a Symbol: variables var<i> for the arrays with
+    attached gradients, null<i> for other arrays the operators read (one counter), node_<i> per
+    operator."""
+    return _ag.get_symbol(x)
 
 
 class Function:

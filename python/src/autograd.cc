@@ -1,6 +1,7 @@
 // braid.autograd: recording and training-mode switches, backward, grad, mark_variables.
 #include "braid/autograd/autograd.h"
 #include "bindings.h"
+#include "braid/autograd/get_symbol.h"
 
 namespace braid::python {
 
@@ -10,6 +11,7 @@ void bind_autograd(py::module_& m) {
   ag.def("is_recording", &autograd::is_recording);
   ag.def("set_training", &autograd::set_training);
   ag.def("is_training", &autograd::is_training);
+  ag.def("get_symbol", &autograd::get_symbol, py::arg("x"));
   ag.def(
       "backward",
       [](const std::vector<NDArray>& heads, const std::vector<std::optional<NDArray>>& head_grads, bool retain_graph,

@@ -38,6 +38,10 @@ void bind_random(py::module_& m);
 void bind_amp(py::module_& m);
 void bind_dlpack(py::module_& m);
 
+/// A Python callable that C++ code may copy and drop without the GIL: it is released with the
+/// GIL held, whoever drops the last copy.
+std::shared_ptr<py::object> held_with_gil(py::object fn);
+
 /// A Python value as MXNet writes it into an operator attribute: True/False, ints, floats as
 /// Python's repr, tuples and lists as "(1, 2)", dtypes by name, contexts as "cpu(0)".
 std::string attr_string(py::handle value);

@@ -310,6 +310,20 @@ void bind_gluon_block(py::module_& m) {
           py::arg("ignore_extra") = false, py::arg("cast_dtype") = false)
       .def("hybridize", &Block::hybridize, py::arg("active") = true, py::arg("static_alloc") = false,
            py::arg("static_shape") = false)
+      .def(
+          "register_op_hook",
+          [](Block& b, py::object callback, bool monitor_all) {
+            if (callback.is_none()) return b.register_op_hook(nullptr, monitor_all);
+            std::shared_ptr<py::object> fn = held_with_gil(std::move(callback));
+            // MXNet hands the names over as bytes (its ctypes callback's char pointers).
+            b.register_op_hook(
+                [fn](const std::string& name, const std::string& op, const NDArray& array) {
+                  py::gil_scoped_acquire gil;
+                  (*fn)(py::bytes(name), py::bytes(op), array);
+                },
+                monitor_all);
+          },
+          py::arg("callback"), py::arg("monitor_all") = false)
       .def("cast", [](Block& b, py::object dtype) { b.cast(to_dtype(dtype)); })
       .def("apply",
            [](py::object self, py::function fn) {

@@ -124,6 +124,13 @@ py::dict array_dict(const std::map<std::string, NDArray>& m) {
 
 }  // namespace
 
+std::shared_ptr<py::object> held_with_gil(py::object fn) {
+  return std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* f) {
+    py::gil_scoped_acquire gil;
+    delete f;
+  });
+}
+
 void bind_symbol(py::module_& m) {
   auto s = m.def_submodule("symbol");
   py::class_<Symbol>(s, "Symbol")
@@ -335,12 +342,8 @@ void bind_symbol(py::module_& m) {
           "set_monitor_callback",
           [](Executor& e, py::object callback, bool monitor_all) {
             if (callback.is_none()) return e.set_monitor_callback(nullptr, monitor_all);
-            // Called from forward and backward, which run without the GIL; the function is
-            // released with the GIL held whoever drops the last copy.
-            std::shared_ptr<py::object> fn(new py::object(std::move(callback)), [](py::object* f) {
-              py::gil_scoped_acquire gil;
-              delete f;
-            });
+            // Called from forward and backward, which run without the GIL.
+            std::shared_ptr<py::object> fn = held_with_gil(std::move(callback));
             e.set_monitor_callback(
                 [fn](const std::string& name, const std::string&, const NDArray& array) {
                   py::gil_scoped_acquire gil;

@@ -1,6 +1,9 @@
 """autograd against analytic gradients computed with NumPy."""
+import json
+
 import numpy as np
 
+import braid as mx
 from braid import autograd, nd
 from braid.test_utils import assert_almost_equal
 
@@ -117,3 +120,18 @@ def test_custom_function_gradients():
     # d/dp = 2 (p + q) + 2, and q's gradient is declared absent: it stays zero
     assert_almost_equal(p.grad, 2 * (np.array([1, 2]) + np.array([5, 7])) + 2)
     assert_almost_equal(q.grad, np.zeros(2))
+
+
+def test_get_symbol_gives_the_recorded_graph():
+    x = mx.nd.array([1.0, -2.0, 3.0])
+    z = mx.nd.array([0.5, 0.5, 0.5])
+    x.attach_grad()
+    z.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.relu(x * 2) + z
+    sym = mx.autograd.get_symbol(y)
+    assert sym.list_arguments() == ["var0", "var1"]
+    exe = sym.bind(mx.cpu(), {"var0": x, "var1": z})
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), y.asnumpy())
+    assert [n["op"] for n in json.loads(sym.tojson())["nodes"]] == ["null", "_mul_scalar", "relu", "null",
+                                                                     "elemwise_add"]

@@ -69,3 +69,32 @@ def test_executor_callback_with_monitor_all_sees_inputs_then_outputs():
     exe.set_monitor_callback(None)
     exe.forward()
     assert len(seen) == 4
+
+
+def test_gluon_op_hooks_see_every_node_of_a_hybridized_block():
+    """register_op_hook: MXNet's names (bytes), operators and arrays, on the tracing call and on
+    the calls of the compiled graph alike, for the block's children too; None removes it."""
+    net = mx.gluon.nn.HybridSequential(prefix="net_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(3), mx.gluon.nn.Activation("relu"))
+    net.initialize(mx.init.Uniform(1.0))
+    net.hybridize()
+    seen = []
+    net.register_op_hook(lambda name, op, arr: seen.append((name, op, arr.asnumpy())), monitor_all=True)
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 4)))
+    dense = net[0](x).asnumpy()  # the child alone, before its parent's graph exists
+    expected_names = [b"net_dense0_fwd_data", b"net_dense0_fwd_weight", b"net_dense0_fwd_bias",
+                      b"net_dense0_fwd_output", b"net_relu0_fwd_input0", b"net_relu0_fwd_output"]
+    for call in range(2):  # the traced call, then the compiled graph
+        seen.clear()
+        out = net(x).asnumpy()
+        assert [s[0] for s in seen] == expected_names, call
+        assert [s[1] for s in seen] == [b"FullyConnected"] * 4 + [b"Activation"] * 2
+        np.testing.assert_allclose(seen[0][2], x.asnumpy())
+        np.testing.assert_allclose(seen[3][2], seen[4][2])
+        np.testing.assert_allclose(seen[5][2], out)
+        np.testing.assert_allclose(seen[3][2], dense, rtol=1e-6)
+    net.register_op_hook(None)
+    seen.clear()
+    net(x).wait_to_read()
+    assert seen == []

@@ -12,6 +12,7 @@
 #include "imperative/push_op.h"
 #include "imperative/recorder.h"
 #include "imperative/tape.h"
+#include "tape_walk.h"
 
 namespace braid::autograd {
 namespace {
@@ -21,35 +22,6 @@ using imperative::Entry;
 using imperative::Node;
 using imperative::NodeKind;
 using NodePtr = std::shared_ptr<Node>;
-
-constexpr const char* kReleased =
-    "backward: the graph behind this array was released by an earlier backward; pass "
-    "retain_graph=true to the first backward to back-propagate through it again";
-
-/// Nodes reachable from `heads`, each after all of its parents. A node released by an earlier
-/// backward is a constant to later graphs built on its outputs (MXNet clears their autograd
-/// entries): nothing flows through it. A released head is an error.
-std::vector<NodePtr> topological_order(const std::vector<Entry>& heads) {
-  std::vector<NodePtr> order;
-  std::unordered_set<Node*> seen;
-  std::vector<std::pair<NodePtr, size_t>> stack;  // (node, next parent to visit)
-  for (const auto& h : heads) {
-    BRAID_CHECK(!h.node->freed, kReleased);
-    if (!seen.insert(h.node.get()).second) continue;
-    stack.emplace_back(h.node, 0);
-    while (!stack.empty()) {
-      auto& [node, next] = stack.back();
-      if (next < node->parents.size()) {
-        const Entry& p = node->parents[next++];
-        if (p && !p.node->freed && seen.insert(p.node.get()).second) stack.emplace_back(p.node, 0);
-        continue;
-      }
-      order.push_back(node);
-      stack.pop_back();
-    }
-  }
-  return order;
-}
 
 class Pass {
  public:
@@ -81,7 +53,7 @@ class Pass {
       entries.push_back(e);
       add(e, g);
     }
-    order_ = topological_order(entries);
+    order_ = detail::topological_order(entries);
     if (into_variables) find_single_use_variables();
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       current_ = *it;

@@ -24,8 +24,9 @@ class TapeRecorder final : public imperative::Recorder {
                 "outside autograd::RecordScope (after backward)");
   }
 
-  void record_op(const op::OpDef& def, const std::any& param, bool training, const std::vector<NDArray>& inputs,
-                 size_t nargs, const std::vector<NDArray>& outputs, int num_visible) override {
+  void record_op(const op::OpDef& def, const std::any& param, const op::AttrMap& attrs, bool training,
+                 const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs,
+                 int num_visible) override {
     // Outputs of ops without a gradient (argmax, comparisons, sampling) are constants.
     std::vector<Entry> parents(nargs);
     bool needs_grad = false;
@@ -43,6 +44,7 @@ class TapeRecorder final : public imperative::Recorder {
     node->kind = NodeKind::Op;
     node->def = &def;
     node->param = param;
+    node->attrs = attrs;
     node->training = training;
     for (const auto& a : inputs) node->inputs.push_back(Access::stripped(a));
     for (const auto& o : outputs) node->outputs.push_back(Access::stripped(o));
@@ -58,6 +60,7 @@ class TapeRecorder final : public imperative::Recorder {
     node->kind = NodeKind::View;
     node->parents = {parent};
     node->view_offset = Access::offset(view) - Access::offset(src);
+    node->view_shape = view.shape();
     node->parent_shape = src.shape();
     node->parent_dtype = src.dtype();
     node->parent_ctx = src.ctx();

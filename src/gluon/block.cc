@@ -144,6 +144,10 @@ void Block::hybridize(bool active, bool static_alloc, bool static_shape) {
   for (auto& [n, c] : children_) c->hybridize(active, static_alloc, static_shape);
 }
 
+void Block::register_op_hook(MonitorCallback callback, bool monitor_all) {
+  for (auto& [n, c] : children_) c->register_op_hook(callback, monitor_all);
+}
+
 NDArray Block::operator()(const NDArray& x) {
   auto out = (*this)(std::vector<NDArray>{x});
   BRAID_CHECK(out.size() == 1, "block ", prefix_, " returned ", out.size(), " outputs; call it with a list");

@@ -17,6 +17,9 @@ class CachedGraph {
 
   std::vector<NDArray> operator()(const std::vector<NDArray>& inputs);
   const Symbol& symbol() const { return op_.symbol(); }
+  void set_monitor_callback(MonitorCallback callback, bool monitor_all) {
+    op_.set_monitor_callback(std::move(callback), monitor_all);
+  }
 
  private:
   symbol::CachedOp op_;

@@ -7,6 +7,7 @@
 #include "braid/op/registry.h"
 #include "imperative/tape.h"
 #include "py_repr.h"
+#include "symbol/monitor.h"
 
 namespace braid::gluon::detail {
 
@@ -154,6 +155,14 @@ void GraphTracer::record(const op::OpDef& def, const std::string& spelling, cons
   node->name = next_name(spelling);
   for (const auto& a : inputs) node->inputs.push_back(lookup(a));
   for (uint32_t k = 0; k < outputs.size(); ++k) known_.emplace_back(outputs[k], symbol::Entry{node, k});
+  if (!hook_) return;
+  if (hook_all_) {
+    const auto names = symbol::detail::monitor_input_names(def, node->param, node->name);
+    for (size_t i = 0; i < inputs.size() && i < names.size(); ++i) hook_(names[i], def.name, inputs[i]);
+  }
+  const size_t visible = static_cast<size_t>(def.num_visible_outputs(node->param));
+  for (size_t k = 0; k < visible && k < outputs.size(); ++k)
+    hook_(symbol::detail::monitor_output_name(node->name, visible, k), def.name, outputs[k]);
 }
 
 Symbol GraphTracer::finish(const std::vector<NDArray>& outputs) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "braid/gluon/parameter.h"
+#include "braid/symbol/executor.h"
 #include "braid/symbol/symbol.h"
 #include "imperative/tracer.h"
 
@@ -51,6 +52,13 @@ class GraphTracer : public imperative::Tracer {
   void note_computed(const NDArray& a, const symbol::Entry& e) { known_.emplace_back(a, e); }
   const std::vector<std::string>& input_names() const { return input_names_; }
 
+  /// Tells `hook` of each recorded node's outputs (and with `all` its inputs) as it is recorded,
+  /// under the names a monitored graph gives them (Block::register_op_hook on the tracing call).
+  void set_op_hook(MonitorCallback hook, bool all) {
+    hook_ = std::move(hook);
+    hook_all_ = all;
+  }
+
   /// The tracer of the calling thread, if it is a GraphTracer.
   static GraphTracer* current();
 
@@ -73,6 +81,8 @@ class GraphTracer : public imperative::Tracer {
   std::vector<ParameterPtr> params_;
   std::vector<std::string> input_names_;
   std::vector<Scope> scopes_;
+  MonitorCallback hook_;
+  bool hook_all_ = false;
   imperative::Tracer* prev_;
   GraphTracer* prev_current_ = nullptr;
 };

@@ -36,10 +36,23 @@ std::vector<NDArray> HybridBlock::operator()(const std::vector<NDArray>& inputs)
   if (cached_) return (*cached_)(inputs);
   ParameterDict params = collect_params();
   detail::GraphTracer tracer(inputs, params, prefix());
+  if (op_hook_) tracer.set_op_hook(op_hook_, op_hook_all_);
   std::vector<NDArray> out = forward(inputs);
   Symbol graph = tracer.finish(out);
   cached_ = std::make_shared<detail::CachedGraph>(graph, tracer.input_names(), params, static_alloc_);
+  hook_cached_graph();
   return out;
+}
+
+void HybridBlock::register_op_hook(MonitorCallback callback, bool monitor_all) {
+  Block::register_op_hook(callback, monitor_all);
+  op_hook_ = std::move(callback);
+  op_hook_all_ = monitor_all;
+  if (cached_) cached_->set_monitor_callback(op_hook_, op_hook_all_);
+}
+
+void HybridBlock::hook_cached_graph() {
+  if (cached_ && op_hook_) cached_->set_monitor_callback(op_hook_, op_hook_all_);
 }
 
 Symbol HybridBlock::traced_symbol() const { return cached_ ? cached_->symbol() : Symbol(); }

@@ -49,6 +49,7 @@ void SymbolBlock::hybridize(bool active, bool static_alloc, bool static_shape) {
   // Always a graph; static_alloc picks how its buffers are kept.
   HybridBlock::hybridize(active, static_alloc, static_shape);
   cached_ = std::make_shared<detail::CachedGraph>(symbol_, input_names_, params(), static_alloc);
+  hook_cached_graph();
 }
 
 void SymbolBlock::finish_shapes(const std::vector<NDArray>& inputs) {

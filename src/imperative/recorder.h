@@ -20,8 +20,9 @@ class Recorder {
   virtual void check_writable(const NDArray& out, const char* op_name) = 0;
   /// After `def` was pushed: records a node when an argument (the first `nargs` of `inputs`)
   /// needs a gradient. `outputs` are all of them, hidden ones too.
-  virtual void record_op(const op::OpDef& def, const std::any& param, bool training, const std::vector<NDArray>& inputs,
-                         size_t nargs, const std::vector<NDArray>& outputs, int num_visible) = 0;
+  virtual void record_op(const op::OpDef& def, const std::any& param, const op::AttrMap& attrs, bool training,
+                         const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs,
+                         int num_visible) = 0;
   /// For each view (reshape, slice) taken of `src`.
   virtual void record_view(const NDArray& src, const NDArray& view) = 0;
   /// A compiled graph (hybridized block) over `inputs`: the gradients of its inputs come from

@@ -52,6 +52,7 @@ struct Node {
   // Op: what the backward of `def` needs.
   const op::OpDef* def = nullptr;
   std::any param;
+  op::AttrMap attrs;  // as the call gave them (autograd::get_symbol)
   bool training = false;
   std::vector<NDArray> inputs;   // arguments then aux states
   std::vector<NDArray> outputs;  // every output, hidden ones included
@@ -63,8 +64,9 @@ struct Node {
   // Op, View and Function: where the gradient of each argument goes (empty Entry: no gradient wanted).
   std::vector<Entry> parents;
 
-  // View: element offset into the parent and the parent's shape, dtype and context.
+  // View: element offset into the parent, the view's shape and the parent's shape, dtype and context.
   int64_t view_offset = 0;
+  Shape view_shape;
   Shape parent_shape;
   DType parent_dtype = DType::Float32;
   Context parent_ctx;

@@ -90,7 +90,7 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
     outputs.emplace_back(out_shapes[static_cast<size_t>(i)], ctx, out_types[static_cast<size_t>(i)]);
 
   bool training = imperative::is_training();
-  if (recorder) recorder->record_op(def, param, training, inputs, nargs, outputs, nvisible);
+  if (recorder) recorder->record_op(def, param, attrs, training, inputs, nargs, outputs, nvisible);
   // Into given arrays of another CPU context (a copy between CPU contexts): the kernel runs on
   // theirs, the context that uses the result, instead of queueing behind the source's work.
   const bool into_other_cpu =

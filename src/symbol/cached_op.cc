@@ -22,6 +22,16 @@ CachedOp::CachedOp(Symbol symbol, bool static_alloc, ExecutorOptions options)
 
 CachedOp::~CachedOp() = default;
 
+void CachedOp::set_monitor_callback(MonitorCallback callback, bool monitor_all) {
+  // Monitoring sees the nodes as the graph has them: plans made anew, unfused, not bulk.
+  options_.fuse = !callback;
+  options_.bulk = !callback && ExecutorOptions::default_bulk();
+  options_.channels_last = !callback && ExecutorOptions::default_channels_last();
+  monitor_ = std::move(callback);
+  monitor_all_ = monitor_all;
+  compiled_.clear();
+}
+
 std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, const std::vector<NDArray>& aux) {
   BRAID_CHECK(args.size() == arg_names_.size() && aux.size() == num_aux_, "the cached graph takes ", arg_names_.size(),
               " arguments and ", num_aux_, " auxiliary states but got ", args.size(), " and ", aux.size());
@@ -57,7 +67,7 @@ std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, cons
   if (static_alloc_) {
     if (!c->state) {
       c->state = detail::make_state(*c->plan, args, aux, no_grads);
-      if (detail::graphs_allowed(*c->plan)) {
+      if (detail::graphs_allowed(*c->plan) && !monitor_) {
         c->state->forward_graph = std::make_unique<detail::GraphReplay>();
         c->state->backward_graph = std::make_unique<detail::GraphReplay>();
       }
@@ -67,6 +77,8 @@ std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, cons
   } else {
     state = detail::make_state(*c->plan, args, aux, no_grads);
   }
+  state->monitor = monitor_;
+  state->monitor_all = monitor_all_;
   detail::run_forward(*c->plan, *state, imperative::is_training());
   // Handles of their own: autograd state lives in the handle, and static buffers are reused.
   std::vector<NDArray> outputs;

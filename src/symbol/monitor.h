@@ -8,6 +8,13 @@
 
 namespace braid::symbol::detail {
 
+/// The names MXNet's monitor gives the inputs of node `node`: "<node>_<argument>" (aux states
+/// last), or "<node>_input<i>" for the operators MXNet registers without input names (the
+/// element-wise unary family, Activation, BlockGrad, make_loss...).
+std::vector<std::string> monitor_input_names(const op::OpDef& def, const std::any& param, const std::string& node);
+/// "<node>_output" for a node of one output, "<node>_output<i>" of several.
+std::string monitor_output_name(const std::string& node, size_t count, size_t i);
+
 /// Before forward step `s` runs: its arguments and aux states, "<node>_<argument>" (monitor_all).
 void monitor_inputs(const Step& s, const RunState& st);
 /// After it is pushed: its visible outputs, "<node>_output", or "<node>_output<i>" for several.

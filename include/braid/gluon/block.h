@@ -17,6 +17,7 @@
 
 #include "braid/gluon/parameter.h"
 #include "braid/op/op_def.h"
+#include "braid/symbol/executor.h"
 #include "braid/symbol/symbol.h"
 
 namespace braid::gluon {
@@ -98,6 +99,11 @@ class Block {
   void cast(DType dtype);
   /// Hybridizes HybridBlocks among this block and its descendants.
   virtual void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false);
+  /// MXNet's register_op_hook, for this block and its descendants: a hybridized block's graph
+  /// calls `callback(node output name, operator, array)` for each node it runs (and with
+  /// `monitor_all` for each node's inputs), as Executor::set_monitor_callback. A null callback
+  /// removes it.
+  virtual void register_op_hook(MonitorCallback callback, bool monitor_all = false);
 
   virtual std::vector<NDArray> forward(const std::vector<NDArray>& inputs) = 0;
   /// Calling a block (MXNet's __call__): forward, or for a hybridized block its compiled graph.
@@ -167,6 +173,7 @@ class HybridBlock : public Block {
   /// always per shape). Calling hybridize again drops the traced graph.
   void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false) override;
   bool hybridized() const { return hybridized_; }
+  void register_op_hook(MonitorCallback callback, bool monitor_all = false) override;
   std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) override;
   using Block::operator();
   /// The traced graph (empty before the first hybridized call).
@@ -186,10 +193,14 @@ class HybridBlock : public Block {
   /// (SymbolBlock).
   std::shared_ptr<detail::CachedGraph> cached_;
   bool static_alloc_ = false;
+  /// Hands the registered op hook (register_op_hook) to a new cached_.
+  void hook_cached_graph();
   void children_changed() override { cached_.reset(); }
 
  private:
   bool hybridized_ = false;
+  MonitorCallback op_hook_;
+  bool op_hook_all_ = false;
 };
 
 }  // namespace braid::gluon

@@ -35,6 +35,10 @@ class CachedOp {
   std::vector<NDArray> operator()(const std::vector<NDArray>& args, const std::vector<NDArray>& aux);
 
   const Symbol& symbol() const { return symbol_; }
+  /// MXNet's CachedOp._register_op_hook: from the next call `callback` gets each node's outputs
+  /// (with `monitor_all` its inputs too) as the node runs, named as Executor's monitor names
+  /// them; the graph then runs node by node, unfused. A null callback stops it.
+  void set_monitor_callback(MonitorCallback callback, bool monitor_all = false);
 
  private:
   struct Compiled;
@@ -44,6 +48,8 @@ class CachedOp {
   size_t num_aux_;
   bool static_alloc_;
   ExecutorOptions options_;
+  MonitorCallback monitor_;
+  bool monitor_all_ = false;
   std::map<std::string, std::unique_ptr<Compiled>> compiled_;
 };
 
