@@ -1,5 +1,5 @@
 // Registers the layer operators of src/op/nn other than convolution and pooling (activations,
-// normalization, softmax, dropout, output layers, CTCLoss, Embedding, Flatten), one file each.
+// normalization, softmax, dropout, output layers, CTCLoss, Embedding, Flatten, LRN), one file each.
 #include <cstring>
 
 #include "nn_util.h"
@@ -22,6 +22,7 @@ void register_nn_ops(Registry& r) {
   register_embedding_ops(r);
   register_flatten_ops(r);
   register_ctc_loss_ops(r);
+  register_lrn_ops(r);
 }
 
 }  // namespace braid::op::detail

@@ -89,6 +89,13 @@ void add_softmax_cases(std::vector<GradCase>& c) {
 
 void add_layer_cases(std::vector<GradCase>& c) {
   c.push_back({"Flatten", {}, {Shape({2, 3, 4})}});
+  // LRN's hidden output (tmp_norm) gets no gradient, as in MXNet.
+  GradCase lrn{"LRN", {{"nsize", "3"}, {"alpha", "0.5"}, {"beta", "0.75"}, {"knorm", "1.5"}}, {Shape({2, 5, 2, 3})}};
+  lrn.visible_outputs_only = true;
+  c.push_back(lrn);
+  lrn.attrs = {{"nsize", "4"}, {"alpha", "0.3"}};  // an even window is not centred
+  lrn.shapes = {Shape({1, 6, 2, 2})};
+  c.push_back(lrn);
   c.push_back({"Embedding",
                {{"input_dim", "5"}, {"output_dim", "4"}},
                {Shape({2, 3}), Shape({5, 4})},

@@ -87,6 +87,10 @@ std::vector<TorchCase> cases() {
                          {random_values(24, -2, 2, 7), random_values(4, 0.5, 1.5, 8), random_values(4, -1, 1, 9)},
                          "F.layer_norm(x[0].transpose(1, 2), (4,), x[1], x[2], eps=1e-3).transpose(1, 2)", 3));
 
+  cs.push_back(make_case("lrn", "LRN", {{"nsize", "5"}, {"alpha", "0.01"}, {"beta", "0.75"}, {"knorm", "2"}},
+                         {Shape({2, 7, 3, 2})}, {random_values(84, -3, 3, 11)},
+                         "F.local_response_norm(x[0], 5, alpha=0.01, beta=0.75, k=2.0)", 1));
+
   const Values sx = random_values(24, -4, 4, 10);
   cs.push_back(make_case("softmax_last", "softmax", {}, {Shape({4, 6})}, {sx}, "torch.softmax(x[0], -1)", 1));
   cs.push_back(make_case("softmax_axis1_t", "softmax", {{"axis", "1"}, {"temperature", "2"}}, {Shape({2, 3, 4})}, {sx},
