@@ -98,6 +98,8 @@ TEST(DLPack, TensorsBraidCannotHoldAreRefusedAndStayTheCallers) {
   rows.strides = {99, 3, 1};
   rows.tensor.dl_tensor.strides = rows.strides.data();
   EXPECT_EQ(dlpack::from_dlpack(&rows.tensor).to_vector<float>(), rows.values);
+  nd::waitall();  // the array is gone: its release has run before `rows` goes
+  EXPECT_EQ(rows.deleted.load(), 1);
 }
 
 }  // namespace
