@@ -26,9 +26,16 @@ std::any parse_lrn(const AttrMap& attrs) {
   return p;
 }
 
-// Channel c's window [c - pad, c - pad + nsize - 1] within [0, channels).
+// The data's (batch, channels, plane) layout and channel c's window [c - pad, c - pad + nsize - 1]
+// within [0, channels).
 struct LrnWindow {
-  int64_t pad, nsize, channels;
+  int64_t batch, channels, plane, pad, nsize;
+  LrnWindow(const Shape& s, int64_t nsize)
+      : batch(s[0]),
+        channels(s[1]),
+        plane(s.size() / std::max<int64_t>(batch * channels, 1)),
+        pad(nsize / 2),
+        nsize(nsize) {}
   int64_t first(int64_t c) const { return std::max<int64_t>(c - pad, 0); }
   int64_t last(int64_t c) const { return std::min(c - pad + nsize - 1, channels - 1); }
   // The channels whose window holds channel i (the transposed window).
@@ -39,8 +46,8 @@ struct LrnWindow {
 template <class T>
 void lrn_forward(const LrnParam& p, const ForwardArgs& a) {
   const Shape& s = a.inputs[0].shape;
-  const int64_t batch = s[0], channels = s[1], plane = s.size() / std::max<int64_t>(batch * channels, 1);
-  const LrnWindow w{p.nsize / 2, p.nsize, channels};
+  const LrnWindow w(s, p.nsize);
+  const int64_t batch = w.batch, channels = w.channels, plane = w.plane;
   const T* x = a.inputs[0].ptr<T>();
   T* norm = a.outputs[1].ptr<T>();
   const double scale = p.alpha / static_cast<double>(p.nsize);
@@ -66,8 +73,8 @@ void lrn_forward(const LrnParam& p, const ForwardArgs& a) {
 template <class T>
 void lrn_backward(const LrnParam& p, const BackwardArgs& a) {
   const Shape& s = a.inputs[0].shape;
-  const int64_t batch = s[0], channels = s[1], plane = s.size() / std::max<int64_t>(batch * channels, 1);
-  const LrnWindow w{p.nsize / 2, p.nsize, channels};
+  const LrnWindow w(s, p.nsize);
+  const int64_t batch = w.batch, channels = w.channels, plane = w.plane;
   const T* x = a.inputs[0].ptr<T>();
   const T* norm = a.outputs[1].ptr<T>();
   const T* g = a.out_grads[0].ptr<T>();
