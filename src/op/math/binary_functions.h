@@ -86,11 +86,11 @@ struct PowerFn {
   }
   template <class T>
   BRAID_HOST_DEVICE static T dl(T a, T b, T) {
-    return b * pow_of(a, b - T(1));
+    return static_cast<T>(b * pow_of(a, static_cast<T>(b - T(1))));
   }
   template <class T>
   BRAID_HOST_DEVICE static T dr(T a, T, T z) {
-    return a > T(0) ? z * std::log(a) : T(0);
+    return a > T(0) ? static_cast<T>(z * std::log(a)) : T(0);
   }
 };
 // NaN in either operand gives NaN, as NumPy and MXNet (a != a only for NaN).
@@ -137,6 +137,28 @@ struct HypotFn {
   template <class T>
   BRAID_HOST_DEVICE static T dr(T, T b, T z) {
     return b / z;
+  }
+};
+
+/// smooth_l1(x, sigma): 0.5 (sigma x)^2 where |x| < 1 / sigma^2, else |x| - 0.5 / sigma^2 (the
+/// Fast R-CNN box loss). Only its scalar form exists: the gradient wrt sigma is not defined.
+struct SmoothL1Fn {
+  static constexpr bool differentiable = true;
+  template <class T>
+  BRAID_HOST_DEVICE static T f(T x, T sigma) {
+    const T s2 = sigma * sigma;
+    const T ax = x < T(0) ? -x : x;
+    return ax < T(1) / s2 ? T(0.5) * s2 * x * x : ax - T(0.5) / s2;
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dl(T x, T sigma, T) {
+    const T s2 = sigma * sigma;
+    const T ax = x < T(0) ? -x : x;
+    return ax < T(1) / s2 ? s2 * x : (x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)));
+  }
+  template <class T>
+  BRAID_HOST_DEVICE static T dr(T, T, T) {
+    return T(0);
   }
 };
 

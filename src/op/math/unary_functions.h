@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "op/math/host_device.h"
+#include "op/math/special_functions.h"
 
 namespace braid::op::math {
 
@@ -55,7 +56,7 @@ BRAID_UNARY(Sigmoid, sigmoid(x), y*(T(1) - y))
 BRAID_UNARY(Relu, (x != x || x > T(0)) ? x : T(0), x != x ? x : (x > T(0) ? T(1) : T(0)))
 // log(1 + exp(x)), stable for large x.
 BRAID_UNARY(Softrelu, x > T(20) ? x : std::log1p(std::exp(x)), sigmoid(x))
-// x / (1 + |x|): only the Activation op's (no element-wise op of its own).
+// x / (1 + |x|).
 BRAID_UNARY(Softsign, x / (T(1) + std::abs(x)), T(1) / ((T(1) + std::abs(x)) * (T(1) + std::abs(x))))
 BRAID_UNARY(Sin, std::sin(x), std::cos(x))
 BRAID_UNARY(Cos, std::cos(x), -std::sin(x))
@@ -74,12 +75,17 @@ BRAID_UNARY(Cbrt, std::cbrt(x), T(1) / (T(3) * y * y))
 BRAID_UNARY(Rcbrt, T(1) / std::cbrt(x), T(-1) / T(3) * y / x)
 BRAID_UNARY(Radians, x* T(0.0174532925199432957692), T(0.0174532925199432957692))
 BRAID_UNARY(Degrees, x* T(57.2957795130823208768), T(57.2957795130823208768))
+BRAID_UNARY(Gamma, std::tgamma(x), y* digamma(x))
+BRAID_UNARY(Gammaln, std::lgamma(x), digamma(x))
+BRAID_UNARY(Erf, std::erf(x), T(1.12837916709551257390) * std::exp(-x * x))
+BRAID_UNARY(Erfinv, erfinv(x), T(0.886226925452758013649) * std::exp(y * y))
 BRAID_ROUNDING(Sign, x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)))
 BRAID_ROUNDING(Floor, std::floor(x))
 BRAID_ROUNDING(Ceil, std::ceil(x))
 BRAID_ROUNDING(Round, std::round(x))
 BRAID_ROUNDING(Rint, std::nearbyint(x))
 BRAID_ROUNDING(Trunc, std::trunc(x))
+BRAID_ROUNDING(LogicalNot, x == T(0) ? T(1) : T(0))
 #undef BRAID_UNARY
 #undef BRAID_ROUNDING
 
@@ -101,6 +107,7 @@ void for_each_unary_op(Visit&& visit) {
   visit("sigmoid", "1 / (1 + exp(-x)).", Sigmoid{});
   visit("relu", "max(x, 0).", Relu{});
   visit("softrelu", "log(1 + exp(x)).", Softrelu{});
+  visit("softsign", "x / (1 + |x|).", Softsign{});
   visit("sin", "Sine.", Sin{});
   visit("cos", "Cosine.", Cos{});
   visit("tan", "Tangent.", Tan{});
@@ -118,6 +125,10 @@ void for_each_unary_op(Visit&& visit) {
   visit("rcbrt", "1 / cbrt(x).", Rcbrt{});
   visit("radians", "Degrees to radians.", Radians{});
   visit("degrees", "Radians to degrees.", Degrees{});
+  visit("gamma", "The gamma function.", Gamma{});
+  visit("gammaln", "log |gamma(x)|.", Gammaln{});
+  visit("erf", "The error function.", Erf{});
+  visit("erfinv", "The inverse error function.", Erfinv{});
   visit("sign", "-1, 0 or 1.", Sign{});
   visit("floor", "Round down.", Floor{});
   visit("ceil", "Round up.", Ceil{});
@@ -125,6 +136,7 @@ void for_each_unary_op(Visit&& visit) {
   visit("rint", "Round half to even.", Rint{});
   visit("trunc", "Round toward zero.", Trunc{});
   visit("fix", "Round toward zero.", Trunc{});
+  visit("logical_not", "1 where x is 0, else 0.", LogicalNot{});
 }
 
 /// clip: x limited to [lo, hi]; its gradient passes where lo <= x <= hi. Any dtype.

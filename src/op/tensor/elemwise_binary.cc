@@ -43,7 +43,8 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
   if constexpr (Fn::differentiable) {
     d.cpu.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
       const TBlob &l = a.inputs[0], &rb = a.inputs[1], &o = a.outputs[0];
-      BRAID_REAL_TYPE_SWITCH(o.dtype, T, name.c_str(), {
+      // Integer arrays get integer gradients, as in MXNet (an int32 head gradient is truncated).
+      BRAID_TYPE_SWITCH(o.dtype, T, name.c_str(), {
         const T* x = l.ptr<T>();
         const T* y = rb.ptr<T>();
         const T* z = o.ptr<T>();
@@ -54,8 +55,8 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
         if (dy && a.req[1] == OpReq::Write) std::fill(dy, dy + rb.size(), T(0));
         // Accumulating over the output sums the gradient over broadcast dimensions.
         BroadcastWalker(o.shape, l.shape, rb.shape).for_each([&](int64_t k, int64_t i, int64_t j) {
-          if (dx) dx[i] += g[k] * Fn::dl(x[i], y[j], z[k]);
-          if (dy) dy[j] += g[k] * Fn::dr(x[i], y[j], z[k]);
+          if (dx) dx[i] += static_cast<T>(g[k] * Fn::dl(x[i], y[j], z[k]));
+          if (dy) dy[j] += static_cast<T>(g[k] * Fn::dr(x[i], y[j], z[k]));
         });
       });
     };
@@ -63,7 +64,7 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
     d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
       for (size_t i = 0; i < 2; ++i)
         if (a.req[i] == OpReq::Write)
-          BRAID_REAL_TYPE_SWITCH(a.in_grads[i].dtype, T, "comparison", {
+          BRAID_TYPE_SWITCH(a.in_grads[i].dtype, T, "comparison", {
             std::fill(a.in_grads[i].ptr<T>(), a.in_grads[i].ptr<T>() + a.in_grads[i].size(), T(0));
           });
     };

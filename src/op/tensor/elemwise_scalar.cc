@@ -14,8 +14,8 @@ void add_scalar(Registry& r, const std::string& name) {
   d.doc = reversed ? "f(scalar, x) elementwise." : "f(x, scalar) elementwise.";
   d.parse = [name](const AttrMap& a) {
     ParamReader rd(a, name);
-    ScalarParam p{rd.get<double>("scalar")};
-    rd.get<bool>("is_int", false);  // MXNet 1.8+ marks integer scalars; the value says it all
+    ScalarParam p{rd.get<double>("scalar", 1.0)};  // MXNet defaults it to 1
+    rd.get<bool>("is_int", false);                 // MXNet 1.8+ marks integer scalars; the value says it all
     rd.finish();
     return std::any(p);
   };

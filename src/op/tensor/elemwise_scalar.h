@@ -39,6 +39,7 @@ void for_each_scalar_op(Visit&& visit) {
   visit("_logical_and_scalar", math::LogicalAndFn{}, Forward{});
   visit("_logical_or_scalar", math::LogicalOrFn{}, Forward{});
   visit("_logical_xor_scalar", math::LogicalXorFn{}, Forward{});
+  visit("smooth_l1", math::SmoothL1Fn{}, Forward{});
 }
 
 }  // namespace braid::op::detail

@@ -1,4 +1,4 @@
-// Elementwise math on one array: exp, log, sqrt, ..., relu, sigmoid, clip.
+// Elementwise math on one array: exp, log, sqrt, ..., relu, sigmoid, clip, hard_sigmoid.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -110,11 +110,60 @@ void add_clip(Registry& r) {
   r.add(std::move(d));
 }
 
+// hard_sigmoid: max(0, min(1, alpha * x + beta)); the gradient is alpha where 0 < y < 1.
+struct HardSigmoidParam {
+  double alpha = 0.2, beta = 0.5;
+};
+
+void add_hard_sigmoid(Registry& r) {
+  OpDef d;
+  d.name = "hard_sigmoid";
+  d.doc = "max(0, min(1, alpha * x + beta)), element-wise.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "hard_sigmoid");
+    HardSigmoidParam p;
+    p.alpha = rd.get<double>("alpha", p.alpha);
+    p.beta = rd.get<double>("beta", p.beta);
+    rd.finish();
+    return std::any(p);
+  };
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return same_shape("hard_sigmoid", in, out);
+  };
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const auto& p = param<HardSigmoidParam>(pa);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "hard_sigmoid", {
+      const T* x = a.inputs[0].ptr<T>();
+      T* y = a.outputs[0].ptr<T>();
+      const T alpha = static_cast<T>(p.alpha), beta = static_cast<T>(p.beta);
+      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
+        assign(y[i], a.req[0], math::clip(alpha * x[i] + beta, T(0), T(1)));
+    });
+  };
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    if (a.req[0] == OpReq::Null) return;
+    const auto& p = param<HardSigmoidParam>(pa);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "hard_sigmoid", {
+      const T* x = a.inputs[0].ptr<T>();
+      const T* g = a.out_grads[0].ptr<T>();
+      T* dx = a.in_grads[0].ptr<T>();
+      const T alpha = static_cast<T>(p.alpha), beta = static_cast<T>(p.beta);
+      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i) {
+        const T y = alpha * x[i] + beta;
+        assign(dx[i], a.req[0], y > T(0) && y < T(1) ? g[i] * alpha : T(0));
+      }
+    });
+  };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_elemwise_unary_ops(Registry& r) {
   math::for_each_unary_op([&r](const char* name, const char* doc, auto fn) { add_unary<decltype(fn)>(r, name, doc); });
   add_clip(r);
+  add_hard_sigmoid(r);
 }
 
 }  // namespace braid::op::detail

@@ -19,6 +19,16 @@ std::vector<GradCase> tensor_grad_cases() {
     c.push_back({op, {}, {Shape({3, 4})}});
   for (const char* op : {"arcsin", "arccos", "arctanh"}) c.push_back({op, {}, {Shape({3, 4})}, {{-0.8, 0.8}}});
   c.push_back({"arccosh", {}, {Shape({3, 4})}, {{1.5, 3.0}}});
+  for (const char* op : {"gamma", "gammaln"}) c.push_back({op, {}, {Shape({3, 4})}, {{0.5, 3.0}}});
+  for (const char* op : {"erf", "softsign"}) c.push_back({op, {}, {Shape({3, 4})}});
+  c.push_back({"erfinv", {}, {Shape({3, 4})}, {{-0.8, 0.8}}});
+  // hard_sigmoid's kinks (alpha x + beta at 0 and 1) and smooth_l1's (|x| = 1 / sigma^2) are avoided.
+  c.push_back({"hard_sigmoid", {{"alpha", "0.4"}, {"beta", "0.5"}}, {Shape({3, 4})}, {{-3.0, 3.0}}, {}, [](auto& in) {
+                 for (auto& v : in[0]) v = std::abs(std::abs(v) - 1.25) < 0.02 ? v * 0.9 : v;
+               }});
+  c.push_back({"smooth_l1", {{"scalar", "2"}}, {Shape({3, 4})}, {{-1.0, 1.0}}, {}, [](auto& in) {
+                 for (auto& v : in[0]) v = std::abs(std::abs(v) - 0.25) < 0.02 ? v * 0.9 : v;
+               }});
   // abs and relu are not differentiable at 0; the random values stay away from it.
   for (const char* op : {"abs", "relu"})
     c.push_back({op, {}, {Shape({4, 5})}, {}, {}, [](auto& in) {
