@@ -13,7 +13,8 @@ import os
 import statistics
 import subprocess
 import sys
-import time
+
+from repetitions import time_repetitions
 
 # name -> (inputs' shapes, PyTorch function of the inputs); names match bench/ops_bench.cc.
 CASES = {
@@ -65,20 +66,11 @@ def torch_times(threads, repetitions, min_time):
         def step():
             fn(F, a).backward(dy)
 
-        for _ in range(3):
-            step()
-        # Iterations per repetition so that one repetition lasts about min_time.
-        t0 = time.perf_counter()
-        step()
-        iters = max(1, int(min_time / max(time.perf_counter() - t0, 1e-7)))
-        per_rep = []
-        for _ in range(repetitions):
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                step()
-            per_rep.append((time.perf_counter() - t0) / iters * 1e6)
+        def clear_grads():
             for t in a:
                 t.grad = None
+
+        per_rep = time_repetitions(step, repetitions, min_time, warmup=3, after_each=clear_grads)
         result[name] = per_rep
     return result
 

@@ -1,6 +1,7 @@
 #include "register_all.h"
 
 #include "op/common/float16_compute.h"
+#include "op/linalg/linalg_util.h"
 #include "op/tensor/add_n.h"
 #include "op/tensor/make_loss.h"
 #include "op/tensor/pad.h"
@@ -37,6 +38,10 @@ void register_all_ops(Registry& r) {
   register_image_ops(r);
   register_zero_grad_ops(r);
   register_batch_take_ops(r);
+  linalg::register_blas3_ops(r);
+  linalg::register_factor_ops(r);
+  linalg::register_inverse_ops(r);
+  linalg::register_triangle_ops(r);
 #if BRAID_CUDA_KERNELS
   register_elemwise_unary_gpu_kernels(r);
   register_elemwise_binary_gpu_kernels(r);

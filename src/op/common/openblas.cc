@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 
 #include "braid/base/error.h"
 
@@ -15,6 +16,7 @@ namespace {
 constexpr const char* kLibrary = "libopenblas.so.0";
 
 struct OpenBlas {
+  void* library = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
   bool split = false;  // set to one thread by us: split products over OpenMP
 };
@@ -32,10 +34,14 @@ const OpenBlas& openblas() {
     void* library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
     const bool loaded_before = library != nullptr;
     if (!loaded_before) library = dlopen(kLibrary, RTLD_NOW | RTLD_LOCAL);
-    BRAID_CHECK(library, "float64 matrix products need OpenBLAS, which could not be opened (", dlerror(),
+    BRAID_CHECK(library, "float64 matrix products and linalg need OpenBLAS, which could not be opened (", dlerror(),
                 "); install Debian's libopenblas0");
+    l.library = library;
     l.dgemm = symbol<decltype(&cblas_dgemm)>(library, "cblas_dgemm");
-    if (!loaded_before) {
+    // Loaded before (NumPy in the same Python process) with no thread count chosen by the user:
+    // its threads would spin beside every OpenMP kernel, so Braid takes it to one thread too.
+    const bool user_threads = std::getenv("OPENBLAS_NUM_THREADS") || std::getenv("GOTO_NUM_THREADS");
+    if (!loaded_before || !user_threads) {
       symbol<decltype(&openblas_set_num_threads)>(library, "openblas_set_num_threads")(1);
       l.split = true;
     }
@@ -45,6 +51,10 @@ const OpenBlas& openblas() {
 }
 
 }  // namespace
+
+void* openblas_library() { return openblas().library; }
+
+bool openblas_single_threaded() { return openblas().split; }
 
 void openblas_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
                     const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {

@@ -23,6 +23,10 @@ struct GradCase {
   std::vector<int> skip = {};
   /// Overrides the random values (e.g. integer labels, well-separated values for max).
   std::function<void(std::vector<std::vector<double>>& inputs)> fill = nullptr;
+  /// Inputs that are stacks of symmetric matrices (linalg.potrf, syevd): they are made symmetric
+  /// (the lower triangle copied up), their finite differences move entries (i, j) and (j, i)
+  /// together and are compared with the analytic g_ij + g_ji.
+  std::vector<int> symmetric = {};
   bool is_train = false;
   /// The loss weighs the visible outputs only: hidden outputs that hold state for the backward
   /// (CTCLoss's gradient) are not differentiated by it.
@@ -43,6 +47,7 @@ std::vector<GradCase> index_grad_cases();     // tensor/grad_cases_index.cc (red
 std::vector<GradCase> nn_conv_grad_cases();   // nn/grad_cases_nn_conv.cc
 std::vector<GradCase> nn_basic_grad_cases();  // nn/grad_cases_nn_basic.cc
 std::vector<GradCase> image_grad_cases();     // image/grad_cases_image.cc
+std::vector<GradCase> linalg_grad_cases();    // linalg/grad_cases_linalg.cc
 // NN op families add their lists here and in all_grad_cases().
 
 /// Every family's cases (grad_cases_all.cc).

@@ -5,7 +5,7 @@ namespace braid::test {
 std::vector<GradCase> all_grad_cases() {
   std::vector<GradCase> all;
   for (auto family : {tensor_grad_cases, matrix_grad_cases, index_grad_cases, nn_conv_grad_cases, nn_basic_grad_cases,
-                      image_grad_cases}) {
+                      image_grad_cases, linalg_grad_cases}) {
     auto cases = family();
     all.insert(all.end(), cases.begin(), cases.end());
   }
@@ -21,6 +21,15 @@ std::vector<std::vector<double>> random_inputs(const GradCase& c, std::mt19937_6
     for (auto& v : inputs[i]) v = u(gen);
   }
   if (c.fill) c.fill(inputs);
+  for (int i : c.symmetric) {
+    const Shape& s = c.shapes[static_cast<size_t>(i)];
+    const int64_t n = s.back(), count = s.size() / (n * n);
+    auto& m = inputs[static_cast<size_t>(i)];
+    for (int64_t b = 0; b < count; ++b)
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t k = r + 1; k < n; ++k)
+          m[static_cast<size_t>(b * n * n + r * n + k)] = m[static_cast<size_t>(b * n * n + k * n + r)];
+  }
   return inputs;
 }
 
