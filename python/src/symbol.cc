@@ -71,11 +71,32 @@ std::map<std::string, Context> group_contexts(py::handle group2ctx) {
   return out;
 }
 
+/// Keywords given None: an input left out, or an attribute MXNet passes on as "None" (sort's
+/// axis=None flattens, where leaving the attribute out sorts the last axis). A None the operator
+/// does not take as an attribute is an input left out.
+void pass_on_none(const std::string& op, const std::vector<std::string>& keys, op::AttrMap& attrs) {
+  if (keys.empty()) return;
+  const op::OpDef& def = op::Registry::get().find(op);
+  op::AttrMap own;
+  for (const auto& [k, v] : attrs)
+    if (k.rfind("__", 0) != 0) own[k] = v;
+  for (const auto& key : keys) {
+    own[key] = "None";
+    try {
+      def.parse(own);
+      attrs[key] = "None";
+    } catch (const Error&) {
+      own.erase(key);
+    }
+  }
+}
+
 /// sym.<Op>(*symbols, name=..., **attributes_and_named_inputs).
 Symbol make_symbol(const std::string& op, const py::list& args, const py::dict& kwargs) {
   sym::NamedInputs inputs;
   op::AttrMap attrs;
   std::string name;
+  std::vector<std::string> none_keys;
   for (auto a : args) {
     BRAID_CHECK(py::isinstance<Symbol>(a), "sym.", op, ": positional argument ", inputs.size(),
                 " must be a Symbol; give attributes by keyword");
@@ -90,10 +111,13 @@ Symbol make_symbol(const std::string& op, const py::list& args, const py::dict& 
         for (auto [ak, av] : v.cast<py::dict>()) attrs[ak.cast<std::string>()] = av.cast<std::string>();
     } else if (py::isinstance<Symbol>(v)) {
       inputs.emplace_back(key, v.cast<Symbol>());
-    } else if (!v.is_none()) {
+    } else if (v.is_none()) {
+      none_keys.push_back(key);
+    } else {
       attrs[key] = attr_string(v);
     }
   }
+  pass_on_none(op, none_keys, attrs);
   // MXNet composes an operator without inputs (_random_normal) ignoring keyword Symbols given to it.
   if (args.empty() && !inputs.empty()) {
     const op::OpDef& def = op::Registry::get().find(op);

@@ -207,6 +207,12 @@ class PlanBuilder {
       plan_.head_grads[i] = grad_of(v);
       ++writers[plan_.head_grads[i]];
     }
+    plan_.head_grad_read.assign(plan_.outputs.size(), false);
+    for (const Step& s : plan_.steps)
+      for (size_t i = 0; i < plan_.outputs.size(); ++i)
+        if (s.backward && !zero_gradient(s) &&
+            std::find(s.outputs.begin(), s.outputs.end(), plan_.outputs[i]) != s.outputs.end())
+          plan_.head_grad_read[i] = true;
     for (auto it = plan_.steps.rbegin(); it != plan_.steps.rend(); ++it) {
       Step& s = *it;
       if (!s.backward) continue;

@@ -72,6 +72,9 @@ struct Plan {
   std::vector<Slot> slots;
   std::vector<uint32_t> outputs;     // values of the symbol's outputs
   std::vector<uint32_t> head_grads;  // per output: its gradient value, or kNoValue
+  /// Per output: whether a backward reads its gradient (not where a zero-gradient operator such
+  /// as argmax made it; MXNet then takes a head gradient of any shape and ignores it).
+  std::vector<bool> head_grad_read;
   std::vector<uint32_t> zero_grads;  // gradient values no kernel writes: zeros before backward
   bool has_backward = false;
   bool bulk = false;                   // forward and backward each run as one engine operation

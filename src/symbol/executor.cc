@@ -64,9 +64,9 @@ Executor Executor::bind_sharing(const Symbol& symbol, Context ctx, const std::ve
     GradReq req = grad_req.empty() ? (i < args_grad.size() && !args_grad[i].is_none() ? GradReq::Write : GradReq::Null)
                   : grad_req.size() == 1 ? grad_req[0]
                                          : grad_req[i];
+    // As MXNet, an argument without a gradient array gets none, whatever grad_req says.
+    if (i >= args_grad.size() || args_grad[i].is_none()) req = GradReq::Null;
     if (req != GradReq::Null) {
-      BRAID_CHECK(i < args_grad.size() && !args_grad[i].is_none(), "bind: argument ", arg_names[i],
-                  " wants a gradient (grad_req ", grad_req_name(req), ") but has no args_grad array");
       BRAID_CHECK(args_grad[i].shape() == args[i].shape(), "bind: the gradient array of ", arg_names[i], " has shape ",
                   args_grad[i].shape(), " but the argument has ", args[i].shape());
       grads[i] = args_grad[i];
@@ -95,11 +95,18 @@ Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map
                                const std::vector<std::string>& no_grad, const std::map<std::string, Context>& group2ctx,
                                const ExecutorOptions& options) {
   auto s = symbol.infer_shape(shapes);
-  std::map<std::string, DType> known_types = types;
-  for (const auto& name : symbol.list_inputs())
-    if (!known_types.count(name)) known_types[name] = DType::Float32;
-  auto t = symbol.infer_type(known_types);
   auto arg_names = symbol.list_arguments(), aux_names = symbol.list_auxiliary_states();
+  // The given dtypes, the variables' own (__dtype__) and what follows from them; as MXNet, the
+  // inputs still unknown then are float32.
+  std::map<std::string, DType> known_types = types;
+  const auto partial = symbol.infer_type(known_types);
+  for (size_t i = 0; i < arg_names.size(); ++i)
+    if (!known_types.count(arg_names[i]))
+      known_types[arg_names[i]] = partial.arg[i] == kDTypeUnknown ? DType::Float32 : partial.arg[i];
+  for (size_t i = 0; i < aux_names.size(); ++i)
+    if (!known_types.count(aux_names[i]))
+      known_types[aux_names[i]] = partial.aux[i] == kDTypeUnknown ? DType::Float32 : partial.aux[i];
+  auto t = symbol.infer_type(known_types);
   // A variable made in a ctx_group lives on that group's context.
   auto attrs = symbol.attr_dict();
   auto where = [&](const std::string& name) {

@@ -236,6 +236,7 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
   for (size_t i = 0; i < plan.head_grads.size(); ++i) {
     if (plan.head_grads[i] == kNoValue) continue;
     NDArray& g = st.values[plan.head_grads[i]];
+    if (!plan.head_grad_read[i]) continue;
     if (i < head_grads.size() && !head_grads[i].is_none()) {
       BRAID_CHECK(head_grads[i].shape() == g.shape(), "backward: the gradient of output ", i, " has shape ",
                   head_grads[i].shape(), " but the output has ", g.shape());

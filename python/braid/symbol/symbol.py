@@ -58,6 +58,8 @@ def _create(op, inputs, kwargs, hint=None):
             params[key] = value
         elif value is not None:
             params[_stored_key(key, value, False)] = value
+        else:  # an input left out, or an attribute MXNet passes on as "None" (make_symbol tells which)
+            params[key] = None
     params["name"] = name
     out = _core.symbol.make(op, list(inputs), params)
     set_input_inits(op, out)
