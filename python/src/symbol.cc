@@ -129,10 +129,11 @@ Symbol make_symbol(const std::string& op, const py::list& args, const py::dict& 
   return sym::make(op, inputs, attrs, name);
 }
 
+/// The shapes given by keyword; as MXNet, values that are not tuples (or lists) are ignored.
 std::map<std::string, Shape> shapes_of(const py::kwargs& kwargs) {
   std::map<std::string, Shape> known;
   for (auto [k, v] : kwargs)
-    if (!v.is_none()) known[k.cast<std::string>()] = to_shape(v);
+    if (py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v)) known[k.cast<std::string>()] = to_shape(v);
   return known;
 }
 

@@ -66,11 +66,10 @@ Executor Executor::bind_sharing(const Symbol& symbol, Context ctx, const std::ve
                                          : grad_req[i];
     // As MXNet, an argument without a gradient array gets none, whatever grad_req says.
     if (i >= args_grad.size() || args_grad[i].is_none()) req = GradReq::Null;
-    if (req != GradReq::Null) {
+    if (req != GradReq::Null)
       BRAID_CHECK(args_grad[i].shape() == args[i].shape(), "bind: the gradient array of ", arg_names[i], " has shape ",
                   args_grad[i].shape(), " but the argument has ", args[i].shape());
-      grads[i] = args_grad[i];
-    }
+    if (i < args_grad.size()) grads[i] = args_grad[i];  // kept with grad_req null too (grad_dict shows it)
     info.grad_req.push_back(req);
   }
   for (size_t i = 0; i < aux_states.size(); ++i) {
@@ -147,8 +146,10 @@ void Executor::forward(bool is_train, const std::map<std::string, NDArray>& inpu
 void Executor::backward(const std::vector<NDArray>& out_grads) {
   // As MXNet, a backward may follow an inference forward: it differentiates the values that
   // forward computed (ops that act differently in training, such as Dropout, as they ran).
-  BRAID_CHECK(forwarded_, "backward: call forward first");
-  if (!plan_->has_backward) return;  // no argument wants a gradient: nothing to compute (as MXNet)
+  // MXNet also runs a backward with no forward before, on whatever the arrays hold; Braid runs
+  // the training forward first, so that the gradient is the one of the bound arguments.
+  if (!plan_->has_backward) return;
+  if (!forwarded_) forward(true, {});  // no argument wants a gradient: nothing to compute (as MXNet)
   symbol::detail::run_backward(*plan_, *state_, out_grads);
 }
 

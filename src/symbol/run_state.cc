@@ -230,8 +230,7 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
   BRAID_CHECK(plan.has_backward,
               "backward: no argument of this executor wants a gradient; bind with "
               "grad_req write or add for the arguments to differentiate");
-  BRAID_CHECK(head_grads.size() <= plan.outputs.size(), "backward: ", head_grads.size(), " output gradients for ",
-              plan.outputs.size(), " outputs");
+  // Gradients beyond the outputs' count are ignored, as MXNet.
   for (uint32_t v : plan.zero_grads) st.values[v].fill(0);
   for (size_t i = 0; i < plan.head_grads.size(); ++i) {
     if (plan.head_grads[i] == kNoValue) continue;

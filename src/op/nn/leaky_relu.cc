@@ -29,33 +29,29 @@ int64_t channels(const Shape& data) { return data.ndim() >= 2 ? data[1] : 1; }
 
 }  // namespace
 
-GammaMode gamma_mode(const Shape& data, const Shape& gamma) {
-  if (gamma.size() == 1) return GammaMode::kScalar;
-  if (gamma == data) return GammaMode::kElementwise;
-  BRAID_CHECK(gamma.ndim() == 1 && gamma[0] == channels(data), "operator LeakyReLU (prelu): gamma has shape ", gamma,
-              " but data ", data, " needs (", channels(data),
-              ",) (one slope per channel on axis 1), (1,) or the data's shape");
-  return GammaMode::kChannel;
+AxisSplit gamma_split(const Shape& data, const Shape& gamma) {
+  if (gamma.size() == 1) return {1, 1, data.size()};
+  if (gamma == data) return {1, data.size(), 1};
+  // As MXNet, gamma's last axis lines up with the data's axis 1 and a second-to-last one with
+  // axis 0; a size-1 gamma axis broadcasts.
+  const int64_t batch = data.ndim() >= 1 ? data[0] : 1, c = channels(data);
+  const int64_t g0 = gamma.ndim() == 2 ? gamma[0] : 1, g1 = gamma.ndim() >= 1 ? gamma.back() : 1;
+  BRAID_CHECK(gamma.ndim() <= 2 && data.ndim() >= 2 && (g1 == c || g1 == 1) && (g0 == batch || g0 == 1),
+              "operator LeakyReLU (prelu): gamma has shape ", gamma, " but data ", data, " needs (", c,
+              ",) (one slope per channel on axis 1), (", batch, ", ", c,
+              ") (one per sample and channel), (1,) or the data's shape");
+  const int64_t inner = data.size() / std::max<int64_t>(batch * c, 1);
+  if (g0 == 1) return {batch, c, inner};   // per channel
+  if (g1 == 1) return {1, batch, c * inner};  // per sample
+  return {1, batch * c, inner};             // per sample and channel
 }
 
 namespace {
 
 // Calls f(i, gi) for every data element i and its gamma element gi.
 template <class F>
-void for_each_gamma(const Shape& data, GammaMode mode, F f) {
-  const int64_t n = data.size();
-  if (mode == GammaMode::kScalar) {
-    for (int64_t i = 0; i < n; ++i) f(i, 0);
-  } else if (mode == GammaMode::kElementwise) {
-    for (int64_t i = 0; i < n; ++i) f(i, i);
-  } else {
-    const AxisSplit s = AxisSplit::around(data, 1);
-    for (int64_t o = 0; o < s.outer; ++o)
-      for (int64_t c = 0; c < s.n; ++c) {
-        const int64_t base = (o * s.n + c) * s.inner;
-        for (int64_t k = 0; k < s.inner; ++k) f(base + k, c);
-      }
-  }
+void for_each_gamma(const AxisSplit& s, F f) {
+  for (int64_t i = 0, n = s.outer * s.n * s.inner; i < n; ++i) f(i, i / s.inner % s.n);
 }
 
 // The activations oneDNN computes in float32.
@@ -84,8 +80,7 @@ void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs&
       break;
     case kPReLU: {
       const T* gamma = a.inputs[1].ptr<T>();
-      GammaMode mode = gamma_mode(data.shape, a.inputs[1].shape);
-      for_each_gamma(data.shape, mode,
+      for_each_gamma(gamma_split(data.shape, a.inputs[1].shape),
                      [&](int64_t i, int64_t gi) { assign(y[i], req, x[i] > T(0) ? x[i] : gamma[gi] * x[i]); });
       break;
     }
@@ -117,10 +112,9 @@ void prelu_backward(const BackwardArgs& a) {
   const T* x = data.ptr<T>();
   const T* g = a.out_grads[0].ptr<T>();
   const T* gamma = a.inputs[1].ptr<T>();
-  GammaMode mode = gamma_mode(data.shape, a.inputs[1].shape);
   std::vector<double> dgamma(static_cast<size_t>(a.inputs[1].size()), 0.0);
   T* dx = a.in_grads[0].ptr<T>();
-  for_each_gamma(data.shape, mode, [&](int64_t i, int64_t gi) {
+  for_each_gamma(gamma_split(data.shape, a.inputs[1].shape), [&](int64_t i, int64_t gi) {
     if (a.req[0] != OpReq::Null) assign(dx[i], a.req[0], x[i] > T(0) ? g[i] : gamma[gi] * g[i]);
     if (x[i] <= T(0)) dgamma[static_cast<size_t>(gi)] += static_cast<double>(g[i] * x[i]);
   });
@@ -170,7 +164,7 @@ bool infer_leaky_relu_shape(const std::any& pa, std::vector<Shape>& in, std::vec
   for (auto& o : out) merge_shape(o, in[0], "LeakyReLU", "output");
   if (p.act == kPReLU && in[0].known()) {
     if (!in[1].known()) in[1] = Shape({channels(in[0])});
-    if (in[0].fully_known() && in[1].fully_known()) gamma_mode(in[0], in[1]);
+    if (in[0].fully_known() && in[1].fully_known()) gamma_split(in[0], in[1]);
     return in[0].fully_known() && in[1].fully_known();
   }
   return in[0].fully_known();

@@ -20,18 +20,6 @@ __global__ void act_backward(Fn fn, const T* x, const T* y, const T* g, T* dx, i
   BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(dx[i], add, static_cast<T>(g[i] * fn.df(x[i], y[i]))); }
 }
 
-// prelu's data as (outer, gamma elements, inner): element i takes gamma[i / inner % n].
-AxisSplit gamma_split(const Shape& data, const Shape& gamma) {
-  switch (gamma_mode(data, gamma)) {
-    case GammaMode::kScalar:
-      return {1, 1, data.size()};
-    case GammaMode::kElementwise:
-      return {1, data.size(), 1};
-    default:
-      return AxisSplit::around(data, 1);
-  }
-}
-
 template <class T>
 __global__ void prelu_forward(const T* x, const T* gamma, T* y, AxisSplit s, bool add) {
   BRAID_GRID_STRIDE_LOOP(i, s.outer * s.n * s.inner) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "braid/base/shape.h"
+#include "op/common/axis_split.h"
 #include "op/math/host_device.h"
 
 namespace braid::op::detail {
@@ -24,10 +25,10 @@ struct LeakyParam {
 };
 
 // How prelu's gamma maps onto the data: one value, one per channel (axis 1), or one per element.
-enum class GammaMode { kScalar, kChannel, kElementwise };
-
-/// prelu's mode for these shapes; throws for a gamma that fits none.
-GammaMode gamma_mode(const Shape& data, const Shape& gamma);
+/// prelu's data as (outer, gamma elements, inner): element i takes gamma[i / inner % n]. Gamma
+/// is one slope, one per element, or lines up with the data's axes 0 and 1 (its last axis with
+/// axis 1); throws for a gamma that fits none.
+AxisSplit gamma_split(const Shape& data, const Shape& gamma);
 
 template <class T>
 struct LeakyFn {

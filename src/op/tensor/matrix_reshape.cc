@@ -51,10 +51,8 @@ Shape reshaped(const std::any& pa, const Shape& in) {
   if (p.shape.empty()) return legacy_target_shape(p, in);
   try {
     if (!p.reverse) return infer_reshape(in, p.shape);
-    // reverse=True applies the special values from the right: reshape the reversed shape by
-    // the reversed spec and reverse the result.
-    BRAID_CHECK(std::find(p.shape.begin(), p.shape.end(), -4) == p.shape.end(),
-                "-4 cannot be combined with reverse=True");
+    // reverse=True reads the spec from the right: reshape the reversed shape by the reversed
+    // spec and reverse the result (a -4 then comes before the two sizes it splits into).
     Dims src = in.dims(), spec = p.shape;
     std::reverse(src.begin(), src.end());
     std::reverse(spec.begin(), spec.end());

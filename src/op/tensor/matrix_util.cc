@@ -31,11 +31,34 @@ void set_view_kernels(OpDef& d, const ViewFn& view) {
 
 }  // namespace
 
+namespace {
+
+// A view keeps the element count: an input with one unknown (0) dimension and a known output
+// shape has that dimension (MXNet infers it backwards so).
+void complete_view_input(Shape& in, const Shape& out) {
+  if (!out.fully_known() || in.fully_known()) return;
+  int unknown = -1;
+  int64_t known = 1;
+  for (int i = 0; i < in.ndim(); ++i) {
+    if (in[i] > 0) {
+      known *= in[i];
+    } else if (unknown >= 0) {
+      return;  // two unknowns: not determined
+    } else {
+      unknown = i;
+    }
+  }
+  if (unknown >= 0 && known > 0 && out.size() % known == 0) in[unknown] = out.size() / known;
+}
+
+}  // namespace
+
 void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view) {
   d.list_arguments = args({"data"});
   d.infer_shape = [op = d.name, shape](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
                                        std::vector<Shape>&) {
     if (!in[0].known()) return false;
+    complete_view_input(in[0], out[0]);
     if (!in[0].fully_known()) {
       // Partial input (0: unknown): the output where the known dimensions decide it, as MXNet.
       try {

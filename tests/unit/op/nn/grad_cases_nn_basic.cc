@@ -39,6 +39,9 @@ void add_activation_cases(std::vector<GradCase>& c) {
                kAwayFromZero});
   c.push_back({"LeakyReLU", {{"act_type", "prelu"}}, {Shape({4, 3}), Shape({1})}, {}, {}, kAwayFromZero});
   c.push_back({"LeakyReLU", {{"act_type", "prelu"}}, {Shape({2, 3}), Shape({2, 3})}, {}, {}, kAwayFromZero});
+  // gamma per sample and channel (MXNet aligns its axes with the data's 0 and 1), and per sample
+  c.push_back({"LeakyReLU", {{"act_type", "prelu"}}, {Shape({2, 3, 2, 2}), Shape({2, 3})}, {}, {}, kAwayFromZero});
+  c.push_back({"LeakyReLU", {{"act_type", "prelu"}}, {Shape({2, 3, 2}), Shape({2, 1})}, {}, {}, kAwayFromZero});
   GradCase rrelu{"LeakyReLU", {{"act_type", "rrelu"}}, {Shape({3, 4})}, {}, {}, kAwayFromZero};
   c.push_back(rrelu);
   rrelu.is_train = true;  // random slopes, the same at every forward (the harness reseeds)
