@@ -17,6 +17,7 @@ _POSITIONAL_ATTRIBUTES = {
     "argsort": ("axis",), "squeeze": ("axis",), "swapaxes": ("dim1", "dim2"), "Cast": ("dtype",),
     "cast": ("dtype",), "LeakyReLU": ("act_type", "slope"), "Activation": ("act_type",), "Dropout": ("p",),
     "_sample_unique_zipfian": ("range_max", "shape"),
+    "depth_to_space": ("block_size",), "space_to_depth": ("block_size",),
 }
 for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
     for _name in ("random_" + _op, "_random_" + _op):

@@ -26,6 +26,7 @@ from . import ndarray as _nd
 from . import symbol as _sym
 from ._core import NDArray
 from ._core import profiler as _profiler
+from . import _core
 from .base import MXNetError
 from .context import current_context
 
@@ -106,7 +107,9 @@ def register(reg_name):
 
 
 def get_all_registered_operators():
-    return sorted(_registry)
+    """The names of every operator (and alias) Braid has, as MXNet's; Python operators registered
+    with ``register`` run through ``Custom``."""
+    return list(_core.list_operators_and_aliases())
 
 
 class _Profiled:
@@ -147,7 +150,7 @@ def Custom(*arrays, op_type=None, **kwargs):
     for several). Recorded by autograd: backward calls the operator's backward."""
     if op_type not in _registry:
         raise MXNetError("Custom: no custom operator registered as %r (registered: %s); decorate its "
-                         "CustomOpProp with @mx.operator.register(%r)" % (op_type, get_all_registered_operators(),
+                         "CustomOpProp with @mx.operator.register(%r)" % (op_type, sorted(_registry),
                                                                           op_type))
     kwargs.pop("name", None)
     out = kwargs.pop("out", None)

@@ -295,6 +295,7 @@ void bind_ndarray(py::module_& m) {
 
   m.def("invoke", &invoke_op, py::arg("op"), py::arg("args"), py::arg("kwargs"));
   m.def("list_operators", [] { return op::Registry::get().names(); });
+  m.def("list_operators_and_aliases", [] { return op::Registry::get().names_and_aliases(); });
   m.def("operator_doc", [](const std::string& name) { return op::Registry::get().find(name).doc; });
   m.def("operator_exists", [](const std::string& name) { return op::Registry::get().find_or_null(name) != nullptr; });
   m.def("waitall", &nd::waitall, py::call_guard<py::gil_scoped_release>());

@@ -93,3 +93,17 @@ def test_reset_arrays_zeroes_every_array_in_place():
         raise AssertionError("num_arrays=0 was accepted")
     except mx.base.MXNetError as e:
         assert "num_arrays" in str(e)
+
+
+def test_depth_to_space_and_space_to_depth_against_numpy():
+    """DCR order, as MXNet's documentation and ONNX: (N, C, H, W) -> (N, C/b², H b, W b) and back."""
+    n, c, h, w, b = 2, 12, 3, 4, 2
+    x = np.random.RandomState(0).rand(n, c, h, w).astype(np.float32)
+    expected = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2).reshape(n, c // (b * b), h * b, w * b)
+    y = mx.nd.depth_to_space(mx.nd.array(x), b)
+    np.testing.assert_array_equal(y.asnumpy(), expected)
+    np.testing.assert_array_equal(mx.nd.space_to_depth(y, b).asnumpy(), x)
+    with pytest.raises(mx.MXNetError, match="block_size"):
+        mx.nd.depth_to_space(mx.nd.zeros((1, 3, 2, 2)), 2)
+    with pytest.raises(mx.MXNetError, match="block_size"):
+        mx.nd.space_to_depth(mx.nd.zeros((1, 1, 3, 2)), 2)

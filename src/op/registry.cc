@@ -63,4 +63,11 @@ std::vector<std::string> Registry::names() const {
   return out;
 }
 
+std::vector<std::string> Registry::names_and_aliases() const {
+  std::vector<std::string> out = names();
+  for (const auto& [alias, name] : aliases_) out.push_back(alias);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace braid::op

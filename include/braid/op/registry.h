@@ -27,6 +27,8 @@ class Registry {
   OpDef& at(const std::string& name);
   /// Canonical names, sorted.
   std::vector<std::string> names() const;
+  /// Canonical names and aliases, sorted (MXNet's list of registered operators).
+  std::vector<std::string> names_and_aliases() const;
 
  private:
   std::unordered_map<std::string, std::unique_ptr<OpDef>> ops_;

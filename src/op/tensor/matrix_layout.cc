@@ -1,5 +1,6 @@
 // Ops that reorder or select elements without changing their values: transpose, swapaxes, flip,
-// slice_axis. Each describes its input as a strided view (matrix_util.h).
+// slice_axis, depth_to_space, space_to_depth. Each describes its input as a strided view
+// (matrix_util.h).
 #include <numeric>
 #include <optional>
 
@@ -57,7 +58,8 @@ void add_transpose(Registry& r) {
   add_view_op(
       r, std::move(d),
       [](const std::any& p, const Shape& in) { return permuted_shape(permutation(param<TransposeParam>(p), in), in); },
-      [](const std::any& p, const Shape& in) { return permuted_view(permutation(param<TransposeParam>(p), in), in); });
+      [](const std::any& p, const Shape& in) { return permuted_view(permutation(param<TransposeParam>(p), in), in); },
+      true);
 }
 
 // ---- swapaxes (MXNet's SwapAxis) ----
@@ -186,6 +188,87 @@ void add_slice_axis(Registry& r) {
       });
 }
 
+// ---- depth_to_space, space_to_depth: blocks of block_size × block_size pixels to channels and
+// back, (N, C, H, W) <-> (N, C·b², H/b, W/b), in MXNet's (and ONNX's DCR) order ----
+
+struct BlockParam {
+  int64_t block_size = 0;
+};
+
+std::any parse_block(const AttrMap& a, const std::string& op) {
+  ParamReader rd(a, op);
+  BlockParam p{rd.get<int64_t>("block_size")};
+  rd.finish();
+  BRAID_CHECK(p.block_size > 0, "operator ", op, ": block_size must be positive, got ", p.block_size);
+  return p;
+}
+
+// The input's (N, C, H, W) after checking it is 4-D and, for `to_depth`, that the block divides
+// the height and width, else that b² divides the channels.
+Dims block_input(const std::string& op, const Shape& in, int64_t b, bool to_depth) {
+  BRAID_CHECK(in.ndim() == 4, "operator ", op, ": data must be 4-D (N, C, H, W); got shape ", in);
+  if (to_depth)
+    BRAID_CHECK(in[2] % b == 0 && in[3] % b == 0, "operator ", op, ": block_size ", b,
+                " must divide the height and width of shape ", in);
+  else
+    BRAID_CHECK(in[1] % (b * b) == 0, "operator ", op, ": block_size² (", b * b, ") must divide the channels of shape ",
+                in);
+  return in.dims();
+}
+
+void add_depth_to_space(Registry& r) {
+  OpDef d;
+  d.name = "depth_to_space";
+  d.doc = "Moves channel blocks into block_size × block_size pixel blocks: (N, C, H, W) -> (N, C/b², H·b, W·b).";
+  d.parse = [](const AttrMap& a) { return parse_block(a, "depth_to_space"); };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& p, const Shape& in) {
+        const int64_t b = param<BlockParam>(p).block_size;
+        const Dims s = block_input("depth_to_space", in, b, false);
+        return Shape({s[0], s[1] / (b * b), s[2] * b, s[3] * b});
+      },
+      [](const std::any& p, const Shape& in) {
+        const int64_t b = param<BlockParam>(p).block_size;
+        const Dims s = block_input("depth_to_space", in, b, false);
+        const int64_t c = s[1] / (b * b), h = s[2], w = s[3];
+        // Output (n, c, h, i, w, j) reads input (n, i, j, c, h, w) of shape (N, b, b, C', H, W).
+        const Dims st = contiguous_strides({s[0], b, b, c, h, w});
+        InputView v;
+        v.bijective = true;
+        v.shape = {s[0], c, h, b, w, b};
+        v.strides = {st[0], st[3], st[4], st[1], st[5], st[2]};
+        return v;
+      },
+      true);
+}
+
+void add_space_to_depth(Registry& r) {
+  OpDef d;
+  d.name = "space_to_depth";
+  d.doc = "Moves block_size × block_size pixel blocks into channels: (N, C, H, W) -> (N, C·b², H/b, W/b).";
+  d.parse = [](const AttrMap& a) { return parse_block(a, "space_to_depth"); };
+  add_view_op(
+      r, std::move(d),
+      [](const std::any& p, const Shape& in) {
+        const int64_t b = param<BlockParam>(p).block_size;
+        const Dims s = block_input("space_to_depth", in, b, true);
+        return Shape({s[0], s[1] * b * b, s[2] / b, s[3] / b});
+      },
+      [](const std::any& p, const Shape& in) {
+        const int64_t b = param<BlockParam>(p).block_size;
+        const Dims s = block_input("space_to_depth", in, b, true);
+        const int64_t w = s[3];
+        // Output (n, i, j, c, h', w') reads input (n, c, h'·b + i, w'·b + j).
+        InputView v;
+        v.bijective = true;
+        v.shape = {s[0], b, b, s[1], s[2] / b, w / b};
+        v.strides = {s[1] * s[2] * w, w, 1, s[2] * w, b * w, b};
+        return v;
+      },
+      true);
+}
+
 }  // namespace
 
 void register_matrix_layout_ops(Registry& r) {
@@ -193,6 +276,8 @@ void register_matrix_layout_ops(Registry& r) {
   add_swapaxes(r);
   add_flip(r);
   add_slice_axis(r);
+  add_depth_to_space(r);
+  add_space_to_depth(r);
 }
 
 }  // namespace braid::op::detail

@@ -56,7 +56,13 @@ Shape reshaped(const std::any& pa, const Shape& in) {
     Dims src = in.dims(), spec = p.shape;
     std::reverse(src.begin(), src.end());
     std::reverse(spec.begin(), spec.end());
-    Dims out = infer_reshape(Shape(src), spec).dims();
+    Dims out;
+    try {
+      out = infer_reshape(Shape(src), spec).dims();
+    } catch (const Error& e) {
+      throw Error(cat("cannot reshape ", in, " with ", Shape(p.shape), " and reverse=True (", e.what(),
+                      ", reading both from the right)"));
+    }
     std::reverse(out.begin(), out.end());
     return Shape(out);
   } catch (const Error& e) {
@@ -84,7 +90,7 @@ void add_reshape(Registry& r) {
                 "operator Reshape: keep_highest only applies to target_shape");
     return std::any(p);
   };
-  add_view_op(r, std::move(d), reshaped, same_order);
+  add_view_op(r, std::move(d), reshaped, same_order, true);
   r.add_alias("reshape", "Reshape");
 }
 
@@ -171,7 +177,7 @@ void add_expand_dims(Registry& r) {
         out.insert(out.begin() + axis, 1);
         return Shape(out);
       },
-      same_order);
+      same_order, true);
 }
 
 struct SqueezeParam {
@@ -208,7 +214,7 @@ void add_squeeze(Registry& r) {
         if (out.empty()) out.push_back(1);  // MXNet 1.x has no 0-D arrays here
         return Shape(out);
       },
-      same_order);
+      same_order, true);
 }
 
 }  // namespace

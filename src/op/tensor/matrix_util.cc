@@ -33,8 +33,8 @@ void set_view_kernels(OpDef& d, const ViewFn& view) {
 
 namespace {
 
-// A view keeps the element count: an input with one unknown (0) dimension and a known output
-// shape has that dimension (MXNet infers it backwards so).
+// For a view that keeps the element count: an input with one unknown (0) dimension and a known
+// output shape has that dimension (MXNet infers it backwards so).
 void complete_view_input(Shape& in, const Shape& out) {
   if (!out.fully_known() || in.fully_known()) return;
   int unknown = -1;
@@ -53,12 +53,12 @@ void complete_view_input(Shape& in, const Shape& out) {
 
 }  // namespace
 
-void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view) {
+void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view, bool keeps_size) {
   d.list_arguments = args({"data"});
-  d.infer_shape = [op = d.name, shape](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
-                                       std::vector<Shape>&) {
+  d.infer_shape = [op = d.name, shape, keeps_size](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
+                                                   std::vector<Shape>&) {
     if (!in[0].known()) return false;
-    complete_view_input(in[0], out[0]);
+    if (keeps_size) complete_view_input(in[0], out[0]);
     if (!in[0].fully_known()) {
       // Partial input (0: unknown): the output where the known dimensions decide it, as MXNet.
       try {

@@ -32,8 +32,9 @@ using ShapeFn = std::function<Shape(const std::any& param, const Shape& in)>;
 
 /// Registers a one-input data-movement op `d` (name, doc, parse already set): its output shape
 /// is `shape(input shape)`, its forward gathers through `view` and its backward sums the output
-/// gradient back through it. Works for every BRAID_TYPE_SWITCH dtype.
-void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view);
+/// gradient back through it. Works for every BRAID_TYPE_SWITCH dtype. A view that `keeps_size`
+/// (reshape, transpose) also infers one unknown input dimension from a known output shape.
+void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view, bool keeps_size = false);
 
 /// Normalizes possibly negative `axes` of an `ndim`-D array; throws naming `op` when one is out
 /// of range or repeated.

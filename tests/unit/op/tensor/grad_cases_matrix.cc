@@ -26,6 +26,8 @@ std::vector<GradCase> matrix_grad_cases() {
 
   c.push_back({"transpose", {}, {Shape({2, 3, 4})}});
   c.push_back({"SwapAxis", {{"dim1", "0"}, {"dim2", "2"}}, {Shape({2, 3, 4})}});
+  c.push_back({"depth_to_space", {{"block_size", "2"}}, {Shape({2, 8, 2, 3})}});
+  c.push_back({"space_to_depth", {{"block_size", "2"}}, {Shape({2, 2, 4, 6})}});
   c.push_back({"reshape_like", {}, {Shape({2, 6}), Shape({3, 4})}});
   c.push_back({"transpose", {{"axes", "(1, 0, 2)"}}, {Shape({2, 3, 4})}});
   c.push_back({"transpose", {{"axes", "(0, -1, 1)"}}, {Shape({2, 3, 4})}});
