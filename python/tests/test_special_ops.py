@@ -77,3 +77,38 @@ def test_logical_not_keeps_the_dtype():
         y = mx.nd.logical_not(mx.nd.array(x, dtype=dtype))
         assert y.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(y.asnumpy(), np.logical_not(x).astype(dtype))
+
+
+def test_contrib_quadratic_and_div_sqrt_dim():
+    x = np.random.RandomState(5).randn(3, 4, 9)
+    y, dy = _value_and_grad_contrib("quadratic", x, a=0.5, b=-2.0, c=3.0)
+    np.testing.assert_allclose(y, 0.5 * x * x - 2 * x + 3, rtol=1e-12)
+    np.testing.assert_allclose(dy, x - 2, rtol=1e-12)
+    y, dy = _value_and_grad_contrib("div_sqrt_dim", x)
+    np.testing.assert_allclose(y, x / 3.0, rtol=1e-12)
+    np.testing.assert_allclose(dy, np.full(x.shape, 1 / 3.0), rtol=1e-12)
+
+
+def _value_and_grad_contrib(op, x, **attrs):
+    a = mx.nd.array(x, dtype="float64")
+    a.attach_grad()
+    with mx.autograd.record():
+        y = getattr(mx.nd.contrib, op)(a, **attrs)
+    y.backward()
+    return y.asnumpy(), a.grad.asnumpy()
+
+
+def test_contrib_allclose_is_numpys_allclose():
+    a = np.array([1.0, 2.0, np.nan])
+    for b, equal_nan in [(a + 1e-9, True), (a + 1e-3, True), (a, False)]:
+        out = mx.nd.contrib.allclose(mx.nd.array(a, dtype="float64"), mx.nd.array(b, dtype="float64"),
+                                     rtol=1e-5, atol=1e-8, equal_nan=equal_nan)
+        assert out.shape == () and out.dtype == np.int32
+        assert int(out.asnumpy()) == int(np.allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=equal_nan))
+
+
+def test_contrib_index_array():
+    x = mx.nd.zeros((2, 3, 4))
+    expected = np.stack(np.mgrid[0:2, 0:3, 0:4], axis=-1)
+    np.testing.assert_array_equal(mx.nd.contrib.index_array(x).asnumpy(), expected)
+    np.testing.assert_array_equal(mx.nd.contrib.index_array(x, axes=(2, 0)).asnumpy(), expected[..., [2, 0]])

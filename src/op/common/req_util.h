@@ -7,6 +7,17 @@
 
 namespace braid::op::detail {
 
+/// out[i] = f(i) (Write) or out[i] += f(i) (Add) for i in [0, n); nothing for Null. The req test
+/// stays outside the loop so that it vectorizes.
+template <class T, class F>
+void write_each(T* out, OpReq req, int64_t n, F f) {
+  if (req == OpReq::Write) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f(i);
+  } else if (req == OpReq::Add) {
+    for (int64_t i = 0; i < n; ++i) out[i] += f(i);
+  }
+}
+
 /// Runs `compute(dst)`, which overwrites n elements at dst, so that `out` gets the result
 /// according to `req`: Write computes in place, Add through a temporary added to `out`.
 template <class T, class F>

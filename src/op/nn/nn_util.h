@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "op/common/axis_split.h"
+#include "op/common/req_util.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
@@ -53,17 +54,6 @@ inline bool has_out_grad(const BackwardArgs& a, size_t k) {
 /// Writes hidden outputs (masks, saved statistics) unless the caller asked for nothing: they are
 /// state for backward, so Add makes no sense for them and is treated as Write.
 inline bool writes_hidden(const ForwardArgs& a, size_t k) { return k < a.req.size() && a.req[k] != OpReq::Null; }
-
-/// out[i] = f(i) (Write) or out[i] += f(i) (Add) for i in [0, n); nothing for Null. The req test
-/// stays outside the loop so that it vectorizes.
-template <class T, class F>
-void write_each(T* out, OpReq req, int64_t n, F f) {
-  if (req == OpReq::Write) {
-    for (int64_t i = 0; i < n; ++i) out[i] = f(i);
-  } else if (req == OpReq::Add) {
-    for (int64_t i = 0; i < n; ++i) out[i] += f(i);
-  }
-}
 
 /// Runs `f(dst)` where dst receives every element of `out`: `out` itself for Write, a temporary
 /// that is then added to `out` for Add; nothing for Null. For kernels that write in several passes.
