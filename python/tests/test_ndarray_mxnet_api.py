@@ -107,3 +107,24 @@ def test_depth_to_space_and_space_to_depth_against_numpy():
         mx.nd.depth_to_space(mx.nd.zeros((1, 3, 2, 2)), 2)
     with pytest.raises(mx.MXNetError, match="block_size"):
         mx.nd.space_to_depth(mx.nd.zeros((1, 1, 3, 2)), 2)
+
+
+def test_sequence_mask_reverse_last_against_numpy():
+    x = np.random.RandomState(1).rand(5, 3, 2).astype(np.float32)  # (time, batch, feature)
+    lengths = np.array([2, 5, 1], dtype=np.float32)
+    masked, reversed_, last = x.copy(), x.copy(), np.empty((3, 2), np.float32)
+    for n, k in enumerate(lengths.astype(int)):
+        masked[k:, n] = -7
+        reversed_[:k, n] = x[:k, n][::-1]
+        last[n] = x[k - 1, n]
+    xs, ls = mx.nd.array(x), mx.nd.array(lengths)
+    np.testing.assert_array_equal(
+        mx.nd.SequenceMask(xs, ls, use_sequence_length=True, value=-7).asnumpy(), masked)
+    np.testing.assert_array_equal(mx.nd.SequenceReverse(xs, ls, use_sequence_length=True).asnumpy(), reversed_)
+    np.testing.assert_array_equal(mx.nd.SequenceLast(xs, ls, use_sequence_length=True).asnumpy(), last)
+    # batch-major, and without lengths: the whole time axis
+    np.testing.assert_array_equal(
+        mx.nd.SequenceLast(mx.nd.array(x.transpose(1, 0, 2)), ls, use_sequence_length=True, axis=1).asnumpy(), last)
+    np.testing.assert_array_equal(mx.nd.SequenceLast(xs).asnumpy(), x[-1])
+    with pytest.raises(mx.MXNetError, match="sequence_length"):
+        mx.nd.SequenceMask(xs, mx.nd.array([2, 9, 1]), use_sequence_length=True).asnumpy()

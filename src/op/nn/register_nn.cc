@@ -23,6 +23,7 @@ void register_nn_ops(Registry& r) {
   register_flatten_ops(r);
   register_ctc_loss_ops(r);
   register_lrn_ops(r);
+  register_sequence_ops(r);
 }
 
 }  // namespace braid::op::detail

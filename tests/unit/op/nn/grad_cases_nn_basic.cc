@@ -92,6 +92,24 @@ void add_softmax_cases(std::vector<GradCase>& c) {
 
 void add_layer_cases(std::vector<GradCase>& c) {
   c.push_back({"Flatten", {}, {Shape({2, 3, 4})}});
+  // Sequence ops, time-major and batch-major, with lengths 1 and 3 (a gradient only to the data).
+  const auto lengths = [](auto& in) { in[1] = {1, 3}; };
+  for (const char* op : {"SequenceMask", "SequenceReverse", "SequenceLast"}) {
+    c.push_back({op, {}, {Shape({4, 2, 3})}});
+    c.push_back({op, {{"use_sequence_length", "True"}}, {Shape({4, 2, 3}), Shape({2})}, {}, {1}, lengths});
+  }
+  c.push_back({"SequenceMask",
+               {{"use_sequence_length", "True"}, {"axis", "1"}, {"value", "-1"}},
+               {Shape({2, 4, 3}), Shape({2})},
+               {},
+               {1},
+               lengths});
+  c.push_back({"SequenceLast",
+               {{"use_sequence_length", "True"}, {"axis", "1"}},
+               {Shape({2, 4}), Shape({2})},
+               {},
+               {1},
+               lengths});
   // LRN's hidden output (tmp_norm) gets no gradient, as in MXNet.
   GradCase lrn{"LRN", {{"nsize", "3"}, {"alpha", "0.5"}, {"beta", "0.75"}, {"knorm", "1.5"}}, {Shape({2, 5, 2, 3})}};
   lrn.visible_outputs_only = true;
