@@ -128,3 +128,31 @@ def test_sequence_mask_reverse_last_against_numpy():
     np.testing.assert_array_equal(mx.nd.SequenceLast(xs).asnumpy(), x[-1])
     with pytest.raises(mx.MXNetError, match="sequence_length"):
         mx.nd.SequenceMask(xs, mx.nd.array([2, 9, 1]), use_sequence_length=True).asnumpy()
+
+
+@pytest.mark.parametrize("use_linear", [True, False])
+def test_svm_output_gradient_is_the_hinge_loss_gradient(use_linear):
+    """Forward passes the scores; backward is d/dx of reg · Σ max(margin - s x, 0) (squared for the
+    L2-SVM), s = +1 for the label's class, checked by central differences of that loss."""
+    rs = np.random.RandomState(3)
+    x, label = rs.uniform(-2, 2, (4, 5)), np.array([0, 3, 4, 1])
+    margin, reg = 0.7, 1.5
+    s = np.where(np.arange(5)[None, :] == label[:, None], 1.0, -1.0)
+
+    def loss(v):
+        slack = np.maximum(margin - s * v, 0)
+        return reg * (slack if use_linear else slack ** 2).sum()
+
+    xs = mx.nd.array(x, dtype="float64")
+    xs.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.SVMOutput(xs, mx.nd.array(label), margin=margin, regularization_coefficient=reg,
+                              use_linear=use_linear)
+    out.backward()
+    np.testing.assert_array_equal(out.asnumpy(), x)
+    numeric = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = 1e-6
+        numeric[i] = (loss(x + d) - loss(x - d)) / 2e-6
+    np.testing.assert_allclose(xs.grad.asnumpy(), numeric, rtol=1e-5, atol=1e-6)

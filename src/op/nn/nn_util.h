@@ -27,6 +27,7 @@ void register_flatten_ops(Registry& r);         // flatten.cc
 void register_ctc_loss_ops(Registry& r);        // ctc_loss.cc
 void register_lrn_ops(Registry& r);             // lrn.cc
 void register_sequence_ops(Registry& r);        // sequence_ops.cc
+void register_svm_output_ops(Registry& r);      // svm_output.cc
 
 /// `axis` (negative counts from the end) as an index into `s`; throws naming `op` when out of range.
 inline int checked_axis(const std::string& op, int axis, const Shape& s) {

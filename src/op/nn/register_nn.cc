@@ -24,6 +24,7 @@ void register_nn_ops(Registry& r) {
   register_ctc_loss_ops(r);
   register_lrn_ops(r);
   register_sequence_ops(r);
+  register_svm_output_ops(r);
 }
 
 }  // namespace braid::op::detail

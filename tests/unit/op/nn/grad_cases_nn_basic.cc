@@ -139,6 +139,7 @@ void add_layer_cases(std::vector<GradCase>& c) {
   c.push_back({"SoftmaxOutput", {}, {Shape({3, 4}), Shape({3})}, {}, {0, 1}, integers(1, 0, 3)});
   for (const char* op : {"LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"})
     c.push_back({op, {}, {Shape({3, 2}), Shape({3, 2})}, {}, {0, 1}});
+  c.push_back({"SVMOutput", {}, {Shape({3, 4}), Shape({3})}, {}, {0, 1}, integers(1, 0, 3)});
 }
 
 }  // namespace
