@@ -156,3 +156,13 @@ def test_svm_output_gradient_is_the_hinge_loss_gradient(use_linear):
         d[i] = 1e-6
         numeric[i] = (loss(x + d) - loss(x - d)) / 2e-6
     np.testing.assert_allclose(xs.grad.asnumpy(), numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_moments_against_numpy():
+    x = np.random.RandomState(2).rand(2, 3, 4)
+    for axes, keepdims in [((0, 2), False), ((1,), True), (None, False)]:
+        mean, var = mx.nd.moments(mx.nd.array(x, dtype="float64"), axes=axes, keepdims=keepdims)
+        ref_mean = np.mean(x, axis=axes, keepdims=keepdims)
+        ref_var = np.var(x, axis=axes, keepdims=keepdims)
+        np.testing.assert_allclose(mean.asnumpy().reshape(ref_mean.shape), ref_mean, rtol=1e-12)
+        np.testing.assert_allclose(var.asnumpy().reshape(ref_var.shape), ref_var, rtol=1e-12)

@@ -39,6 +39,7 @@ void register_all_ops(Registry& r) {
   register_zero_grad_ops(r);
   register_batch_take_ops(r);
   register_contrib_math_ops(r);
+  register_moments_ops(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);
