@@ -206,3 +206,18 @@ def test_mtcnn_like_net_with_softmax_activation_matches_numpy():
     flat = z.reshape(2, -1)
     e = np.exp(flat - flat.max(axis=1, keepdims=True))
     np.testing.assert_allclose(instance, (e / e.sum(axis=1, keepdims=True)).reshape(z.shape), rtol=1e-5, atol=1e-7)
+
+
+def test_bind_without_a_gradient_array_leaves_that_argument_out():
+    """As MXNet: args_grad without an entry means grad_req null for it (concat and stack backward
+    then skip that input)."""
+    for op in ("concat", "stack"):
+        a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+        out = getattr(mx.sym, op)(a, b)
+        x, y = mx.nd.ones((2, 3)), mx.nd.ones((2, 3)) * 2
+        gb = mx.nd.zeros((2, 3))
+        ex = out.bind(mx.cpu(), args={"a": x, "b": y}, args_grad={"b": gb})
+        ex.forward(is_train=True)
+        ex.backward([mx.nd.ones(ex.outputs[0].shape) * 3])
+        np.testing.assert_array_equal(gb.asnumpy(), np.full((2, 3), 3.0))
+        assert ex.grad_dict.get("a") is None

@@ -88,6 +88,18 @@ void register_elemwise_binary_ops(Registry& r) {
   r.add_alias("_Maximum", "_maximum");
   r.add_alias("_Minimum", "_minimum");
   r.add_alias("_Mod", "_mod");
+  // MXNet's legacy capitalized names of the comparisons.
+  for (const auto& [alias, name] : {std::pair{"_Equal", "_equal"},
+                                    {"_Not_Equal", "_not_equal"},
+                                    {"_Greater", "_greater"},
+                                    {"_Greater_Equal", "_greater_equal"},
+                                    {"_Lesser", "_lesser"},
+                                    {"_Lesser_Equal", "_lesser_equal"},
+                                    {"_Logical_And", "_logical_and"},
+                                    {"_Logical_Or", "_logical_or"},
+                                    {"_Logical_Xor", "_logical_xor"},
+                                    {"_Hypot", "_hypot"}})
+    r.add_alias(alias, name);
   r.add_alias("broadcast_plus", "broadcast_add");
   r.add_alias("broadcast_minus", "broadcast_sub");
 }

@@ -72,6 +72,20 @@ void register_elemwise_scalar_ops(Registry& r) {
   r.add_alias("_PowerScalar", "_power_scalar");
   r.add_alias("_ModScalar", "_mod_scalar");
   r.add_alias("_RModScalar", "_rmod_scalar");
+  for (const auto& [alias, name] : {std::pair{"_EqualScalar", "_equal_scalar"},
+                                    {"_NotEqualScalar", "_not_equal_scalar"},
+                                    {"_GreaterScalar", "_greater_scalar"},
+                                    {"_GreaterEqualScalar", "_greater_equal_scalar"},
+                                    {"_LesserScalar", "_lesser_scalar"},
+                                    {"_LesserEqualScalar", "_lesser_equal_scalar"},
+                                    {"_LogicalAndScalar", "_logical_and_scalar"},
+                                    {"_LogicalOrScalar", "_logical_or_scalar"},
+                                    {"_LogicalXorScalar", "_logical_xor_scalar"},
+                                    {"_MaximumScalar", "_maximum_scalar"},
+                                    {"_MinimumScalar", "_minimum_scalar"},
+                                    {"_HypotScalar", "_hypot_scalar"},
+                                    {"_RPowerScalar", "_rpower_scalar"}})
+    r.add_alias(alias, name);
 }
 
 }  // namespace braid::op::detail

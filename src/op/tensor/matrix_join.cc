@@ -142,9 +142,9 @@ void add_concat(Registry& r) {
     std::vector<OpReq> req(a.inputs.size(), a.req[0]);
     copy_parts(oc, concat_layout(param<ConcatParam>(p), a.inputs), a.inputs, a.outputs[0], true, req, "concat");
   };
+  // The layout comes from the inputs: the gradient of an input that wants none may be an empty blob.
   d.cpu.backward = [](const OpContext& oc, const std::any& p, const BackwardArgs& a) {
-    copy_parts(oc, concat_layout(param<ConcatParam>(p), a.in_grads), a.in_grads, a.out_grads[0], false, a.req,
-               "concat");
+    copy_parts(oc, concat_layout(param<ConcatParam>(p), a.inputs), a.in_grads, a.out_grads[0], false, a.req, "concat");
   };
   r.add(std::move(d));
   r.add_alias("Concat", "concat");
@@ -204,7 +204,7 @@ void add_stack(Registry& r) {
     copy_parts(oc, stack_layout(param<StackParam>(p), a.inputs[0].shape), a.inputs, a.outputs[0], true, req, "stack");
   };
   d.cpu.backward = [](const OpContext& oc, const std::any& p, const BackwardArgs& a) {
-    copy_parts(oc, stack_layout(param<StackParam>(p), a.in_grads[0].shape), a.in_grads, a.out_grads[0], false, a.req,
+    copy_parts(oc, stack_layout(param<StackParam>(p), a.inputs[0].shape), a.in_grads, a.out_grads[0], false, a.req,
                "stack");
   };
   r.add(std::move(d));
