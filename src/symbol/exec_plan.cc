@@ -207,12 +207,6 @@ class PlanBuilder {
       plan_.head_grads[i] = grad_of(v);
       ++writers[plan_.head_grads[i]];
     }
-    plan_.head_grad_read.assign(plan_.outputs.size(), false);
-    for (const Step& s : plan_.steps)
-      for (size_t i = 0; i < plan_.outputs.size(); ++i)
-        if (s.backward && !zero_gradient(s) &&
-            std::find(s.outputs.begin(), s.outputs.end(), plan_.outputs[i]) != s.outputs.end())
-          plan_.head_grad_read[i] = true;
     for (auto it = plan_.steps.rbegin(); it != plan_.steps.rend(); ++it) {
       Step& s = *it;
       if (!s.backward) continue;
@@ -248,6 +242,13 @@ class PlanBuilder {
         if (!add && val.kind == Value::Kind::Arg) plan_.arg_grad_written[static_cast<size_t>(val.index)] = true;
       }
     }
+    // A head gradient is read where a backward that is not all zeros takes it as an output gradient.
+    plan_.head_grad_read.assign(plan_.outputs.size(), false);
+    for (const Step& s : plan_.steps)
+      for (size_t i = 0; i < plan_.outputs.size(); ++i)
+        if (plan_.head_grads[i] != kNoValue && s.backward && !zero_gradient(s) &&
+            std::find(s.out_grads.begin(), s.out_grads.end(), plan_.head_grads[i]) != s.out_grads.end())
+          plan_.head_grad_read[i] = true;
     // An argument wanting a gradient that none reaches (cut by BlockGrad) gets zeros, as in MXNet.
     for (uint32_t v = 0; v < plan_.values.size(); ++v) {
       const Value& val = plan_.values[v];

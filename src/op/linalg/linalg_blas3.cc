@@ -58,7 +58,7 @@ bool infer_gemm(const GemmParam& p, const std::string& op, std::vector<Shape>& i
 // The matrices of `t` (rows along `axis`) one after the other: `t` itself where the rows run along
 // the second-to-last axis, else a copy kept in `copy`.
 template <class T>
-const T* contiguous(const TBlob& t, int axis, std::vector<T>& copy) {
+const T* contiguous_matrices(const TBlob& t, int axis, std::vector<T>& copy) {
   const MatrixBatch mb = matrices(t.shape, axis);
   if (mb.ld == mb.cols) return t.ptr<T>();
   copy.resize(static_cast<size_t>(t.size()));
@@ -94,9 +94,9 @@ template <class T>
 void gemm_forward(const GemmParam& p, const ForwardArgs& a) {
   const MatrixBatch A = matrices(a.inputs[0].shape, p.axis), O = matrices(a.outputs[0].shape, p.axis);
   std::vector<T> copies[3];
-  const T* pa = contiguous<T>(a.inputs[0], p.axis, copies[0]);
-  const T* pb = contiguous<T>(a.inputs[1], p.axis, copies[1]);
-  const T* pc = p.with_c ? contiguous<T>(a.inputs[2], p.axis, copies[2]) : nullptr;
+  const T* pa = contiguous_matrices<T>(a.inputs[0], p.axis, copies[0]);
+  const T* pb = contiguous_matrices<T>(a.inputs[1], p.axis, copies[1]);
+  const T* pc = p.with_c ? contiguous_matrices<T>(a.inputs[2], p.axis, copies[2]) : nullptr;
   const GemmDims g{p.transpose_a, p.transpose_b, O.rows, O.cols, p.transpose_a ? A.rows : A.cols};
   batched_product<T>(g, O.count, pa, pb, static_cast<T>(p.alpha), a.outputs[0], p.axis, a.req[0], pc,
                      static_cast<T>(p.beta));
@@ -110,9 +110,9 @@ void gemm_backward(const GemmParam& p, const BackwardArgs& a) {
   const int64_t m = G.rows, n = G.cols, k = ta ? A.rows : A.cols;
   const T alpha = static_cast<T>(p.alpha);
   std::vector<T> copies[3];
-  const T* pa = contiguous<T>(a.inputs[0], p.axis, copies[0]);
-  const T* pb = contiguous<T>(a.inputs[1], p.axis, copies[1]);
-  const T* pg = contiguous<T>(a.out_grads[0], p.axis, copies[2]);
+  const T* pa = contiguous_matrices<T>(a.inputs[0], p.axis, copies[0]);
+  const T* pb = contiguous_matrices<T>(a.inputs[1], p.axis, copies[1]);
+  const T* pg = contiguous_matrices<T>(a.out_grads[0], p.axis, copies[2]);
   if (!ta)
     batched_product<T>({false, !tb, m, k, n}, G.count, pg, pb, alpha, a.in_grads[0], p.axis, a.req[0]);
   else

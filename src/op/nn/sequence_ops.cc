@@ -38,8 +38,8 @@ std::any parse_sequence(const AttrMap& attrs, const std::string& op, bool has_va
 }
 
 // Each batch entry's length: sequence_length's values (any dtype), or the full time axis.
-std::vector<int64_t> lengths(const SequenceParam& p, const std::vector<TBlob>& inputs, const SequenceLayout& l,
-                             const std::string& op) {
+std::vector<int64_t> sequence_lengths(const SequenceParam& p, const std::vector<TBlob>& inputs, const SequenceLayout& l,
+                                      const std::string& op) {
   std::vector<int64_t> len(static_cast<size_t>(l.batch), l.steps);
   if (!p.use_length) return len;
   BRAID_TYPE_SWITCH(inputs[1].dtype, T, op.c_str(), {
@@ -70,33 +70,33 @@ bool infer_sequence(const SequenceParam& p, bool last, const std::string& op, st
   return !p.use_length || in[1].fully_known();
 }
 
-enum class Kind { kMask, kReverse, kLast };
+enum class SequenceKind { kMask, kReverse, kLast };
 
 // Calls f(to, from) for every element pair: output element `to` takes data element `from`
 // (kMask: steps within the length; the rest is filled separately).
 template <class F>
-void for_each_pair(Kind kind, const SequenceLayout& l, const std::vector<int64_t>& len, F f) {
+void for_each_pair(SequenceKind kind, const SequenceLayout& l, const std::vector<int64_t>& len, F f) {
   for (int64_t n = 0; n < l.batch; ++n) {
     const int64_t ln = len[static_cast<size_t>(n)];
-    if (kind == Kind::kLast) {
+    if (kind == SequenceKind::kLast) {
       if (ln > 0)
         for (int64_t k = 0; k < l.inner; ++k) f(n * l.inner + k, l.at(ln - 1, n) + k);
       continue;
     }
     for (int64_t t = 0; t < l.steps; ++t) {
-      const int64_t from = kind == Kind::kReverse && t < ln ? ln - 1 - t : t;
-      if (kind == Kind::kMask && t >= ln) continue;
+      const int64_t from = kind == SequenceKind::kReverse && t < ln ? ln - 1 - t : t;
+      if (kind == SequenceKind::kMask && t >= ln) continue;
       for (int64_t k = 0; k < l.inner; ++k) f(l.at(t, n) + k, l.at(from, n) + k);
     }
   }
 }
 
-void add_sequence_op(Registry& r, const std::string& name, Kind kind, const std::string& doc) {
+void add_sequence_op(Registry& r, const std::string& name, SequenceKind kind, const std::string& doc) {
   OpDef d;
   d.name = name;
   d.doc = doc;
   d.parse = [name, kind](const AttrMap& attrs) {
-    return parse_sequence(attrs, name, kind == Kind::kMask, kind == Kind::kReverse);
+    return parse_sequence(attrs, name, kind == SequenceKind::kMask, kind == SequenceKind::kReverse);
   };
   d.list_arguments = [](const std::any& pa) {
     return param<SequenceParam>(pa).use_length ? std::vector<std::string>{"data", "sequence_length"}
@@ -104,7 +104,7 @@ void add_sequence_op(Registry& r, const std::string& name, Kind kind, const std:
   };
   d.infer_shape = [name, kind](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out,
                                std::vector<Shape>&) {
-    return infer_sequence(param<SequenceParam>(pa), kind == Kind::kLast, name, in, out);
+    return infer_sequence(param<SequenceParam>(pa), kind == SequenceKind::kLast, name, in, out);
   };
   d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
     if (out[0] == kDTypeUnknown) out[0] = in[0];
@@ -113,7 +113,7 @@ void add_sequence_op(Registry& r, const std::string& name, Kind kind, const std:
   d.cpu.forward = [name, kind](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<SequenceParam>(pa);
     const SequenceLayout l(a.inputs[0].shape, p.axis);
-    const std::vector<int64_t> len = lengths(p, a.inputs, l, name);
+    const std::vector<int64_t> len = sequence_lengths(p, a.inputs, l, name);
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
@@ -129,7 +129,7 @@ void add_sequence_op(Registry& r, const std::string& name, Kind kind, const std:
     if (a.req.size() > 1 && a.req[1] == OpReq::Write) fill_zero(a.in_grads[1]);
     if (a.req[0] == OpReq::Null) return;
     const SequenceLayout l(a.in_grads[0].shape, p.axis);
-    const std::vector<int64_t> len = lengths(p, a.inputs, l, name);
+    const std::vector<int64_t> len = sequence_lengths(p, a.inputs, l, name);
     BRAID_REAL_TYPE_SWITCH(a.in_grads[0].dtype, T, name.c_str(), {
       const T* g = a.out_grads[0].ptr<T>();
       T* dx = a.in_grads[0].ptr<T>();
@@ -145,11 +145,11 @@ void add_sequence_op(Registry& r, const std::string& name, Kind kind, const std:
 }  // namespace
 
 void register_sequence_ops(Registry& r) {
-  add_sequence_op(r, "SequenceMask", Kind::kMask,
+  add_sequence_op(r, "SequenceMask", SequenceKind::kMask,
                   "Sets the steps past each sequence's length to `value` (axis: 0 time-major, 1 batch-major).");
-  add_sequence_op(r, "SequenceReverse", Kind::kReverse,
+  add_sequence_op(r, "SequenceReverse", SequenceKind::kReverse,
                   "Reverses each sequence's first `length` steps, time-major; the padding stays in place.");
-  add_sequence_op(r, "SequenceLast", Kind::kLast, "Each sequence's last step (at its length - 1).");
+  add_sequence_op(r, "SequenceLast", SequenceKind::kLast, "Each sequence's last step (at its length - 1).");
 }
 
 }  // namespace braid::op::detail

@@ -12,7 +12,7 @@ struct MomentsParam {
   bool keepdims = false;
 };
 
-std::vector<bool> reduced_axes(const MomentsParam& p, const Shape& s) {
+std::vector<bool> moment_axes(const MomentsParam& p, const Shape& s) {
   std::vector<bool> reduced(static_cast<size_t>(s.ndim()), !p.axes);
   if (p.axes)
     for (int64_t a : *p.axes) {
@@ -24,7 +24,7 @@ std::vector<bool> reduced_axes(const MomentsParam& p, const Shape& s) {
 }
 
 Shape moments_shape(const MomentsParam& p, const Shape& s) {
-  const std::vector<bool> reduced = reduced_axes(p, s);
+  const std::vector<bool> reduced = moment_axes(p, s);
   std::vector<int64_t> dims;
   for (int k = 0; k < s.ndim(); ++k) {
     if (!reduced[static_cast<size_t>(k)])
@@ -38,7 +38,7 @@ Shape moments_shape(const MomentsParam& p, const Shape& s) {
 
 // For every input element in order, the index of its mean (and variance).
 std::vector<int64_t> output_index(const MomentsParam& p, const Shape& s) {
-  const std::vector<bool> reduced = reduced_axes(p, s);
+  const std::vector<bool> reduced = moment_axes(p, s);
   std::vector<int64_t> stride(static_cast<size_t>(s.ndim()), 0);
   int64_t step = 1;
   for (int k = s.ndim() - 1; k >= 0; --k)
