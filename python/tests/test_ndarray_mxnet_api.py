@@ -166,3 +166,17 @@ def test_moments_against_numpy():
         ref_var = np.var(x, axis=axes, keepdims=keepdims)
         np.testing.assert_allclose(mean.asnumpy().reshape(ref_mean.shape), ref_mean, rtol=1e-12)
         np.testing.assert_allclose(var.asnumpy().reshape(ref_var.shape), ref_var, rtol=1e-12)
+
+
+def test_diag_against_numpy():
+    v = np.arange(1.0, 4.0)
+    for k in (0, 2, -1):
+        np.testing.assert_array_equal(mx.nd.diag(mx.nd.array(v), k=k).asnumpy(), np.diag(v, k=k))
+    m = np.random.RandomState(4).rand(3, 5)
+    for k in (0, 3, -2):
+        np.testing.assert_array_equal(mx.nd.diag(mx.nd.array(m), k=k).asnumpy(), np.diag(m, k=k).astype(np.float32))
+    t = np.random.RandomState(5).rand(2, 3, 4).astype(np.float32)
+    np.testing.assert_array_equal(mx.nd.diag(mx.nd.array(t), k=1, axis1=2, axis2=0).asnumpy(),
+                                  np.diagonal(t, offset=1, axis1=2, axis2=0))
+    with pytest.raises(mx.MXNetError, match="no diagonal"):
+        mx.nd.diag(mx.nd.array(m), k=6)

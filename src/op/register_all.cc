@@ -40,6 +40,7 @@ void register_all_ops(Registry& r) {
   register_batch_take_ops(r);
   register_contrib_math_ops(r);
   register_moments_ops(r);
+  register_diag_ops(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

@@ -28,6 +28,7 @@ void register_batch_take_ops(Registry& r);       // src/op/tensor/batch_take.cc
 void register_reset_arrays_ops(Registry& r);     // src/op/tensor/reset_arrays.cc
 void register_contrib_math_ops(Registry& r);     // src/op/contrib/contrib_math.cc
 void register_moments_ops(Registry& r);          // src/op/tensor/moments.cc
+void register_diag_ops(Registry& r);             // src/op/tensor/diag.cc
 
 // GPU kernels, attached to the ops registered above (builds with CUDA only).
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu

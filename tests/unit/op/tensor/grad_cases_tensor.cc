@@ -26,6 +26,8 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"_contrib_div_sqrt_dim", {}, {Shape({2, 3, 4})}});
   c.push_back({"moments", {{"axes", "(0, 2)"}}, {Shape({2, 3, 4})}});
   c.push_back({"moments", {{"keepdims", "True"}}, {Shape({3, 4})}});
+  c.push_back({"diag", {{"k", "-1"}}, {Shape({3})}});
+  c.push_back({"diag", {{"k", "1"}, {"axis1", "2"}, {"axis2", "0"}}, {Shape({3, 2, 4})}});
   // hard_sigmoid's kinks (alpha x + beta at 0 and 1) and smooth_l1's (|x| = 1 / sigma^2) are avoided.
   c.push_back({"hard_sigmoid", {{"alpha", "0.4"}, {"beta", "0.5"}}, {Shape({3, 4})}, {{-3.0, 3.0}}, {}, [](auto& in) {
                  for (auto& v : in[0]) v = std::abs(std::abs(v) - 1.25) < 0.02 ? v * 0.9 : v;
