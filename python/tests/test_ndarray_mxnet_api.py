@@ -180,3 +180,12 @@ def test_diag_against_numpy():
                                   np.diagonal(t, offset=1, axis1=2, axis2=0))
     with pytest.raises(mx.MXNetError, match="no diagonal"):
         mx.nd.diag(mx.nd.array(m), k=6)
+
+
+def test_broadcast_like_and_slice_like_take_any_dtype_for_the_shape():
+    x = mx.nd.array([[1.5, 2.5]], dtype="float64")
+    like = mx.nd.zeros((3, 2), dtype="int32")
+    out = mx.nd.broadcast_like(x, like)
+    assert out.dtype == np.float64 and out.shape == (3, 2)
+    sliced = mx.nd.slice_like(mx.nd.ones((4, 5), dtype="float16"), mx.nd.zeros((2, 3), dtype="uint8"))
+    assert sliced.dtype == np.float16 and sliced.shape == (2, 3)

@@ -51,4 +51,10 @@ bool all_known(const std::vector<Shape>& shapes) {
   return true;
 }
 
+void shape_only_second_input(const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+  if (in[0] == kDTypeUnknown) in[0] = out[0];
+  if (out[0] == kDTypeUnknown) out[0] = in[0];
+  if (in[1] == kDTypeUnknown) in[1] = in[0];
+}
+
 }  // namespace braid::op::detail

@@ -18,6 +18,10 @@ void infer_same_type(const std::string& op, std::vector<DType>& in, std::vector<
 
 bool all_known(const std::vector<Shape>& shapes);
 
+/// Type inference of ops whose second input gives only a shape (broadcast_like, slice_like): the
+/// output takes the first input's dtype, the second keeps its own (the first's when unknown).
+void shape_only_second_input(const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&);
+
 /// list_arguments returning fixed names.
 inline std::function<std::vector<std::string>(const std::any&)> args(std::vector<std::string> names) {
   return [names](const std::any&) { return names; };

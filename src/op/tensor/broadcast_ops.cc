@@ -112,15 +112,15 @@ void add_broadcast_to(Registry& r) {
     merge_shape(out[0], broadcast_like_target(param<BroadcastLikeParam>(p), in[0], in[1]), "broadcast_like", "output");
     return out[0].fully_known();
   };
+  like.infer_type = shape_only_second_input;
   like.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     forward_broadcast(a, "broadcast_like");
   };
   like.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     backward_broadcast(a, "broadcast_like");
     if (a.req[1] == OpReq::Write)
-      BRAID_REAL_TYPE_SWITCH(a.in_grads[1].dtype, T, "broadcast_like", {
-        std::fill(a.in_grads[1].ptr<T>(), a.in_grads[1].ptr<T>() + a.in_grads[1].size(), T(0));
-      });
+      BRAID_TYPE_SWITCH(a.in_grads[1].dtype, T, "broadcast_like",
+                        { std::fill(a.in_grads[1].ptr<T>(), a.in_grads[1].ptr<T>() + a.in_grads[1].size(), T(0)); });
   };
   r.add(std::move(like));
 }

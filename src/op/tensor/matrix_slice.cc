@@ -251,6 +251,7 @@ void add_slice_like(Registry& r) {
     strided_copy(x.dtype, x.dptr, 0, contiguous_strides(x.shape.dims()), y.dptr, 0, contiguous_strides(y.shape.dims()),
                  y.shape.dims(), a.req[0], "slice_like");
   };
+  d.infer_type = shape_only_second_input;
   d.cpu.backward = [](const OpContext& oc, const std::any&, const BackwardArgs& a) {
     const DataMover& move = data_mover(oc.ctx);
     if (a.req[1] == OpReq::Write) move.zero(a.in_grads[1]);
