@@ -61,9 +61,7 @@ Executor Executor::bind_sharing(const Symbol& symbol, Context ctx, const std::ve
     info.arg_shapes.push_back(args[i].shape());
     info.arg_types.push_back(args[i].dtype());
     info.arg_ctx.push_back(args[i].ctx());
-    GradReq req = grad_req.empty() ? (i < args_grad.size() && !args_grad[i].is_none() ? GradReq::Write : GradReq::Null)
-                  : grad_req.size() == 1 ? grad_req[0]
-                                         : grad_req[i];
+    GradReq req = grad_req.empty() ? GradReq::Write : grad_req.size() == 1 ? grad_req[0] : grad_req[i];
     // As MXNet, an argument without a gradient array gets none, whatever grad_req says.
     if (i >= args_grad.size() || args_grad[i].is_none()) req = GradReq::Null;
     if (req != GradReq::Null)
@@ -148,8 +146,8 @@ void Executor::backward(const std::vector<NDArray>& out_grads) {
   // forward computed (ops that act differently in training, such as Dropout, as they ran).
   // MXNet also runs a backward with no forward before, on whatever the arrays hold; Braid runs
   // the training forward first, so that the gradient is the one of the bound arguments.
-  if (!plan_->has_backward) return;
-  if (!forwarded_) forward(true, {});  // no argument wants a gradient: nothing to compute (as MXNet)
+  if (!plan_->has_backward) return;  // no argument wants a gradient: nothing to compute (as MXNet)
+  if (!forwarded_) forward(true, {});
   symbol::detail::run_backward(*plan_, *state_, out_grads);
 }
 

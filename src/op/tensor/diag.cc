@@ -66,6 +66,13 @@ void move_diagonal(const OpContext& oc, const DiagParam& p, const TBlob& packed,
   }
 }
 
+// A vector's diagonal lies on axes 0 and 1 of its square matrix, whatever axis1 and axis2 say.
+DiagParam for_vector(DiagParam p) {
+  p.axis1 = 0;
+  p.axis2 = 1;
+  return p;
+}
+
 }  // namespace
 
 void register_diag_ops(Registry& r) {
@@ -90,25 +97,17 @@ void register_diag_ops(Registry& r) {
   // A vector's matrix is the matrix side of the copy; so is an N-D input.
   d.cpu.forward = [](const OpContext& oc, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<DiagParam>(pa);
-    if (a.inputs[0].shape.ndim() == 1) {
-      DiagParam square = p;
-      square.axis1 = 0;
-      square.axis2 = 1;
-      move_diagonal(oc, square, a.inputs[0], a.outputs[0], true, a.req[0]);
-    } else {
+    if (a.inputs[0].shape.ndim() == 1)
+      move_diagonal(oc, for_vector(p), a.inputs[0], a.outputs[0], true, a.req[0]);
+    else
       move_diagonal(oc, p, a.outputs[0], a.inputs[0], false, a.req[0]);
-    }
   };
   d.cpu.backward = [](const OpContext& oc, const std::any& pa, const BackwardArgs& a) {
     const auto& p = param<DiagParam>(pa);
-    if (a.in_grads[0].shape.ndim() == 1) {
-      DiagParam square = p;
-      square.axis1 = 0;
-      square.axis2 = 1;
-      move_diagonal(oc, square, a.in_grads[0], a.out_grads[0], false, a.req[0]);
-    } else {
+    if (a.in_grads[0].shape.ndim() == 1)
+      move_diagonal(oc, for_vector(p), a.in_grads[0], a.out_grads[0], false, a.req[0]);
+    else
       move_diagonal(oc, p, a.out_grads[0], a.in_grads[0], true, a.req[0]);
-    }
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
   r.add(std::move(d));
