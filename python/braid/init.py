@@ -14,7 +14,7 @@ from ._core.init import create
 _C = _core.init
 
 __all__ = ["InitDesc", "Initializer", "Uniform", "Normal", "Constant", "Zero", "One", "Xavier", "MSRAPrelu",
-           "Bilinear", "Orthogonal", "LSTMBias", "Mixed", "Load", "register", "create", "Zeros", "Ones"]
+           "Bilinear", "Orthogonal", "LSTMBias", "FusedRNN", "Mixed", "Load", "register", "create", "Zeros", "Ones"]
 
 _registry = {}
 
@@ -68,6 +68,8 @@ class _Described(object):
         attrs = getattr(desc, "attrs", None) or {}
         if "__init__" in attrs:
             klass, kwargs = json.loads(attrs["__init__"])
+            if getattr(desc, "global_init", None) is None:
+                desc = InitDesc(str(desc), attrs, global_init=self)
             _registry[klass.lower()](**kwargs)._init_weight(desc, arr)
             return
         self._call_by_name(str(desc), arr)
@@ -211,6 +213,36 @@ class LSTMBias(Initializer):
         arr[:] = 0.0
         num_hidden = int(arr.shape[0] / 4)
         arr[num_hidden:2 * num_hidden] = self.forget_bias
+
+
+@register
+class FusedRNN(Initializer):
+    """The packed parameter vector of a fused RNN (mx.rnn.FusedRNNCell, the RNN operator): each
+    unpacked weight by `init` (by the global initializer when None), LSTM forget-gate biases to
+    `forget_bias`."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
+        if isinstance(init, str):
+            klass, kwargs = json.loads(init)
+            init = _registry[klass.lower()](**kwargs)
+        super(FusedRNN, self).__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                                       num_layers=num_layers, mode=mode, bidirectional=bidirectional,
+                                       forget_bias=forget_bias)
+        self._init = init
+        self._cell_args = (num_hidden, num_layers, mode, bidirectional)
+        self._forget_bias = forget_bias
+
+    def _init_weight(self, desc, arr):
+        from .rnn import rnn_cell
+        cell = rnn_cell.FusedRNNCell(*self._cell_args, forget_bias=self._forget_bias, prefix="")
+        args = cell.unpack_weights({"parameters": arr})
+        global_init = getattr(desc, "global_init", None) or Uniform()
+        for name in args:
+            if self._cell_args[2] == "lstm" and name.endswith("_f_bias"):
+                args[name][:] = self._forget_bias
+            else:
+                (self._init or global_init)(InitDesc(name, global_init=global_init), args[name])
+        arr[:] = cell.pack_weights(args)["parameters"]
 
 
 class Mixed(object):

@@ -62,6 +62,7 @@ std::vector<std::string> list_variables(const std::vector<Entry>& outputs, int w
 std::string output_name(const Entry& e) {
   const Node& n = *e.node;
   if (n.is_variable()) return n.name;
+  if (n.op->list_outputs) return n.name + "_" + n.op->list_outputs(n.param).at(e.index);
   if (n.num_visible_outputs() == 1) return n.name + "_output";
   return cat(n.name, "_output", e.index);
 }

@@ -77,6 +77,10 @@ struct OpDef {
   std::function<int(const std::any&)> num_outputs = [](const std::any&) { return 1; };
   /// Outputs a user sees (BatchNorm computes 3, shows 1).
   std::function<int(const std::any&)> num_visible_outputs;
+  /// Names of the visible outputs (MXNet's FListOutputNames: RNN's "output", "state_output"),
+  /// which a symbol's list_outputs prefixes with the node name; empty: "output", or "output0",
+  /// "output1", ... when there are several.
+  std::function<std::vector<std::string>(const std::any&)> list_outputs;
   /// Completes unknown shapes (Shape() or 0-dims) from known ones in both directions where it can;
   /// throws on inconsistent shapes. Returns true once every shape is fully known.
   std::function<bool(const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>& aux)>

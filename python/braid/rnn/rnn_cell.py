@@ -3,8 +3,8 @@ Activation, elementwise arithmetic, Concat...): one call of a cell is one time s
 repeats it over a sequence. Node and parameter names follow MXNet 1.x's (``lstm_l0_i2h_weight``,
 ``lstm_l0_t3_out``...), so that checkpoints and programs written for MXNet find what they expect.
 
-``FusedRNNCell`` describes MXNet's cuDNN-fused RNN; Braid has no fused ``RNN`` operator, so
-unrolling one raises MXNetError, while ``unfuse()`` gives the equivalent stack of cells here.
+``FusedRNNCell`` unrolls into one fused ``RNN`` operator over the whole sequence (all layers and
+directions), with its weights packed in one vector; ``unfuse()`` gives the equivalent stack of cells.
 This file holds the base cell and the gated cells; the cells that combine or modify others are in
 cell_wrappers.py, the convolutional ones in conv_cells.py (all importable from here, as MXNet's
 ``mxnet.rnn.rnn_cell``)."""
@@ -362,10 +362,10 @@ class GRUCell(_GatedCell):
 
 
 class FusedRNNCell(BaseRNNCell):
-    """MXNet's cuDNN-fused multi-layer RNN (all steps, layers and directions in one ``RNN``
-    operator over one packed ``<prefix>parameters`` vector).
+    """MXNet's fused multi-layer RNN (all steps, layers and directions in one ``RNN`` operator
+    over one packed ``<prefix>parameters`` vector).
 
-    Braid has no fused ``RNN`` operator: ``unroll`` raises MXNetError. ``unfuse()`` gives the same
+    ``unfuse()`` gives the same
     network as a SequentialRNNCell of RNNCell/LSTMCell/GRUCell (BidirectionalCell, DropoutCell),
     with the names the fused weights unpack to; ``pack_weights``/``unpack_weights`` convert
     between the packed vector and those cells' weights.
@@ -403,7 +403,8 @@ class FusedRNNCell(BaseRNNCell):
         self._get_next_state = get_next_state
         self._forget_bias = forget_bias
         self._directions = ["l", "r"] if bidirectional else ["l"]
-        self._parameter = self.params.get("parameters")
+        initializer = init.FusedRNN(None, num_hidden, num_layers, mode, bidirectional, forget_bias)
+        self._parameter = self.params.get("parameters", init=initializer)
 
     @property
     def state_info(self):
@@ -482,13 +483,34 @@ class FusedRNNCell(BaseRNNCell):
         raise NotImplementedError("FusedRNNCell cannot be stepped. Please use unroll")
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
-        raise MXNetError(
-            "FusedRNNCell needs the fused RNN operator (mx.sym.RNN, cuDNN's fused kernel), which "
-            "Braid does not have. Use cell.unfuse() for the equivalent stack of %s cells "
-            "(mx.rnn.SequentialRNNCell of %s%s), which unrolls here; pack_weights/unpack_weights "
-            "convert between the fused parameter vector and their weights."
-            % (self._mode, {"lstm": "LSTMCell", "gru": "GRUCell"}.get(self._mode, "RNNCell"),
-               " in BidirectionalCell" if self._bidirectional else ""))
+        """The whole sequence through one ``RNN`` operator named ``<prefix>rnn``; the states are
+        its final states when ``get_next_state``, else an empty list."""
+        self.reset()
+        inputs, axis = _as_steps(length, inputs, layout, True)
+        if axis == 1:
+            inputs = symbol.swapaxes(inputs, dim1=0, dim2=1)
+        elif axis != 0:
+            raise ValueError("FusedRNNCell.unroll: layout %r is neither NTC nor TNC" % (layout,))
+        if begin_state is None:
+            begin_state = self.begin_state()
+        states = {"state": begin_state[0]}
+        if self._mode == "lstm":
+            states["state_cell"] = begin_state[1]
+        rnn = symbol.RNN(data=inputs, parameters=self._parameter, state_size=self._num_hidden,
+                         num_layers=self._num_layers, bidirectional=self._bidirectional, p=self._dropout,
+                         state_outputs=self._get_next_state, mode=self._mode, name=self._prefix + "rnn",
+                         **states)
+        if not self._get_next_state:
+            outputs, states = rnn, []
+        else:
+            count = 2 if self._mode == "lstm" else 1
+            for k in range(1, count + 1):
+                rnn[k]._set_attr(__layout__="LNC")
+            outputs, states = rnn[0], [rnn[k] for k in range(1, count + 1)]
+        if axis == 1:
+            outputs = symbol.swapaxes(outputs, dim1=0, dim2=1)
+        outputs, _ = _as_steps(length, outputs, layout, merge_outputs)
+        return outputs, states
 
     def unfuse(self):
         """The same network as a SequentialRNNCell of unfused cells (one per layer, in a

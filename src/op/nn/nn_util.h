@@ -14,20 +14,24 @@
 
 namespace braid::op::detail {
 
-void register_activation_ops(Registry& r);      // activation.cc
-void register_leaky_relu_ops(Registry& r);      // leaky_relu.cc
-void register_batch_norm_ops(Registry& r);      // batch_norm.cc
-void register_layer_norm_ops(Registry& r);      // layer_norm.cc
-void register_dropout_ops(Registry& r);         // dropout.cc
-void register_softmax_ops(Registry& r);         // softmax.cc
-void register_softmax_output_ops(Registry& r);  // softmax_output.cc
-void register_regression_ops(Registry& r);      // regression_output.cc
-void register_embedding_ops(Registry& r);       // embedding.cc
-void register_flatten_ops(Registry& r);         // flatten.cc
-void register_ctc_loss_ops(Registry& r);        // ctc_loss.cc
-void register_lrn_ops(Registry& r);             // lrn.cc
-void register_sequence_ops(Registry& r);        // sequence_ops.cc
-void register_svm_output_ops(Registry& r);      // svm_output.cc
+void register_activation_ops(Registry& r);        // activation.cc
+void register_leaky_relu_ops(Registry& r);        // leaky_relu.cc
+void register_batch_norm_ops(Registry& r);        // batch_norm.cc
+void register_layer_norm_ops(Registry& r);        // layer_norm.cc
+void register_dropout_ops(Registry& r);           // dropout.cc
+void register_softmax_ops(Registry& r);           // softmax.cc
+void register_softmax_output_ops(Registry& r);    // softmax_output.cc
+void register_regression_ops(Registry& r);        // regression_output.cc
+void register_embedding_ops(Registry& r);         // embedding.cc
+void register_flatten_ops(Registry& r);           // flatten.cc
+void register_ctc_loss_ops(Registry& r);          // ctc_loss.cc
+void register_lrn_ops(Registry& r);               // lrn.cc
+void register_sequence_ops(Registry& r);          // sequence_ops.cc
+void register_svm_output_ops(Registry& r);        // svm_output.cc
+void register_rnn_ops(Registry& r);               // rnn.cc
+void register_group_norm_ops(Registry& r);        // group_norm.cc (GroupNorm, InstanceNorm)
+void register_l2_normalization_ops(Registry& r);  // l2_normalization.cc
+void register_upsampling_ops(Registry& r);        // upsampling.cc
 
 /// `axis` (negative counts from the end) as an index into `s`; throws naming `op` when out of range.
 inline int checked_axis(const std::string& op, int axis, const Shape& s) {

@@ -25,6 +25,10 @@ void register_nn_ops(Registry& r) {
   register_lrn_ops(r);
   register_sequence_ops(r);
   register_svm_output_ops(r);
+  register_rnn_ops(r);
+  register_group_norm_ops(r);
+  register_l2_normalization_ops(r);
+  register_upsampling_ops(r);
 }
 
 }  // namespace braid::op::detail

@@ -69,6 +69,32 @@ void add_normalization_cases(std::vector<GradCase>& c) {
   c.push_back({"LayerNorm", {}, {Shape({3, 5}), Shape({5}), Shape({5})}, {{-1, 1}, {0.5, 1.5}, {-1, 1}}});
   c.push_back({"LayerNorm", {{"axis", "1"}, {"eps", "1e-3"}}, {Shape({2, 4, 3}), Shape({4}), Shape({4})}});
   c.push_back({"LayerNorm", {{"axis", "0"}, {"output_mean_var", "True"}}, {Shape({5, 3}), Shape({5}), Shape({5})}});
+
+  c.push_back({"GroupNorm", {{"num_groups", "2"}}, {Shape({2, 4, 3}), Shape({2}), Shape({2})}});
+  c.push_back({"GroupNorm",
+               {{"num_groups", "3"}, {"output_mean_var", "True"}, {"eps", "1e-3"}},
+               {Shape({2, 6, 2, 2}), Shape({3}), Shape({3})}});
+  c.push_back({"InstanceNorm", {}, {Shape({2, 3, 4}), Shape({3}), Shape({3})}});
+  c.push_back({"InstanceNorm", {{"eps", "1e-5"}}, {Shape({1, 2, 2, 3}), Shape({2}), Shape({2})}});
+  c.push_back({"UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}}, {Shape({1, 2, 2, 3})}});
+  c.push_back({"UpSampling",
+               {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}},
+               {Shape({2, 2, 2, 2}), Shape({2, 1, 1, 1})}});
+  c.push_back({"UpSampling",
+               {{"scale", "1"}, {"sample_type", "nearest"}, {"num_args", "2"}, {"multi_input_mode", "sum"}},
+               {Shape({1, 2, 4, 4}), Shape({1, 2, 2, 2})}});
+  c.push_back({"UpSampling",
+               {{"scale", "2"}, {"sample_type", "bilinear"}, {"num_filter", "2"}},
+               {Shape({1, 2, 3, 3}), Shape({2, 1, 4, 4})}});
+  // The hidden output holds the norms for backward.
+  for (const char* mode : {"instance", "channel", "spatial"}) {
+    GradCase l2{"L2Normalization", {{"mode", mode}}, {Shape({2, 3, 4})}};
+    l2.visible_outputs_only = true;
+    c.push_back(l2);
+    l2.attrs["eps"] = "1e-3";
+    l2.shapes = {Shape({2, 3, 2, 2})};
+    c.push_back(l2);
+  }
 }
 
 void add_softmax_cases(std::vector<GradCase>& c) {
@@ -142,6 +168,47 @@ void add_layer_cases(std::vector<GradCase>& c) {
   c.push_back({"SVMOutput", {}, {Shape({3, 4}), Shape({3})}, {}, {0, 1}, integers(1, 0, 3)});
 }
 
+// The fused RNN: data (T, N, I), the packed weights, the initial states; hidden output: saved state.
+GradCase rnn_case(const std::string& mode, int64_t layers, bool bidirectional, bool state_outputs) {
+  const int64_t T = 3, N = 2, I = 3, H = 2, D = bidirectional ? 2 : 1;
+  const int64_t G = mode == "lstm" ? 4 : mode == "gru" ? 3 : 1;
+  int64_t size = 0;
+  for (int64_t l = 0; l < layers; ++l) size += D * G * H * ((l == 0 ? I : D * H) + H + 2);
+  GradCase g{"RNN",
+             {{"mode", mode},
+              {"state_size", std::to_string(H)},
+              {"num_layers", std::to_string(layers)},
+              {"bidirectional", bidirectional ? "True" : "False"},
+              {"state_outputs", state_outputs ? "True" : "False"}},
+             {Shape({T, N, I}), Shape({size}), Shape({layers * D, N, H})}};
+  if (mode == "lstm") g.shapes.push_back(Shape({layers * D, N, H}));
+  g.visible_outputs_only = true;
+  return g;
+}
+
+void add_rnn_cases(std::vector<GradCase>& c) {
+  c.push_back(rnn_case("lstm", 2, true, true));
+  c.push_back(rnn_case("lstm", 1, false, false));
+  c.push_back(rnn_case("gru", 2, true, true));
+  c.push_back(rnn_case("gru", 1, false, false));
+  c.push_back(rnn_case("rnn_tanh", 2, false, true));
+  GradCase relu = rnn_case("rnn_relu", 1, true, true);
+  relu.fill = kAwayFromZero;
+  c.push_back(relu);
+  // Sequences of 3 and 1 steps: the second one's state stops after its first step.
+  GradCase lengths = rnn_case("lstm", 1, true, true);
+  lengths.attrs["use_sequence_length"] = "True";
+  lengths.shapes.push_back(Shape({2}));
+  lengths.skip = {4};
+  lengths.fill = [](std::vector<std::vector<double>>& in) { in[4] = {3, 1}; };
+  c.push_back(lengths);
+  // Dropout between layers, in training.
+  GradCase dropped = rnn_case("gru", 2, false, true);
+  dropped.attrs["p"] = "0.4";
+  dropped.is_train = true;
+  c.push_back(dropped);
+}
+
 }  // namespace
 
 std::vector<GradCase> nn_basic_grad_cases() {
@@ -150,6 +217,7 @@ std::vector<GradCase> nn_basic_grad_cases() {
   add_normalization_cases(c);
   add_softmax_cases(c);
   add_layer_cases(c);
+  add_rnn_cases(c);
   // CTCLoss: labels 1..3 with the blank first; labels 0..2, explicit lengths and the blank last.
   GradCase ctc{"CTCLoss", {}, {Shape({5, 2, 4}), Shape({2, 2})}, {}, {1}, integers(1, 1, 3)};
   ctc.visible_outputs_only = true;
