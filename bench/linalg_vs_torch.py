@@ -3,16 +3,13 @@
 solves, Cholesky, symmetric eigendecomposition, LQ/QR, inverse and determinant, float32, from
 Python (mx.nd.linalg with autograd against torch.linalg), same thread count.
 
-Each side runs in a process of its own (both load OpenBLAS and an OpenMP runtime), in alternating
-rounds; the table shows each op's best repetition and the Braid/PyTorch ratio.
+Each side runs in a process of its own, in alternating rounds (side_by_side.py); the table shows
+each op's best repetition and the Braid/PyTorch ratio.
 Usage: PYTHONPATH=build/python /usr/bin/python3 bench/linalg_vs_torch.py [--threads N]
 """
-import argparse
-import json
-import os
-import subprocess
 import sys
 
+import side_by_side
 from repetitions import time_repetitions
 
 BATCH, N = 16, 128
@@ -96,36 +93,5 @@ def measure(side, threads, repetitions, min_time):
     return result
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=os.cpu_count(), help="threads for both (default: all cores)")
-    ap.add_argument("--rounds", type=int, default=3, help="alternating Braid / PyTorch rounds")
-    ap.add_argument("--repetitions", type=int, default=3, help="repetitions per round")
-    ap.add_argument("--min-time", type=float, default=0.2, help="seconds per repetition")
-    ap.add_argument("--side", choices=["braid", "torch"], help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.side:
-        print(json.dumps(measure(args.side, args.threads, args.repetitions, args.min_time)))
-        return 0
-    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
-    times = {"braid": {}, "torch": {}}
-    for _ in range(args.rounds):
-        for side in times:
-            out = subprocess.run([sys.executable, __file__, "--side", side, f"--threads={args.threads}",
-                                  f"--repetitions={args.repetitions}", f"--min-time={args.min_time}"],
-                                 env=env, check=True, capture_output=True, text=True).stdout
-            for name, t in json.loads(out).items():
-                times[side].setdefault(name, []).extend(t)
-    print(f"forward + backward, float32, {args.threads} threads, best of {args.rounds * args.repetitions}")
-    print(f"{'op':40} {'Braid us':>10} {'PyTorch us':>11} {'ratio':>7}")
-    worst = 0.0
-    for name, (label, _, _) in CASES.items():
-        b, t = min(times["braid"][name]), min(times["torch"][name])
-        worst = max(worst, b / t)
-        print(f"{label:40} {b:10.0f} {t:11.0f} {b / t:7.2f}")
-    print(f"worst ratio {worst:.2f} (target <= 1.2)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(side_by_side.run(__file__, __doc__, {name: case[0] for name, case in CASES.items()}, measure))

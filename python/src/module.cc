@@ -4,14 +4,21 @@
 #include "bindings.h"
 
 #include "braid/base/error.h"
+#include "braid/base/index_error.h"
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "Braid's C++ core; use it through the braid package (import braid as mx)";
   // MXNet raises MXNetError (a RuntimeError subclass in later 1.x) with the backend's message.
   static py::exception<braid::Error> mxnet_error(m, "MXNetError", PyExc_RuntimeError);
+  // An index out of its axis is also Python's IndexError, as MXNet's registered error types are.
+  static py::object index_error = py::reinterpret_steal<py::object>(PyErr_NewException(
+      "braid._core.MXNetIndexError", py::make_tuple(mxnet_error, py::handle(PyExc_IndexError)).ptr(), nullptr));
+  m.attr("MXNetIndexError") = index_error;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const braid::IndexError& e) {
+      PyErr_SetString(index_error.ptr(), e.what());
     } catch (const braid::Error& e) {
       mxnet_error(e.what());
     }

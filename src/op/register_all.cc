@@ -41,6 +41,9 @@ void register_all_ops(Registry& r) {
   register_contrib_math_ops(r);
   register_moments_ops(r);
   register_diag_ops(r);
+  register_gather_scatter_nd_ops(r);
+  register_ravel_ops(r);
+  register_index_copy_ops(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

@@ -71,6 +71,12 @@ std::vector<GradCase> index_grad_cases() {
                indices({-1, 5, 0, 2, 2, 7})});
   c.push_back(
       {"take", {{"axis", "-1"}, {"mode", "clip"}}, {Shape({3, 4}), Shape({4})}, {}, {1}, indices({-3, 9, 1, 1})});
+  // gather_nd / scatter_nd: indices (2, 3) address the first two axes of (3, 4, 2); repeated
+  // columns accumulate in gather_nd's gradient; scatter_nd's columns are distinct.
+  c.push_back({"gather_nd", {}, {Shape({3, 4, 2}), Shape({2, 3})}, {}, {1}, indices({0, 2, 0, 1, -1, 1})});
+  c.push_back(
+      {"scatter_nd", {{"shape", "(3, 4, 2)"}}, {Shape({3, 2}), Shape({2, 3})}, {}, {1}, indices({0, 2, 1, 1, 3, 0})});
+  c.push_back({"_contrib_index_copy", {}, {Shape({5, 3}), Shape({2}), Shape({2, 3})}, {}, {1}, indices({4, 1})});
   c.push_back({"pick", {}, {Shape({3, 4}), Shape({3})}, {}, {1}, indices({3, 0, 2})});
   c.push_back({"pick",
                {{"axis", "0"}, {"keepdims", "True"}, {"mode", "wrap"}},
