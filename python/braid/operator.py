@@ -130,6 +130,22 @@ class _Profiled:
                               _profiler.now_us())
 
 
+class _Reported:
+    """An exception other than MXNetError raised by a custom operator's Python code comes out as
+    MXNetError naming the operator (the cause chained), as MXNet reports it."""
+
+    def __init__(self, op_type):
+        self._op_type = op_type
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, _):
+        if kind is None or issubclass(kind, MXNetError) or not issubclass(kind, Exception):
+            return False
+        raise MXNetError("custom operator %r raised %s: %s" % (self._op_type, kind.__name__, error)) from error
+
+
 def _split_inputs(prop, op_type, arrays, kwargs):
     """(arguments, aux states) in the prop's order: arrays by position, then by argument name."""
     names = prop.list_arguments() + prop.list_auxiliary_states()
@@ -157,19 +173,20 @@ def Custom(*arrays, op_type=None, **kwargs):
     array_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
     prop = _registry[op_type](**{k: str(v) for k, v in kwargs.items() if k not in array_kwargs})
     in_data, aux = _split_inputs(prop, op_type, arrays, array_kwargs)
-    in_shapes, out_shapes, aux_shapes = prop.infer_shape([list(x.shape) for x in in_data])
-    in_types, out_types, _ = prop.infer_type([x.dtype for x in in_data])
+    # infer_shape / infer_type may leave out the aux states (two lists), as MXNet accepts.
+    in_shapes, out_shapes = prop.infer_shape([list(x.shape) for x in in_data])[:2]
+    in_types, out_types = prop.infer_type([x.dtype for x in in_data])[:2]
     ctx = in_data[0].context if in_data else current_context()
     op = prop.create_operator(ctx, [tuple(s) for s in in_shapes], list(in_types))
     out_data = [_nd.zeros(tuple(s), ctx=ctx, dtype=t) for s, t in zip(out_shapes, out_types)]
     recording = autograd.is_recording()
-    with autograd.pause(train_mode=autograd.is_training()), _Profiled(op_type, op_type):
+    with autograd.pause(train_mode=autograd.is_training()), _Profiled(op_type, op_type), _Reported(op_type):
         op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
                    out_data=out_data, aux=aux)
     if recording:
         def backward(*out_grad):
             in_grad = [_nd.zeros(x.shape, ctx=x.context, dtype=x.dtype) for x in in_data]
-            with autograd.pause(), _Profiled("_backward_" + op_type, op_type):
+            with autograd.pause(), _Profiled("_backward_" + op_type, op_type), _Reported(op_type):
                 op.backward(req=["write"] * len(in_grad), out_grad=list(out_grad), in_data=in_data,
                             out_data=out_data, in_grad=in_grad, aux=aux)
             return in_grad

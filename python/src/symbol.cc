@@ -332,6 +332,7 @@ void bind_symbol(py::module_& m) {
                                return l;
                              })
       .def_property_readonly("aux_arrays", &Executor::aux_arrays)
+      .def_property_readonly("_ctx", &Executor::context)
       .def_property_readonly("arg_dict", [](const Executor& e) { return array_dict(e.arg_dict()); })
       .def_property_readonly("grad_dict", [](const Executor& e) { return array_dict(e.grad_dict()); })
       .def_property_readonly("aux_dict", [](const Executor& e) { return array_dict(e.aux_dict()); })

@@ -331,10 +331,11 @@ def test_lstm_forget_bias_initialization():
     np.testing.assert_array_equal(bias, np.hstack([np.zeros(4), np.full(4, 2.5), np.zeros(8)]))
 
 
-def test_fused_cell_refuses_to_unroll_and_unfuses():
+def test_fused_cell_unrolls_into_one_rnn_node_and_unfuses():
     fused = mx.rnn.FusedRNNCell(H, num_layers=2, mode="gru", bidirectional=True, prefix="f_")
-    with pytest.raises(MXNetError, match="unfuse"):
-        fused.unroll(T, mx.sym.Variable("data"))
+    out, states = fused.unroll(T, mx.sym.Variable("data"), merge_outputs=True)
+    assert states == [] and out.list_arguments() == ["data", "f_parameters"]
+    assert out.infer_shape(data=(N, T, C))[1] == [(N, T, 2 * H)]
     stack = fused.unfuse()
     outputs, _ = stack.unroll(T, [mx.sym.Variable("x%d" % t) for t in range(T)])
     assert mx.sym.Group(outputs).list_outputs() == ["f_bi_l1_t%d_output" % t for t in range(T)]

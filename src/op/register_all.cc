@@ -44,6 +44,7 @@ void register_all_ops(Registry& r) {
   register_gather_scatter_nd_ops(r);
   register_ravel_ops(r);
   register_index_copy_ops(r);
+  register_arange_like_ops(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

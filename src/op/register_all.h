@@ -32,6 +32,7 @@ void register_diag_ops(Registry& r);               // src/op/tensor/diag.cc
 void register_gather_scatter_nd_ops(Registry& r);  // src/op/tensor/gather_scatter_nd.cc
 void register_ravel_ops(Registry& r);              // src/op/tensor/ravel.cc
 void register_index_copy_ops(Registry& r);         // src/op/contrib/index_copy.cc
+void register_arange_like_ops(Registry& r);        // src/op/contrib/arange_like.cc
 
 // GPU kernels, attached to the ops registered above (builds with CUDA only).
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu

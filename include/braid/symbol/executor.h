@@ -121,6 +121,8 @@ class Executor {
                    bool allow_up_sizing = false) const;
 
   const Symbol& symbol() const { return symbol_; }
+  /// The context it was bound to (nodes of a ctx_group may run elsewhere).
+  Context context() const { return ctx_; }
   const PlanStats& plan_stats() const;
   /// The plan as text: one line per kernel with its buffers.
   std::string debug_str() const;

@@ -8,6 +8,8 @@ import numpy as _np
 from .. import _core, _signatures
 from .._core import NDArray, array, empty, waitall
 from ..base import MXNetError
+from ..util import is_np_shape
+
 
 def _package():
     """braid.ndarray, where every operator is a function (nd.<op>)."""
@@ -42,8 +44,19 @@ _DTYPE_MX_TO_NP = {v: k for k, v in _DTYPE_NP_TO_MX.items()}
 _GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
 
 
+def _check_legacy_shape(op, shape):
+    """MXNet's legacy shapes read () and 0-sized axes as unknown: such arrays exist only under
+    mx.np_shape(), as in MXNet."""
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if (len(dims) == 0 or 0 in dims) and not is_np_shape():
+        raise MXNetError("%s: shape %s has %s, which MXNet's legacy shapes read as unknown; make 0-d and zero-size "
+                         "arrays under mx.np_shape() (or after mx.set_np_shape(True))"
+                         % (op.lstrip("_"), dims, "no axes" if not dims else "a zero-size axis"))
+
+
 def _creation(op, shape, ctx, dtype, out, attrs):
     """An array made by creation operator ``op`` (_zeros, _ones, _full), into ``out`` when given."""
+    _check_legacy_shape(op, shape)
     stype = attrs.pop("stype", None)
     if stype not in (None, "default"):
         raise MXNetError("%s: storage type %r is not supported by Braid (dense arrays only)" % (op, stype))
@@ -70,6 +83,7 @@ def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
 
 def full(shape, val, ctx=None, dtype=None, out=None):
     """An array filled with ``val``."""
+    _check_legacy_shape("_full", shape)
     if out is None:
         return _core.full(shape, val, ctx, dtype)
     return _creation("_full", shape, ctx, dtype, out, {"value": float(val)})

@@ -78,27 +78,25 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     if isinstance(expected, (list, tuple)):
         expected = {k: v for k, v in zip(sym.list_arguments(), expected)}
     args_grad_npy = {k: _np.random.normal(size=location[k].shape) for k in expected}
-    # A gradient in the expected values' floating dtype (float16 ones, say); integer expectations
-    # (np.where masks) are compared against gradients of the argument's own dtype.
-    def grad_dtype(k):
-        e = expected[k]
-        if isinstance(e, _np.ndarray) and e.dtype != _np.float64 and _np.issubdtype(e.dtype, _np.floating):
-            return e.dtype
-        return location[k].dtype if isinstance(e, _np.ndarray) and e.dtype.kind in "iub" else dtype
-    args_grad_data = {k: array(v, ctx=ctx, dtype=grad_dtype(k)) for k, v in args_grad_npy.items()}
+    # Gradients in their argument's dtype, which the executor computes them in (MXNet takes
+    # `dtype`, converting where they differ).
+    args_grad_data = {k: array(v, ctx=ctx, dtype=location[k].dtype) for k, v in args_grad_npy.items()}
     if isinstance(grad_req, str):
         grad_req = {k: grad_req for k in sym.list_arguments()}
     elif isinstance(grad_req, (list, tuple)):
         grad_req = {k: v for k, v in zip(sym.list_arguments(), grad_req)}
     exe = sym.bind(ctx, args=location, args_grad=args_grad_data, aux_states=aux_states, grad_req=grad_req)
     exe.forward(is_train=True)
+    # NumPy output gradients become NDArrays of `dtype` ("asnumpy": their own), as MXNet's.
+    def as_grad(v):
+        own = getattr(v, "dtype", None)
+        return v if isinstance(v, NDArray) else array(v, ctx=ctx, dtype=own if dtype == "asnumpy" else dtype)
     if isinstance(out_grads, (tuple, list)):
-        out_grads = [array(v, ctx=ctx, dtype=dtype) if not isinstance(v, NDArray) else v for v in out_grads]
+        out_grads = [as_grad(v) for v in out_grads]
     elif isinstance(out_grads, dict):
-        out_grads = [array(out_grads[k], ctx=ctx, dtype=dtype) if not isinstance(out_grads[k], NDArray)
-                     else out_grads[k] for k in sym.list_outputs()]
+        out_grads = [as_grad(out_grads[k]) for k in sym.list_outputs()]
     elif isinstance(out_grads, _np.ndarray):
-        out_grads = [array(out_grads, ctx=ctx, dtype=dtype)]
+        out_grads = [as_grad(out_grads)]
     exe.backward(out_grads)
     grads = {k: v.asnumpy() for k, v in exe.grad_dict.items() if v is not None}
     for name in expected:

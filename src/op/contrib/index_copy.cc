@@ -62,13 +62,16 @@ void register_index_copy_ops(Registry& r) {
     const int64_t row = dy.shape[0] == 0 ? 0 : dy.size() / dy.shape[0];
     BRAID_TYPE_SWITCH(dy.dtype, T, "index_copy", {
       const T* g = dy.ptr<T>();
-      write_with_req(a.in_grads[0].ptr<T>(), dy.size(), a.req[0], [&](T* dx) {
-        std::copy(g, g + dy.size(), dx);
-        for (int64_t p : pos) std::fill_n(dx + p * row, row, T(0));
-      });
-      write_with_req(a.in_grads[2].ptr<T>(), a.inputs[2].size(), a.req[2], [&](T* dn) {
-        for (size_t i = 0; i < pos.size(); ++i) std::copy_n(g + pos[i] * row, row, dn + static_cast<int64_t>(i) * row);
-      });
+      if (a.req[0] != OpReq::Null)
+        write_with_req(a.in_grads[0].ptr<T>(), dy.size(), a.req[0], [&](T* dx) {
+          std::copy(g, g + dy.size(), dx);
+          for (int64_t p : pos) std::fill_n(dx + p * row, row, T(0));
+        });
+      if (a.req[2] != OpReq::Null)
+        write_with_req(a.in_grads[2].ptr<T>(), a.inputs[2].size(), a.req[2], [&](T* dn) {
+          for (size_t i = 0; i < pos.size(); ++i)
+            std::copy_n(g + pos[i] * row, row, dn + static_cast<int64_t>(i) * row);
+        });
     });
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };

@@ -68,7 +68,9 @@ ConvParam parse_conv_param(const AttrMap& attrs, const std::string& op, bool tra
     p.adj = spatial_attr(r, p, "adj", 0, 0);
     p.target_shape = spatial_attr(r, p, "target_shape", 0, 0);
     for (int i = 0; i < nd; ++i) {
-      BRAID_CHECK(p.adj[i] < p.stride[i], "operator ", op, ": adj=", p.adj, " must be smaller than stride=", p.stride);
+      // With a target_shape, adj is computed from it and the given one ignored (as MXNet).
+      BRAID_CHECK(p.has_target() || p.adj[i] < p.stride[i], "operator ", op, ": adj=", p.adj,
+                  " must be smaller than stride=", p.stride);
       BRAID_CHECK(!p.has_target() || p.target_shape[i] > 0, "operator ", op, ": target_shape=", p.target_shape,
                   " must give every spatial size");
     }

@@ -49,7 +49,9 @@ template <class T>
 void draw_mask(std::mt19937_64& rng, const DropoutParam& p, const Shape& shape, T* mask) {
   const T scale = static_cast<T>(1 / (1 - p.p));
   DropDecisions decisions(rng, p.p);
-  auto draw = [&] { return decisions.drop() ? T(0) : scale; };
+  // 0 · scale: 0, or NaN for p = 1 (scale infinity), as MXNet computes it.
+  const T dropped = T(0) * scale;
+  auto draw = [&] { return decisions.drop() ? dropped : scale; };
   if (p.axes.empty()) {
     for (int64_t i = 0, end = shape.size(); i < end; ++i) mask[i] = draw();
     return;

@@ -56,12 +56,13 @@ __device__ inline uint64_t random_bits(uint64_t seed, uint64_t r) {
   return (z ^ (z >> 31)) >> 32;
 }
 
-// mask[i] = 0 (dropped) or scale; all 1 when not `active`. y (=/+=) x·mask unless req is Null.
+// mask[i] = 0·scale (dropped: 0, NaN for p = 1 as MXNet) or scale; all 1 when not `active`.
+// y (=/+=) x·mask unless req is Null.
 template <class T>
 __global__ void dropout_forward(const T* x, T* y, T* mask, int64_t n, DecisionIndex idx, uint64_t seed,
                                 uint64_t threshold, T scale, bool active, OpReq req) {
   BRAID_GRID_STRIDE_LOOP(i, n) {
-    const T m = !active ? T(1) : random_bits(seed, idx.of(i)) < threshold ? T(0) : scale;
+    const T m = !active ? T(1) : random_bits(seed, idx.of(i)) < threshold ? T(0) * scale : scale;
     mask[i] = m;
     if (req != OpReq::Null) cuda::store(y[i], req == OpReq::Add, x[i] * m);
   }

@@ -54,6 +54,7 @@ void l2_forward(const L2NormParam& p, const ForwardArgs& a) {
 // dx = (dy - y · Σ dy·y) / norm, the sum over the elements sharing the norm.
 template <class T>
 void l2_backward(const L2NormParam& p, const BackwardArgs& a) {
+  if (a.req[0] == OpReq::Null) return;
   const AxisSplit s = l2_split(p.mode, a.inputs[0].shape);
   const T *y = a.outputs[0].ptr<T>(), *norm = a.outputs[1].ptr<T>(), *dy = a.out_grads[0].ptr<T>();
 #pragma omp parallel for schedule(static) if (s.outer * s.n * s.inner > (1 << 15))

@@ -1,6 +1,7 @@
 // Pooling: max / avg / sum over 1-D (NCW, NWC), 2-D (NCHW, NHWC) or 3-D (NCDHW, NDHWC) windows, or the whole plane
 // (global_pool), with MXNet's 'valid' (floor) and 'full' (ceil) output sizes. Max pooling has a
 // hidden second output, the mask of where each maximum came from, read by the backward.
+#include <algorithm>
 #include <cmath>
 
 #include "nn_conv_ops.h"
@@ -14,6 +15,10 @@ Shape per_axis(ParamReader& r, const PoolParam& p, const char* key, int64_t fall
   Shape s = r.get<Shape>(key, Shape({}));
   const int nd = p.kernel.ndim();
   if (s.ndim() == 0) s = Shape(std::vector<int64_t>(static_cast<size_t>(nd), fallback));
+  // MXNet ignores entries past the kernel's axes (pad=(0, 0, 0) with a 1-D kernel); they are
+  // accepted here where they hold the default.
+  if (s.ndim() > nd && std::all_of(s.dims().begin() + nd, s.dims().end(), [=](int64_t v) { return v == fallback; }))
+    s = Shape(s.dims().begin(), s.dims().begin() + nd);
   BRAID_CHECK(s.ndim() == nd, "operator Pooling: ", key, "=", s, " must have as many dimensions as kernel=", p.kernel);
   for (int i = 0; i < nd; ++i) BRAID_CHECK(s[i] >= min, "operator Pooling: ", key, "=", s, " must be at least ", min);
   return s;
@@ -28,10 +33,8 @@ std::any parse_pool(const AttrMap& attrs) {
   p.type = type == "max" ? PoolType::Max : type == "avg" ? PoolType::Avg : PoolType::Sum;
   p.global = r.get<bool>("global_pool", false);
   const std::string conv = r.get_enum("pooling_convention", {"valid", "full", "same"}, "valid");
-  BRAID_CHECK(conv != "same",
-              "operator Pooling: pooling_convention='same' is not supported; use "
-              "'valid' or 'full' with explicit pad");
   p.full = conv == "full";
+  p.same = conv == "same";
   p.include_pad = r.get_optional<bool>("count_include_pad").value_or(true);
   r.get<bool>("cudnn_off", false);  // accepted and ignored, as on MXNet's CPU
   r.get_optional<int64_t>("p_value");
@@ -42,9 +45,12 @@ std::any parse_pool(const AttrMap& attrs) {
     BRAID_CHECK(p.kernel[i] >= 1, "operator Pooling: kernel=", p.kernel, " must be positive");
   p.stride = per_axis(r, p, "stride", 1, 1);
   p.pad = per_axis(r, p, "pad", 0, 0);
-  for (int i = 0; i < nd && !p.global; ++i)
+  for (int i = 0; i < nd && !p.global; ++i) {
     BRAID_CHECK(p.pad[i] < p.kernel[i], "operator Pooling: pad=", p.pad, " must be smaller than kernel=", p.kernel,
                 " (a window would see only padding)");
+    BRAID_CHECK(!p.same || p.pad[i] == 0, "operator Pooling: pooling_convention='same' pads by itself; pad=", p.pad,
+                " must be zero");
+  }
   const std::string layout = r.get_enum("layout", {"None", "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"}, "None");
   // The layout's spatial axes: its length less the batch and channel axes.
   BRAID_CHECK(layout == "None" || nd == 0 || static_cast<int>(layout.size()) - 2 == nd, "operator Pooling: layout '",
@@ -55,6 +61,7 @@ std::any parse_pool(const AttrMap& attrs) {
 }
 
 int64_t out_size(const PoolParam& p, int i, int64_t in) {
+  if (p.same) return (in + p.stride[i] - 1) / p.stride[i];
   const int64_t padded = in + 2 * p.pad[i];
   BRAID_CHECK(p.kernel[i] <= padded, "operator Pooling: kernel=", p.kernel, " exceeds the input (", in,
               " on spatial axis ", i, ", padded to ", padded, ")");
@@ -119,7 +126,7 @@ PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
     g.*f[2] = p.kernel[i];
     g.*f[3] = p.stride[i];
     g.*f[4] = p.pad[i];
-    // The 'full' convention's last window may reach past the padded input.
+    // The 'full' and 'same' conventions' last window may reach past the padded input.
     g.*f[5] = std::max(p.pad[i], (o - 1) * p.stride[i] + p.kernel[i] - x - p.pad[i]);
   }
   return g;
@@ -131,7 +138,8 @@ void add_pooling(Registry& r) {
   d.doc =
       "Max, average or sum pooling over NCW / NCHW / NCDHW (or layout NWC / NHWC / NDHWC) data; output 1 + (in + 2*pad "
       "- kernel) / "
-      "stride, rounded down ('valid') or up ('full'); global_pool pools the whole plane.";
+      "stride, rounded down ('valid') or up ('full'), or ceil(in / stride) ('same'); global_pool pools the whole "
+      "plane.";
   d.parse = parse_pool;
   d.list_arguments = args({"data"});
   d.num_outputs = [](const std::any& p) { return param<PoolParam>(p).type == PoolType::Max ? 2 : 1; };

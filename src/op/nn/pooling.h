@@ -10,6 +10,9 @@ struct PoolParam {
   Shape kernel, stride, pad;
   PoolType type = PoolType::Max;
   bool global = false, full = false, include_pad = true;
+  // pooling_convention='same': ceil(in / stride) windows from the first element, the last ones
+  // clipped at the end of the input (no pad).
+  bool same = false;
   bool channels_last = false;  // layout NWC / NHWC / NDHWC
   // Set by the executor's relu fusion (OpDef::fuse_input_relu_grad), never by an attribute: the
   // input is a relu's output and the backward also takes the relu's gradient.

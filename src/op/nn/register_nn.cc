@@ -29,6 +29,8 @@ void register_nn_ops(Registry& r) {
   register_group_norm_ops(r);
   register_l2_normalization_ops(r);
   register_upsampling_ops(r);
+  register_spatial_sampling_ops(r);
+  register_correlation_ops(r);
 }
 
 }  // namespace braid::op::detail

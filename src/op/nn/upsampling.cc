@@ -131,6 +131,7 @@ void nearest_backward(const UpSamplingParam& p, const BackwardArgs& a) {
   for_each_nearest_input(p, a.inputs, os, [&](size_t k, int64_t offset, int64_t f) {
     const Shape& s = a.inputs[k].shape;
     const int64_t planes = s[0] * s[1], h = s[2], w = s[3];
+    if (a.req[k] == OpReq::Null) return;
     with_req_buffer(a.in_grads[k].ptr<T>(), a.req[k], s.size(), [&](T* dx) {
 #pragma omp parallel for schedule(static) if (planes * oh * ow > (1 << 15))
       for (int64_t pl = 0; pl < planes; ++pl) {

@@ -25,9 +25,20 @@ std::function<std::any(const AttrMap&)> parse_init(const std::string& op, bool h
   };
 }
 
+// A -1 in `shape` is a dimension to infer from the ops that read the output (MXNet's
+// sym.ones(shape=(-1, 3))); a 0 is a zero-size axis.
 bool infer_from_param(const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
-  merge_shape(out[0], param<InitParam>(p).shape, "init", "output");
-  return out[0].fully_known() || (out[0].known() && out[0].size() == 0);
+  const Shape& given = param<InitParam>(p).shape;
+  std::vector<int64_t> dims = given.dims();
+  bool open = false;
+  for (auto& d : dims)
+    if (d < 0) d = 0, open = true;
+  if (!open) {
+    merge_shape(out[0], given, "init", "output");
+    return out[0].fully_known() || (out[0].known() && out[0].size() == 0);
+  }
+  merge_shape(out[0], Shape(std::move(dims)), "init", "output");
+  return out[0].fully_known();
 }
 
 void type_from_param(const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {

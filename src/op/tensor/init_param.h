@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "braid/base/dtype.h"
 #include "braid/base/shape.h"
@@ -25,10 +26,14 @@ struct ArangeParam {
     int64_t n = static_cast<int64_t>(std::ceil((stop - start) / step));
     return std::max<int64_t>(n, 0) * repeat;
   }
-  /// Element i of the output.
+  /// Element i of the output. Integer dtypes take start and step as integers first (NumPy's and
+  /// MXNet's arange(1.3, 9, 1.3, dtype=int32) is 1, 2, 3, ...).
   template <class T>
   BRAID_HOST_DEVICE T at(int64_t i) const {
-    return static_cast<T>(start + static_cast<double>(i / repeat) * step);
+    if constexpr (std::is_integral_v<T>)
+      return static_cast<T>(static_cast<int64_t>(start) + (i / repeat) * static_cast<int64_t>(step));
+    else
+      return static_cast<T>(start + static_cast<double>(i / repeat) * step);
   }
 };
 

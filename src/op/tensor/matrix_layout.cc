@@ -59,7 +59,13 @@ void add_transpose(Registry& r) {
       r, std::move(d),
       [](const std::any& p, const Shape& in) { return permuted_shape(permutation(param<TransposeParam>(p), in), in); },
       [](const std::any& p, const Shape& in) { return permuted_view(permutation(param<TransposeParam>(p), in), in); },
-      true);
+      true,
+      [](const std::any& p, const Shape& out) {
+        const std::vector<int> perm = permutation(param<TransposeParam>(p), out);
+        Dims in(perm.size());
+        for (size_t k = 0; k < perm.size(); ++k) in[static_cast<size_t>(perm[k])] = out[static_cast<int>(k)];
+        return Shape(in);
+      });
 }
 
 // ---- swapaxes (MXNet's SwapAxis) ----
@@ -86,10 +92,13 @@ void add_swapaxes(Registry& r) {
     rd.finish();
     return std::any(p);
   };
+  const ShapeFn swapped_shape = [](const std::any& p, const Shape& in) {
+    return permuted_shape(swapped(param<SwapAxesParam>(p), in), in);
+  };
   add_view_op(
-      r, std::move(d),
-      [](const std::any& p, const Shape& in) { return permuted_shape(swapped(param<SwapAxesParam>(p), in), in); },
-      [](const std::any& p, const Shape& in) { return permuted_view(swapped(param<SwapAxesParam>(p), in), in); });
+      r, std::move(d), swapped_shape,
+      [](const std::any& p, const Shape& in) { return permuted_view(swapped(param<SwapAxesParam>(p), in), in); }, true,
+      swapped_shape);  // swapping twice is the identity
   r.add_alias("swapaxes", "SwapAxis");
 }
 

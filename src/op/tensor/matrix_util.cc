@@ -53,10 +53,11 @@ void complete_view_input(Shape& in, const Shape& out) {
 
 }  // namespace
 
-void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view, bool keeps_size) {
+void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view, bool keeps_size, ShapeFn input_of) {
   d.list_arguments = args({"data"});
-  d.infer_shape = [op = d.name, shape, keeps_size](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out,
-                                                   std::vector<Shape>&) {
+  d.infer_shape = [op = d.name, shape, keeps_size, input_of](const std::any& p, std::vector<Shape>& in,
+                                                             std::vector<Shape>& out, std::vector<Shape>&) {
+    if (input_of && out[0].fully_known()) merge_shape(in[0], input_of(p, out[0]), op, "data");
     if (!in[0].known()) return false;
     if (keeps_size) complete_view_input(in[0], out[0]);
     if (!in[0].fully_known()) {

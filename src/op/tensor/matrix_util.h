@@ -34,7 +34,9 @@ using ShapeFn = std::function<Shape(const std::any& param, const Shape& in)>;
 /// is `shape(input shape)`, its forward gathers through `view` and its backward sums the output
 /// gradient back through it. Works for every BRAID_TYPE_SWITCH dtype. A view that `keeps_size`
 /// (reshape, transpose) also infers one unknown input dimension from a known output shape.
-void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view, bool keeps_size = false);
+/// `input_of` (optional), for ops that only permute axes: the input shape that gives an output
+/// shape, so that an unknown input is inferred from a known output (sym.ones(shape=(-1, -1)).T + x).
+void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view, bool keeps_size = false, ShapeFn input_of = nullptr);
 
 /// Normalizes possibly negative `axes` of an `ndim`-D array; throws naming `op` when one is out
 /// of range or repeated.

@@ -65,7 +65,7 @@ void check_generalized(const std::string& op, double mu, double alpha) {
 const std::vector<Distribution>& distributions() {
   static const std::vector<Distribution> all{
       {"uniform", "low", "high", 0.0, 1.0, draw_uniform, check_uniform},
-      {"normal", "loc", "scale", 0.0, 1.0, draw_normal, check_scale},
+      {"normal", "loc", "scale", 0.0, 1.0, draw_normal, check_scale, "mu", "sigma"},
       {"gamma", "alpha", "beta", 1.0, 1.0, draw_gamma, check_gamma},
       {"exponential", "lam", nullptr, 1.0, 0.0, draw_exponential, check_rate},
       {"poisson", "lam", nullptr, 1.0, 0.0, draw_poisson, check_poisson},

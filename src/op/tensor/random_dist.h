@@ -25,6 +25,9 @@ struct Distribution {
   DrawFn draw;
   /// Throws naming `op` where (a, b) describe no distribution.
   void (*check)(const std::string& op, double a, double b);
+  /// The _sample_ op's names for its parameter arrays where they differ (normal: mu, sigma).
+  const char* array_first = nullptr;
+  const char* array_second = nullptr;
 };
 
 /// uniform, normal, gamma, exponential, poisson, negative_binomial, generalized_negative_binomial.

@@ -105,8 +105,8 @@ void add_sample(Registry& r, const Distribution& dist) {
   d.name = "_sample_" + dist.name;
   d.doc = cat("Samples from the ", dist.name, " distribution, `shape` draws for each element of the parameter arrays.");
   d.parse = dist_parser(d.name, dist, false, true, "None");
-  std::vector<std::string> names{dist.first};
-  if (dist.second) names.push_back(dist.second);
+  std::vector<std::string> names{dist.array_first ? dist.array_first : dist.first};
+  if (dist.second) names.push_back(dist.array_second ? dist.array_second : dist.second);
   d.list_arguments = args(names);
   d.infer_shape = [name = d.name](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out,
                                   std::vector<Shape>&) {
@@ -186,7 +186,8 @@ void add_multinomial(Registry& r) {
     const DType t = param<MultinomialParam>(pa).dtype;
     const int64_t k = in[0].dims().back();
     BRAID_CHECK(k <= largest_exact_integer(t), "operator _sample_multinomial: ", k, " categories do not fit dtype ",
-                dtype_name(t), " (it holds integers up to ", largest_exact_integer(t), " exactly); choose a wider dtype");
+                dtype_name(t), " (it holds integers up to ", largest_exact_integer(t),
+                " exactly); choose a wider dtype");
     std::vector<int64_t> dims(in[0].dims().begin(), in[0].dims().end() - 1);
     for (int64_t v : param<MultinomialParam>(pa).shape.dims()) dims.push_back(v);
     for (auto& o : out) o = Shape(dims);

@@ -80,7 +80,8 @@ TEST(NnConvErrors, Pooling) {
   expect_op_error("Pooling", {{"pool_type", "max"}}, x, "global_pool");
   expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "lp"}}, x, "'lp' is not supported");
   expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "median"}}, x, "one of");
-  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pooling_convention", "same"}}, x, "'same' is not supported");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pad", "(1, 1)"}, {"pooling_convention", "same"}}, x,
+                  "'same' pads by itself");
   expect_op_error("Pooling", {{"kernel", "(7, 7)"}}, x, "exceeds the input");
   expect_op_error("Pooling", {{"kernel", "(1, 1)"}, {"stride", "(4, 4)"}, {"pooling_convention", "full"}},
                   {Shape({1, 1, 6, 6})}, "entirely in the padding");

@@ -76,16 +76,6 @@ void add_normalization_cases(std::vector<GradCase>& c) {
                {Shape({2, 6, 2, 2}), Shape({3}), Shape({3})}});
   c.push_back({"InstanceNorm", {}, {Shape({2, 3, 4}), Shape({3}), Shape({3})}});
   c.push_back({"InstanceNorm", {{"eps", "1e-5"}}, {Shape({1, 2, 2, 3}), Shape({2}), Shape({2})}});
-  c.push_back({"UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}}, {Shape({1, 2, 2, 3})}});
-  c.push_back({"UpSampling",
-               {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}},
-               {Shape({2, 2, 2, 2}), Shape({2, 1, 1, 1})}});
-  c.push_back({"UpSampling",
-               {{"scale", "1"}, {"sample_type", "nearest"}, {"num_args", "2"}, {"multi_input_mode", "sum"}},
-               {Shape({1, 2, 4, 4}), Shape({1, 2, 2, 2})}});
-  c.push_back({"UpSampling",
-               {{"scale", "2"}, {"sample_type", "bilinear"}, {"num_filter", "2"}},
-               {Shape({1, 2, 3, 3}), Shape({2, 1, 4, 4})}});
   // The hidden output holds the norms for backward.
   for (const char* mode : {"instance", "channel", "spatial"}) {
     GradCase l2{"L2Normalization", {{"mode", mode}}, {Shape({2, 3, 4})}};
@@ -168,6 +158,35 @@ void add_layer_cases(std::vector<GradCase>& c) {
   c.push_back({"SVMOutput", {}, {Shape({3, 4}), Shape({3})}, {}, {0, 1}, integers(1, 0, 3)});
 }
 
+// Resampling: UpSampling, GridGenerator, BilinearSampler, SpatialTransformer. Grid values
+// stay clear of whole pixel positions, where bilinear sampling has kinks.
+void add_resampling_cases(std::vector<GradCase>& c) {
+  c.push_back({"UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}}, {Shape({1, 2, 2, 3})}});
+  c.push_back({"UpSampling",
+               {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}},
+               {Shape({2, 2, 2, 2}), Shape({2, 1, 1, 1})}});
+  c.push_back({"UpSampling",
+               {{"scale", "1"}, {"sample_type", "nearest"}, {"num_args", "2"}, {"multi_input_mode", "sum"}},
+               {Shape({1, 2, 4, 4}), Shape({1, 2, 2, 2})}});
+  c.push_back({"UpSampling",
+               {{"scale", "2"}, {"sample_type", "bilinear"}, {"num_filter", "2"}},
+               {Shape({1, 2, 3, 3}), Shape({2, 1, 4, 4})}});
+  c.push_back({"GridGenerator", {{"transform_type", "affine"}, {"target_shape", "(3, 4)"}}, {Shape({2, 6})}});
+  c.push_back({"GridGenerator", {{"transform_type", "warp"}}, {Shape({1, 2, 3, 4})}});
+  c.push_back({"BilinearSampler", {}, {Shape({2, 2, 4, 5}), Shape({2, 2, 3, 3})}, {{-1, 1}, {-1.1, 1.1}}});
+  c.push_back({"SpatialTransformer",
+               {{"target_shape", "(3, 3)"}},
+               {Shape({2, 2, 4, 4}), Shape({2, 6})},
+               {{-1, 1}, {-0.6, 0.6}}});
+  c.push_back({"Correlation",
+               {{"kernel_size", "3"}, {"max_displacement", "1"}, {"pad_size", "1"}},
+               {Shape({2, 2, 5, 5}), Shape({2, 2, 5, 5})}});
+  c.push_back(
+      {"Correlation",
+       {{"max_displacement", "2"}, {"stride2", "2"}, {"stride1", "2"}, {"pad_size", "2"}, {"is_multiply", "False"}},
+       {Shape({1, 3, 4, 5}), Shape({1, 3, 4, 5})}});
+}
+
 // The fused RNN: data (T, N, I), the packed weights, the initial states; hidden output: saved state.
 GradCase rnn_case(const std::string& mode, int64_t layers, bool bidirectional, bool state_outputs) {
   const int64_t T = 3, N = 2, I = 3, H = 2, D = bidirectional ? 2 : 1;
@@ -218,6 +237,7 @@ std::vector<GradCase> nn_basic_grad_cases() {
   add_softmax_cases(c);
   add_layer_cases(c);
   add_rnn_cases(c);
+  add_resampling_cases(c);
   // CTCLoss: labels 1..3 with the blank first; labels 0..2, explicit lengths and the blank last.
   GradCase ctc{"CTCLoss", {}, {Shape({5, 2, 4}), Shape({2, 2})}, {}, {1}, integers(1, 1, 3)};
   ctc.visible_outputs_only = true;

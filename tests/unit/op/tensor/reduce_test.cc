@@ -155,6 +155,15 @@ TEST(Reduce, IntegerDtypes) {
   EXPECT_EQ(values(nd::argmin(u8)), V({2}));
 }
 
+TEST(Reduce, NormWithOutDtypeGivesThatDtype) {
+  NDArray x = array({3, 4, 0, 12}, Shape({2, 2}), DType::Float32);
+  NDArray y = nd::invoke1("norm", {x}, {{"axis", "1"}, {"out_dtype", "float64"}});
+  EXPECT_EQ(y.dtype(), DType::Float64);
+  EXPECT_EQ(y.to_vector<double>(), std::vector<double>({5, 12}));
+  NDArray same = nd::invoke1("norm", {x}, {{"ord", "1"}, {"out_dtype", "float32"}});
+  EXPECT_EQ(same.to_vector<float>(), std::vector<float>({19}));
+}
+
 TEST(Reduce, BadInputsNameTheOp) {
   NDArray x = array({1, 2, 3, 4, 5, 6}, Shape({2, 3}));
   expect_error_mentioning([&] { nd::sum(x, {2}); }, "operator sum: axis 2 is out of range");
@@ -169,7 +178,7 @@ TEST(Reduce, BadInputsNameTheOp) {
         nd::invoke1("prod", {x}, {{"keepdims", "maybe"}});
       },
       "operator prod: attribute keepdims='maybe'");
-  expect_error_mentioning([&] { nd::invoke1("norm", {x}, {{"out_dtype", "float32"}}); }, "out_dtype");
+  expect_error_mentioning([&] { nd::invoke1("norm", {x}, {{"out_dtype", "float7"}}); }, "float7");
   expect_error_mentioning([&] { nd::nansum(array({1, 2}, Shape({2}), DType::Int32)).wait_to_read(); }, "nansum");
 }
 
