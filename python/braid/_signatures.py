@@ -18,6 +18,7 @@ _POSITIONAL_ATTRIBUTES = {
     "cast": ("dtype",), "LeakyReLU": ("act_type", "slope"), "Activation": ("act_type",), "Dropout": ("p",),
     "_sample_unique_zipfian": ("range_max", "shape"),
     "depth_to_space": ("block_size",), "space_to_depth": ("block_size",),
+    "im2col": ("kernel", "stride", "dilate", "pad"), "col2im": ("output_size", "kernel", "stride", "dilate", "pad"),
 }
 for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
     for _name in ("random_" + _op, "_random_" + _op):

@@ -178,14 +178,14 @@ def Custom(*arrays, op_type=None, **kwargs):
     in_types, out_types = prop.infer_type([x.dtype for x in in_data])[:2]
     ctx = in_data[0].context if in_data else current_context()
     op = prop.create_operator(ctx, [tuple(s) for s in in_shapes], list(in_types))
-    out_data = [_nd.zeros(tuple(s), ctx=ctx, dtype=t) for s, t in zip(out_shapes, out_types)]
+    out_data = [_core.zeros(tuple(s), ctx, t) for s, t in zip(out_shapes, out_types)]
     recording = autograd.is_recording()
     with autograd.pause(train_mode=autograd.is_training()), _Profiled(op_type, op_type), _Reported(op_type):
         op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
                    out_data=out_data, aux=aux)
     if recording:
         def backward(*out_grad):
-            in_grad = [_nd.zeros(x.shape, ctx=x.context, dtype=x.dtype) for x in in_data]
+            in_grad = [_core.zeros(x.shape, x.context, x.dtype) for x in in_data]
             with autograd.pause(), _Profiled("_backward_" + op_type, op_type), _Reported(op_type):
                 op.backward(req=["write"] * len(in_grad), out_grad=list(out_grad), in_data=in_data,
                             out_data=out_data, in_grad=in_grad, aux=aux)

@@ -45,6 +45,9 @@ void register_all_ops(Registry& r) {
   register_ravel_ops(r);
   register_index_copy_ops(r);
   register_arange_like_ops(r);
+  register_roi_ops(r);
+  register_resize_ops(r);
+  register_histogram_ops(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

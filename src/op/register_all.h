@@ -33,6 +33,9 @@ void register_gather_scatter_nd_ops(Registry& r);  // src/op/tensor/gather_scatt
 void register_ravel_ops(Registry& r);              // src/op/tensor/ravel.cc
 void register_index_copy_ops(Registry& r);         // src/op/contrib/index_copy.cc
 void register_arange_like_ops(Registry& r);        // src/op/contrib/arange_like.cc
+void register_roi_ops(Registry& r);                // src/op/contrib/roi_ops.cc (ROIPooling, ROIAlign)
+void register_histogram_ops(Registry& r);          // src/op/tensor/histogram.cc
+void register_resize_ops(Registry& r);  // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
 
 // GPU kernels, attached to the ops registered above (builds with CUDA only).
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu

@@ -22,7 +22,7 @@ __all__ = ["NDArray", "concatenate", "_DTYPE_NP_TO_MX", "_DTYPE_MX_TO_NP", "_GRA
            "greater_equal", "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor",
            "maximum", "minimum", "moveaxis", "modulo", "multiply", "not_equal", "onehot_encode",
            "power", "subtract", "true_divide", "waitall", "zeros", "empty", "array",
-           "choose_element_0index", "fill_element_0index", "split_v2", "to_dlpack_for_read",
+           "choose_element_0index", "fill_element_0index", "split_v2", "histogram", "to_dlpack_for_read",
            "to_dlpack_for_write", "from_dlpack", "from_numpy"]
 
 # MXNet's names for Python's slice here (tests and MXNet's own code check `isinstance(i, py_slice)`).
@@ -151,6 +151,17 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     return _core.invoke("_split_v2", [ary], _signatures.split_v2_attributes(indices_or_sections, axis, squeeze_axis))
 
 
+def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin
+    """numpy.histogram: the counts of ``a``'s elements in ``bins`` equal bins over ``range``
+    (default: from a's min to its max), or between the edges of the NDArray ``bins``; returns
+    [counts (int64), edges]."""
+    if isinstance(bins, NDArray):
+        return _core.invoke("_histogram", [a, bins], {})
+    if range is None:
+        range = (a.min().asscalar(), a.max().asscalar())
+    return _core.invoke("_histogram", [a], {"bin_cnt": int(bins), "range": tuple(float(v) for v in range)})
+
+
 def choose_element_0index(lhs, rhs, out=None, **kwargs):
     """Row i's element at column rhs[i] of the 2-d ``lhs`` (MXNet's legacy op; pick on axis 1)."""
     attrs = {"axis": 1} if out is None else {"axis": 1, "out": out}
@@ -166,12 +177,13 @@ def fill_element_0index(lhs, mhs, rhs, out=None, **kwargs):
     return _core.invoke("elemwise_add", [kept, filled], attrs)
 
 
+# Shaped like an existing array (0-d and zero-size ones included, whatever the shape mode).
 def zeros_like(data, **kwargs):
-    return zeros(data.shape, ctx=data.context, dtype=data.dtype)
+    return _core.zeros(data.shape, data.context, data.dtype)
 
 
 def ones_like(data, **kwargs):
-    return ones(data.shape, ctx=data.context, dtype=data.dtype)
+    return _core.ones(data.shape, data.context, data.dtype)
 
 
 def _binary(array_op, scalar_op, reverse_scalar_op=None):

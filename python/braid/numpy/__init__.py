@@ -28,12 +28,13 @@ def array(obj, dtype=None, ctx=None, device=None):
     return _nd.array(obj, dtype=dtype or "float32", ctx=_ctx(ctx, device))
 
 
+# NumPy's shapes: () and zero-size axes are real here whatever mx.set_np_shape says.
 def zeros(shape, dtype=None, order="C", ctx=None, device=None):
-    return _nd.zeros(shape, ctx=_ctx(ctx, device), dtype=dtype or "float32")
+    return _core.zeros(shape, _ctx(ctx, device), dtype or "float32")
 
 
 def ones(shape, dtype=None, order="C", ctx=None, device=None):
-    return _nd.ones(shape, ctx=_ctx(ctx, device), dtype=dtype or "float32")
+    return _core.ones(shape, _ctx(ctx, device), dtype or "float32")
 
 
 def empty(shape, dtype=None, order="C", ctx=None, device=None):
@@ -41,7 +42,7 @@ def empty(shape, dtype=None, order="C", ctx=None, device=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None):
-    return _nd.full(shape, fill_value, ctx=_ctx(ctx, device), dtype=dtype or "float32")
+    return _core.full(shape, fill_value, _ctx(ctx, device), dtype or "float32")
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):

@@ -2,6 +2,7 @@
 Ftrl, FTML, LAMB (MXNet 1.x's update rules; Adam and RMSProp run one fused operator)."""
 import math
 
+from .. import _core
 from .. import ndarray as nd
 from .optimizer import Optimizer, register
 
@@ -10,7 +11,7 @@ __all__ = ["Adam", "Adamax", "Nadam", "AdaGrad", "AdaDelta", "RMSProp", "Ftrl", 
 
 def _zeros(weight, n, dtype=None):
     """n zero arrays shaped like weight (in its dtype unless told)."""
-    return tuple(nd.zeros(weight.shape, weight.context, dtype=dtype or weight.dtype) for _ in range(n))
+    return tuple(_core.zeros(weight.shape, weight.context, dtype or weight.dtype) for _ in range(n))
 
 
 def _clipped(opt, grad, extra=None):
@@ -124,7 +125,7 @@ class AdaGrad(Optimizer):
         self.float_stable_eps = eps
 
     def create_state(self, index, weight):
-        return nd.zeros(weight.shape, weight.context)
+        return _core.zeros(weight.shape, weight.context, "float32")
 
     def update(self, index, weight, grad, state):
         self._update_count(index)
@@ -305,7 +306,7 @@ class Test(Optimizer):
     """For tests: w += rescale_grad*grad; the state holds the weight."""
 
     def create_state(self, index, weight):
-        return nd.zeros(weight.shape, weight.context)
+        return _core.zeros(weight.shape, weight.context, "float32")
 
     def update(self, index, weight, grad, state):
         weight[:] += grad * self.rescale_grad

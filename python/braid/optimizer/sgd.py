@@ -5,6 +5,7 @@ import warnings
 
 import numpy
 
+from .. import _core
 from .. import ndarray as nd
 from .optimizer import Optimizer, register
 
@@ -18,7 +19,7 @@ def _as_lists(indices, weights, grads, states):
 
 
 def _zeros_like(weight, dtype=None):
-    return nd.zeros(weight.shape, weight.context, dtype=dtype or weight.dtype)
+    return _core.zeros(weight.shape, weight.context, dtype or weight.dtype)
 
 
 class _MasterCopyFirst(Optimizer):

@@ -6,7 +6,7 @@ import numbers
 from .symbol import Symbol, _create
 from .. import _signatures
 
-__all__ = ["zeros", "ones", "full", "eye", "arange", "maximum", "minimum", "pow", "power", "hypot"]
+__all__ = ["zeros", "ones", "full", "eye", "arange", "maximum", "minimum", "pow", "power", "hypot", "histogram"]
 
 
 # MXNet's operator names the registry knows under another spelling only; nodes keep MXNet's
@@ -165,6 +165,17 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
     return _create("_arange", [], {"start": start, "stop": stop, "step": step, "repeat": repeat,
                                    "infer_range": infer_range, "name": name,
                                    "dtype": np.float32 if dtype is None else dtype})
+
+
+def histogram(a, bins=10, range=None, **kwargs):  # pylint: disable=redefined-builtin
+    """numpy.histogram as a symbol: counts in ``bins`` equal bins over ``range`` (required here), or
+    between the edges of the symbol ``bins``; outputs the counts (int64) and the edges."""
+    if isinstance(bins, Symbol):
+        return _create("_histogram", [a, bins], kwargs)
+    if range is None:
+        raise ValueError("histogram: give range=(low, high) with an integer bins (a symbol's values are unknown "
+                         "when the graph is built)")
+    return _create("_histogram", [a], dict(kwargs, bin_cnt=int(bins), range=tuple(range)))
 
 
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, name=None):

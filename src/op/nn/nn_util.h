@@ -32,8 +32,10 @@ void register_rnn_ops(Registry& r);               // rnn.cc
 void register_group_norm_ops(Registry& r);        // group_norm.cc (GroupNorm, InstanceNorm)
 void register_l2_normalization_ops(Registry& r);  // l2_normalization.cc
 void register_upsampling_ops(Registry& r);        // upsampling.cc
-void register_spatial_sampling_ops(Registry& r);  // spatial_sampling.cc (GridGenerator, BilinearSampler, SpatialTransformer)
-void register_correlation_ops(Registry& r);       // correlation.cc
+void register_spatial_sampling_ops(
+    Registry& r);                            // spatial_sampling.cc (GridGenerator, BilinearSampler, SpatialTransformer)
+void register_correlation_ops(Registry& r);  // correlation.cc
+void register_im2col_ops(Registry& r);       // im2col.cc (im2col, col2im)
 
 /// `axis` (negative counts from the end) as an index into `s`; throws naming `op` when out of range.
 inline int checked_axis(const std::string& op, int axis, const Shape& s) {

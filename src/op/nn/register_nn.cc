@@ -31,6 +31,7 @@ void register_nn_ops(Registry& r) {
   register_upsampling_ops(r);
   register_spatial_sampling_ops(r);
   register_correlation_ops(r);
+  register_im2col_ops(r);
 }
 
 }  // namespace braid::op::detail

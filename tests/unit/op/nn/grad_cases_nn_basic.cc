@@ -158,7 +158,8 @@ void add_layer_cases(std::vector<GradCase>& c) {
   c.push_back({"SVMOutput", {}, {Shape({3, 4}), Shape({3})}, {}, {0, 1}, integers(1, 0, 3)});
 }
 
-// Resampling: UpSampling, GridGenerator, BilinearSampler, SpatialTransformer. Grid values
+// Resampling: UpSampling, GridGenerator, BilinearSampler, SpatialTransformer, ROI pooling,
+// Correlation. Grid values
 // stay clear of whole pixel positions, where bilinear sampling has kinks.
 void add_resampling_cases(std::vector<GradCase>& c) {
   c.push_back({"UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}}, {Shape({1, 2, 2, 3})}});
@@ -178,6 +179,37 @@ void add_resampling_cases(std::vector<GradCase>& c) {
                {{"target_shape", "(3, 3)"}},
                {Shape({2, 2, 4, 4}), Shape({2, 6})},
                {{-1, 1}, {-0.6, 0.6}}});
+  // Boxes (input 1, no gradient): in image 1 and 0, at half the feature map's scale.
+  const auto boxes = [](std::vector<std::vector<double>>& in) {
+    in[1] = {1, 0.5, 1.2, 7.3, 9.1, 0, 3.1, 0.2, 8.8, 5.5};
+  };
+  c.push_back({"ROIPooling",
+               {{"pooled_size", "(2, 3)"}, {"spatial_scale", "0.5"}},
+               {Shape({2, 2, 6, 5}), Shape({2, 5})},
+               {},
+               {1},
+               boxes});
+  c.push_back({"_contrib_ROIAlign",
+               {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}, {"sample_ratio", "2"}},
+               {Shape({2, 2, 6, 5}), Shape({2, 5})},
+               {},
+               {1},
+               boxes});
+  c.push_back(
+      {"_contrib_ROIAlign",
+       {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}, {"position_sensitive", "True"}, {"aligned", "True"}},
+       {Shape({2, 8, 6, 5}), Shape({2, 5})},
+       {},
+       {1},
+       boxes});
+  c.push_back({"im2col", {{"kernel", "(2, 3)"}, {"stride", "(1, 2)"}, {"pad", "(1, 1)"}}, {Shape({2, 2, 4, 5})}});
+  c.push_back({"col2im", {{"kernel", "(2, 2)"}, {"dilate", "(2, 1)"}, {"output_size", "(4, 3)"}}, {Shape({1, 8, 4})}});
+  c.push_back({"im2col", {{"kernel", "(3,)"}, {"dilate", "(2,)"}}, {Shape({1, 2, 7})}});
+  c.push_back({"_contrib_AdaptiveAvgPooling2D", {{"output_size", "(2, 3)"}}, {Shape({2, 2, 5, 4})}});
+  c.push_back({"_contrib_BilinearResize2D", {{"height", "5"}, {"width", "3"}}, {Shape({1, 2, 3, 4})}});
+  c.push_back({"_contrib_BilinearResize2D",
+               {{"scale_height", "2"}, {"scale_width", "0.5"}, {"align_corners", "False"}},
+               {Shape({1, 2, 3, 4})}});
   c.push_back({"Correlation",
                {{"kernel_size", "3"}, {"max_displacement", "1"}, {"pad_size", "1"}},
                {Shape({2, 2, 5, 5}), Shape({2, 2, 5, 5})}});

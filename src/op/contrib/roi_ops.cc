@@ -1,0 +1,249 @@
+// Region-of-interest pooling (MXNet 1.x): ROIPooling (Fast R-CNN's max pooling over a grid of
+// bins of each box) and contrib.ROIAlign (Mask R-CNN's average of bilinear samples in each bin).
+// rois (R, 5) rows are (batch index, x1, y1, x2, y2) in input-image coordinates, scaled by
+// spatial_scale onto the feature map; the output is (R, C, pooled_h, pooled_w). A negative batch
+// index gives zeros. The boxes get no gradient.
+#include <cmath>
+
+#include "op/common/req_util.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
+#include "op/tensor/index_util.h"
+
+namespace braid::op::detail {
+namespace {
+
+struct RoiParam {
+  Shape pooled;  // (pooled_h, pooled_w)
+  double scale = 1;
+  int64_t sample_ratio = -1;  // ROIAlign: samples per bin side; <= 0: ceil(bin size)
+  bool position_sensitive = false, aligned = false;
+  const char* op = "ROIPooling";
+};
+
+RoiParam read_roi_param(ParamReader& rd, const char* op) {
+  RoiParam p;
+  p.op = op;
+  p.pooled = rd.get<Shape>("pooled_size");
+  p.scale = rd.get<double>("spatial_scale");
+  BRAID_CHECK(p.pooled.ndim() == 2 && p.pooled[0] > 0 && p.pooled[1] > 0, "operator ", op,
+              ": pooled_size must be (height, width), both positive; got ", p.pooled);
+  BRAID_CHECK(p.scale > 0, "operator ", op, ": spatial_scale must be positive; got ", p.scale);
+  return p;
+}
+
+/// Sizes of one call: data (N, C, H, W), R boxes, output channels.
+struct RoiGeom {
+  int64_t n, c, h, w, rois, out_c, ph, pw;
+  RoiGeom(const RoiParam& p, const Shape& data, const Shape& rois_shape)
+      : n(data[0]), c(data[1]), h(data[2]), w(data[3]), rois(rois_shape[0]), ph(p.pooled[0]), pw(p.pooled[1]) {
+    out_c = p.position_sensitive ? c / (ph * pw) : c;
+  }
+  int64_t bins() const { return ph * pw; }
+};
+
+bool infer_roi_shape(const RoiParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
+  if (!in[0].fully_known() || !in[1].fully_known()) return false;
+  BRAID_CHECK(in[0].ndim() == 4, "operator ", p.op, ": data must be (batch, channels, height, width); got ", in[0]);
+  BRAID_CHECK(in[1].ndim() == 2 && in[1][1] == 5, "operator ", p.op,
+              ": rois must be (boxes, 5) rows of (batch index, x1, y1, x2, y2); got ", in[1]);
+  const RoiGeom g(p, in[0], in[1]);
+  BRAID_CHECK(!p.position_sensitive || g.c % g.bins() == 0, "operator ", p.op, ": position_sensitive needs channels (",
+              g.c, ") divisible by the bins of pooled_size ", p.pooled);
+  for (auto& o : out) merge_shape(o, Shape({g.rois, g.out_c, g.ph, g.pw}), p.op, "output");
+  return true;
+}
+
+// ---- ROIPooling ----------------------------------------------------------------------------
+
+/// The max of each bin and where it came from (flat index in data, -1 for an empty bin).
+template <class T>
+void roi_pool_forward(const RoiParam& p, const TBlob& data, const TBlob& rois, std::vector<T>& out,
+                      std::vector<int64_t>& argmax) {
+  const RoiGeom g(p, data.shape, rois.shape);
+  const T *x = data.ptr<T>(), *box = rois.ptr<T>();
+  out.assign(static_cast<size_t>(g.rois * g.c * g.bins()), T(0));
+  argmax.assign(out.size(), -1);
+  for (int64_t r = 0; r < g.rois; ++r) {
+    const T* b = box + r * 5;
+    const auto batch = static_cast<int64_t>(b[0]);
+    if (batch < 0 || batch >= g.n) continue;
+    const auto x1 = static_cast<int64_t>(std::round(b[1] * p.scale)),
+               y1 = static_cast<int64_t>(std::round(b[2] * p.scale));
+    const auto x2 = static_cast<int64_t>(std::round(b[3] * p.scale)),
+               y2 = static_cast<int64_t>(std::round(b[4] * p.scale));
+    const double bin_h = static_cast<double>(std::max<int64_t>(y2 - y1 + 1, 1)) / static_cast<double>(g.ph);
+    const double bin_w = static_cast<double>(std::max<int64_t>(x2 - x1 + 1, 1)) / static_cast<double>(g.pw);
+    for (int64_t i = 0; i < g.ph; ++i)
+      for (int64_t j = 0; j < g.pw; ++j) {
+        auto clip = [](int64_t v, int64_t hi) { return std::min(std::max<int64_t>(v, 0), hi); };
+        const int64_t hs = clip(static_cast<int64_t>(std::floor(static_cast<double>(i) * bin_h)) + y1, g.h);
+        const int64_t he = clip(static_cast<int64_t>(std::ceil(static_cast<double>(i + 1) * bin_h)) + y1, g.h);
+        const int64_t ws = clip(static_cast<int64_t>(std::floor(static_cast<double>(j) * bin_w)) + x1, g.w);
+        const int64_t we = clip(static_cast<int64_t>(std::ceil(static_cast<double>(j + 1) * bin_w)) + x1, g.w);
+        for (int64_t ch = 0; ch < g.c; ++ch) {
+          const auto o = static_cast<size_t>(((r * g.c + ch) * g.ph + i) * g.pw + j);
+          const int64_t plane = (batch * g.c + ch) * g.h * g.w;
+          for (int64_t y = hs; y < he; ++y)
+            for (int64_t xx = ws; xx < we; ++xx) {
+              const int64_t k = plane + y * g.w + xx;
+              if (argmax[o] < 0 || x[k] > out[o]) out[o] = x[k], argmax[o] = k;
+            }
+        }
+      }
+  }
+}
+
+void add_roi_pooling(Registry& r) {
+  OpDef d;
+  d.name = "ROIPooling";
+  d.doc =
+      "Max pooling of each box of rois (batch index, x1, y1, x2, y2) over a pooled_size grid of bins "
+      "(Fast R-CNN).";
+  d.parse = [](const AttrMap& attrs) {
+    ParamReader rd(attrs, "ROIPooling");
+    const RoiParam p = read_roi_param(rd, "ROIPooling");
+    rd.finish();
+    return std::any(p);
+  };
+  d.list_arguments = args({"data", "rois"});
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_roi_shape(param<RoiParam>(pa), in, out);
+  };
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "ROIPooling", {
+      std::vector<T> out;
+      std::vector<int64_t> argmax;
+      roi_pool_forward(param<RoiParam>(pa), a.inputs[0], a.inputs[1], out, argmax);
+      write_each(a.outputs[0].ptr<T>(), a.req[0], a.outputs[0].size(),
+                 [&](int64_t i) { return out[static_cast<size_t>(i)]; });
+    });
+  };
+  // The maxima's positions are found again (cheaper to keep than a hidden output of indices).
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    zero_index_grad(a.in_grads[1], a.req[1]);
+    if (a.req[0] == OpReq::Null) return;
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "ROIPooling", {
+      std::vector<T> out;
+      std::vector<int64_t> argmax;
+      roi_pool_forward(param<RoiParam>(pa), a.inputs[0], a.inputs[1], out, argmax);
+      const T* dy = a.out_grads[0].ptr<T>();
+      write_with_req(a.in_grads[0].ptr<T>(), a.inputs[0].size(), a.req[0], [&](T* dx) {
+        std::fill(dx, dx + a.inputs[0].size(), T(0));
+        for (size_t o = 0; o < argmax.size(); ++o)
+          if (argmax[o] >= 0) dx[argmax[o]] += dy[o];
+      });
+    });
+  };
+  d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
+  r.add(std::move(d));
+}
+
+// ---- ROIAlign -------------------------------------------------------------------------------
+
+/// Calls f(flat index into the plane, weight) for the bilinear sample at (y, x) of an h × w
+/// plane, Detectron's way: nothing beyond one pixel outside, clamped at the edges.
+template <class F>
+void roi_bilinear(double y, double x, int64_t h, int64_t w, F f) {
+  if (y < -1.0 || y > static_cast<double>(h) || x < -1.0 || x > static_cast<double>(w)) return;
+  y = std::max(y, 0.0), x = std::max(x, 0.0);
+  auto y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x), y1 = y0 + 1, x1 = x0 + 1;
+  if (y0 >= h - 1) y0 = y1 = h - 1, y = static_cast<double>(y0);
+  if (x0 >= w - 1) x0 = x1 = w - 1, x = static_cast<double>(x0);
+  const double ly = y - static_cast<double>(y0), lx = x - static_cast<double>(x0);
+  f(y0 * w + x0, (1 - ly) * (1 - lx));
+  f(y0 * w + x1, (1 - ly) * lx);
+  f(y1 * w + x0, ly * (1 - lx));
+  f(y1 * w + x1, ly * lx);
+}
+
+/// Calls f(output index, input index, weight) for every sample of every bin of every box.
+template <class T, class F>
+void for_each_roi_sample(const RoiParam& p, const RoiGeom& g, const T* box, F f) {
+  for (int64_t r = 0; r < g.rois; ++r) {
+    const T* b = box + r * 5;
+    const auto batch = static_cast<int64_t>(b[0]);
+    if (batch < 0 || batch >= g.n) continue;
+    const double off = p.aligned ? 0.5 : 0.0;
+    const double sx = b[1] * p.scale - off, sy = b[2] * p.scale - off;
+    double rw = b[3] * p.scale - off - sx, rh = b[4] * p.scale - off - sy;
+    if (!p.aligned) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
+    const double bin_h = rh / static_cast<double>(g.ph), bin_w = rw / static_cast<double>(g.pw);
+    const int64_t grid_h = p.sample_ratio > 0 ? p.sample_ratio : static_cast<int64_t>(std::ceil(bin_h));
+    const int64_t grid_w = p.sample_ratio > 0 ? p.sample_ratio : static_cast<int64_t>(std::ceil(bin_w));
+    const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
+    for (int64_t ch = 0; ch < g.out_c; ++ch)
+      for (int64_t i = 0; i < g.ph; ++i)
+        for (int64_t j = 0; j < g.pw; ++j) {
+          const int64_t c_in = p.position_sensitive ? (ch * g.ph + i) * g.pw + j : ch;
+          const int64_t out = ((r * g.out_c + ch) * g.ph + i) * g.pw + j, plane = (batch * g.c + c_in) * g.h * g.w;
+          for (int64_t iy = 0; iy < grid_h; ++iy) {
+            const double y = sy + static_cast<double>(i) * bin_h +
+                             (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+            for (int64_t ix = 0; ix < grid_w; ++ix) {
+              const double x = sx + static_cast<double>(j) * bin_w +
+                               (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+              roi_bilinear(y, x, g.h, g.w, [&](int64_t k, double wt) { f(out, plane + k, wt / count); });
+            }
+          }
+        }
+  }
+}
+
+void add_roi_align(Registry& r) {
+  OpDef d;
+  d.name = "_contrib_ROIAlign";
+  d.doc =
+      "Average of bilinear samples in each bin of a pooled_size grid over each box of rois (Mask R-CNN); "
+      "position_sensitive takes bin (i, j) from its own group of channels.";
+  d.parse = [](const AttrMap& attrs) {
+    ParamReader rd(attrs, "ROIAlign");
+    RoiParam p = read_roi_param(rd, "ROIAlign");
+    p.sample_ratio = rd.get<int64_t>("sample_ratio", -1);
+    p.position_sensitive = rd.get<bool>("position_sensitive", false);
+    p.aligned = rd.get<bool>("aligned", false);
+    rd.finish();
+    return std::any(p);
+  };
+  d.list_arguments = args({"data", "rois"});
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_roi_shape(param<RoiParam>(pa), in, out);
+  };
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const auto& p = param<RoiParam>(pa);
+    const RoiGeom g(p, a.inputs[0].shape, a.inputs[1].shape);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "ROIAlign", {
+      const T* x = a.inputs[0].ptr<T>();
+      std::vector<double> out(static_cast<size_t>(a.outputs[0].size()), 0.0);
+      for_each_roi_sample(p, g, a.inputs[1].ptr<T>(),
+                          [&](int64_t o, int64_t k, double wt) { out[static_cast<size_t>(o)] += wt * x[k]; });
+      write_each(a.outputs[0].ptr<T>(), a.req[0], a.outputs[0].size(),
+                 [&](int64_t i) { return static_cast<T>(out[static_cast<size_t>(i)]); });
+    });
+  };
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    zero_index_grad(a.in_grads[1], a.req[1]);
+    if (a.req[0] == OpReq::Null) return;
+    const auto& p = param<RoiParam>(pa);
+    const RoiGeom g(p, a.inputs[0].shape, a.inputs[1].shape);
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "ROIAlign", {
+      const T* dy = a.out_grads[0].ptr<T>();
+      std::vector<double> dx(static_cast<size_t>(a.inputs[0].size()), 0.0);
+      for_each_roi_sample(p, g, a.inputs[1].ptr<T>(),
+                          [&](int64_t o, int64_t k, double wt) { dx[static_cast<size_t>(k)] += wt * dy[o]; });
+      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
+                 [&](int64_t i) { return static_cast<T>(dx[static_cast<size_t>(i)]); });
+    });
+  };
+  d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_roi_ops(Registry& r) {
+  add_roi_pooling(r);
+  add_roi_align(r);
+}
+
+}  // namespace braid::op::detail
