@@ -93,3 +93,52 @@ def test_roi_pooling_and_align_on_a_ramp():
     aligned = mx.nd.contrib.ROIAlign(data, rois, pooled_size=(1, 1), spatial_scale=1, sample_ratio=2).asnumpy()
     # samples at x = 2 + 3·(0.25, 0.75), y = 1 + 5·(0.25, 0.75): their mean is the box centre's value.
     np.testing.assert_allclose(aligned[0, 0, 0, 0], 10 * 3.5 + 3.5)
+
+
+def test_interleaved_attention_products_match_einsum():
+    rng = np.random.RandomState(4)
+    S, B, H, D, Sk = 4, 2, 3, 5, 6
+    qkv = rng.uniform(-1, 1, (S, B, 3 * H * D))
+    per_head = qkv.reshape(S, B, H, 3, D)
+    q, k, v = per_head[..., 0, :], per_head[..., 1, :], per_head[..., 2, :]
+    scores = np.einsum("ibhd,jbhd->bhij", q, k).reshape(B * H, S, S) / np.sqrt(D)
+    got = mx.nd.contrib.interleaved_matmul_selfatt_qk(mx.nd.array(qkv, dtype="float64"), heads=H).asnumpy()
+    np.testing.assert_allclose(got, scores, rtol=1e-12)
+    att = rng.uniform(size=(B * H, S, S))
+    want = np.einsum("bhij,jbhd->ibhd", att.reshape(B, H, S, S), v).reshape(S, B, H * D)
+    got = mx.nd.contrib.interleaved_matmul_selfatt_valatt(mx.nd.array(qkv, dtype="float64"),
+                                                          mx.nd.array(att, dtype="float64"), heads=H).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    queries = rng.uniform(-1, 1, (S, B, H * D))
+    kv = rng.uniform(-1, 1, (Sk, B, 2 * H * D))
+    kk, vv = kv.reshape(Sk, B, H, 2, D)[..., 0, :], kv.reshape(Sk, B, H, 2, D)[..., 1, :]
+    want = np.einsum("ibhd,jbhd->bhij", queries.reshape(S, B, H, D), kk).reshape(B * H, S, Sk) / np.sqrt(D)
+    got = mx.nd.contrib.interleaved_matmul_encdec_qk(mx.nd.array(queries, dtype="float64"),
+                                                     mx.nd.array(kv, dtype="float64"), heads=H).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    att = rng.uniform(size=(B * H, S, Sk))
+    want = np.einsum("bhij,jbhd->ibhd", att.reshape(B, H, S, Sk), vv).reshape(S, B, H * D)
+    got = mx.nd.contrib.interleaved_matmul_encdec_valatt(mx.nd.array(kv, dtype="float64"),
+                                                         mx.nd.array(att, dtype="float64"), heads=H).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_psroipooling_averages_each_bins_own_channel():
+    # channel c holds the constant c: bin (i, j) of output channel o reads channel (o·2 + i)·2 + j.
+    data = mx.nd.array(np.arange(8.0)[None, :, None, None] * np.ones((1, 8, 6, 6)))
+    rois = mx.nd.array([[0, 0, 0, 5, 5]])
+    out = mx.nd.contrib.PSROIPooling(data, rois, spatial_scale=1, output_dim=2, pooled_size=2).asnumpy()
+    np.testing.assert_array_equal(out[0], np.arange(8.0).reshape(2, 2, 2))
+
+
+def test_sync_batch_norm_is_batch_norm_with_the_variance():
+    x = mx.nd.array(np.random.RandomState(5).normal(size=(4, 3, 5)))
+    gamma, beta = mx.nd.ones((3,)), mx.nd.zeros((3,))
+    mean, var = mx.nd.zeros((3,)), mx.nd.ones((3,))
+    with mx.autograd.train_mode():
+        y, m, v = mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mean.copy(), var.copy(), output_mean_var=True, key="k")
+        z = mx.nd.BatchNorm(x, gamma, beta, mean.copy(), var.copy())
+    np.testing.assert_allclose(y.asnumpy(), z.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(v.asnumpy(), x.asnumpy().var(axis=(0, 2)), rtol=1e-4)
+    with pytest.raises(mx.MXNetError, match="ndev"):
+        mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mean, var, ndev=2, key="k")

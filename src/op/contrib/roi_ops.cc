@@ -1,5 +1,6 @@
 // Region-of-interest pooling (MXNet 1.x): ROIPooling (Fast R-CNN's max pooling over a grid of
-// bins of each box) and contrib.ROIAlign (Mask R-CNN's average of bilinear samples in each bin).
+// bins of each box), contrib.ROIAlign (Mask R-CNN's average of bilinear samples in each bin) and
+// contrib.PSROIPooling (R-FCN's position-sensitive average pooling).
 // rois (R, 5) rows are (batch index, x1, y1, x2, y2) in input-image coordinates, scaled by
 // spatial_scale onto the feature map; the output is (R, C, pooled_h, pooled_w). A negative batch
 // index gives zeros. The boxes get no gradient.
@@ -239,11 +240,111 @@ void add_roi_align(Registry& r) {
   r.add(std::move(d));
 }
 
+// ---- PSROIPooling ----------------------------------------------------------------------------
+
+struct PsRoiParam {
+  double scale = 1;
+  int64_t output_dim = 0, pooled = 0, group = 0;
+};
+
+/// Calls f(output index, input index, 1 / bin area) for every pixel of every bin: bin (i, j) of
+/// output channel c averages input channel (c·group + gi)·group + gj, (gi, gj) its group cell.
+template <class T, class F>
+void for_each_psroi_pixel(const PsRoiParam& p, const Shape& data, const T* box, int64_t rois, F f) {
+  const int64_t n = data[0], h = data[2], w = data[3], k = p.pooled;
+  for (int64_t r = 0; r < rois; ++r) {
+    const T* b = box + r * 5;
+    const auto batch = static_cast<int64_t>(b[0]);
+    if (batch < 0 || batch >= n) continue;
+    const double x1 = std::round(static_cast<double>(b[1])) * p.scale,
+                 y1 = std::round(static_cast<double>(b[2])) * p.scale;
+    const double x2 = (std::round(static_cast<double>(b[3])) + 1) * p.scale;
+    const double y2 = (std::round(static_cast<double>(b[4])) + 1) * p.scale;
+    const double bin_w = std::max(x2 - x1, 0.1) / static_cast<double>(k),
+                 bin_h = std::max(y2 - y1, 0.1) / static_cast<double>(k);
+    for (int64_t c = 0; c < p.output_dim; ++c)
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < k; ++j) {
+          auto clip = [](double v, int64_t hi) { return std::min(std::max<int64_t>(static_cast<int64_t>(v), 0), hi); };
+          const int64_t hs = clip(std::floor(static_cast<double>(i) * bin_h + y1), h);
+          const int64_t he = clip(std::ceil(static_cast<double>(i + 1) * bin_h + y1), h);
+          const int64_t ws = clip(std::floor(static_cast<double>(j) * bin_w + x1), w);
+          const int64_t we = clip(std::ceil(static_cast<double>(j + 1) * bin_w + x1), w);
+          if (he <= hs || we <= ws) continue;
+          const int64_t gi = std::min(i * p.group / k, p.group - 1), gj = std::min(j * p.group / k, p.group - 1);
+          const int64_t plane = (batch * data[1] + (c * p.group + gi) * p.group + gj) * h * w;
+          const int64_t out = ((r * p.output_dim + c) * k + i) * k + j;
+          const double inv_area = 1.0 / static_cast<double>((he - hs) * (we - ws));
+          for (int64_t y = hs; y < he; ++y)
+            for (int64_t x = ws; x < we; ++x) f(out, plane + y * w + x, inv_area);
+        }
+  }
+}
+
+void add_psroi_pooling(Registry& r) {
+  OpDef d;
+  d.name = "_contrib_PSROIPooling";
+  d.doc =
+      "Position-sensitive average pooling of each box (R-FCN): bin (i, j) of output channel c reads its own "
+      "channel of a group_size² grid of channel groups.";
+  d.parse = [](const AttrMap& attrs) {
+    ParamReader rd(attrs, "PSROIPooling");
+    PsRoiParam p;
+    p.scale = rd.get<double>("spatial_scale");
+    p.output_dim = rd.get<int64_t>("output_dim");
+    p.pooled = rd.get<int64_t>("pooled_size");
+    p.group = rd.get<int64_t>("group_size", 0);
+    rd.finish();
+    if (p.group == 0) p.group = p.pooled;
+    BRAID_CHECK(p.scale > 0 && p.output_dim > 0 && p.pooled > 0 && p.group > 0,
+                "operator PSROIPooling: "
+                "spatial_scale, output_dim, pooled_size and group_size must be positive");
+    return std::any(p);
+  };
+  d.list_arguments = args({"data", "rois"});
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    const auto& p = param<PsRoiParam>(pa);
+    if (!in[0].fully_known() || !in[1].fully_known()) return false;
+    BRAID_CHECK(in[0].ndim() == 4 && in[0][1] == p.output_dim * p.group * p.group,
+                "operator PSROIPooling: data must "
+                "be (batch, output_dim·group_size², height, width) = (?, ",
+                p.output_dim * p.group * p.group, ", ?, ?); got ", in[0]);
+    BRAID_CHECK(in[1].ndim() == 2 && in[1][1] == 5, "operator PSROIPooling: rois must be (boxes, 5); got ", in[1]);
+    merge_shape(out[0], Shape({in[1][0], p.output_dim, p.pooled, p.pooled}), "PSROIPooling", "output");
+    return true;
+  };
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "PSROIPooling", {
+      const T* x = a.inputs[0].ptr<T>();
+      std::vector<double> out(static_cast<size_t>(a.outputs[0].size()), 0.0);
+      for_each_psroi_pixel(param<PsRoiParam>(pa), a.inputs[0].shape, a.inputs[1].ptr<T>(), a.inputs[1].shape[0],
+                           [&](int64_t o, int64_t k, double wt) { out[static_cast<size_t>(o)] += wt * x[k]; });
+      write_each(a.outputs[0].ptr<T>(), a.req[0], a.outputs[0].size(),
+                 [&](int64_t i) { return static_cast<T>(out[static_cast<size_t>(i)]); });
+    });
+  };
+  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    zero_index_grad(a.in_grads[1], a.req[1]);
+    if (a.req[0] == OpReq::Null) return;
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "PSROIPooling", {
+      const T* dy = a.out_grads[0].ptr<T>();
+      std::vector<double> dx(static_cast<size_t>(a.inputs[0].size()), 0.0);
+      for_each_psroi_pixel(param<PsRoiParam>(pa), a.inputs[0].shape, a.inputs[1].ptr<T>(), a.inputs[1].shape[0],
+                           [&](int64_t o, int64_t k, double wt) { dx[static_cast<size_t>(k)] += wt * dy[o]; });
+      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
+                 [&](int64_t i) { return static_cast<T>(dx[static_cast<size_t>(i)]); });
+    });
+  };
+  d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_roi_ops(Registry& r) {
   add_roi_pooling(r);
   add_roi_align(r);
+  add_psroi_pooling(r);
 }
 
 }  // namespace braid::op::detail

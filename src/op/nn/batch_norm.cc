@@ -187,6 +187,73 @@ bool infer_batch_norm_shape(const std::any& pa, std::vector<Shape>& in, std::vec
   return all_known(in) && all_known(out) && all_known(aux);
 }
 
+std::any parse_sync_batch_norm(const AttrMap& attrs) {
+  ParamReader rd(attrs, "SyncBatchNorm");
+  BatchNormParam p;
+  p.eps = rd.get<double>("eps", p.eps);
+  p.momentum = rd.get<double>("momentum", p.momentum);
+  p.fix_gamma = rd.get<bool>("fix_gamma", p.fix_gamma);
+  p.use_global_stats = rd.get<bool>("use_global_stats", p.use_global_stats);
+  p.output_mean_var = rd.get<bool>("output_mean_var", p.output_mean_var);
+  rd.get<std::string>("key", "");
+  const auto ndev = rd.get<int64_t>("ndev", 1);
+  rd.finish();
+  BRAID_CHECK(ndev == 1, "operator SyncBatchNorm: ndev=", ndev,
+              " (statistics shared between devices of one process) "
+              "is not supported; use ndev=1, or BatchNorm with one process per device and a kvstore");
+  BRAID_CHECK(p.eps >= 0, "operator SyncBatchNorm: eps must be non-negative, got ", p.eps);
+  return p;
+}
+
+/// The variances whose inverse std is `invstd` (SyncBatchNorm's third output, where BatchNorm's
+/// is the inverse std).
+template <class T>
+std::vector<T> var_from_invstd(const TBlob& invstd, double eps) {
+  std::vector<T> v(static_cast<size_t>(invstd.size()));
+  const T* is = invstd.ptr<T>();
+  for (size_t c = 0; c < v.size(); ++c) v[c] = is[c] == T(0) ? T(0) : static_cast<T>(1 / (is[c] * is[c]) - eps);
+  return v;
+}
+
+// contrib.SyncBatchNorm (MXNet 1.x): BatchNorm over axis 1 whose statistics MXNet shares between
+// the ndev devices of one process; one device here. Its third output holds the variance, which
+// its backward turns back into the inverse std BatchNorm's backward reads.
+void add_sync_batch_norm(Registry& r) {
+  OpDef d = r.find("BatchNorm");
+  d.name = "_contrib_SyncBatchNorm";
+  d.doc = "BatchNorm over axis 1 (statistics of one device: ndev=1); with output_mean_var the mean and the variance.";
+  d.parse = parse_sync_batch_norm;
+  d.gpu = Kernels{};
+  const Kernels bn = d.cpu;
+  d.cpu.forward = [bn](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
+    bn.forward(ctx, pa, a);
+    if (!writes_hidden(a, 2)) return;
+    BRAID_REAL_TYPE_SWITCH(a.outputs[2].dtype, T, "SyncBatchNorm", {
+      const std::vector<T> var = var_from_invstd<T>(a.outputs[2], param<BatchNormParam>(pa).eps);
+      std::copy(var.begin(), var.end(), a.outputs[2].ptr<T>());
+    });
+  };
+  d.cpu.backward = [bn](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
+    const double eps = param<BatchNormParam>(pa).eps;
+    BRAID_REAL_TYPE_SWITCH(a.outputs[2].dtype, T, "SyncBatchNorm", {
+      const T* var = a.outputs[2].ptr<T>();
+      std::vector<T> invstd(static_cast<size_t>(a.outputs[2].size())), g_invstd;
+      for (size_t c = 0; c < invstd.size(); ++c) invstd[c] = static_cast<T>(to_invstd(var[c], eps));
+      BackwardArgs b = a;
+      b.outputs[2].dptr = invstd.data();
+      if (has_out_grad(a, 2)) {  // d var / d invstd = -2 / invstd³
+        const T* g = a.out_grads[2].ptr<T>();
+        g_invstd.resize(invstd.size());
+        for (size_t c = 0; c < invstd.size(); ++c)
+          g_invstd[c] = invstd[c] == T(0) ? T(0) : static_cast<T>(-2 * g[c] / (invstd[c] * invstd[c] * invstd[c]));
+        b.out_grads[2].dptr = g_invstd.data();
+      }
+      bn.backward(ctx, pa, b);
+    });
+  };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_batch_norm_ops(Registry& r) {
@@ -211,6 +278,7 @@ void register_batch_norm_ops(Registry& r) {
   };
   d.mutates_aux = true;
   r.add(std::move(d));
+  add_sync_batch_norm(r);
 }
 
 }  // namespace braid::op::detail

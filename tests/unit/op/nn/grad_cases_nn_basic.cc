@@ -65,6 +65,12 @@ void add_normalization_cases(std::vector<GradCase>& c) {
   bn({{"fix_gamma", "False"}, {"axis", "-1"}, {"eps", "1e-5"}}, Shape({3, 4, 2}), 2, true);
   bn({{"fix_gamma", "False"}}, Shape({4, 3, 5}), 3, false);
   bn({{"fix_gamma", "False"}, {"use_global_stats", "True"}}, Shape({4, 3, 5}), 3, true);
+  GradCase sync{"_contrib_SyncBatchNorm",
+                {{"fix_gamma", "False"}, {"output_mean_var", "True"}, {"key", "g"}},
+                {Shape({4, 3, 2}), Shape({3}), Shape({3}), Shape({3}), Shape({3})},
+                bn_ranges};
+  sync.is_train = true;
+  c.push_back(sync);
 
   c.push_back({"LayerNorm", {}, {Shape({3, 5}), Shape({5}), Shape({5})}, {{-1, 1}, {0.5, 1.5}, {-1, 1}}});
   c.push_back({"LayerNorm", {{"axis", "1"}, {"eps", "1e-3"}}, {Shape({2, 4, 3}), Shape({4}), Shape({4})}});
@@ -205,6 +211,17 @@ void add_resampling_cases(std::vector<GradCase>& c) {
   c.push_back({"im2col", {{"kernel", "(2, 3)"}, {"stride", "(1, 2)"}, {"pad", "(1, 1)"}}, {Shape({2, 2, 4, 5})}});
   c.push_back({"col2im", {{"kernel", "(2, 2)"}, {"dilate", "(2, 1)"}, {"output_size", "(4, 3)"}}, {Shape({1, 8, 4})}});
   c.push_back({"im2col", {{"kernel", "(3,)"}, {"dilate", "(2,)"}}, {Shape({1, 2, 7})}});
+  // Attention products: 2 heads of size 2, sequences of 3 (queries) and 4 (keys), batch 2.
+  c.push_back({"_contrib_interleaved_matmul_selfatt_qk", {{"heads", "2"}}, {Shape({3, 2, 12})}});
+  c.push_back({"_contrib_interleaved_matmul_selfatt_valatt", {{"heads", "2"}}, {Shape({3, 2, 12}), Shape({4, 3, 3})}});
+  c.push_back({"_contrib_interleaved_matmul_encdec_qk", {{"heads", "2"}}, {Shape({3, 2, 4}), Shape({4, 2, 8})}});
+  c.push_back({"_contrib_interleaved_matmul_encdec_valatt", {{"heads", "2"}}, {Shape({4, 2, 8}), Shape({4, 3, 4})}});
+  c.push_back({"_contrib_PSROIPooling",
+               {{"pooled_size", "2"}, {"output_dim", "2"}, {"spatial_scale", "0.5"}},
+               {Shape({2, 8, 6, 5}), Shape({2, 5})},
+               {},
+               {1},
+               boxes});
   c.push_back({"_contrib_AdaptiveAvgPooling2D", {{"output_size", "(2, 3)"}}, {Shape({2, 2, 5, 4})}});
   c.push_back({"_contrib_BilinearResize2D", {{"height", "5"}, {"width", "3"}}, {Shape({1, 2, 3, 4})}});
   c.push_back({"_contrib_BilinearResize2D",
