@@ -142,6 +142,37 @@ void add_roi_pooling(Registry& r) {
 
 // ---- ROIAlign -------------------------------------------------------------------------------
 
+/// Kernels of an op (data, rois) whose output elements are weighted sums of data's elements, the
+/// terms listed by terms(param, data shape, boxes, number of boxes, emit(output index, data index,
+/// weight)): forward sums, backward scatters the output gradient; the boxes get none.
+template <class Terms>
+Kernels weighted_sum_kernels(const char* op, Terms terms) {
+  Kernels k;
+  k.forward = [op, terms](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, op, {
+      const T* x = a.inputs[0].ptr<T>();
+      std::vector<double> out(static_cast<size_t>(a.outputs[0].size()), 0.0);
+      terms(pa, a.inputs[0].shape, a.inputs[1].ptr<T>(), a.inputs[1].shape[0],
+            [&](int64_t o, int64_t i, double wt) { out[static_cast<size_t>(o)] += wt * x[i]; });
+      write_each(a.outputs[0].ptr<T>(), a.req[0], a.outputs[0].size(),
+                 [&](int64_t i) { return static_cast<T>(out[static_cast<size_t>(i)]); });
+    });
+  };
+  k.backward = [op, terms](const OpContext&, const std::any& pa, const BackwardArgs& a) {
+    zero_index_grad(a.in_grads[1], a.req[1]);
+    if (a.req[0] == OpReq::Null) return;
+    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, op, {
+      const T* dy = a.out_grads[0].ptr<T>();
+      std::vector<double> dx(static_cast<size_t>(a.inputs[0].size()), 0.0);
+      terms(pa, a.inputs[0].shape, a.inputs[1].ptr<T>(), a.inputs[1].shape[0],
+            [&](int64_t o, int64_t i, double wt) { dx[static_cast<size_t>(i)] += wt * dy[o]; });
+      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
+                 [&](int64_t i) { return static_cast<T>(dx[static_cast<size_t>(i)]); });
+    });
+  };
+  return k;
+}
+
 /// Calls f(flat index into the plane, weight) for the bilinear sample at (y, x) of an h × w
 /// plane, Detectron's way: nothing beyond one pixel outside, clamped at the edges.
 template <class F>
@@ -210,32 +241,11 @@ void add_roi_align(Registry& r) {
   d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_roi_shape(param<RoiParam>(pa), in, out);
   };
-  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
-    const auto& p = param<RoiParam>(pa);
-    const RoiGeom g(p, a.inputs[0].shape, a.inputs[1].shape);
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "ROIAlign", {
-      const T* x = a.inputs[0].ptr<T>();
-      std::vector<double> out(static_cast<size_t>(a.outputs[0].size()), 0.0);
-      for_each_roi_sample(p, g, a.inputs[1].ptr<T>(),
-                          [&](int64_t o, int64_t k, double wt) { out[static_cast<size_t>(o)] += wt * x[k]; });
-      write_each(a.outputs[0].ptr<T>(), a.req[0], a.outputs[0].size(),
-                 [&](int64_t i) { return static_cast<T>(out[static_cast<size_t>(i)]); });
-    });
-  };
-  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
-    zero_index_grad(a.in_grads[1], a.req[1]);
-    if (a.req[0] == OpReq::Null) return;
-    const auto& p = param<RoiParam>(pa);
-    const RoiGeom g(p, a.inputs[0].shape, a.inputs[1].shape);
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "ROIAlign", {
-      const T* dy = a.out_grads[0].ptr<T>();
-      std::vector<double> dx(static_cast<size_t>(a.inputs[0].size()), 0.0);
-      for_each_roi_sample(p, g, a.inputs[1].ptr<T>(),
-                          [&](int64_t o, int64_t k, double wt) { dx[static_cast<size_t>(k)] += wt * dy[o]; });
-      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
-                 [&](int64_t i) { return static_cast<T>(dx[static_cast<size_t>(i)]); });
-    });
-  };
+  d.cpu = weighted_sum_kernels("ROIAlign",
+                               [](const std::any& pa, const Shape& data, const auto* box, int64_t rois, auto&& emit) {
+                                 const auto& p = param<RoiParam>(pa);
+                                 for_each_roi_sample(p, RoiGeom(p, data, Shape({rois, 5})), box, emit);
+                               });
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
   r.add(std::move(d));
 }
@@ -313,28 +323,10 @@ void add_psroi_pooling(Registry& r) {
     merge_shape(out[0], Shape({in[1][0], p.output_dim, p.pooled, p.pooled}), "PSROIPooling", "output");
     return true;
   };
-  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "PSROIPooling", {
-      const T* x = a.inputs[0].ptr<T>();
-      std::vector<double> out(static_cast<size_t>(a.outputs[0].size()), 0.0);
-      for_each_psroi_pixel(param<PsRoiParam>(pa), a.inputs[0].shape, a.inputs[1].ptr<T>(), a.inputs[1].shape[0],
-                           [&](int64_t o, int64_t k, double wt) { out[static_cast<size_t>(o)] += wt * x[k]; });
-      write_each(a.outputs[0].ptr<T>(), a.req[0], a.outputs[0].size(),
-                 [&](int64_t i) { return static_cast<T>(out[static_cast<size_t>(i)]); });
-    });
-  };
-  d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
-    zero_index_grad(a.in_grads[1], a.req[1]);
-    if (a.req[0] == OpReq::Null) return;
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "PSROIPooling", {
-      const T* dy = a.out_grads[0].ptr<T>();
-      std::vector<double> dx(static_cast<size_t>(a.inputs[0].size()), 0.0);
-      for_each_psroi_pixel(param<PsRoiParam>(pa), a.inputs[0].shape, a.inputs[1].ptr<T>(), a.inputs[1].shape[0],
-                           [&](int64_t o, int64_t k, double wt) { dx[static_cast<size_t>(k)] += wt * dy[o]; });
-      write_each(a.in_grads[0].ptr<T>(), a.req[0], a.inputs[0].size(),
-                 [&](int64_t i) { return static_cast<T>(dx[static_cast<size_t>(i)]); });
-    });
-  };
+  d.cpu = weighted_sum_kernels("PSROIPooling",
+                               [](const std::any& pa, const Shape& data, const auto* box, int64_t rois, auto&& emit) {
+                                 for_each_psroi_pixel(param<PsRoiParam>(pa), data, box, rois, emit);
+                               });
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
   r.add(std::move(d));
 }

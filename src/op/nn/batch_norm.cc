@@ -12,14 +12,20 @@
 namespace braid::op::detail {
 namespace {
 
-std::any parse_batch_norm(const AttrMap& attrs) {
-  ParamReader rd(attrs, "BatchNorm");
+// The attributes BatchNorm and SyncBatchNorm share.
+BatchNormParam read_batch_norm_common(ParamReader& rd) {
   BatchNormParam p;
   p.eps = rd.get<double>("eps", p.eps);
   p.momentum = rd.get<double>("momentum", p.momentum);
   p.fix_gamma = rd.get<bool>("fix_gamma", p.fix_gamma);
   p.use_global_stats = rd.get<bool>("use_global_stats", p.use_global_stats);
   p.output_mean_var = rd.get<bool>("output_mean_var", p.output_mean_var);
+  return p;
+}
+
+std::any parse_batch_norm(const AttrMap& attrs) {
+  ParamReader rd(attrs, "BatchNorm");
+  BatchNormParam p = read_batch_norm_common(rd);
   p.axis = rd.get<int>("axis", p.axis);
   // Accepted for compatibility, without effect on the CPU: cuDNN choice and quantization ranges.
   rd.get<bool>("cudnn_off", false);
@@ -189,12 +195,7 @@ bool infer_batch_norm_shape(const std::any& pa, std::vector<Shape>& in, std::vec
 
 std::any parse_sync_batch_norm(const AttrMap& attrs) {
   ParamReader rd(attrs, "SyncBatchNorm");
-  BatchNormParam p;
-  p.eps = rd.get<double>("eps", p.eps);
-  p.momentum = rd.get<double>("momentum", p.momentum);
-  p.fix_gamma = rd.get<bool>("fix_gamma", p.fix_gamma);
-  p.use_global_stats = rd.get<bool>("use_global_stats", p.use_global_stats);
-  p.output_mean_var = rd.get<bool>("output_mean_var", p.output_mean_var);
+  BatchNormParam p = read_batch_norm_common(rd);
   rd.get<std::string>("key", "");
   const auto ndev = rd.get<int64_t>("ndev", 1);
   rd.finish();
