@@ -93,7 +93,7 @@ void add_selfatt(Registry& r) {
   qk.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const Shape& s = a.inputs[0].shape;
     const int64_t heads = param<HeadsParam>(pa).heads;
-    const Interleaved qkv{s[0], s[1], heads, head_dim(s, 3, heads, "", ""), 3};
+    const Interleaved qkv{s[0], s[1], heads, s[2] / (3 * heads), 3};
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "interleaved_matmul_selfatt_qk", {
       const T* in = a.inputs[0].ptr<T>();
       const T scale = static_cast<T>(1 / std::sqrt(static_cast<double>(qkv.dim)));
@@ -108,7 +108,7 @@ void add_selfatt(Registry& r) {
   qk.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     const Shape& s = a.inputs[0].shape;
     const int64_t heads = param<HeadsParam>(pa).heads;
-    const Interleaved qkv{s[0], s[1], heads, head_dim(s, 3, heads, "", ""), 3};
+    const Interleaved qkv{s[0], s[1], heads, s[2] / (3 * heads), 3};
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "interleaved_matmul_selfatt_qk", {
       const T *in = a.inputs[0].ptr<T>(), *dy = a.out_grads[0].ptr<T>();
       const T scale = static_cast<T>(1 / std::sqrt(static_cast<double>(qkv.dim)));
@@ -138,7 +138,7 @@ void add_selfatt(Registry& r) {
   va.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const Shape& s = a.inputs[0].shape;
     const int64_t heads = param<HeadsParam>(pa).heads;
-    const Interleaved qkv{s[0], s[1], heads, head_dim(s, 3, heads, "", ""), 3};
+    const Interleaved qkv{s[0], s[1], heads, s[2] / (3 * heads), 3};
     const Plain o{s[0], s[1], heads, qkv.dim};
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "interleaved_matmul_selfatt_valatt", {
       const T *in = a.inputs[0].ptr<T>(), *att = a.inputs[1].ptr<T>();
@@ -153,7 +153,7 @@ void add_selfatt(Registry& r) {
   va.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     const Shape& s = a.inputs[0].shape;
     const int64_t heads = param<HeadsParam>(pa).heads;
-    const Interleaved qkv{s[0], s[1], heads, head_dim(s, 3, heads, "", ""), 3};
+    const Interleaved qkv{s[0], s[1], heads, s[2] / (3 * heads), 3};
     const Plain o{s[0], s[1], heads, qkv.dim};
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "interleaved_matmul_selfatt_valatt", {
       const T *in = a.inputs[0].ptr<T>(), *att = a.inputs[1].ptr<T>(), *dy = a.out_grads[0].ptr<T>();

@@ -110,7 +110,7 @@ void activation_forward(const OpContext&, const std::any& pa, const ForwardArgs&
       const T* x = a.inputs[0].ptr<T>();
       const int64_t n = a.inputs[0].size();
       if constexpr (A::kDnnl && std::is_same_v<T, float>) {
-        with_req_buffer(a.outputs[0].ptr<T>(), a.req[0], n, [&](T* y) { dnnl_eltwise_forward({A::kAlg}, x, y, n); });
+        write_with_req(a.outputs[0].ptr<T>(), n, a.req[0], [&](T* y) { dnnl_eltwise_forward({A::kAlg}, x, y, n); });
       } else {
         write_each(a.outputs[0].ptr<T>(), a.req[0], n, [x](int64_t i) { return A::f(x[i]); });
       }
@@ -127,8 +127,8 @@ void activation_backward(const OpContext&, const std::any& pa, const BackwardArg
       const T* g = a.out_grads[0].ptr<T>();
       const int64_t n = a.inputs[0].size();
       if constexpr (A::kDnnl && std::is_same_v<T, float>) {
-        with_req_buffer(a.in_grads[0].ptr<T>(), a.req[0], n,
-                        [&](T* dx) { dnnl_eltwise_backward({A::kAlg}, x, y, g, dx, n); });
+        write_with_req(a.in_grads[0].ptr<T>(), n, a.req[0],
+                       [&](T* dx) { dnnl_eltwise_backward({A::kAlg}, x, y, g, dx, n); });
       } else {
         write_each(a.in_grads[0].ptr<T>(), a.req[0], n, [=](int64_t i) { return g[i] * A::df(x[i], y[i]); });
       }

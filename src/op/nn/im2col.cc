@@ -141,7 +141,7 @@ OpDef im2col_def(bool to_columns) {
     const Shape& s = image_shaped.shape;
     const ColGeom g(p, s[0], s[1], Shape(s.dims().begin() + 2, s.dims().end()));
     BRAID_REAL_TYPE_SWITCH(src.dtype, T, p.op, {
-      with_req_buffer(dst.ptr<T>(), req, dst.size(), [&](T* y) {
+      write_with_req(dst.ptr<T>(), dst.size(), req, [&](T* y) {
         if (columns)
           im2col_into(p, g, src.ptr<T>(), y);
         else

@@ -41,9 +41,9 @@ AxisSplit gamma_split(const Shape& data, const Shape& gamma) {
               ",) (one slope per channel on axis 1), (", batch, ", ", c,
               ") (one per sample and channel), (1,) or the data's shape");
   const int64_t inner = data.size() / std::max<int64_t>(batch * c, 1);
-  if (g0 == 1) return {batch, c, inner};   // per channel
+  if (g0 == 1) return {batch, c, inner};      // per channel
   if (g1 == 1) return {1, batch, c * inner};  // per sample
-  return {1, batch * c, inner};             // per sample and channel
+  return {1, batch * c, inner};               // per sample and channel
 }
 
 namespace {
@@ -71,7 +71,7 @@ void forward_typed(const OpContext& ctx, const LeakyParam& p, const ForwardArgs&
   const OpReq req = a.req[0];
   const int64_t n = data.size();
   if constexpr (std::is_same_v<T, float>) {
-    if (auto f = dnnl_of(p)) return with_req_buffer(y, req, n, [&](T* dst) { dnnl_eltwise_forward(*f, x, dst, n); });
+    if (auto f = dnnl_of(p)) return write_with_req(y, n, req, [&](T* dst) { dnnl_eltwise_forward(*f, x, dst, n); });
   }
   const T slope = static_cast<T>(p.slope);
   switch (p.act) {
@@ -133,8 +133,7 @@ void backward_typed(const LeakyParam& p, const BackwardArgs& a) {
   const OpReq req = a.req[0];
   const int64_t n = a.inputs[0].size();
   if constexpr (std::is_same_v<T, float>) {
-    if (auto f = dnnl_of(p))
-      return with_req_buffer(dx, req, n, [&](T* d) { dnnl_eltwise_backward(*f, x, y, g, d, n); });
+    if (auto f = dnnl_of(p)) return write_with_req(dx, n, req, [&](T* d) { dnnl_eltwise_backward(*f, x, y, g, d, n); });
   }
   const T slope = static_cast<T>(p.slope);
   switch (p.act) {

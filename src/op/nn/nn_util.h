@@ -65,19 +65,6 @@ inline bool has_out_grad(const BackwardArgs& a, size_t k) {
 /// state for backward, so Add makes no sense for them and is treated as Write.
 inline bool writes_hidden(const ForwardArgs& a, size_t k) { return k < a.req.size() && a.req[k] != OpReq::Null; }
 
-/// Runs `f(dst)` where dst receives every element of `out`: `out` itself for Write, a temporary
-/// that is then added to `out` for Add; nothing for Null. For kernels that write in several passes.
-template <class T, class F>
-void with_req_buffer(T* out, OpReq req, int64_t n, F f) {
-  if (req == OpReq::Write) {
-    f(out);
-  } else if (req == OpReq::Add) {
-    std::vector<T> tmp(static_cast<size_t>(n));
-    f(tmp.data());
-    for (int64_t i = 0; i < n; ++i) out[i] += tmp[static_cast<size_t>(i)];
-  }
-}
-
 /// A uniform draw from [0, 1) with 53 random bits; the same on every platform (unlike
 /// std::uniform_real_distribution), so that seeded runs repeat exactly.
 inline double uniform01(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }

@@ -93,7 +93,7 @@ OpDef make_op(const std::string& name, const std::string& doc, bool log, bool ne
     const AxisSplit s = AxisSplit::around(data.shape, checked_axis(name, p.axis, data.shape));
     const std::vector<int64_t> lens = read_lengths(p, a.inputs);
     with_types(data.dtype, a.outputs[0].dtype, name.c_str(), [&]<class TI, class TO>() {
-      with_req_buffer(a.outputs[0].ptr<TO>(), a.req[0], data.size(), [&](TO* y) {
+      write_with_req(a.outputs[0].ptr<TO>(), data.size(), a.req[0], [&](TO* y) {
         softmax_forward(data.ptr<TI>(), y, s, p.spec, lens.empty() ? nullptr : lens.data());
       });
     });
@@ -105,7 +105,7 @@ OpDef make_op(const std::string& name, const std::string& doc, bool log, bool ne
     const AxisSplit s = AxisSplit::around(data.shape, checked_axis(name, p.axis, data.shape));
     const std::vector<int64_t> lens = read_lengths(p, a.inputs);
     with_types(data.dtype, a.outputs[0].dtype, name.c_str(), [&]<class TI, class TO>() {
-      with_req_buffer(a.in_grads[0].ptr<TI>(), a.req[0], data.size(), [&](TI* dx) {
+      write_with_req(a.in_grads[0].ptr<TI>(), data.size(), a.req[0], [&](TI* dx) {
         softmax_backward(a.outputs[0].ptr<TO>(), a.out_grads[0].ptr<TO>(), dx, s, p.spec,
                          lens.empty() ? nullptr : lens.data());
       });
@@ -140,16 +140,16 @@ OpDef softmax_activation() {
     const TBlob& data = a.inputs[0];
     const AxisSplit s = activation_split(data.shape, std::any_cast<bool>(pa));
     BRAID_REAL_TYPE_SWITCH(data.dtype, T, "SoftmaxActivation", {
-      with_req_buffer(a.outputs[0].ptr<T>(), a.req[0], data.size(),
-                      [&](T* y) { softmax_forward(data.ptr<T>(), y, s, SoftmaxSpec{}); });
+      write_with_req(a.outputs[0].ptr<T>(), data.size(), a.req[0],
+                     [&](T* y) { softmax_forward(data.ptr<T>(), y, s, SoftmaxSpec{}); });
     });
   };
   d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     const TBlob& y = a.outputs[0];
     const AxisSplit s = activation_split(y.shape, std::any_cast<bool>(pa));
     BRAID_REAL_TYPE_SWITCH(y.dtype, T, "SoftmaxActivation", {
-      with_req_buffer(a.in_grads[0].ptr<T>(), a.req[0], y.size(),
-                      [&](T* dx) { softmax_backward(y.ptr<T>(), a.out_grads[0].ptr<T>(), dx, s, SoftmaxSpec{}); });
+      write_with_req(a.in_grads[0].ptr<T>(), y.size(), a.req[0],
+                     [&](T* dx) { softmax_backward(y.ptr<T>(), a.out_grads[0].ptr<T>(), dx, s, SoftmaxSpec{}); });
     });
   };
   return d;

@@ -145,8 +145,8 @@ OpDef softmax_output_op() {
     const TBlob& data = a.inputs[0];
     const AxisSplit s = class_split(param<SoftmaxOutputParam>(pa), data.shape);
     BRAID_REAL_TYPE_SWITCH(data.dtype, T, "SoftmaxOutput", {
-      with_req_buffer(a.outputs[0].ptr<T>(), a.req[0], data.size(),
-                      [&](T* y) { softmax_forward(data.ptr<T>(), y, s, SoftmaxSpec{}); });
+      write_with_req(a.outputs[0].ptr<T>(), data.size(), a.req[0],
+                     [&](T* y) { softmax_forward(data.ptr<T>(), y, s, SoftmaxSpec{}); });
     });
   };
   d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {

@@ -5,6 +5,7 @@
 // coordinates: -1 is the first pixel's centre, 1 the last one's, along each axis (PyTorch's
 // align_corners=True). Sampling is bilinear; corners outside the image count as zero.
 #include <cmath>
+#include <initializer_list>
 
 #include "nn_util.h"
 
@@ -48,7 +49,7 @@ void sample_forward(const TBlob& data, const T* grid, const TBlob& out, OpReq re
   const Shape &s = data.shape, &o = out.shape;
   const int64_t n = s[0], c = s[1], h = s[2], w = s[3], pixels = o[2] * o[3];
   const T* x = data.ptr<T>();
-  with_req_buffer(out.ptr<T>(), req, out.size(), [&](T* y) {
+  write_with_req(out.ptr<T>(), out.size(), req, [&](T* y) {
 #pragma omp parallel for schedule(static) if (out.size() > (1 << 14))
     for (int64_t b = 0; b < n; ++b) {
       const T* g = grid + b * 2 * pixels;
@@ -95,6 +96,18 @@ void sample_backward(const TBlob& data, const T* grid, const T* dy, const Shape&
         dgrid[b * 2 * pixels + pixels + p] = static_cast<T>(gy * sy);
       }
     }
+  }
+}
+
+/// The input gradients computed aside, into in_grads by req (Null ones are not touched).
+template <class T>
+void write_grads(const BackwardArgs& a, std::initializer_list<const std::vector<T>*> grads) {
+  size_t k = 0;
+  for (const std::vector<T>* v : grads) {
+    if (a.req[k] != OpReq::Null)
+      write_each(a.in_grads[k].ptr<T>(), a.req[k], a.inputs[k].size(),
+                 [v](int64_t i) { return (*v)[static_cast<size_t>(i)]; });
+    ++k;
   }
 }
 
@@ -185,7 +198,7 @@ void add_grid_generator(Registry& r) {
     const int64_t n = o[0], h = o[2], w = o[3];
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "GridGenerator", {
       const T* x = a.inputs[0].ptr<T>();
-      with_req_buffer(a.outputs[0].ptr<T>(), a.req[0], a.outputs[0].size(), [&](T* y) {
+      write_with_req(a.outputs[0].ptr<T>(), a.outputs[0].size(), a.req[0], [&](T* y) {
         if (!p.warp) return affine_grid(x, n, h, w, y);
         const double sx = 2.0 / static_cast<double>(w - 1), sy = 2.0 / static_cast<double>(h - 1);
         for (int64_t b = 0; b < n; ++b)
@@ -205,7 +218,7 @@ void add_grid_generator(Registry& r) {
     const int64_t n = o[0], h = o[2], w = o[3];
     BRAID_REAL_TYPE_SWITCH(a.out_grads[0].dtype, T, "GridGenerator", {
       const T* g = a.out_grads[0].ptr<T>();
-      with_req_buffer(a.in_grads[0].ptr<T>(), a.req[0], a.in_grads[0].size(), [&](T* dx) {
+      write_with_req(a.in_grads[0].ptr<T>(), a.in_grads[0].size(), a.req[0], [&](T* dx) {
         if (!p.warp) return affine_grid_backward(g, n, h, w, dx);
         const double sx = 2.0 / static_cast<double>(w - 1), sy = 2.0 / static_cast<double>(h - 1);
         for (int64_t k = 0; k < a.in_grads[0].size(); ++k)
@@ -247,12 +260,7 @@ void add_bilinear_sampler(Registry& r) {
       std::vector<T> dgrid(a.req[1] == OpReq::Null ? 0 : static_cast<size_t>(a.inputs[1].size()));
       sample_backward<T>(a.inputs[0], a.inputs[1].ptr<T>(), a.out_grads[0].ptr<T>(), a.out_grads[0].shape,
                          ddata.empty() ? nullptr : ddata.data(), dgrid.empty() ? nullptr : dgrid.data());
-      for (size_t k = 0; k < 2; ++k) {
-        if (a.req[k] == OpReq::Null) continue;
-        const std::vector<T>& v = k == 0 ? ddata : dgrid;
-        write_each(a.in_grads[k].ptr<T>(), a.req[k], a.inputs[k].size(),
-                   [&](int64_t i) { return v[static_cast<size_t>(i)]; });
-      }
+      write_grads(a, {&ddata, &dgrid});
     });
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
@@ -304,12 +312,7 @@ void add_spatial_transformer(Registry& r) {
       sample_backward<T>(a.inputs[0], grid.data(), a.out_grads[0].ptr<T>(), o, ddata.empty() ? nullptr : ddata.data(),
                          dgrid.data());
       affine_grid_backward(dgrid.data(), o[0], o[2], o[3], dloc.data());
-      for (size_t k = 0; k < 2; ++k) {
-        if (a.req[k] == OpReq::Null) continue;
-        const std::vector<T>& v = k == 0 ? ddata : dloc;
-        write_each(a.in_grads[k].ptr<T>(), a.req[k], a.inputs[k].size(),
-                   [&](int64_t i) { return v[static_cast<size_t>(i)]; });
-      }
+      write_grads(a, {&ddata, &dloc});
     });
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };

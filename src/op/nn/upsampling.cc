@@ -37,7 +37,7 @@ std::any parse_upsampling(const AttrMap& attrs) {
               "operator UpSampling: sample_type='bilinear' needs num_filter, the number of "
               "channels of data; got ",
               p.num_filter);
-  const int64_t kernel = 2 * p.scale - p.scale % 2, pad = (p.scale - 1 + 1) / 2;
+  const int64_t kernel = 2 * p.scale - p.scale % 2, pad = p.scale / 2;  // ceil((scale - 1) / 2)
   const std::string k = cat("(", kernel, ", ", kernel, ")"), s = cat("(", p.scale, ", ", p.scale, ")"),
                     pd = cat("(", pad, ", ", pad, ")");
   p.deconv = &Registry::get().find("Deconvolution");
@@ -103,7 +103,7 @@ template <class T>
 void nearest_forward(const UpSamplingParam& p, const ForwardArgs& a) {
   const Shape& os = a.outputs[0].shape;
   const int64_t oc = os[1], oh = os[2], ow = os[3];
-  with_req_buffer(a.outputs[0].ptr<T>(), a.req[0], os.size(), [&](T* y) {
+  write_with_req(a.outputs[0].ptr<T>(), os.size(), a.req[0], [&](T* y) {
     if (p.sum) std::fill(y, y + os.size(), T(0));
     for_each_nearest_input(p, a.inputs, os, [&](size_t k, int64_t offset, int64_t f) {
       const Shape& s = a.inputs[k].shape;
@@ -132,7 +132,7 @@ void nearest_backward(const UpSamplingParam& p, const BackwardArgs& a) {
     const Shape& s = a.inputs[k].shape;
     const int64_t planes = s[0] * s[1], h = s[2], w = s[3];
     if (a.req[k] == OpReq::Null) return;
-    with_req_buffer(a.in_grads[k].ptr<T>(), a.req[k], s.size(), [&](T* dx) {
+    write_with_req(a.in_grads[k].ptr<T>(), s.size(), a.req[k], [&](T* dx) {
 #pragma omp parallel for schedule(static) if (planes * oh * ow > (1 << 15))
       for (int64_t pl = 0; pl < planes; ++pl) {
         T* dp = dx + pl * h * w;
