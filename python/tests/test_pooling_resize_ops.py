@@ -95,6 +95,19 @@ def test_roi_pooling_and_align_on_a_ramp():
     np.testing.assert_allclose(aligned[0, 0, 0, 0], 10 * 3.5 + 3.5)
 
 
+def test_rotated_roi_align_turns_the_sampling_grid():
+    # data[y, x] = 10 y + x is linear, so a bin's average is the value at the bin's centre.
+    data = mx.nd.array((10 * np.arange(8)[:, None] + np.arange(8)[None, :]).reshape(1, 1, 8, 8))
+    # A 4 x 2 box centred at (x, y) = (3.5, 3.5): unturned, its 1 x 2 bins' centres are 1 apart in x;
+    # turned by 90 degrees counter-clockwise they are 1 apart in y (x' = y, y' = -x in the box frame).
+    rois = mx.nd.array([[0, 3.5, 3.5, 4, 2, 0], [0, 3.5, 3.5, 4, 2, 90]])
+    out = mx.nd.contrib.RROIAlign(data, rois, pooled_size=(1, 2), spatial_scale=1, sampling_ratio=2).asnumpy()
+    np.testing.assert_allclose(out[0, 0, 0], [3.5 * 11 - 1, 3.5 * 11 + 1], rtol=1e-6)
+    np.testing.assert_allclose(out[1, 0, 0], [3.5 * 11 + 10, 3.5 * 11 - 10], rtol=1e-6)
+    with pytest.raises(mx.MXNetError, match="rois must be \\(boxes, 6\\)"):
+        mx.nd.contrib.RROIAlign(data, mx.nd.zeros((1, 5)), pooled_size=(1, 1), spatial_scale=1)
+
+
 def test_interleaved_attention_products_match_einsum():
     rng = np.random.RandomState(4)
     S, B, H, D, Sk = 4, 2, 3, 5, 6

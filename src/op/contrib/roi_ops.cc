@@ -1,6 +1,7 @@
 // Region-of-interest pooling (MXNet 1.x): ROIPooling (Fast R-CNN's max pooling over a grid of
-// bins of each box), contrib.ROIAlign (Mask R-CNN's average of bilinear samples in each bin) and
-// contrib.PSROIPooling (R-FCN's position-sensitive average pooling).
+// bins of each box), contrib.ROIAlign (Mask R-CNN's average of bilinear samples in each bin), its
+// rotated-box twin contrib.RROIAlign and contrib.PSROIPooling (R-FCN's position-sensitive average
+// pooling).
 // rois (R, 5) rows are (batch index, x1, y1, x2, y2) in input-image coordinates, scaled by
 // spatial_scale onto the feature map; the output is (R, C, pooled_h, pooled_w). A negative batch
 // index gives zeros. The boxes get no gradient.
@@ -19,7 +20,9 @@ struct RoiParam {
   double scale = 1;
   int64_t sample_ratio = -1;  // ROIAlign: samples per bin side; <= 0: ceil(bin size)
   bool position_sensitive = false, aligned = false;
+  bool rotated = false;  // RROIAlign: rows (batch index, center x, center y, w, h, angle in degrees)
   const char* op = "ROIPooling";
+  int64_t box_columns() const { return rotated ? 6 : 5; }
 };
 
 RoiParam read_roi_param(ParamReader& rd, const char* op) {
@@ -46,8 +49,10 @@ struct RoiGeom {
 bool infer_roi_shape(const RoiParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
   if (!in[0].fully_known() || !in[1].fully_known()) return false;
   BRAID_CHECK(in[0].ndim() == 4, "operator ", p.op, ": data must be (batch, channels, height, width); got ", in[0]);
-  BRAID_CHECK(in[1].ndim() == 2 && in[1][1] == 5, "operator ", p.op,
-              ": rois must be (boxes, 5) rows of (batch index, x1, y1, x2, y2); got ", in[1]);
+  BRAID_CHECK(in[1].ndim() == 2 && in[1][1] == p.box_columns(), "operator ", p.op, ": rois must be (boxes, ",
+              p.box_columns(), ") rows of ",
+              p.rotated ? "(batch index, center x, center y, width, height, angle)" : "(batch index, x1, y1, x2, y2)",
+              "; got ", in[1]);
   const RoiGeom g(p, in[0], in[1]);
   BRAID_CHECK(!p.position_sensitive || g.c % g.bins() == 0, "operator ", p.op, ": position_sensitive needs channels (",
               g.c, ") divisible by the bins of pooled_size ", p.pooled);
@@ -189,18 +194,39 @@ void roi_bilinear(double y, double x, int64_t h, int64_t w, F f) {
   f(y1 * w + x1, ly * lx);
 }
 
+/// A box on the feature map: its bins' grid starts at (y0, x0) and spans h × w in the box's own
+/// frame, which is turned by the angle whose cos and sin are given about (cy, cx).
+struct BoxFrame {
+  double y0, x0, h, w, cos = 1, sin = 0, cy = 0, cx = 0;
+};
+
+template <class T>
+BoxFrame box_frame(const RoiParam& p, const T* b) {
+  BoxFrame f{};
+  if (p.rotated) {
+    f.cx = b[1] * p.scale, f.cy = b[2] * p.scale;
+    f.w = std::max(b[3] * p.scale, 1.0), f.h = std::max(b[4] * p.scale, 1.0);
+    f.y0 = -f.h / 2, f.x0 = -f.w / 2;
+    const double theta = static_cast<double>(b[5]) * M_PI / 180.0;
+    f.cos = std::cos(theta), f.sin = std::sin(theta);
+    return f;
+  }
+  const double off = p.aligned ? 0.5 : 0.0;
+  f.x0 = b[1] * p.scale - off, f.y0 = b[2] * p.scale - off;
+  f.w = b[3] * p.scale - off - f.x0, f.h = b[4] * p.scale - off - f.y0;
+  if (!p.aligned) f.w = std::max(f.w, 1.0), f.h = std::max(f.h, 1.0);
+  return f;
+}
+
 /// Calls f(output index, input index, weight) for every sample of every bin of every box.
 template <class T, class F>
 void for_each_roi_sample(const RoiParam& p, const RoiGeom& g, const T* box, F f) {
   for (int64_t r = 0; r < g.rois; ++r) {
-    const T* b = box + r * 5;
+    const T* b = box + r * p.box_columns();
     const auto batch = static_cast<int64_t>(b[0]);
     if (batch < 0 || batch >= g.n) continue;
-    const double off = p.aligned ? 0.5 : 0.0;
-    const double sx = b[1] * p.scale - off, sy = b[2] * p.scale - off;
-    double rw = b[3] * p.scale - off - sx, rh = b[4] * p.scale - off - sy;
-    if (!p.aligned) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
-    const double bin_h = rh / static_cast<double>(g.ph), bin_w = rw / static_cast<double>(g.pw);
+    const BoxFrame fr = box_frame(p, b);
+    const double bin_h = fr.h / static_cast<double>(g.ph), bin_w = fr.w / static_cast<double>(g.pw);
     const int64_t grid_h = p.sample_ratio > 0 ? p.sample_ratio : static_cast<int64_t>(std::ceil(bin_h));
     const int64_t grid_w = p.sample_ratio > 0 ? p.sample_ratio : static_cast<int64_t>(std::ceil(bin_w));
     const double count = static_cast<double>(std::max<int64_t>(grid_h * grid_w, 1));
@@ -210,11 +236,12 @@ void for_each_roi_sample(const RoiParam& p, const RoiGeom& g, const T* box, F f)
           const int64_t c_in = p.position_sensitive ? (ch * g.ph + i) * g.pw + j : ch;
           const int64_t out = ((r * g.out_c + ch) * g.ph + i) * g.pw + j, plane = (batch * g.c + c_in) * g.h * g.w;
           for (int64_t iy = 0; iy < grid_h; ++iy) {
-            const double y = sy + static_cast<double>(i) * bin_h +
-                             (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
+            const double yy = fr.y0 + static_cast<double>(i) * bin_h +
+                              (static_cast<double>(iy) + 0.5) * bin_h / static_cast<double>(grid_h);
             for (int64_t ix = 0; ix < grid_w; ++ix) {
-              const double x = sx + static_cast<double>(j) * bin_w +
-                               (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+              const double xx = fr.x0 + static_cast<double>(j) * bin_w +
+                                (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
+              const double x = xx * fr.cos + yy * fr.sin + fr.cx, y = yy * fr.cos - xx * fr.sin + fr.cy;
               roi_bilinear(y, x, g.h, g.w, [&](int64_t k, double wt) { f(out, plane + k, wt / count); });
             }
           }
@@ -222,32 +249,50 @@ void for_each_roi_sample(const RoiParam& p, const RoiGeom& g, const T* box, F f)
   }
 }
 
-void add_roi_align(Registry& r) {
+void add_roi_align_op(Registry& r, const char* name, std::any (*parse)(const AttrMap&), const char* doc) {
   OpDef d;
-  d.name = "_contrib_ROIAlign";
-  d.doc =
-      "Average of bilinear samples in each bin of a pooled_size grid over each box of rois (Mask R-CNN); "
-      "position_sensitive takes bin (i, j) from its own group of channels.";
-  d.parse = [](const AttrMap& attrs) {
-    ParamReader rd(attrs, "ROIAlign");
-    RoiParam p = read_roi_param(rd, "ROIAlign");
-    p.sample_ratio = rd.get<int64_t>("sample_ratio", -1);
-    p.position_sensitive = rd.get<bool>("position_sensitive", false);
-    p.aligned = rd.get<bool>("aligned", false);
-    rd.finish();
-    return std::any(p);
-  };
+  d.name = name;
+  d.doc = doc;
+  d.parse = parse;
   d.list_arguments = args({"data", "rois"});
   d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_roi_shape(param<RoiParam>(pa), in, out);
   };
-  d.cpu = weighted_sum_kernels("ROIAlign",
-                               [](const std::any& pa, const Shape& data, const auto* box, int64_t rois, auto&& emit) {
-                                 const auto& p = param<RoiParam>(pa);
-                                 for_each_roi_sample(p, RoiGeom(p, data, Shape({rois, 5})), box, emit);
-                               });
+  d.cpu =
+      weighted_sum_kernels(name, [](const std::any& pa, const Shape& data, const auto* box, int64_t rois, auto&& emit) {
+        const auto& p = param<RoiParam>(pa);
+        for_each_roi_sample(p, RoiGeom(p, data, Shape({rois, p.box_columns()})), box, emit);
+      });
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
   r.add(std::move(d));
+}
+
+void add_roi_align(Registry& r) {
+  add_roi_align_op(
+      r, "_contrib_ROIAlign",
+      [](const AttrMap& attrs) {
+        ParamReader rd(attrs, "ROIAlign");
+        RoiParam p = read_roi_param(rd, "ROIAlign");
+        p.sample_ratio = rd.get<int64_t>("sample_ratio", -1);
+        p.position_sensitive = rd.get<bool>("position_sensitive", false);
+        p.aligned = rd.get<bool>("aligned", false);
+        rd.finish();
+        return std::any(p);
+      },
+      "Average of bilinear samples in each bin of a pooled_size grid over each box of rois (Mask R-CNN); "
+      "position_sensitive takes bin (i, j) from its own group of channels.");
+  add_roi_align_op(
+      r, "_contrib_RROIAlign",
+      [](const AttrMap& attrs) {
+        ParamReader rd(attrs, "RROIAlign");
+        RoiParam p = read_roi_param(rd, "RROIAlign");
+        p.sample_ratio = rd.get<int64_t>("sampling_ratio", -1);
+        p.rotated = true;
+        rd.finish();
+        return std::any(p);
+      },
+      "ROIAlign over rotated boxes: rois rows are (batch index, center x, center y, width, height, angle in "
+      "degrees, counter-clockwise); the average of bilinear samples in each bin of the turned grid.");
 }
 
 // ---- PSROIPooling ----------------------------------------------------------------------------

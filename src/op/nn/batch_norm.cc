@@ -216,27 +216,36 @@ std::vector<T> var_from_invstd(const TBlob& invstd, double eps) {
   return v;
 }
 
-// contrib.SyncBatchNorm (MXNet 1.x): BatchNorm over axis 1 whose statistics MXNet shares between
-// the ndev devices of one process; one device here. Its third output holds the variance, which
-// its backward turns back into the inverse std BatchNorm's backward reads.
-void add_sync_batch_norm(Registry& r) {
+std::any parse_batch_norm_v1(const AttrMap& attrs) {
+  ParamReader rd(attrs, "BatchNorm_v1");
+  BatchNormParam p = read_batch_norm_common(rd);
+  rd.get<bool>("cudnn_off", false);
+  rd.finish();
+  BRAID_CHECK(p.eps >= 0, "operator BatchNorm_v1: eps must be non-negative, got ", p.eps);
+  return p;
+}
+
+// BatchNorm over axis 1 whose third output holds the variance, which its backward turns back
+// into the inverse std BatchNorm's backward reads: contrib.SyncBatchNorm (MXNet 1.x shares its
+// statistics between the ndev devices of one process; one device here) and BatchNorm_v1.
+void add_variance_batch_norm(Registry& r, const std::string& name, std::any (*parse)(const AttrMap&)) {
   OpDef d = r.find("BatchNorm");
-  d.name = "_contrib_SyncBatchNorm";
-  d.doc = "BatchNorm over axis 1 (statistics of one device: ndev=1); with output_mean_var the mean and the variance.";
-  d.parse = parse_sync_batch_norm;
+  d.name = name;
+  d.doc = "BatchNorm over axis 1; with output_mean_var the mean and the variance.";
+  d.parse = parse;
   d.gpu = Kernels{};
   const Kernels bn = d.cpu;
   d.cpu.forward = [bn](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     bn.forward(ctx, pa, a);
     if (!writes_hidden(a, 2)) return;
-    BRAID_REAL_TYPE_SWITCH(a.outputs[2].dtype, T, "SyncBatchNorm", {
+    BRAID_REAL_TYPE_SWITCH(a.outputs[2].dtype, T, "BatchNorm", {
       const std::vector<T> var = var_from_invstd<T>(a.outputs[2], param<BatchNormParam>(pa).eps);
       std::copy(var.begin(), var.end(), a.outputs[2].ptr<T>());
     });
   };
   d.cpu.backward = [bn](const OpContext& ctx, const std::any& pa, const BackwardArgs& a) {
     const double eps = param<BatchNormParam>(pa).eps;
-    BRAID_REAL_TYPE_SWITCH(a.outputs[2].dtype, T, "SyncBatchNorm", {
+    BRAID_REAL_TYPE_SWITCH(a.outputs[2].dtype, T, "BatchNorm", {
       const T* var = a.outputs[2].ptr<T>();
       std::vector<T> invstd(static_cast<size_t>(a.outputs[2].size())), g_invstd;
       for (size_t c = 0; c < invstd.size(); ++c) invstd[c] = static_cast<T>(to_invstd(var[c], eps));
@@ -279,7 +288,8 @@ void register_batch_norm_ops(Registry& r) {
   };
   d.mutates_aux = true;
   r.add(std::move(d));
-  add_sync_batch_norm(r);
+  add_variance_batch_norm(r, "_contrib_SyncBatchNorm", parse_sync_batch_norm);
+  add_variance_batch_norm(r, "BatchNorm_v1", parse_batch_norm_v1);
 }
 
 }  // namespace braid::op::detail

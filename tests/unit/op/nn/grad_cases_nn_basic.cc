@@ -71,6 +71,12 @@ void add_normalization_cases(std::vector<GradCase>& c) {
                 bn_ranges};
   sync.is_train = true;
   c.push_back(sync);
+  GradCase v1{"BatchNorm_v1",
+              {{"fix_gamma", "True"}, {"output_mean_var", "True"}},
+              {Shape({4, 3, 2}), Shape({3}), Shape({3}), Shape({3}), Shape({3})},
+              bn_ranges};
+  v1.is_train = true;
+  c.push_back(v1);
 
   c.push_back({"LayerNorm", {}, {Shape({3, 5}), Shape({5}), Shape({5})}, {{-1, 1}, {0.5, 1.5}, {-1, 1}}});
   c.push_back({"LayerNorm", {{"axis", "1"}, {"eps", "1e-3"}}, {Shape({2, 4, 3}), Shape({4}), Shape({4})}});
@@ -208,6 +214,14 @@ void add_resampling_cases(std::vector<GradCase>& c) {
        {},
        {1},
        boxes});
+  c.push_back({"_contrib_RROIAlign",
+               {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.5"}, {"sampling_ratio", "2"}},
+               {Shape({2, 2, 6, 5}), Shape({2, 6})},
+               {},
+               {1},
+               [](std::vector<std::vector<double>>& in) {  // (batch, center x, center y, w, h, angle)
+                 in[1] = {1, 4.5, 5.2, 4.3, 6.1, 30, 0, 5.1, 4.2, 5.8, 3.5, -75};
+               }});
   c.push_back({"im2col", {{"kernel", "(2, 3)"}, {"stride", "(1, 2)"}, {"pad", "(1, 1)"}}, {Shape({2, 2, 4, 5})}});
   c.push_back({"col2im", {{"kernel", "(2, 2)"}, {"dilate", "(2, 1)"}, {"output_size", "(4, 3)"}}, {Shape({1, 8, 4})}});
   c.push_back({"im2col", {{"kernel", "(3,)"}, {"dilate", "(2,)"}}, {Shape({1, 2, 7})}});
