@@ -1,5 +1,6 @@
 """MXNet's mxnet.base: the error type every failure of the C++ core raises, and the small helpers
 MXNet programs import from here."""
+import ctypes
 import numbers
 import os
 
@@ -8,7 +9,7 @@ import numpy as _np
 from ._core import MXNetError
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "py_str", "data_dir",
-           "string_types", "numeric_types", "integer_types", "mx_real_t", "mx_uint"]
+           "string_types", "numeric_types", "integer_types", "mx_real_t", "mx_uint", "NDArrayHandle"]
 
 string_types = (str,)
 numeric_types = (float, int, _np.generic)
@@ -16,6 +17,8 @@ integer_types = (int, _np.int32, _np.int64)
 mx_real_t = _np.float32
 mx_uint = int
 _LIB = None  # MXNet's ctypes handle of libmxnet; Braid's core is the braid._core module
+# What monitor callbacks' arrays cast to: ctypes.cast(array, NDArrayHandle), then NDArray(handle).
+NDArrayHandle = ctypes.c_void_p
 
 
 class NotImplementedForSymbol(MXNetError):

@@ -21,16 +21,21 @@ runs when called, on the caller's thread (the arrays it computes are queued on t
 usual). In Braid custom operators run imperatively: ``mx.nd.Custom``, and Gluon blocks that call it
 without being hybridized; ``mx.sym.Custom`` (a bound symbol calling Python) is not supported.
 """
+import ctypes
+
 from . import autograd
 from . import ndarray as _nd
 from . import symbol as _sym
 from ._core import NDArray
 from ._core import profiler as _profiler
 from . import _core
-from .base import MXNetError
+from .base import MXNetError, NDArrayHandle
 from .context import current_context
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Custom"]
+# MXNet's module exports what it imports too; code written for it uses these three after
+# `from mxnet.operator import *`.
+__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Custom", "NDArray",
+           "NDArrayHandle", "ctypes"]
 
 
 class CustomOp:

@@ -21,6 +21,7 @@ namespace braid::python {
 void bind_context(py::module_& m);
 void bind_ndarray(py::module_& m);
 void bind_indexing(py::module_& m);
+void bind_ndarray_handles(py::module_& m);  // ndarray_handle.cc
 void bind_autograd(py::module_& m);
 void bind_init(py::module_& m);
 void bind_gluon_block(py::module_& m);

@@ -65,10 +65,12 @@ def test_executor_callback_with_monitor_all_sees_inputs_then_outputs():
     seen = []
     exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)), monitor_all=True)
     exe.forward()
-    assert seen == [("fc_data", (3, 4)), ("fc_weight", (2, 4)), ("fc_bias", (2,)), ("fc_output", (3, 2))]
+    # Each variable under its own name first, then as the node's input (MXNet's graph executor).
+    assert seen == [("data", (3, 4)), ("fc_data", (3, 4)), ("fc_weight", (2, 4)), ("fc_weight", (2, 4)),
+                    ("fc_bias", (2,)), ("fc_bias", (2,)), ("fc_output", (3, 2))]
     exe.set_monitor_callback(None)
     exe.forward()
-    assert len(seen) == 4
+    assert len(seen) == 7
 
 
 def test_gluon_op_hooks_see_every_node_of_a_hybridized_block():
@@ -98,3 +100,25 @@ def test_gluon_op_hooks_see_every_node_of_a_hybridized_block():
     seen.clear()
     net(x).wait_to_read()
     assert seen == []
+
+
+def test_a_callbacks_array_casts_to_a_handle_that_makes_one_ndarray():
+    # MXNet's callbacks receive handles: code written for it wraps them back with NDArray(handle).
+    import ctypes
+    import pytest
+    from braid.base import NDArrayHandle
+    ex = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc").simple_bind(mx.cpu(), data=(3, 4))
+    ex.arg_dict["data"][:] = 1.5
+    seen = {}
+
+    def callback(name, arr):
+        handle = ctypes.cast(arr, NDArrayHandle)
+        seen[name] = mx.nd.NDArray(handle, writable=False).asnumpy()
+        with pytest.raises(mx.MXNetError, match="not an unused NDArray handle"):
+            mx.nd.NDArray(handle)  # taken over by the first NDArray
+    ex.set_monitor_callback(callback, monitor_all=True)
+    ex.forward()
+    np.testing.assert_array_equal(seen["data"], np.full((3, 4), 1.5))
+    np.testing.assert_array_equal(seen["fc_output"], ex.outputs[0].asnumpy())
+    with pytest.raises(mx.MXNetError, match="not an unused NDArray handle"):
+        mx.nd.NDArray(ctypes.c_void_p(12345))

@@ -190,6 +190,8 @@ void Executor::set_monitor_callback(MonitorCallback callback, bool monitor_all) 
   *this = bind(symbol_, ctx_, state_->args, state_->arg_grads, grad_req_, state_->aux, group2ctx_, options);
   state_->monitor = std::move(callback);
   state_->monitor_all = monitor_all;
+  state_->arg_names = symbol_.list_arguments();
+  state_->aux_names = symbol_.list_auxiliary_states();
 }
 
 Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool partial_shaping,
@@ -216,6 +218,8 @@ Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool part
   Executor reshaped = bind_sharing(symbol_, ctx_, args, grads, grad_req_, aux, group2ctx_, options_, state_->slots);
   reshaped.state_->monitor = state_->monitor;  // a monitored executor stays monitored (options_ say how)
   reshaped.state_->monitor_all = state_->monitor_all;
+  reshaped.state_->arg_names = state_->arg_names;
+  reshaped.state_->aux_names = state_->aux_names;
   return reshaped;
 }
 

@@ -85,11 +85,19 @@ std::string monitor_output_name(const std::string& node, size_t count, size_t i)
   return count == 1 ? node + "_output" : cat(node, "_output", i);
 }
 
-void monitor_inputs(const Step& s, const RunState& st) {
+void monitor_inputs(const Plan& plan, const Step& s, const RunState& st) {
   if (!st.monitor_all) return;
   const std::string& op = op_name(s);
   const std::vector<std::string> names = monitor_input_names(*s.def, s.param, s.name);
-  for (size_t i = 0; i < s.inputs.size() && i < names.size(); ++i) st.monitor(names[i], op, st.values[s.inputs[i]]);
+  for (size_t i = 0; i < s.inputs.size() && i < names.size(); ++i) {
+    const NDArray& array = st.values[s.inputs[i]];
+    const Value& v = plan.values[s.inputs[i]];
+    const auto& variables = v.kind == Value::Kind::Arg ? st.arg_names : st.aux_names;
+    const bool variable = v.kind == Value::Kind::Arg || v.kind == Value::Kind::Aux;
+    if (variable && static_cast<size_t>(v.index) < variables.size())
+      st.monitor(variables[static_cast<size_t>(v.index)], op, array);
+    st.monitor(names[i], op, array);
+  }
 }
 
 void monitor_outputs(const Step& s, const RunState& st) {

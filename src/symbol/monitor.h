@@ -15,8 +15,9 @@ std::vector<std::string> monitor_input_names(const op::OpDef& def, const std::an
 /// "<node>_output" for a node of one output, "<node>_output<i>" of several.
 std::string monitor_output_name(const std::string& node, size_t count, size_t i);
 
-/// Before forward step `s` runs: its arguments and aux states, "<node>_<argument>" (monitor_all).
-void monitor_inputs(const Step& s, const RunState& st);
+/// Before forward step `s` runs: its arguments and aux states, "<node>_<argument>" (monitor_all),
+/// each bound variable first under its own name where the state knows the names.
+void monitor_inputs(const Plan& plan, const Step& s, const RunState& st);
 /// After it is pushed: its visible outputs, "<node>_output", or "<node>_output<i>" for several.
 void monitor_outputs(const Step& s, const RunState& st);
 /// After the backward of `s` is pushed: the gradients of its arguments,

@@ -194,7 +194,7 @@ void bind_arrays(const Plan& plan, RunState& st, std::vector<NDArray> args, std:
 // A monitored run: each step pushed on its own, the monitor told of its arrays around the push.
 void run_forward_monitored(const Plan& plan, RunState& st) {
   for (const Step& s : plan.steps) {
-    monitor_inputs(s, st);
+    monitor_inputs(plan, s, st);
     push_all({imperative::forward_kernel(*s.def, s.param, st.training, s.ctx, arrays(st, s.inputs), s.num_args,
                                          arrays(st, s.outputs))},
              false, "forward");

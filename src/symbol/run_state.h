@@ -22,6 +22,9 @@ struct RunState {
   // When set, runs push step by step and report their arrays here (monitor.h).
   MonitorCallback monitor;
   bool monitor_all = false;
+  // The bound variables' names, which a monitored executor reports before the node inputs they
+  // feed (MXNet's graph executor does; its cached ops, Gluon's, do not).
+  std::vector<std::string> arg_names, aux_names;
 };
 
 /// Allocates the plan's slots and makes every value's array. A slot fits in one of `shared_slots`

@@ -81,10 +81,13 @@ TEST(ExecutorMonitor, MonitorAllAddsEachNodesInputs) {
   Seen seen;
   watch(ex, seen, true);
   ex.forward(false);
-  const std::vector<std::string> want{"fc_data",    "fc_weight",  "fc_bias",    "fc_output", "act_input0",
-                                      "act_output", "out_data",   "out_weight", "out_bias",  "out_output",
-                                      "loss_data",  "loss_label", "loss_output"};
+  // Each bound variable is reported under its own name before the node input it feeds.
+  const std::vector<std::string> want{"data",       "fc_data",    "fc_weight",  "fc_weight",  "fc_bias",
+                                      "fc_bias",    "fc_output",  "act_input0", "act_output", "out_data",
+                                      "out_weight", "out_weight", "out_bias",   "out_bias",   "out_output",
+                                      "loss_data",  "loss_label", "loss_label", "loss_output"};
   EXPECT_EQ(seen.names, want);
+  EXPECT_EQ(seen.copies["data"].to_vector<float>(), seen.copies["fc_data"].to_vector<float>());
   // An input is the array its producer output: act's input is fc's output (MXNet registers Activation
   // without input names, so its monitor calls them input0, input1...).
   EXPECT_EQ(seen.copies["act_input0"].to_vector<float>(), seen.copies["fc_output"].to_vector<float>());
