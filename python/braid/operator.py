@@ -17,13 +17,13 @@
 The prop says what the operator takes and gives (list_arguments, list_outputs,
 list_auxiliary_states, infer_shape, infer_type) and makes the operator; keyword arguments of
 ``Custom`` other than arrays reach the prop's constructor as strings, as in MXNet. The operator
-runs when called, on the caller's thread (the arrays it computes are queued on the engine as
-usual). In Braid custom operators run imperatively: ``mx.nd.Custom``, and Gluon blocks that call it
-without being hybridized; ``mx.sym.Custom`` (a bound symbol calling Python) is not supported.
+runs on the thread that runs its node (the arrays it computes are queued on the engine as
+usual): imperatively (``mx.nd.Custom``, under autograd too), in symbols (``mx.sym.Custom``, bound
+by an Executor or a Module) and in hybridized Gluon blocks. Its node is the registered operator
+``Custom``, so a symbol holding one saves to JSON and loads where the same op_type is registered.
 """
 import ctypes
 
-from . import autograd
 from . import ndarray as _nd
 from . import symbol as _sym
 from ._core import NDArray
@@ -151,61 +151,82 @@ class _Reported:
         raise MXNetError("custom operator %r raised %s: %s" % (self._op_type, kind.__name__, error)) from error
 
 
-def _split_inputs(prop, op_type, arrays, kwargs):
-    """(arguments, aux states) in the prop's order: arrays by position, then by argument name."""
-    names = prop.list_arguments() + prop.list_auxiliary_states()
-    arrays = list(arrays)
-    for name in names[len(arrays):]:
-        if name not in kwargs:
-            raise MXNetError("Custom(op_type=%r): missing input %r (it takes %s)" % (op_type, name, names))
-        arrays.append(kwargs.pop(name))
-    if len(arrays) != len(names):
-        raise MXNetError("Custom(op_type=%r): %d inputs given, it takes %d (%s)"
-                         % (op_type, len(arrays), len(names), names))
-    nargs = len(prop.list_arguments())
-    return arrays[:nargs], arrays[nargs:]
+def _registered(op_type):
+    if op_type not in _registry:
+        raise MXNetError("Custom: no custom operator registered as %r (registered: %s); decorate its "
+                         "CustomOpProp with @mx.operator.register(%r)" % (op_type, sorted(_registry), op_type))
+    return _registry[op_type]
+
+
+def _padded(lists, counts):
+    """infer_shape / infer_type may leave out the aux states (two lists), as MXNet accepts."""
+    lists = list(lists)
+    return lists + [[None] * n for n in counts[len(lists):]]
+
+
+class _CustomNode:
+    """One node of the C++ operator "Custom" (braid/op/custom_op.h): the registered CustomOpProp
+    made with the node's attributes (strings, as MXNet passes them), and its CustomOp, made by
+    create_operator at the node's first forward."""
+
+    def __init__(self, op_type, kwargs):
+        self._op_type = op_type
+        with _Reported(op_type):
+            self._prop = _registered(op_type)(**kwargs)
+        self._op = None
+
+    def list_arguments(self):
+        return [str(n) for n in self._prop.list_arguments()]
+
+    def list_outputs(self):
+        return [str(n) for n in self._prop.list_outputs()]
+
+    def list_auxiliary_states(self):
+        return [str(n) for n in self._prop.list_auxiliary_states()]
+
+    def infer_shape(self, in_shapes, num_outputs, num_aux):
+        with _Reported(self._op_type):
+            result = self._prop.infer_shape([list(s) for s in in_shapes])
+        groups = _padded(result, [len(in_shapes), num_outputs, num_aux])
+        return tuple([() if s is None else tuple(int(d) for d in s) for s in group] for group in groups[:3])
+
+    def infer_type(self, in_types, num_outputs, num_aux):
+        with _Reported(self._op_type):
+            result = self._prop.infer_type(list(in_types))
+        return tuple(list(group) for group in _padded(result, [len(in_types), num_outputs, num_aux])[:3])
+
+    def forward(self, is_train, in_data, out_data, aux):
+        with _Profiled(self._op_type, self._op_type), _Reported(self._op_type):
+            if self._op is None:
+                ctx = (in_data or out_data)[0].context
+                self._op = self._prop.create_operator(ctx, [list(x.shape) for x in in_data],
+                                                      [x.dtype for x in in_data])
+            self._op.forward(is_train=is_train, req=["write"] * len(out_data), in_data=in_data,
+                             out_data=out_data, aux=aux)
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        with _Profiled("_backward_" + self._op_type, self._op_type), _Reported(self._op_type):
+            self._op.backward(req=req, out_grad=out_grad, in_data=in_data, out_data=out_data, in_grad=in_grad,
+                              aux=aux)
 
 
 def Custom(*arrays, op_type=None, **kwargs):
-    """Runs the custom operator registered as op_type on the arrays; returns its output (a list
-    for several). Recorded by autograd: backward calls the operator's backward."""
-    if op_type not in _registry:
-        raise MXNetError("Custom: no custom operator registered as %r (registered: %s); decorate its "
-                         "CustomOpProp with @mx.operator.register(%r)" % (op_type, sorted(_registry),
-                                                                          op_type))
-    kwargs.pop("name", None)
-    out = kwargs.pop("out", None)
-    array_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
-    prop = _registry[op_type](**{k: str(v) for k, v in kwargs.items() if k not in array_kwargs})
-    in_data, aux = _split_inputs(prop, op_type, arrays, array_kwargs)
-    # infer_shape / infer_type may leave out the aux states (two lists), as MXNet accepts.
-    in_shapes, out_shapes = prop.infer_shape([list(x.shape) for x in in_data])[:2]
-    in_types, out_types = prop.infer_type([x.dtype for x in in_data])[:2]
-    ctx = in_data[0].context if in_data else current_context()
-    op = prop.create_operator(ctx, [tuple(s) for s in in_shapes], list(in_types))
-    out_data = [_core.zeros(tuple(s), ctx, t) for s, t in zip(out_shapes, out_types)]
-    recording = autograd.is_recording()
-    with autograd.pause(train_mode=autograd.is_training()), _Profiled(op_type, op_type), _Reported(op_type):
-        op.forward(is_train=autograd.is_training(), req=["write"] * len(out_data), in_data=in_data,
-                   out_data=out_data, aux=aux)
-    if recording:
-        def backward(*out_grad):
-            in_grad = [_core.zeros(x.shape, x.context, x.dtype) for x in in_data]
-            with autograd.pause(), _Profiled("_backward_" + op_type, op_type), _Reported(op_type):
-                op.backward(req=["write"] * len(in_grad), out_grad=list(out_grad), in_data=in_data,
-                            out_data=out_data, in_grad=in_grad, aux=aux)
-            return in_grad
-        autograd._ag.record_custom_function(list(in_data), out_data, backward)
-    if out is not None:
-        for dst, src in zip(out if isinstance(out, (list, tuple)) else [out], out_data):
-            dst[:] = src
-        return out
-    return out_data[0] if len(out_data) == 1 else out_data
+    """Runs the custom operator registered as op_type on the arrays (its inputs by position, or
+    by argument name as keywords; other keywords go to its CustomOpProp as strings); returns its
+    output (a list for several). Recorded by autograd (backward calls the operator's backward)
+    and by hybridize's trace, like any operator."""
+    _registered(op_type)
+    kwargs["op_type"] = op_type
+    if not arrays and not any(isinstance(v, NDArray) for v in kwargs.values()):
+        kwargs.setdefault("ctx", current_context())  # where an operator without inputs computes
+    return _core.invoke("Custom", list(arrays), kwargs)
 
 
 def _symbolic_custom(*args, **kwargs):
-    raise MXNetError("sym.Custom: Braid runs Python custom operators imperatively (mx.nd.Custom, or a Gluon "
-                     "block calling it without hybridize); a bound symbol cannot call Python")
+    """sym.Custom: a node of the custom operator registered as op_type, bound and run like any
+    other (its inputs by position, or by argument name as keywords)."""
+    _registered(kwargs.get("op_type"))
+    return _sym._create("Custom", [a for a in args if isinstance(a, _sym.Symbol)], kwargs, hint="custom")
 
 
 _nd.Custom = Custom

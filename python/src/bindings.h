@@ -22,6 +22,7 @@ void bind_context(py::module_& m);
 void bind_ndarray(py::module_& m);
 void bind_indexing(py::module_& m);
 void bind_ndarray_handles(py::module_& m);  // ndarray_handle.cc
+void bind_custom_op(py::module_& m);        // custom_op.cc
 void bind_autograd(py::module_& m);
 void bind_init(py::module_& m);
 void bind_gluon_block(py::module_& m);

@@ -28,6 +28,7 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_symbol(m);
   braid::python::bind_indexing(m);
   braid::python::bind_ndarray_handles(m);
+  braid::python::bind_custom_op(m);
   braid::python::bind_autograd(m);
   braid::python::bind_init(m);
   braid::python::bind_optim(m);

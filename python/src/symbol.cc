@@ -151,6 +151,7 @@ py::dict array_dict(const std::map<std::string, NDArray>& m) {
 
 std::shared_ptr<py::object> held_with_gil(py::object fn) {
   return std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* f) {
+    if (!Py_IsInitialized()) return;  // dropped by a static object after the interpreter ended: let it go
     py::gil_scoped_acquire gil;
     delete f;
   });

@@ -3,10 +3,44 @@
 #include "braid/base/error.h"
 #include "imperative/kernel_threads.h"
 #include "imperative/random_state.h"
+#include "imperative/recorder.h"
+#include "imperative/tracer.h"
 
 namespace braid::imperative {
 namespace {
 thread_local int t_priority = 0;
+
+/// While an op's host functions run: what they push is neither recorded nor traced (the op
+/// itself is), in the mode of the call.
+class HostCallScope {
+ public:
+  explicit HostCallScope(bool training) : recorder_(set_recorder(nullptr)), training_(set_training(training)) {}
+  ~HostCallScope() {
+    set_recorder(recorder_);
+    set_training(training_);
+  }
+  HostCallScope(const HostCallScope&) = delete;
+  HostCallScope& operator=(const HostCallScope&) = delete;
+
+ private:
+  Recorder* recorder_;
+  bool training_;
+  TracerPause no_trace_;
+};
+
+/// `arrays` (padded to the size of `like`) with each None replaced by zeros shaped as its
+/// counterpart in `like`: host code (Python) reads every output gradient and may write every
+/// input gradient, as MXNet hands it arrays for all.
+std::vector<NDArray> filled(const std::vector<NDArray>& arrays, const std::vector<NDArray>& like) {
+  std::vector<NDArray> out = arrays;
+  out.resize(like.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i].is_none()) {
+      out[i] = NDArray(like[i].shape(), like[i].ctx(), like[i].dtype());
+      out[i].fill(0);
+    }
+  return out;
+}
 }  // namespace
 
 int priority() { return t_priority; }
@@ -114,12 +148,27 @@ void push(Kernel kernel) {
 
 void push_forward(const op::OpDef& def, const std::any& param, bool training, Context ctx,
                   const std::vector<NDArray>& inputs, size_t nargs, const std::vector<NDArray>& outputs) {
+  if (def.runs_on_host()) {
+    HostCallScope scope(training);
+    const auto split = inputs.begin() + static_cast<long>(nargs);
+    def.host.forward(param, training, std::vector<NDArray>(inputs.begin(), split), outputs,
+                     std::vector<NDArray>(split, inputs.end()));
+    return;
+  }
   push(forward_kernel(def, param, training, ctx, inputs, nargs, outputs));
 }
 
 void push_backward(const op::OpDef& def, const std::any& param, bool training, const std::vector<NDArray>& out_grads,
                    const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs,
                    const std::vector<NDArray>& in_grads, const std::vector<op::OpReq>& req) {
+  if (def.runs_on_host()) {
+    BRAID_CHECK(def.host.backward, "operator ", def.name, " has no gradient");
+    HostCallScope scope(training);
+    const std::vector<NDArray> args(inputs.begin(), inputs.begin() + static_cast<long>(in_grads.size()));
+    def.host.backward(param, training, req, filled(out_grads, outputs), args, outputs, filled(in_grads, args),
+                      std::vector<NDArray>(inputs.begin() + static_cast<long>(args.size()), inputs.end()));
+    return;
+  }
   push(backward_kernel(def, param, training, out_grads, inputs, outputs, in_grads, req));
 }
 

@@ -48,7 +48,7 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   } else if (auto it = attrs.find("ctx"); it != attrs.end()) {
     ctx = Context::parse(it->second);
   }
-  def.kernels(ctx);  // throws here, before any output is allocated, when def cannot run on ctx
+  if (!def.runs_on_host()) def.kernels(ctx);  // throws here, before any output is allocated, when def cannot run on ctx
   std::vector<Shape> in_shapes(nargs), aux_shapes(naux);
   std::vector<DType> in_types(nargs), aux_types(naux);
   for (size_t i = 0; i < inputs.size(); ++i) {

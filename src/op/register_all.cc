@@ -49,6 +49,7 @@ void register_all_ops(Registry& r) {
   register_resize_ops(r);
   register_histogram_ops(r);
   register_interleaved_matmul_ops(r);
+  register_custom_op(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

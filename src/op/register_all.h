@@ -35,6 +35,7 @@ void register_index_copy_ops(Registry& r);          // src/op/contrib/index_copy
 void register_arange_like_ops(Registry& r);         // src/op/contrib/arange_like.cc
 void register_roi_ops(Registry& r);                 // src/op/contrib/roi_ops.cc (ROIPooling, ROIAlign)
 void register_interleaved_matmul_ops(Registry& r);  // src/op/contrib/interleaved_matmul.cc
+void register_custom_op(Registry& r);               // src/op/custom/custom_op.cc
 void register_histogram_ops(Registry& r);           // src/op/tensor/histogram.cc
 void register_resize_ops(Registry& r);  // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
 

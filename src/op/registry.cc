@@ -20,7 +20,7 @@ Registry& Registry::get() {
 
 OpDef& Registry::add(OpDef def) {
   BRAID_CHECK(!ops_.count(def.name) && !aliases_.count(def.name), "operator ", def.name, " is registered twice");
-  BRAID_CHECK(def.list_arguments && def.infer_shape && def.cpu.forward, "operator ", def.name,
+  BRAID_CHECK(def.list_arguments && def.infer_shape && (def.cpu.forward || def.runs_on_host()), "operator ", def.name,
               " is missing list_arguments, infer_shape or a CPU forward kernel");
   if (!def.num_visible_outputs) def.num_visible_outputs = def.num_outputs;
   if (!def.infer_type) {

@@ -128,7 +128,8 @@ class PlanBuilder {
       s.attrs = n.op_attrs();
       s.name = n.name;
       s.ctx = node_ctx(n);
-      s.def->kernels(s.ctx);  // at bind: throws when the op cannot run on the node's context
+      if (!s.def->runs_on_host())
+        s.def->kernels(s.ctx);  // at bind: throws when the op cannot run on the node's context
       s.num_args = n.num_arguments();
       s.num_visible = n.num_visible_outputs();
       for (uint32_t e : g_.input_entries[i]) s.inputs.push_back(on_context(e, s.ctx));

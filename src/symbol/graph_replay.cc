@@ -19,7 +19,7 @@ bool graphs_allowed(const Plan& plan) {
   static const bool enabled = env_int({"BRAID_CUDA_GRAPHS", "MXNET_ENABLE_CUDA_GRAPHS"}, 1) != 0;
   if (!enabled || !plan.bulk || plan.steps.empty() || plan.steps[0].ctx.is_cpu_family()) return false;
   for (const Step& s : plan.steps)
-    if (!s.def || s.def->needs_rng) return false;
+    if (!s.def || s.def->needs_rng || s.def->runs_on_host()) return false;
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "run_state.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "braid/base/error.h"
 #include "braid/engine/engine.h"
@@ -191,13 +192,36 @@ void bind_arrays(const Plan& plan, RunState& st, std::vector<NDArray> args, std:
   st.outputs = arrays(st, plan.outputs);
 }
 
+namespace {
+
+bool on_host(const Step& s) { return s.def && s.def->runs_on_host(); }
+
+// One step on its own (the steps of a monitored run; host steps, which push their own work).
+void push_step_forward(const Step& s, const RunState& st) {
+  if (on_host(s))
+    return imperative::push_forward(*s.def, s.param, st.training, s.ctx, arrays(st, s.inputs), s.num_args,
+                                    arrays(st, s.outputs));
+  push_all({imperative::forward_kernel(*s.def, s.param, st.training, s.ctx, arrays(st, s.inputs), s.num_args,
+                                       arrays(st, s.outputs))},
+           false, "forward");
+}
+
+void push_step_backward(const Step& s, const RunState& st) {
+  if (on_host(s))
+    return imperative::push_backward(*s.def, s.param, st.training, arrays(st, s.out_grads), arrays(st, s.inputs),
+                                     arrays(st, s.outputs), arrays(st, s.in_grads), s.in_grad_req);
+  push_all({imperative::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads), arrays(st, s.inputs),
+                                        arrays(st, s.outputs), arrays(st, s.in_grads), s.in_grad_req)},
+           false, "backward");
+}
+
+}  // namespace
+
 // A monitored run: each step pushed on its own, the monitor told of its arrays around the push.
 void run_forward_monitored(const Plan& plan, RunState& st) {
   for (const Step& s : plan.steps) {
     monitor_inputs(plan, s, st);
-    push_all({imperative::forward_kernel(*s.def, s.param, st.training, s.ctx, arrays(st, s.inputs), s.num_args,
-                                         arrays(st, s.outputs))},
-             false, "forward");
+    push_step_forward(s, st);
     monitor_outputs(s, st);
   }
 }
@@ -206,9 +230,7 @@ void run_backward_monitored(const Plan& plan, RunState& st) {
   for (size_t i = plan.steps.size(); i-- > 0;) {
     const Step& s = plan.steps[i];
     if (!s.backward) continue;
-    push_all({imperative::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads), arrays(st, s.inputs),
-                                          arrays(st, s.outputs), arrays(st, s.in_grads), s.in_grad_req)},
-             false, "backward");
+    push_step_backward(s, st);
     monitor_backward(s, st);
   }
 }
@@ -219,10 +241,16 @@ void run_forward(const Plan& plan, RunState& st, bool is_train) {
   std::vector<bool> written;
   if (st.forward_graph) written = bind_for_graph(plan, st, *st.forward_graph, false);
   std::vector<imperative::Kernel> kernels;
-  for (const Step& s : plan.steps)
+  for (const Step& s : plan.steps) {
+    if (on_host(s)) {  // after what comes before it is pushed (such plans have no CUDA graph)
+      push_all(std::exchange(kernels, {}), plan.bulk, "forward (bulk)");
+      push_step_forward(s, st);
+      continue;
+    }
     kernels.push_back(s.def ? imperative::forward_kernel(*s.def, s.param, is_train, s.ctx, arrays(st, s.inputs),
                                                          s.num_args, arrays(st, s.outputs))
                             : fused_kernel(s, st, false));
+  }
   push_run(std::move(kernels), plan, st.forward_graph.get(), written, "forward (bulk)");
 }
 
@@ -251,6 +279,11 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
   for (size_t i = plan.steps.size(); i-- > 0;) {
     const Step& s = plan.steps[i];
     if (!s.backward) continue;
+    if (on_host(s)) {
+      push_all(std::exchange(kernels, {}), plan.bulk, "backward (bulk)");
+      push_step_backward(s, st);
+      continue;
+    }
     kernels.push_back(s.def ? imperative::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads),
                                                           arrays(st, s.inputs), arrays(st, s.outputs),
                                                           arrays(st, s.in_grads), s.in_grad_req)

@@ -12,6 +12,10 @@
 #include "braid/base/context.h"
 #include "braid/op/tensor.h"
 
+namespace braid {
+class NDArray;  // braid/ndarray/ndarray.h
+}
+
 namespace braid::op {
 
 /// MXNet attributes: name -> string value ("(3, 3)", "True", "relu").
@@ -63,6 +67,23 @@ struct Kernels {
   BackwardKernel backward;
 };
 
+/// An op computed by code that runs on the thread pushing it and pushes its own work over the
+/// op's NDArrays, instead of by a kernel the engine runs: Python custom operators. Imperative
+/// calls, autograd and executors call these where they would push a kernel, with the same
+/// arrays, so the engine orders that work like any other; recording and tracing pause meanwhile.
+struct HostFunctions {
+  using Forward = std::function<void(const std::any& param, bool training, const std::vector<NDArray>& inputs,
+                                     const std::vector<NDArray>& outputs, const std::vector<NDArray>& aux)>;
+  /// Every output and argument has an array: zeros for outputs without a gradient, scratch
+  /// arrays for the gradients whose req is Null.
+  using Backward = std::function<void(const std::any& param, bool training, const std::vector<OpReq>& req,
+                                      const std::vector<NDArray>& out_grads, const std::vector<NDArray>& inputs,
+                                      const std::vector<NDArray>& outputs, const std::vector<NDArray>& in_grads,
+                                      const std::vector<NDArray>& aux)>;
+  Forward forward;
+  Backward backward;
+};
+
 struct OpDef {
   std::string name;
   std::string doc;
@@ -93,6 +114,10 @@ struct OpDef {
   /// built with CUDA. Whether an op has a gradient at all is said by its CPU backward.
   Kernels cpu;
   Kernels gpu;
+  /// Set instead of kernels for an op that runs on the pushing thread (HostFunctions): it runs on
+  /// any context and has a gradient when `host.backward` is set.
+  HostFunctions host;
+  bool runs_on_host() const { return static_cast<bool>(host.forward); }
   /// The kernels that run on `ctx`, the one place where a device's kernels are chosen (invoke,
   /// autograd, the executor's plan and its fused chains). Throws braid::Error naming the op and
   /// the context when the op cannot run there.
@@ -130,7 +155,7 @@ struct OpDef {
   /// output 0; an empty std::any when this param cannot (average pooling).
   std::function<std::any(const std::any& param)> fuse_input_relu_grad;
 
-  bool has_gradient() const { return static_cast<bool>(cpu.backward); }
+  bool has_gradient() const { return static_cast<bool>(cpu.backward) || static_cast<bool>(host.backward); }
   bool differentiable() const { return has_gradient() && !zero_gradient; }
 };
 
