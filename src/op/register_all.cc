@@ -50,6 +50,12 @@ void register_all_ops(Registry& r) {
   register_histogram_ops(r);
   register_interleaved_matmul_ops(r);
   register_custom_op(r);
+  register_adamw_update_ops(r);
+  register_lamb_update_ops(r);
+  register_lars_ops(r);
+  register_group_adagrad_op(r);
+  register_straight_through_ops(r);
+  register_khatri_rao_op(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

@@ -36,6 +36,12 @@ void register_arange_like_ops(Registry& r);         // src/op/contrib/arange_lik
 void register_roi_ops(Registry& r);                 // src/op/contrib/roi_ops.cc (ROIPooling, ROIAlign)
 void register_interleaved_matmul_ops(Registry& r);  // src/op/contrib/interleaved_matmul.cc
 void register_custom_op(Registry& r);               // src/op/custom/custom_op.cc
+void register_adamw_update_ops(Registry& r);        // src/op/optimizer/adamw_update_op.cc
+void register_lamb_update_ops(Registry& r);         // src/op/optimizer/lamb_update_op.cc
+void register_lars_ops(Registry& r);                // src/op/optimizer/lars_ops.cc
+void register_group_adagrad_op(Registry& r);        // src/op/optimizer/group_adagrad_op.cc
+void register_straight_through_ops(Registry& r);    // src/op/contrib/straight_through.cc
+void register_khatri_rao_op(Registry& r);           // src/op/contrib/khatri_rao.cc
 void register_histogram_ops(Registry& r);           // src/op/tensor/histogram.cc
 void register_resize_ops(Registry& r);  // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
 

@@ -7,8 +7,10 @@ import math
 from ..context import current_context
 from . import random as _random
 from ._namespace import operator_getattr
+from . import contrib_optimizer
+from .contrib_optimizer import *  # noqa: F401,F403 (adamw_update, multi_lamb_update, ...)
 
-__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "boolean_mask"]
+__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "boolean_mask"] + contrib_optimizer.__all__
 
 __getattr__ = operator_getattr(globals(), "ndarray.contrib", "_contrib_")
 

@@ -105,15 +105,11 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
     """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``), each
     ``start + i * step`` converted to ``dtype`` (truncated for integers, as NumPy and MXNet)."""
-    num = int(num)
-    if num < 0:
-        raise MXNetError("linspace: num must be non-negative, got %d" % num)
-    divisions = (num - 1 if endpoint else num) or 1
-    step = (float(stop) - float(start)) / divisions
-    values = _core.arange(0, num, 1.0, 1, ctx, "float64") * step + float(start)
-    if endpoint and num > 1:
-        values[num - 1] = float(stop)
-    return values.astype("float32" if dtype is None else dtype)
+    attrs = {"start": start, "stop": stop, "num": num, "endpoint": endpoint,
+             "dtype": "float32" if dtype is None else dtype}
+    if ctx is not None:
+        attrs["ctx"] = ctx
+    return _core.invoke("_linspace", [], attrs)
 
 
 def _normalize_axes(axes, ndim, what):

@@ -5,7 +5,7 @@ from .. import _signatures
 from . import symbol
 from .symbol import Symbol, Variable, var, Group, load, load_json, Executor, _create
 from . import methods
-from .methods import zeros, ones, full, eye, arange, maximum, minimum, pow, power, hypot, split_v2, histogram
+from .methods import zeros, ones, full, eye, arange, linspace, maximum, minimum, pow, power, hypot, split_v2, histogram
 from . import _internal, random, linalg, contrib, image, sparse
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "Executor", "zeros", "ones", "full",

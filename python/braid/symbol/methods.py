@@ -6,7 +6,7 @@ import numbers
 from .symbol import Symbol, _create
 from .. import _signatures
 
-__all__ = ["zeros", "ones", "full", "eye", "arange", "maximum", "minimum", "pow", "power", "hypot", "histogram"]
+__all__ = ["zeros", "ones", "full", "eye", "arange", "linspace", "maximum", "minimum", "pow", "power", "hypot", "histogram"]
 
 
 # MXNet's operator names the registry knows under another spelling only; nodes keep MXNet's
@@ -165,6 +165,12 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
     return _create("_arange", [], {"start": start, "stop": stop, "step": step, "repeat": repeat,
                                    "infer_range": infer_range, "name": name,
                                    "dtype": np.float32 if dtype is None else dtype})
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
+    """num evenly spaced values from start to stop (included when endpoint)."""
+    return _create("_linspace", [], {"start": start, "stop": stop, "num": num, "endpoint": endpoint, "name": name,
+                                     "dtype": "float32" if dtype is None else dtype})
 
 
 def histogram(a, bins=10, range=None, **kwargs):  # pylint: disable=redefined-builtin

@@ -28,6 +28,38 @@ inline W store_as(C x) {
   else
     return static_cast<W>(x);
 }
+/// The first element of a float32 or float64 array: a scale or a norm given as an array.
+inline double first_element(const TBlob& b, const std::string& op) {
+  double v = 0;
+  BRAID_REAL_TYPE_SWITCH(b.dtype, T, op.c_str(), { v = static_cast<double>(b.ptr<T>()[0]); });
+  return v;
+}
+
+/// Calls run(W{}, C{}) for weights of dtype `t`: float32 and float64 weights compute in their own
+/// type, float16 weights in float32 — only the mp_ forms (`mp`), which keep float32 master
+/// copies, take them (other ops see float32 copies of 16-bit arrays: float16_compute.h); the
+/// mp_ forms take no float64 weights, whose master copy would be themselves.
+template <class Run>
+void by_weight_dtype(DType t, bool mp, const std::string& op, Run run) {
+  switch (t) {
+    case DType::Float64:
+      BRAID_CHECK(!mp, op, ": float64 weights need no float32 master copy; use the form without mp_");
+      return run(double{}, double{});
+    case DType::Float16:
+      BRAID_CHECK(mp, op, ": float16 weights are updated by the mp_ form, with a float32 master copy");
+      return run(half_t{}, float{});
+    case DType::Float32:
+      return run(float{}, float{});
+    default:
+      throw_unsupported_dtype(t, op.c_str());
+  }
+}
+
+/// out (req) v for a weight stored as W, the sum (Add) computed in C.
+template <class W, class C>
+inline void assign_stored(W& out, OpReq req, C v) {
+  if (req != OpReq::Null) out = store_as<W>(req == OpReq::Add ? load_as<C>(out) + v : v);
+}
 
 /// The element loop: each element on its own (out may be w itself). Where W is float32/float64
 /// the loops vectorize (omp simd: GCC's -O2 cost model alone would not; optimizer_ops.cc is built

@@ -4,8 +4,8 @@
 
 #include "axis_util.h"
 #include "index_util.h"
-#include "op/common/zero_backward.h"
 #include "indexing_param.h"
+#include "op/common/zero_backward.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 #include "reduce_plan.h"
@@ -149,6 +149,7 @@ void add_pick(Registry& r) {
     });
   };
   r.add(std::move(d));
+  r.add_alias("choose_element_0index", "pick");  // MXNet's first name of pick
 }
 
 // ---- one_hot(indices, depth, on_value=1, off_value=0, dtype='float32') -> indices.shape + (depth,)

@@ -115,6 +115,52 @@ void add_eye(Registry& r) {
   r.add(std::move(d));
 }
 
+struct LinspaceParam {
+  double start = 0, stop = 0;
+  int64_t num = 0;
+  bool endpoint = true;
+  DType dtype = DType::Float32;
+};
+
+// _linspace (NumPy's linspace): num values from start with step (stop - start) / (num - 1), or
+// / num without the endpoint; cast to dtype as MXNet does (truncating for integers).
+void add_linspace(Registry& r) {
+  OpDef d;
+  d.name = "_linspace";
+  d.doc = "num evenly spaced values from start to stop (stop itself included when endpoint), as NumPy's linspace.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "_linspace");
+    LinspaceParam p;
+    p.start = rd.get<double>("start");
+    p.stop = rd.get<double>("stop");
+    p.num = rd.get<int64_t>("num");
+    p.endpoint = rd.get<bool>("endpoint", true);
+    p.dtype = dtype_from_name(rd.get<std::string>("dtype", "float32"));
+    rd.get<std::string>("ctx", "cpu(0)");
+    rd.finish();
+    BRAID_CHECK(p.num >= 0, "operator _linspace: num is ", p.num, "; it must not be negative");
+    return std::any(p);
+  };
+  d.list_arguments = args({});
+  d.infer_shape = [](const std::any& p, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
+    out[0] = Shape({param<LinspaceParam>(p).num});
+    return true;
+  };
+  d.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = param<LinspaceParam>(p).dtype;
+  };
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    const auto& p = param<LinspaceParam>(pa);
+    const int64_t steps = p.endpoint ? p.num - 1 : p.num;
+    const double step = steps > 0 ? (p.stop - p.start) / static_cast<double>(steps) : 0.0;
+    BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_linspace", {
+      T* o = a.outputs[0].ptr<T>();
+      for (int64_t i = 0; i < p.num; ++i) o[i] = static_cast<T>(p.start + step * static_cast<double>(i));
+    });
+  };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_init_ops(Registry& r) {
@@ -164,6 +210,7 @@ void register_init_ops(Registry& r) {
   r.add(std::move(arange));
 
   add_eye(r);
+  add_linspace(r);
 
   OpDef copy;
   copy.name = "_copyto";

@@ -50,6 +50,10 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"amp_multicast", {{"num_outputs", "2"}}, {Shape({2, 3}), Shape({4})}});
   // A gradient of ones (scaled), not a derivative: shape_like_ops_test checks the values.
   c.push_back({"make_loss", {}, {Shape({2, 3})}, {}, {0}});
+  // Straight-through estimators: their gradient is not their derivative (python/tests checks it).
+  c.push_back({"_contrib_round_ste", {}, {Shape({2, 3})}, {}, {0}});
+  c.push_back({"_contrib_sign_ste", {}, {Shape({2, 3})}, {}, {0}});
+  c.push_back({"_contrib_gradientmultiplier", {{"scalar", "1"}}, {Shape({2, 3})}});
   c.push_back({"MakeLoss", {}, {Shape({2, 3})}, {}, {0}});
   // Binary ops, on equal shapes and broadcast; power needs a positive base, maximum/minimum and
   // hypot values that never tie or vanish.
