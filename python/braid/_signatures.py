@@ -20,6 +20,10 @@ _POSITIONAL_ATTRIBUTES = {
     "depth_to_space": ("block_size",), "space_to_depth": ("block_size",),
     "im2col": ("kernel", "stride", "dilate", "pad"), "col2im": ("output_size", "kernel", "stride", "dilate", "pad"),
 }
+for _op in ("brightness", "contrast", "saturation", "hue"):  # Gluon's transforms pass the range by position
+    _POSITIONAL_ATTRIBUTES["_image_random_" + _op] = ("min_factor", "max_factor")
+_POSITIONAL_ATTRIBUTES.update({"_image_random_color_jitter": ("brightness", "contrast", "saturation", "hue"),
+                               "_image_adjust_lighting": ("alpha",), "_image_random_lighting": ("alpha_std",)})
 for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
     for _name in ("random_" + _op, "_random_" + _op):
         _POSITIONAL_ATTRIBUTES[_name] = _params + ("shape", "ctx", "dtype")

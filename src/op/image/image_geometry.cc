@@ -1,5 +1,6 @@
 // Geometric image operators on (H, W, C) images and (N, H, W, C) batches, with MXNet's names:
-// _image_flip_left_right, _image_random_flip_left_right, _image_crop; and Braid's
+// _image_flip_left_right, _image_random_flip_left_right, _image_flip_top_bottom,
+// _image_random_flip_top_bottom, _image_crop; and Braid's
 // _image_padded_crop (a crop whose window may leave the image; outside pixels get pad_value),
 // which RandomCrop with padding uses.
 #include <algorithm>
@@ -18,54 +19,64 @@ Dims nhwc(const ImageDims& g) { return {g.n, g.h, g.w, g.c}; }
 
 // ---- flips ----
 
-// The input read with the width axis reversed.
-InputView flip_view(const Shape& in) {
-  ImageDims g = image_dims("_image_flip_left_right", in);
+// The input read with the height (axis 1 of (n, h, w, c)) or the width (axis 2) reversed.
+InputView flip_view(const std::string& op, const Shape& in, int axis) {
+  ImageDims g = image_dims(op, in);
   InputView v;
   v.bijective = true;
   v.shape = nhwc(g);
   v.strides = nhwc_strides(g);
-  v.offset = (g.w - 1) * g.c;
-  v.strides[2] = -g.c;
+  const size_t a = static_cast<size_t>(axis);
+  v.offset = (v.shape[a] - 1) * v.strides[a];
+  v.strides[a] = -v.strides[a];
   return v;
 }
 
-void add_flips(Registry& r) {
+// _image_flip_<dir> and _image_random_flip_<dir> (with their _npx_ aliases), reversing `axis`.
+void add_flip_pair(Registry& r, const std::string& dir, int axis, const char* what, const char* how) {
+  const std::string name = "_image_flip_" + dir, random_name = "_image_random_flip_" + dir;
   OpDef d;
-  d.name = "_image_flip_left_right";
-  d.doc = "Reverses the width axis of an image (H, W, C) or of every image of a batch (N, H, W, C).";
+  d.name = name;
+  d.doc =
+      std::string("Reverses the ") + what + " axis of an image (H, W, C) or of every image of a batch (N, H, W, C).";
   d.parse = no_params(d.name);
   add_view_op(
       r, std::move(d),
-      [](const std::any&, const Shape& in) {
-        image_dims("_image_flip_left_right", in);
+      [name](const std::any&, const Shape& in) {
+        image_dims(name, in);
         return in;
       },
-      [](const std::any&, const Shape& in) { return flip_view(in); });
-  r.add_alias("_npx__image_flip_left_right", "_image_flip_left_right");
+      [name, axis](const std::any&, const Shape& in) { return flip_view(name, in, axis); });
+  r.add_alias("_npx_" + name, name);
 
   // One coin per call (for a batch: all of its images or none), from the context's generator.
+  // No gradient (MXNet passes the output gradient through unflipped, whichever way the coin fell).
   OpDef rd;
-  rd.name = "_image_random_flip_left_right";
-  rd.doc = "Flips an image (or a whole batch) left to right with probability 0.5.";
+  rd.name = random_name;
+  rd.doc = std::string("Flips an image (or a whole batch) ") + how + " with probability 0.5.";
   rd.parse = no_params(rd.name);
   rd.needs_rng = true;
-  set_image_shape(rd, [](const std::any&, const Shape& in) {
-    image_dims("_image_random_flip_left_right", in);
+  set_image_shape(rd, [random_name](const std::any&, const Shape& in) {
+    image_dims(random_name, in);
     return in;
   });
-  rd.cpu.forward = [](const OpContext& ctx, const std::any&, const ForwardArgs& a) {
+  rd.cpu.forward = [random_name, axis](const OpContext& ctx, const std::any&, const ForwardArgs& a) {
     const TBlob& in = a.inputs[0];
-    InputView v = flip_view(in.shape);
+    InputView v = flip_view(random_name, in.shape, axis);
     if (!std::bernoulli_distribution(0.5)(*ctx.rng)) {
       v.offset = 0;
       v.strides = contiguous_strides(v.shape);
     }
     strided_copy(in.dtype, in.dptr, v.offset, v.strides, a.outputs[0].dptr, 0, contiguous_strides(v.shape), v.shape,
-                 a.req[0], "_image_random_flip_left_right");
+                 a.req[0], random_name.c_str());
   };
   r.add(std::move(rd));
-  r.add_alias("_npx__image_random_flip_left_right", "_image_random_flip_left_right");
+  r.add_alias("_npx_" + random_name, random_name);
+}
+
+void add_flips(Registry& r) {
+  add_flip_pair(r, "left_right", 2, "width", "left to right");
+  add_flip_pair(r, "top_bottom", 1, "height", "top to bottom");
 }
 
 // ---- crops ----

@@ -166,6 +166,7 @@ void register_image_ops(Registry& r) {
   add_to_tensor(r);
   add_normalize(r);
   register_image_geometry_ops(r);
+  register_image_color_ops(r);
 }
 
 }  // namespace braid::op::detail

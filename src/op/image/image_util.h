@@ -8,7 +8,8 @@
 
 namespace braid::op::detail {
 
-void register_image_geometry_ops(Registry& r);  // image_geometry.cc: flip, crop
+void register_image_geometry_ops(Registry& r);  // image_geometry.cc: flips, crops
+void register_image_color_ops(Registry& r);     // image_color.cc: brightness, contrast, saturation, hue, lighting
 
 /// An image or a batch of images seen as (n, h, w, c); n is 1 for a single image.
 struct ImageDims {
