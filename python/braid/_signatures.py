@@ -19,11 +19,16 @@ _POSITIONAL_ATTRIBUTES = {
     "_sample_unique_zipfian": ("range_max", "shape"),
     "depth_to_space": ("block_size",), "space_to_depth": ("block_size",),
     "im2col": ("kernel", "stride", "dilate", "pad"), "col2im": ("output_size", "kernel", "stride", "dilate", "pad"),
+    "_contrib_box_iou": ("format",), "_contrib_bipartite_matching": ("is_ascend", "threshold", "topk"),
+    "_contrib_box_decode": ("std0", "std1", "std2", "std3", "clip", "format"),
 }
 for _op in ("brightness", "contrast", "saturation", "hue"):  # Gluon's transforms pass the range by position
     _POSITIONAL_ATTRIBUTES["_image_random_" + _op] = ("min_factor", "max_factor")
 _POSITIONAL_ATTRIBUTES.update({"_image_random_color_jitter": ("brightness", "contrast", "saturation", "hue"),
                                "_image_adjust_lighting": ("alpha",), "_image_random_lighting": ("alpha_std",)})
+for _name in ("_contrib_box_nms", "_contrib_box_non_maximum_suppression"):
+    _POSITIONAL_ATTRIBUTES[_name] = ("overlap_thresh", "valid_thresh", "topk", "coord_start", "score_index", "id_index",
+                                     "background_id", "force_suppress", "in_format", "out_format")
 for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
     for _name in ("random_" + _op, "_random_" + _op):
         _POSITIONAL_ATTRIBUTES[_name] = _params + ("shape", "ctx", "dtype")

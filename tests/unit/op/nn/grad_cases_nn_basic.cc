@@ -250,6 +250,40 @@ void add_resampling_cases(std::vector<GradCase>& c) {
        {Shape({1, 3, 4, 5}), Shape({1, 3, 4, 5})}});
 }
 
+// Non-maximum suppression: the kept rows' gradients go back to their input rows. Scores, overlaps
+// and class ids (not whole numbers, which truncate to the class) stay clear of every threshold.
+void add_box_cases(std::vector<GradCase>& c) {
+  GradCase by_class{"_contrib_box_nms", {{"overlap_thresh", "0.5"}, {"id_index", "0"}}, {Shape({2, 4, 6})}};
+  by_class.fill = [](std::vector<std::vector<double>>& in) {
+    in[0] = {0.5, 0.9, 0,   0,   2,   2,    // kept
+             0.5, 0.7, 0.1, 0.1, 2.1, 2.1,  // suppressed by the first (IoU 0.82)
+             1.5, 0.8, 0.2, 0,   2.2, 2,    // another class: kept
+             0.5, -.5, 5,   5,   6,   6,    // score below valid_thresh
+             2.5, 0.3, 1,   1,   3,   4,    // batch 1: suppressed by its third row (IoU 0.6)
+             2.5, 0.6, 5,   5,   7,   7,    // kept
+             2.5, .45, 1.5, 1,   3.5, 4,    // kept
+             2.5, 0.2, 8,   0,   9,   1};   // kept
+  };
+  by_class.visible_outputs_only = true;
+  c.push_back(by_class);
+  // Rows (score, x, y, width, height) under two leading axes; topk drops the third best of each batch.
+  GradCase centered{"_contrib_box_nms",
+                    {{"coord_start", "1"},
+                     {"score_index", "0"},
+                     {"topk", "2"},
+                     {"overlap_thresh", "0.3"},
+                     {"force_suppress", "True"},
+                     {"in_format", "center"},
+                     {"out_format", "center"}},
+                    {Shape({2, 1, 3, 5})}};
+  centered.fill = [](std::vector<std::vector<double>>& in) {
+    in[0] = {0.9, 1, 1, 2, 2, 0.5, 1.2, 1.1, 2, 2, 0.7, 5, 5, 1, 1,  //
+             0.2, 3, 3, 2, 2, 0.4, 3.5, 3,   2, 2, 0.1, 9, 9, 1, 1};
+  };
+  centered.visible_outputs_only = true;
+  c.push_back(centered);
+}
+
 // The fused RNN: data (T, N, I), the packed weights, the initial states; hidden output: saved state.
 GradCase rnn_case(const std::string& mode, int64_t layers, bool bidirectional, bool state_outputs) {
   const int64_t T = 3, N = 2, I = 3, H = 2, D = bidirectional ? 2 : 1;
@@ -301,6 +335,7 @@ std::vector<GradCase> nn_basic_grad_cases() {
   add_layer_cases(c);
   add_rnn_cases(c);
   add_resampling_cases(c);
+  add_box_cases(c);
   // CTCLoss: labels 1..3 with the blank first; labels 0..2, explicit lengths and the blank last.
   GradCase ctc{"CTCLoss", {}, {Shape({5, 2, 4}), Shape({2, 2})}, {}, {1}, integers(1, 1, 3)};
   ctc.visible_outputs_only = true;
