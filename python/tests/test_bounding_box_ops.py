@@ -496,15 +496,15 @@ def test_box_encode_matches_the_reference():
 def test_box_encode_bad_shapes_and_matches():
     s, mt, a, r, mean, std = (mx.nd.ones(sh) for sh in ((1, 2), (1, 2), (1, 2, 4), (1, 3, 4), (4,), (4,)))
     with pytest.raises(mx.MXNetError, match="anchors"):
-        mx.nd.contrib.box_encode(s, mt, mx.nd.ones((1, 2, 5)), r, mean, std).asnumpy()
+        mx.nd.contrib.box_encode(s, mt, mx.nd.ones((1, 2, 5)), r, mean, std)[0].asnumpy()
     with pytest.raises(mx.MXNetError, match="samples"):
-        mx.nd.contrib.box_encode(mx.nd.ones((1, 3)), mt, a, r, mean, std).asnumpy()
+        mx.nd.contrib.box_encode(mx.nd.ones((1, 3)), mt, a, r, mean, std)[0].asnumpy()
     with pytest.raises(mx.MXNetError, match="refs"):
-        mx.nd.contrib.box_encode(s, mt, a, mx.nd.ones((2, 3, 4)), mean, std).asnumpy()
+        mx.nd.contrib.box_encode(s, mt, a, mx.nd.ones((2, 3, 4)), mean, std)[0].asnumpy()
     with pytest.raises(mx.MXNetError, match="means"):
-        mx.nd.contrib.box_encode(s, mt, a, r, mx.nd.ones((3,)), std).asnumpy()
+        mx.nd.contrib.box_encode(s, mt, a, r, mx.nd.ones((3,)), std)[0].asnumpy()
     with pytest.raises(mx.MXNetError, match="matched to ref 3"):
-        mx.nd.contrib.box_encode(s, mx.nd.array([[0, 3]]), a, r, mean, std).asnumpy()
+        mx.nd.contrib.box_encode(s, mx.nd.array([[0, 3]]), a, r, mean, std)[0].asnumpy()
 
 
 def test_box_decode_mxnet_example():
