@@ -1,5 +1,6 @@
 #pragma once
-// Internal: box geometry shared by the bounding-box operators (box_nms.cc, box_codec.cc). A box is
+// Internal: box geometry shared by the bounding-box operators (box_nms.cc, box_codec.cc,
+// multibox.cc). A box is
 // four consecutive numbers, either corners (xmin, ymin, xmax, ymax) or a center and a size
 // (x, y, width, height); the arithmetic is done in the arrays' own type, as MXNet's.
 #include <string>
@@ -46,6 +47,13 @@ T box_area(const T* b, BoxFormat f) {
   const T w = f == BoxFormat::Corner ? b[2] - b[0] : b[2];
   const T h = f == BoxFormat::Corner ? b[3] - b[1] : b[3];
   return w < T(0) || h < T(0) ? T(0) : w * h;
+}
+
+/// (xmax - xmin) * (ymax - ymin) of a corner box, not clamped (MultiBoxTarget and
+/// MultiBoxDetection take a reversed box's area as it comes, as MXNet's).
+template <class T>
+T box_corner_signed_area(const T* b) {
+  return (b[2] - b[0]) * (b[3] - b[1]);
 }
 
 }  // namespace braid::op::detail
