@@ -52,6 +52,10 @@ class _Described(object):
         self._print_func = print_func
         return self
 
+    def __repr__(self):
+        # In Python, never the C++ object's: an initializer whose constructor failed has none.
+        return "%s(%s)" % (type(self).__name__, ", ".join("%s=%s" % kv for kv in getattr(self, "_kwargs", {}).items()))
+
     def __eq__(self, other):
         """Initializers of one class made with the same arguments are equal (as MXNet)."""
         if not isinstance(other, _Described):
@@ -105,9 +109,6 @@ class Initializer(_Described, _C.Initializer):
     def _init_one(self, _, arr):
         arr[:] = 1.0
 
-    def __repr__(self):
-        return "%s(%s)" % (type(self).__name__, ", ".join("%s=%s" % kv for kv in getattr(self, "_kwargs", {}).items()))
-
 
 def _builtin(core_class, defaults):
     """A Python class over a C++ initializer, recording its arguments (defaults included, as
@@ -141,10 +142,12 @@ _registry["zeros"], _registry["ones"] = Zero, One
 
 
 class Constant(_builtin(_C.Constant, (("value", None),))):
-    """Fills with `value`: a number, or an array (NDArray or NumPy) broadcast to the weight."""
+    """Fills with `value`: a number, or an array (NDArray, NumPy or a list) broadcast to the weight."""
 
     def __init__(self, value):
         self.value = value
+        if isinstance(value, (list, tuple)):
+            value = np.asarray(value, dtype=np.float32)
         if isinstance(value, np.ndarray):
             from .ndarray import array
             value = array(value, dtype=value.dtype if value.dtype in (np.float16, np.float64) else "float32")

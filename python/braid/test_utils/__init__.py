@@ -22,7 +22,7 @@ from ..context import current_context, _set_current_context  # noqa: F401
 from ..ndarray import array  # noqa: F401 (MXNet's test_utils imports it at top level)
 
 from ._environment import (  # noqa: F401
-    default_context, set_default_context, default_dtype, list_gpus, is_cd_run, environment, _set_env, set_env_var,
+    default_context, set_default_context, default_dtype, list_gpus, is_cd_run, is_aarch64_run, environment, _set_env, set_env_var,
     retry, discard_stderr, download, DummyIter, use_np, is_op_runnable)
 from ._comparison import (  # noqa: F401
     default_rtols, default_atols, default_numeric_eps, effective_dtype, _dtype_of, get_tolerance, get_tols,

@@ -3,6 +3,7 @@ silenced standard error, downloads and MXNet's process-level switches."""
 import contextlib
 import functools
 import os
+import platform
 import sys
 
 import numpy as _np
@@ -33,6 +34,11 @@ def list_gpus():
 
 def is_cd_run():
     return os.environ.get("CD_JOB", "0") == "1"
+
+
+def is_aarch64_run():
+    """Whether the tests run on an aarch64 machine."""
+    return platform.machine() == "aarch64"
 
 
 # ---------------------------------------------------------------- environment and process helpers
