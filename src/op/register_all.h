@@ -36,6 +36,7 @@ void register_arange_like_ops(Registry& r);         // src/op/contrib/arange_lik
 void register_roi_ops(Registry& r);                 // src/op/contrib/roi_ops.cc (ROIPooling, ROIAlign)
 void register_bounding_box_ops(Registry& r);        // src/op/contrib/box_nms.cc (box_iou, box_nms; calls:)
 void register_box_codec_ops(Registry& r);           // src/op/contrib/box_codec.cc (box_encode/decode, matching)
+void register_proposal_ops(Registry& r);            // src/op/contrib/proposal.cc (Proposal, MultiProposal)
 void register_interleaved_matmul_ops(Registry& r);  // src/op/contrib/interleaved_matmul.cc
 void register_custom_op(Registry& r);               // src/op/custom/custom_op.cc
 void register_adamw_update_ops(Registry& r);        // src/op/optimizer/adamw_update_op.cc
