@@ -41,11 +41,9 @@ struct ProposalParam {
   int64_t num_anchors() const { return static_cast<int64_t>(scales.size() * ratios.size()); }
 };
 
-/// A tuple of numbers ("(8, 16, 32)"), or `fallback` when the attribute is absent.
-std::vector<float> proposal_read_floats(ParamReader& rd, const AttrMap& attrs, const std::string& key,
-                                        const std::vector<float>& fallback) {
-  if (attrs.count(key) == 0) return fallback;
-  const auto d = rd.get<std::vector<double>>(key);
+/// A tuple of numbers ("(8, 16, 32)"), `fallback` when the attribute is absent.
+std::vector<float> proposal_read_floats(ParamReader& rd, const std::string& key, const std::vector<float>& fallback) {
+  const auto d = rd.get<std::vector<double>>(key, std::vector<double>(fallback.begin(), fallback.end()));
   return std::vector<float>(d.begin(), d.end());
 }
 
@@ -58,8 +56,8 @@ ProposalParam proposal_parse(const AttrMap& attrs, const std::string& op, bool m
   p.rpn_post_nms_top_n = rd.get<int>("rpn_post_nms_top_n", p.rpn_post_nms_top_n);
   p.threshold = rd.get<float>("threshold", p.threshold);
   p.rpn_min_size = rd.get<int>("rpn_min_size", p.rpn_min_size);
-  p.scales = proposal_read_floats(rd, attrs, "scales", p.scales);
-  p.ratios = proposal_read_floats(rd, attrs, "ratios", p.ratios);
+  p.scales = proposal_read_floats(rd, "scales", p.scales);
+  p.ratios = proposal_read_floats(rd, "ratios", p.ratios);
   p.feature_stride = rd.get<int>("feature_stride", p.feature_stride);
   p.output_score = rd.get<bool>("output_score", p.output_score);
   p.iou_loss = rd.get<bool>("iou_loss", p.iou_loss);
