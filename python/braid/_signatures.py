@@ -22,6 +22,9 @@ _POSITIONAL_ATTRIBUTES = {
     "_contrib_box_iou": ("format",), "_contrib_bipartite_matching": ("is_ascend", "threshold", "topk"),
     "_contrib_box_decode": ("std0", "std1", "std2", "std3", "clip", "format"),
 }
+for _name in ("_contrib_Proposal", "_contrib_MultiProposal"):
+    _POSITIONAL_ATTRIBUTES[_name] = ("rpn_pre_nms_top_n", "rpn_post_nms_top_n", "threshold", "rpn_min_size", "scales",
+                                     "ratios", "feature_stride", "output_score", "iou_loss")
 for _op in ("brightness", "contrast", "saturation", "hue"):  # Gluon's transforms pass the range by position
     _POSITIONAL_ATTRIBUTES["_image_random_" + _op] = ("min_factor", "max_factor")
 _POSITIONAL_ATTRIBUTES.update({"_image_random_color_jitter": ("brightness", "contrast", "saturation", "hue"),

@@ -48,6 +48,7 @@ void register_all_ops(Registry& r) {
   register_roi_ops(r);
   register_bounding_box_ops(r);
   register_multibox_ops(r);
+  register_proposal_ops(r);
   register_resize_ops(r);
   register_histogram_ops(r);
   register_interleaved_matmul_ops(r);

@@ -38,6 +38,7 @@ void register_bounding_box_ops(Registry& r);        // src/op/contrib/box_nms.cc
 void register_box_codec_ops(Registry& r);           // src/op/contrib/box_codec.cc (box_encode/decode, matching)
 void register_multibox_ops(Registry& r);            // src/op/contrib/multibox.cc (MultiBoxPrior/Target; calls:)
 void register_multibox_detection_op(Registry& r);   // src/op/contrib/multibox_detection.cc
+void register_proposal_ops(Registry& r);            // src/op/contrib/proposal.cc (Proposal, MultiProposal)
 void register_interleaved_matmul_ops(Registry& r);  // src/op/contrib/interleaved_matmul.cc
 void register_custom_op(Registry& r);               // src/op/custom/custom_op.cc
 void register_adamw_update_ops(Registry& r);        // src/op/optimizer/adamw_update_op.cc

@@ -1,8 +1,9 @@
 #pragma once
 // Internal: box geometry shared by the bounding-box operators (box_nms.cc, box_codec.cc,
-// multibox.cc). A box is
+// multibox.cc, proposal.cc). A box is
 // four consecutive numbers, either corners (xmin, ymin, xmax, ymax) or a center and a size
 // (x, y, width, height); the arithmetic is done in the arrays' own type, as MXNet's.
+#include <algorithm>
 #include <string>
 
 #include "braid/op/param_reader.h"
@@ -54,6 +55,22 @@ T box_area(const T* b, BoxFormat f) {
 template <class T>
 T box_corner_signed_area(const T* b) {
   return (b[2] - b[0]) * (b[3] - b[1]);
+}
+
+/// Faster R-CNN's pixel convention (proposal.cc): a corner box covers the pixels x1..x2 and
+/// y1..y2 inclusive, so its width is x2 - x1 + 1. Its area, computed as MXNet's proposal ops do.
+template <class T>
+T box_pixel_area(const T* b) {
+  return (b[2] - b[0] + T(1)) * (b[3] - b[1] + T(1));
+}
+
+/// The intersection area of two corner boxes in the pixel convention; never negative.
+template <class T>
+T box_pixel_intersection(const T* a, const T* b) {
+  const T x1 = std::max(a[0], b[0]), y1 = std::max(a[1], b[1]);
+  const T x2 = std::min(a[2], b[2]), y2 = std::min(a[3], b[3]);
+  const T w = std::max(T(0), x2 - x1 + T(1)), h = std::max(T(0), y2 - y1 + T(1));
+  return w * h;
 }
 
 }  // namespace braid::op::detail
