@@ -183,3 +183,18 @@ def test_straight_through_estimators_pass_the_gradient():
     z.backward()
     np.testing.assert_array_equal(z.asnumpy(), x.asnumpy() * 4)
     np.testing.assert_array_equal(x.grad.asnumpy(), [-2] * 5)
+
+
+def test_group_adagrad_optimizer_follows_its_operator():
+    opt = mx.optimizer.create("groupadagrad", learning_rate=0.1, rescale_grad=0.5)
+    assert isinstance(opt, mx.optimizer.contrib.GroupAdaGrad)
+    w, g = arrays((4, 3), (4, 3))
+    W = mx.nd.array(w)
+    state = opt.create_state(0, W)
+    assert state.shape == (4, 1)
+    opt.update(0, W, mx.nd.array(g), state)
+    d = 0.5 * g
+    h = np.mean(d * d, axis=1, keepdims=True)
+    np.testing.assert_allclose(W.asnumpy(), w - 0.1 * d / np.sqrt(h + 1e-5), rtol=1e-5, atol=1e-7)
+    with pytest.raises(mx.MXNetError, match="2-D weights"):
+        opt.create_state(1, mx.nd.zeros((3,)))

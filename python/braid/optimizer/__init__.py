@@ -5,6 +5,7 @@ from . import optimizer
 from . import core_optimizer  # the MXNet members of the optimizers the C++ core implements
 from .optimizer import Optimizer, register, create, Updater, get_updater
 from .sgd import SGD, ccSGD, NAG, Signum, LARS, LBSGD, DCASGD, SGLD
+from . import contrib
 from .adaptive import Adam, Adamax, Nadam, AdaGrad, AdaDelta, RMSProp, Ftrl, FTML, LAMB, Test
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater", "SGD", "ccSGD", "NAG", "Signum",
