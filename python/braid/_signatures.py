@@ -33,7 +33,8 @@ for _name in ("_contrib_box_nms", "_contrib_box_non_maximum_suppression"):
     _POSITIONAL_ATTRIBUTES[_name] = ("overlap_thresh", "valid_thresh", "topk", "coord_start", "score_index", "id_index",
                                      "background_id", "force_suppress", "in_format", "out_format")
 for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")), ("randint", ("low", "high"))):
-    for _name in ("random_" + _op, "_random_" + _op, _op):  # MXNet's first names: uniform, normal
+    # MXNet's first names "uniform" and "normal" are aliases too; randint has none.
+    for _name in ("random_" + _op, "_random_" + _op) + ((_op,) if _op != "randint" else ()):
         _POSITIONAL_ATTRIBUTES[_name] = _params + ("shape", "ctx", "dtype")
 
 
