@@ -12,12 +12,15 @@
 #                                               set's first N images only)
 #                                   and libs.tar.xz: every shared library the packed parts load
 #                                   (except the base system's)
-#   scripts/gpu-tests.sh run        on a bare GPU machine (NVIDIA driver; cuBLAS and cuDNN from the
-#                                   CUDA toolkit or PyTorch's wheels), in a copy of the tree holding
-#                                   .gpu-carry/: unpack, run the C++ tests (with programs) and
-#                                   MXNet's GPU tests (with python), print the summaries
+#   scripts/gpu-tests.sh run [cpp|mxnet]   on a bare GPU machine (NVIDIA driver; cuBLAS and cuDNN
+#                                   from the CUDA toolkit or PyTorch's wheels), in a copy of the tree
+#                                   holding .gpu-carry/: unpack, run the C++ tests (with programs)
+#                                   and MXNet's GPU tests (with python), or only the one named, print
+#                                   the summaries
 #   scripts/gpu-tests.sh bench [ARGS]   there too: Braid against PyTorch on GPU 0
 #                                   (bench/train_vs_torch.py --device gpu ARGS)
+#   scripts/gpu-tests.sh resnet-bench [ARGS]   there too, with python packed: ResNet-18 on CIFAR
+#                                   shapes, Braid against PyTorch (bench/resnet_vs_torch.py ARGS)
 #
 # BUILD_DIR (default build) is the CMake build folder; GPU_TEST_FILTER is passed to gtest and
 # GPU_TEST_TIMEOUT (seconds, default 1800) bounds the C++ tests; MXNET_GPU_BUDGET (seconds,
@@ -173,12 +176,13 @@ case "${1:-local}" in
   run)
     unpack
     status=0
-    if [ -x "$dir/bin/braid_gpu_tests" ]; then
+    only=${2:-}
+    if [ "$only" != mxnet ] && [ -x "$dir/bin/braid_gpu_tests" ]; then
       run_tests "$dir/bin/braid_gpu_tests" "$dir/gpu.xml"
       summary=$(summarize "$dir/gpu.xml") || status=1
       echo "C++ GPU tests: $summary"
     fi
-    if [ -x "$dir/python/bin/python3" ]; then
+    if [ "$only" != cpp ] && [ -x "$dir/python/bin/python3" ]; then
       export PYTHONHOME="$PWD/$dir/python"
       run_mxnet_tests "$dir/python/bin/python3" "$dir/braid-build" "$dir/mxnet-tests/gpu" || status=1
     fi
@@ -188,6 +192,16 @@ case "${1:-local}" in
     unpack
     shift
     python3 bench/train_vs_torch.py --braid "$dir/bin/train_bench" --device gpu "$@"
+    ;;
+  resnet-bench)
+    unpack
+    shift
+    # Braid's side runs on the packed Python, PyTorch's on the machine's
+    braid_python=$PWD/$dir/braid-python
+    printf '#!/bin/sh\nPYTHONHOME=%s PYTHONPATH=%s exec %s "$@"\n' "$PWD/$dir/python" "$PWD/$dir/braid-build/python" \
+      "$PWD/$dir/python/bin/python3" >"$braid_python"
+    chmod +x "$braid_python"
+    python3 bench/resnet_vs_torch.py --braid-python "$braid_python" "$@"
     ;;
   local)
     build_programs
@@ -201,7 +215,7 @@ case "${1:-local}" in
     exit $status
     ;;
   *)
-    echo "usage: scripts/gpu-tests.sh [pack [programs,python,data]|run|bench ARGS]" >&2
+    echo "usage: scripts/gpu-tests.sh [pack [programs,python,data]|run|bench ARGS|resnet-bench ARGS]" >&2
     exit 2
     ;;
 esac

@@ -102,6 +102,15 @@ def test_utils_split_errors_and_clip_warning():
     assert len(w) == 1
 
 
+def test_clip_global_norm_returns_a_float_or_as_mxnet_an_ndarray_without_the_check():
+    a, b = nd.ones((3, 3)), nd.ones((4, 4))
+    assert gluon.utils.clip_global_norm([a, b], 1.0) == 5.0
+    a, b = nd.ones((3, 3)), nd.ones((4, 4))
+    norm = gluon.utils.clip_global_norm([a, b], 1.0, check_isfinite=False)
+    assert isinstance(norm, nd.NDArray) and norm.shape == (1,) and norm.asscalar() == 5.0
+    assert_almost_equal(a, np.ones((3, 3)) / 5)
+
+
 def test_trainer_takes_a_list_and_sets_up_its_store_at_the_first_step():
     x = gluon.Parameter("x", shape=(4,))
     x.initialize(init="zeros", ctx=[mx.cpu(0), mx.cpu(1)])

@@ -1,5 +1,7 @@
 #include "braid/ndarray/ndarray.h"
 
+#include "braid/autograd/autograd.h"
+
 #include "braid/base/convert.h"
 #include "braid/base/dim_math.h"
 #include "braid/base/error.h"
@@ -168,9 +170,12 @@ NDArray NDArray::copyto(const NDArray& dst) const {
     return dst;
   }
   if (dst.dtype() != dtype_) return astype(dst.dtype()).copyto(dst);  // converted where the data is
-  // To or from a GPU: the runtime's copy, pushed on the GPU's context.
-  BRAID_CHECK(!imperative::recorder(), "copyto ", ctx(), " -> ", dst.ctx(),
-              ": copies to and from GPUs are not recorded by autograd yet; copy outside autograd.record()");
+  // To or from a GPU: the runtime's copy, pushed on the GPU's context. Recorded, its gradient is
+  // the output's copied back to this array's device.
+  if (imperative::recorder())
+    autograd::record_custom_function({*this}, {dst}, [from = ctx()](const std::vector<NDArray>& out_grads) {
+      return std::vector<NDArray>{out_grads[0].is_none() ? NDArray() : out_grads[0].copyto(from)};
+    });
   const Context gpu_side = ctx().is_cpu_family() ? dst.ctx() : ctx();
   const engine::VarHandle reads[] = {var()}, writes[] = {dst.var()};
   engine::Engine::get().push(

@@ -91,6 +91,8 @@ void register_all_ops(Registry& r) {
   register_random_gpu_kernels(r);
   register_ordering_gpu_kernels(r);
   register_all_finite_gpu_kernels(r);
+  register_add_n_gpu_kernels(r);
+  register_pad_gpu_kernels(r);
 #endif
   compute_16bit_in_float32(r);  // after every kernel is registered
 }

@@ -78,5 +78,7 @@ void register_optimizer_gpu_kernels(Registry& r);        // src/op/optimizer/opt
 void register_all_finite_gpu_kernels(Registry& r);       // src/op/tensor/all_finite.cu
 void register_random_gpu_kernels(Registry& r);           // src/op/tensor/random.cu
 void register_ordering_gpu_kernels(Registry& r);         // src/op/tensor/ordering.cu
+void register_add_n_gpu_kernels(Registry& r);            // src/op/tensor/add_n.cu
+void register_pad_gpu_kernels(Registry& r);              // src/op/tensor/pad.cu
 
 }  // namespace braid::op::detail

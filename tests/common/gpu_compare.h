@@ -35,7 +35,7 @@ inline void expect_gpu_matches_cpu(const NDArray& gpu_result, const NDArray& cpu
 /// Runs `op` with `attrs` on `cpu_inputs` (arguments, then aux states) and on copies of them on
 /// gpu(0) and compares every output, then (where the op has a GPU backward) the gradients of every
 /// argument for random output gradients, overwritten and added to random gradients already there
-/// (for float32 and float64 inputs: the gradients of the other dtypes are refused on both devices).
+/// (for floating inputs: float32, float64, float16, bfloat16).
 inline void expect_op_gpu_matches_cpu(const std::string& op, const op::AttrMap& attrs,
                                       const std::vector<NDArray>& cpu_inputs, double rtol = 1e-5) {
   std::string what = op;
@@ -52,7 +52,7 @@ inline void expect_op_gpu_matches_cpu(const std::string& op, const op::AttrMap& 
   const op::OpDef& def = op::Registry::get().find(op);
   if (!def.gpu.backward) return;
   for (const auto& x : cpu_inputs)
-    if (x.dtype() != DType::Float32 && x.dtype() != DType::Float64) return;
+    if (!is_floating(x.dtype())) return;
   const size_t nargs = def.list_arguments(def.parse(attrs)).size();  // the rest are aux states
   std::vector<NDArray> cpu_heads, gpu_heads;
   for (const auto& y : cpu_out) {
@@ -64,7 +64,7 @@ inline void expect_op_gpu_matches_cpu(const std::string& op, const op::AttrMap& 
     std::vector<NDArray> cpu_grads, gpu_grads;
     for (size_t i = 0; i < nargs; ++i) {
       const NDArray& x = cpu_inputs[i];
-      cpu_grads.push_back(nd::random_uniform(-1.0, 1.0, x.shape(), cpu(), x.dtype()));
+      cpu_grads.push_back(nd::random_uniform(-1.0, 1.0, x.shape(), cpu(), DType::Float64).astype(x.dtype()));
       gpu_grads.push_back(cpu_grads.back().copyto(gpu(0)));
     }
     nd::invoke_backward(op, attrs, cpu_heads, cpu_inputs, cpu_out, cpu_grads, accumulate);

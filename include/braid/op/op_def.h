@@ -65,6 +65,9 @@ struct Kernels {
   /// Empty where the op has no gradient (comparisons, random sampling) or, on a device
   /// other than the CPU, no gradient kernel yet.
   BackwardKernel backward;
+  /// The kernels take float16 and bfloat16 arrays as they are; otherwise such arrays reach them
+  /// as float32 copies, rounded back after the call (src/op/common/float16_compute.cc).
+  bool takes_16bit = false;
 };
 
 /// An op computed by code that runs on the thread pushing it and pushes its own work over the

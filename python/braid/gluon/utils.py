@@ -44,9 +44,14 @@ def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
 
 def clip_global_norm(arrays, max_norm, check_isfinite=True):
     """Scales ``arrays`` in place so that their joint 2-norm is at most ``max_norm``; returns the
-    norm before scaling. With ``check_isfinite`` a NaN or infinite norm is warned about."""
-    norm = _u.clip_global_norm(list(arrays), max_norm, check_isfinite)
-    if check_isfinite and not math.isfinite(norm):
+    norm before scaling: with ``check_isfinite`` as a float (a NaN or infinite norm is warned
+    about), otherwise as MXNet does, as an NDArray of shape (1,) on the first array's context."""
+    arrays = list(arrays)
+    norm = _u.clip_global_norm(arrays, max_norm, check_isfinite)
+    if not check_isfinite:
+        from ..ndarray import array
+        return array([norm], ctx=arrays[0].context, dtype=arrays[0].dtype)
+    if not math.isfinite(norm):
         warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."), stacklevel=2)
     return norm
 

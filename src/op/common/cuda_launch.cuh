@@ -13,6 +13,7 @@
 
 #include "braid/base/error.h"
 #include "braid/device/gpu.h"
+#include "op/common/cuda_dtype.cuh"
 
 namespace braid::op::cuda {
 
@@ -45,10 +46,11 @@ inline void wait(const char* op) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
-/// out = v, or out += v for OpReq::Add (`add`).
-template <class T>
-__device__ inline void store(T& out, bool add, T v) {
-  out = add ? out + v : v;
+/// out = v, or out += v for OpReq::Add (`add`); v in out's compute type (cuda_dtype.cuh), a
+/// 16-bit out rounded once.
+template <class T, class V>
+__device__ inline void store(T& out, bool add, V v) {
+  out = store_value<T>(add ? load_value(out) + v : v);
 }
 
 }  // namespace braid::op::cuda

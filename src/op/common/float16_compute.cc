@@ -111,17 +111,16 @@ BackwardKernel in_float32(const OpDef& def, BackwardKernel inner) {
       };
 }
 
-// Operators whose kernels take 16-bit arrays as they are, per device.
-bool handles_16bit(const std::string& op, bool gpu) {
-  static const std::set<std::string> on_gpu{"Cast",   "_copyto", "amp_cast", "amp_multicast",
-                                            "_zeros", "_ones",   "_full",    "_arange"};
-  static const std::set<std::string> everywhere{"all_finite", "multi_all_finite"};
-  return everywhere.count(op) || (gpu && on_gpu.count(op)) || op.rfind("mp_", 0) == 0 ||
+// Operators whose kernels take 16-bit arrays as they are on every device, known by name: the
+// multi-precision updates and the finiteness checks (other kernels say so themselves:
+// Kernels::takes_16bit).
+bool handles_16bit_by_name(const std::string& op) {
+  return op == "all_finite" || op == "multi_all_finite" || op.rfind("mp_", 0) == 0 ||
          op.find("_mp_") != std::string::npos;
 }
 
-void wrap(const OpDef& def, Kernels& k, bool gpu) {
-  if (handles_16bit(def.name, gpu)) return;
+void wrap(const OpDef& def, Kernels& k) {
+  if (k.takes_16bit || handles_16bit_by_name(def.name)) return;
   if (k.forward) k.forward = in_float32(def, std::move(k.forward));
   if (k.backward) k.backward = in_float32(def, std::move(k.backward));
 }
@@ -133,8 +132,8 @@ void compute_16bit_in_float32(Registry& r) {
   for (const std::string& name : r.names()) {
     OpDef& def = r.at(name);
     if (!done.insert(&def).second) continue;
-    wrap(def, def.cpu, false);
-    wrap(def, def.gpu, true);
+    wrap(def, def.cpu);
+    wrap(def, def.gpu);
   }
 }
 

@@ -1,5 +1,5 @@
 // CUDA kernels of Activation (the CPU ones are in activation.cc), from the shared math of
-// op/math/unary_functions.h.
+// op/math/unary_functions.h; float16 and bfloat16 computed in float.
 #include "activation.h"
 #include "op/common/cuda_unary.cuh"
 #include "op/math/unary_functions.h"
@@ -30,7 +30,8 @@ void forward(const OpContext&, const std::any& pa, const ForwardArgs& a) {
   if (a.req[0] == OpReq::Null) return;
   const int64_t n = a.outputs[0].size();
   with_math_act(param<ActivationParam>(pa).act, [&](auto fn) {
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Activation", {
+    cuda::with_float_type(a.inputs[0].dtype, "Activation", [&](auto t) {
+      using T = decltype(t);
       cuda::unary_forward<decltype(fn), T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
           a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), n, a.req[0] == OpReq::Add);
     });
@@ -43,7 +44,8 @@ void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
   const ActivationParam& p = param<ActivationParam>(pa);
   const int64_t n = a.outputs[0].size();
   with_math_act(p.act, [&](auto fn) {
-    BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, "Activation", {
+    cuda::with_float_type(a.outputs[0].dtype, "Activation", [&](auto t) {
+      using T = decltype(t);
       const T* y = a.outputs[0].ptr<T>();
       // Without x, y stands in for it: sigmoid's and tanh's df ignore x, and relu's tests x > 0,
       // which holds exactly where y > 0.
@@ -57,6 +59,8 @@ void backward(const OpContext&, const std::any& pa, const BackwardArgs& a) {
 
 }  // namespace
 
-void register_activation_gpu_kernels(Registry& r) { r.at("Activation").gpu = Kernels{forward, backward}; }
+void register_activation_gpu_kernels(Registry& r) {
+  r.at("Activation").gpu = Kernels{forward, backward, /*takes_16bit=*/true};
+}
 
 }  // namespace braid::op::detail

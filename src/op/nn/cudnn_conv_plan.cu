@@ -10,9 +10,31 @@ namespace braid::op::detail {
 namespace {
 
 cudnnDataType_t cudnn_type(DType dtype, const char* op) {
-  BRAID_CHECK(dtype == DType::Float32 || dtype == DType::Float64, "operator ", op, " on a GPU supports float32 and ",
-              "float64, not ", dtype_name(dtype), "; use cpu() or convert with astype");
-  return dtype == DType::Float32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+  switch (dtype) {
+    case DType::Float32:
+      return CUDNN_DATA_FLOAT;
+    case DType::Float64:
+      return CUDNN_DATA_DOUBLE;
+    case DType::Float16:
+      return CUDNN_DATA_HALF;
+    case DType::BFloat16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      throw Error(cat("operator ", op, " on a GPU supports float32, float64, float16 and bfloat16, not ",
+                      dtype_name(dtype), "; convert with astype"));
+  }
+}
+
+// The type cuDNN accumulates in: float for the 16-bit types.
+cudnnDataType_t compute_type(cudnnDataType_t data) {
+  return data == CUDNN_DATA_HALF || data == CUDNN_DATA_BFLOAT16 ? CUDNN_DATA_FLOAT : data;
+}
+
+// Tensor cores for the 16-bit types; for float32 only where TF32 is allowed (cuda::allow_tf32),
+// FMA math otherwise, so that float32 results agree with the CPU's.
+cudnnMathType_t math_type(cudnnDataType_t data) {
+  if (data == CUDNN_DATA_HALF || data == CUDNN_DATA_BFLOAT16) return CUDNN_TENSOR_OP_MATH;
+  return data == CUDNN_DATA_FLOAT && cuda::allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
 }
 
 int cudnn_int(int64_t v, const char* op) {
@@ -20,17 +42,32 @@ int cudnn_int(int64_t v, const char* op) {
   return static_cast<int>(v);
 }
 
-cudnnTensorDescriptor_t tensor_4d(const std::vector<int64_t>& dims, cudnnDataType_t type, const char* op) {
-  const auto& dnn = cuda::cudnn();
-  int d[4], s[4];
-  for (int i = 3, stride = 1; i >= 0; --i) {
-    d[i] = cudnn_int(dims[static_cast<size_t>(i)], op);
-    s[i] = stride;
-    stride *= d[i];
+// A tensor descriptor of `dims` (N, C, spatial...) stored channels first, or channels last
+// (N, spatial..., C) as the strides say.
+cudnnTensorDescriptor_t tensor_nd(const std::vector<int64_t>& dims, bool channels_last, cudnnDataType_t type,
+                                  const char* op) {
+  const int nd = static_cast<int>(dims.size());
+  int d[5] = {}, s[5] = {};
+  for (int i = 0; i < nd; ++i) d[i] = cudnn_int(dims[static_cast<size_t>(i)], op);
+  int stride = 1;
+  if (!channels_last) {
+    for (int i = nd - 1; i >= 0; --i) {
+      s[i] = stride;
+      stride *= d[i];
+    }
+  } else {
+    s[1] = 1;
+    stride = d[1];
+    for (int i = nd - 1; i >= 2; --i) {
+      s[i] = stride;
+      stride *= d[i];
+    }
+    s[0] = stride;
   }
+  const auto& dnn = cuda::cudnn();
   cudnnTensorDescriptor_t t;
   cuda::check_cudnn(dnn.cudnnCreateTensorDescriptor(&t), op);
-  cuda::check_cudnn(dnn.cudnnSetTensorNdDescriptor(t, type, 4, d, s), op);
+  cuda::check_cudnn(dnn.cudnnSetTensorNdDescriptor(t, type, nd, d, s), op);
   return t;
 }
 
@@ -47,26 +84,43 @@ std::unique_ptr<CudnnConvPlan> make_plan(const ConvGeom& g, DType dtype, const c
   const cudnnHandle_t h = cuda::cudnn_handle();
   const cudnnDataType_t type = cudnn_type(dtype, op);
   auto p = std::make_unique<CudnnConvPlan>();
-  p->x = tensor_4d({g.n, g.c, g.ih, g.iw}, type, op);
-  p->y = tensor_4d({g.n, g.f, g.oh, g.ow}, type, op);
-  p->y_bias = tensor_4d({1, g.f, 1, 1}, type, op);
-  p->x_bias = tensor_4d({1, g.c, 1, 1}, type, op);
-  const int w_dims[4] = {cudnn_int(g.f, op), cudnn_int(g.c / g.g, op), cudnn_int(g.kh, op), cudnn_int(g.kw, op)};
+  // Spatial axes: depth, height, width for 3-D convolutions; height and width otherwise (1-D ones
+  // have height 1).
+  const std::vector<int64_t> in_space =
+      g.volumetric ? std::vector<int64_t>{g.id, g.ih, g.iw} : std::vector<int64_t>{g.ih, g.iw};
+  const std::vector<int64_t> out_space =
+      g.volumetric ? std::vector<int64_t>{g.od, g.oh, g.ow} : std::vector<int64_t>{g.oh, g.ow};
+  const std::vector<int64_t> taps =
+      g.volumetric ? std::vector<int64_t>{g.kd, g.kh, g.kw} : std::vector<int64_t>{g.kh, g.kw};
+  auto with = [](std::vector<int64_t> head, const std::vector<int64_t>& space) {
+    head.insert(head.end(), space.begin(), space.end());
+    return head;
+  };
+  p->x = tensor_nd(with({g.n, g.c}, in_space), g.channels_last, type, op);
+  p->y = tensor_nd(with({g.n, g.f}, out_space), g.channels_last, type, op);
+  // Weights (F, C/g, taps...) channels first, (F, taps..., C/g) channels last: cuDNN's NHWC filters.
+  const std::vector<int64_t> w_dims = with({g.f, g.c / g.g}, taps);
+  int w[5];
+  for (size_t i = 0; i < w_dims.size(); ++i) w[i] = cudnn_int(w_dims[i], op);
   cuda::check_cudnn(dnn.cudnnCreateFilterDescriptor(&p->w), op);
-  cuda::check_cudnn(dnn.cudnnSetFilterNdDescriptor(p->w, type, CUDNN_TENSOR_NCHW, 4, w_dims), op);
+  cuda::check_cudnn(dnn.cudnnSetFilterNdDescriptor(p->w, type, g.channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW,
+                                                   static_cast<int>(w_dims.size()), w),
+                    op);
   // cuDNN pads both sides alike: a Deconvolution's geometry may have less padding on the
   // bottom/right (ph_r), but those rows lie past the last window, so the result is the same.
-  const int pad[2] = {cudnn_int(g.ph, op), cudnn_int(g.pw, op)};
-  const int stride[2] = {cudnn_int(g.sh, op), cudnn_int(g.sw, op)};
-  const int dilate[2] = {cudnn_int(g.dh, op), cudnn_int(g.dw, op)};
+  const int spatial = g.volumetric ? 3 : 2;
+  const int pad[3] = {cudnn_int(g.volumetric ? g.pd : g.ph, op), cudnn_int(g.volumetric ? g.ph : g.pw, op),
+                      cudnn_int(g.pw, op)};
+  const int stride[3] = {cudnn_int(g.volumetric ? g.sd : g.sh, op), cudnn_int(g.volumetric ? g.sh : g.sw, op),
+                         cudnn_int(g.sw, op)};
+  const int dilate[3] = {cudnn_int(g.volumetric ? g.dd : g.dh, op), cudnn_int(g.volumetric ? g.dh : g.dw, op),
+                         cudnn_int(g.dw, op)};
   cuda::check_cudnn(dnn.cudnnCreateConvolutionDescriptor(&p->conv), op);
-  cuda::check_cudnn(dnn.cudnnSetConvolutionNdDescriptor(p->conv, 2, pad, stride, dilate, CUDNN_CROSS_CORRELATION, type),
+  cuda::check_cudnn(dnn.cudnnSetConvolutionNdDescriptor(p->conv, spatial, pad, stride, dilate, CUDNN_CROSS_CORRELATION,
+                                                        compute_type(type)),
                     op);
   cuda::check_cudnn(dnn.cudnnSetConvolutionGroupCount(p->conv, cudnn_int(g.g, op)), op);
-  // TF32 tensor cores for float32 only where allowed (cuda::allow_tf32); cuDNN's default math
-  // uses them.
-  cuda::check_cudnn(dnn.cudnnSetConvolutionMathType(p->conv, cuda::allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
-                    op);
+  cuda::check_cudnn(dnn.cudnnSetConvolutionMathType(p->conv, math_type(type)), op);
 
   int returned = 0;
   cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
@@ -102,7 +156,7 @@ std::unique_ptr<CudnnConvPlan> make_plan(const ConvGeom& g, DType dtype, const c
 
 CudnnConvPlan::~CudnnConvPlan() {
   const auto& dnn = cuda::cudnn();
-  for (cudnnTensorDescriptor_t t : {x, y, y_bias, x_bias})
+  for (cudnnTensorDescriptor_t t : {x, y})
     if (t) dnn.cudnnDestroyTensorDescriptor(t);
   if (w) dnn.cudnnDestroyFilterDescriptor(w);
   if (conv) dnn.cudnnDestroyConvolutionDescriptor(conv);

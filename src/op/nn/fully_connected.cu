@@ -1,5 +1,5 @@
 // CUDA kernels of FullyConnected (the CPU ones are in fully_connected.cc): the products on
-// cuBLAS, the bias and its gradient as row kernels.
+// cuBLAS, the bias and its gradient as row kernels; float16 and bfloat16 on tensor cores.
 #include "fully_connected.h"
 #include "op/common/cublas_gemm.cuh"
 #include "op/common/cuda_rows.cuh"
@@ -48,12 +48,13 @@ void fc_backward(const FCParam& p, const BackwardArgs& a) {
 
 void register_fully_connected_gpu_kernels(Registry& r) {
   Kernels k;
+  k.takes_16bit = true;
   k.forward = [](const OpContext&, const std::any& p, const ForwardArgs& a) {
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, kName, { fc_forward<T>(param<FCParam>(p), a); });
+    cuda::with_float_type(a.inputs[0].dtype, kName, [&](auto t) { fc_forward<decltype(t)>(param<FCParam>(p), a); });
     cuda::finish(kName);
   };
   k.backward = [](const OpContext&, const std::any& p, const BackwardArgs& a) {
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, kName, { fc_backward<T>(param<FCParam>(p), a); });
+    cuda::with_float_type(a.inputs[0].dtype, kName, [&](auto t) { fc_backward<decltype(t)>(param<FCParam>(p), a); });
     cuda::finish(kName);
   };
   r.at(kName).gpu = k;

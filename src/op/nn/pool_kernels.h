@@ -26,10 +26,10 @@ struct PoolGeom {
   int64_t n = 0, c = 0, id = 1, ih = 1, iw = 1, od = 1, oh = 1, ow = 1;
   int64_t kd = 1, kh = 1, kw = 1, sd = 1, sh = 1, sw = 1, pd = 0, ph = 0, pw = 0, pd_r = 0, ph_r = 0, pw_r = 0;
 
-  int64_t in_pixels() const { return id * ih * iw; }
-  int64_t out_pixels() const { return od * oh * ow; }
-  int64_t x_size() const { return n * c * in_pixels(); }
-  int64_t y_size() const { return n * c * out_pixels(); }
+  BRAID_HOST_DEVICE int64_t in_pixels() const { return id * ih * iw; }
+  BRAID_HOST_DEVICE int64_t out_pixels() const { return od * oh * ow; }
+  BRAID_HOST_DEVICE int64_t x_size() const { return n * c * in_pixels(); }
+  BRAID_HOST_DEVICE int64_t y_size() const { return n * c * out_pixels(); }
   std::vector<int64_t> key() const {
     return {static_cast<int64_t>(type),
             include_pad,

@@ -147,6 +147,15 @@ void add_pooling(Registry& r) {
   d.infer_shape = [](const std::any& p, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     return infer_pool(param<PoolParam>(p), in, out);
   };
+  // Max pooling's mask holds indices as the bits of a float (pool_kernels.h), which a 16-bit
+  // float cannot carry: with float16 or bfloat16 data it is float32.
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux) {
+    std::vector<DType> visible{out[0]};
+    infer_same_type("Pooling", in, visible, aux);
+    out[0] = visible[0];
+    if (out.size() > 1 && out[0] != kDTypeUnknown)
+      out[1] = out[0] == DType::Float16 || out[0] == DType::BFloat16 ? DType::Float32 : out[0];
+  };
   d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {

@@ -103,6 +103,7 @@ OpDef amp_multicast_def(const Registry& r) {
 
 Kernels pairwise(const Kernels& single) {
   Kernels k;
+  k.takes_16bit = single.takes_16bit;
   k.forward = [f = single.forward](const OpContext& oc, const std::any& p, const ForwardArgs& a) {
     for (size_t i = 0; i < a.outputs.size(); ++i)
       if (a.req[i] != OpReq::Null) f(oc, p, ForwardArgs{{a.inputs[i]}, {a.outputs[i]}, {a.req[i]}, {}});

@@ -2,7 +2,7 @@
 // NumPy broadcasting (broadcast_add, ...; the CPU ones, one kernel for both, are in
 // elemwise_binary.cc), from the shared math of op/math/binary_functions.h. The gradient of a
 // broadcast operand sums over the output elements it was broadcast to, one thread per element
-// of the operand.
+// of the operand. float16 and bfloat16 are computed in float.
 #include "broadcast.cuh"
 #include "op/common/cuda_launch.cuh"
 #include "op/math/binary_functions.h"
@@ -15,7 +15,7 @@ namespace {
 
 template <class Fn, class T>
 __global__ void binary_forward(const T* x, const T* y, T* z, int64_t n, bool add) {
-  BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(z[i], add, Fn::f(x[i], y[i])); }
+  BRAID_GRID_STRIDE_LOOP(i, n) { cuda::store(z[i], add, Fn::f(cuda::load_value(x[i]), cuda::load_value(y[i]))); }
 }
 
 template <class Fn, class T>
@@ -23,7 +23,7 @@ __global__ void broadcast_forward(const T* x, const T* y, T* z, BroadcastLayout 
   BRAID_GRID_STRIDE_LOOP(k, n) {
     int64_t i, j;
     l.offsets(k, i, j);
-    cuda::store(z[k], add, Fn::f(x[i], y[j]));
+    cuda::store(z[k], add, Fn::f(cuda::load_value(x[i]), cuda::load_value(y[j])));
   }
 }
 
@@ -31,9 +31,12 @@ __global__ void broadcast_forward(const T* x, const T* y, T* z, BroadcastLayout 
 template <class Fn, class T>
 __global__ void binary_backward(const T* x, const T* y, const T* z, const T* g, T* dx, bool add_dx, T* dy, bool add_dy,
                                 int64_t n) {
+  using C = cuda::compute_t<T>;
   BRAID_GRID_STRIDE_LOOP(i, n) {
-    if (dx) cuda::store(dx[i], add_dx, static_cast<T>(g[i] * Fn::dl(x[i], y[i], z[i])));
-    if (dy) cuda::store(dy[i], add_dy, static_cast<T>(g[i] * Fn::dr(x[i], y[i], z[i])));
+    const C xi = cuda::load_value(x[i]), yi = cuda::load_value(y[i]), zi = cuda::load_value(z[i]);
+    const C gi = cuda::load_value(g[i]);
+    if (dx) cuda::store(dx[i], add_dx, static_cast<C>(gi * Fn::dl(xi, yi, zi)));
+    if (dy) cuda::store(dy[i], add_dy, static_cast<C>(gi * Fn::dr(xi, yi, zi)));
   }
 }
 
@@ -41,15 +44,18 @@ __global__ void binary_backward(const T* x, const T* y, const T* z, const T* g, 
 template <class Fn, class T, bool Left>
 __global__ void broadcast_backward(const T* x, const T* y, const T* z, const T* g, T* d, GradLayout l, int64_t n,
                                    int64_t summed, bool add) {
+  using C = cuda::compute_t<T>;
   BRAID_GRID_STRIDE_LOOP(i, n) {
     int64_t k0, j0;
     l.offsets(0, l.nkept, i, k0, j0);
-    T acc = T(0);
+    C acc = C(0);
     for (int64_t r = 0; r < summed; ++r) {
       int64_t kr, jr;
       l.offsets(l.nkept, l.nsum, r, kr, jr);
       const int64_t k = k0 + kr, j = j0 + jr;
-      acc += static_cast<T>(g[k] * (Left ? Fn::dl(x[i], y[j], z[k]) : Fn::dr(x[j], y[i], z[k])));
+      const C gk = cuda::load_value(g[k]), zk = cuda::load_value(z[k]);
+      acc += static_cast<C>(gk * (Left ? Fn::dl(C(cuda::load_value(x[i])), C(cuda::load_value(y[j])), zk)
+                                       : Fn::dr(C(cuda::load_value(x[j])), C(cuda::load_value(y[i])), zk)));
     }
     cuda::store(d[i], add, acc);
   }
@@ -61,7 +67,8 @@ void forward(const std::string& name, const ForwardArgs& a) {
   const TBlob &x = a.inputs[0], &y = a.inputs[1], &z = a.outputs[0];
   const int64_t n = z.size();
   const bool add = a.req[0] == OpReq::Add;
-  BRAID_TYPE_SWITCH(z.dtype, T, name.c_str(), {
+  cuda::with_compute_type(z.dtype, name.c_str(), [&](auto t) {
+    using T = decltype(t);
     if (x.shape == y.shape) {
       binary_forward<Fn, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(x.ptr<T>(), y.ptr<T>(),
                                                                                                 z.ptr<T>(), n, add);
@@ -92,7 +99,8 @@ template <class Fn>
 void backward(const std::string& name, const BackwardArgs& a) {
   if constexpr (Fn::differentiable) {
     const TBlob &x = a.inputs[0], &y = a.inputs[1];
-    BRAID_REAL_TYPE_SWITCH(a.outputs[0].dtype, T, name.c_str(), {
+    cuda::with_float_type(a.outputs[0].dtype, name.c_str(), [&](auto t) {
+      using T = decltype(t);
       if (x.shape == y.shape) {
         const int64_t n = a.outputs[0].size();
         T* dx = a.req[0] == OpReq::Null ? nullptr : a.in_grads[0].ptr<T>();
@@ -114,6 +122,7 @@ void backward(const std::string& name, const BackwardArgs& a) {
 template <class Fn>
 Kernels binary_kernels(const std::string& name) {
   Kernels k;
+  k.takes_16bit = true;
   k.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) { forward<Fn>(name, a); };
   k.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) { backward<Fn>(name, a); };
   return k;

@@ -1,5 +1,5 @@
 // CUDA kernels of the element-wise unary ops and clip (the CPU ones are in elemwise_unary.cc),
-// from the shared math of op/math/unary_functions.h.
+// from the shared math of op/math/unary_functions.h; float16 and bfloat16 computed in float.
 #include "clip_param.h"
 #include "op/common/cuda_unary.cuh"
 #include "op/math/unary_functions.h"
@@ -12,10 +12,12 @@ namespace {
 template <class F>
 Kernels unary_kernels(const std::string& name) {
   Kernels k;
+  k.takes_16bit = true;
   k.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
     if (a.req[0] == OpReq::Null) return;
     const int64_t n = a.inputs[0].size();
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
+    cuda::with_float_type(a.inputs[0].dtype, name.c_str(), [&](auto t) {
+      using T = decltype(t);
       cuda::unary_forward<F, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
           a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), n, a.req[0] == OpReq::Add);
     });
@@ -24,7 +26,8 @@ Kernels unary_kernels(const std::string& name) {
   k.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
     if (a.req[0] == OpReq::Null) return;
     const int64_t n = a.inputs[0].size();
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
+    cuda::with_float_type(a.inputs[0].dtype, name.c_str(), [&](auto t) {
+      using T = decltype(t);
       cuda::unary_backward<F, T><<<cuda::blocks_for(n), cuda::kThreadsPerBlock, 0, cuda::stream()>>>(
           a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), a.out_grads[0].ptr<T>(), a.in_grads[0].ptr<T>(), n,
           a.req[0] == OpReq::Add);

@@ -1,5 +1,6 @@
 // CUDA kernels of the creation and copy operators of init.cc: _zeros, _ones, _full, _arange
-// (every dtype), _copyto (alias _copy, identity) and Cast between any two dtypes, forward and backward.
+// (every dtype), _copyto (alias _copy, identity) and Cast between any two dtypes, forward and backward;
+// and reset_arrays (reset_arrays.cc), which zeros its inputs.
 #include <optional>
 
 #include "amp_cast.h"
@@ -10,6 +11,7 @@
 #include "op/common/float16_compute.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "strided_copy.h"
 
 namespace braid::op::detail {
 namespace {
@@ -54,6 +56,7 @@ void fill_gpu(const TBlob& out, double v, const char* op) {
 // `fixed` is the value of _zeros and _ones; _full's is its attribute.
 Kernels fill_kernels(const std::string& name, std::optional<double> fixed) {
   Kernels k;
+  k.takes_16bit = true;
   k.forward = [name, fixed](const OpContext&, const std::any& p, const ForwardArgs& a) {
     fill_gpu(a.outputs[0], fixed ? *fixed : param<InitParam>(p).value, name.c_str());
   };
@@ -69,6 +72,7 @@ __global__ void arange_kernel(T* out, int64_t n, ArangeParam p) {
 
 Kernels arange_kernels() {
   Kernels k;
+  k.takes_16bit = true;
   k.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const int64_t n = a.outputs[0].size();
     BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "_arange", {
@@ -147,6 +151,7 @@ __global__ void accumulate(const S* g, D* d, int64_t n) {
 
 Kernels convert_kernels(const std::string& name) {
   Kernels k;
+  k.takes_16bit = true;
   k.forward = [name](const OpContext&, const std::any&, const ForwardArgs& a) {
     convert_gpu(a.inputs[0], a.outputs[0], name.c_str());
   };
@@ -187,6 +192,11 @@ void register_init_gpu_kernels(Registry& r) {
     if (a.req[0] == OpReq::Add) add_one_gpu(a.in_grads[0], "make_loss");
   };
   r.at("amp_multicast").gpu = pairwise(convert_kernels("amp_multicast"));
+  Kernels& reset = r.at("reset_arrays").gpu;  // zeros its inputs in place, any dtype
+  reset.takes_16bit = true;
+  reset.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    for (const TBlob& b : a.inputs) fill_zero_gpu(b);
+  };
 }
 
 }  // namespace braid::op::detail

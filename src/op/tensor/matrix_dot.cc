@@ -112,8 +112,9 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
   };
   d.infer_type = [name](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux) {
     infer_same_type(name, in, out, aux);
-    BRAID_CHECK(out[0] == kDTypeUnknown || out[0] == DType::Float32 || out[0] == DType::Float64, "operator ", name,
-                " supports float32 and float64, not ", dtype_name(out[0]), "; convert with astype first");
+    BRAID_CHECK(out[0] == kDTypeUnknown || is_floating(out[0]), "operator ", name,
+                " supports float32, float64, float16 and bfloat16, not ", dtype_name(out[0]),
+                "; convert with astype first");
   };
   d.cpu.forward = [product, name](const OpContext&, const std::any& p, const ForwardArgs& a) {
     const Product pr = product(param<DotParam>(p), a.inputs[0].shape, a.inputs[1].shape);

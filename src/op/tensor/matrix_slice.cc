@@ -248,8 +248,8 @@ void add_slice_like(Registry& r) {
   };
   d.cpu.forward = [](const OpContext& oc, const std::any&, const ForwardArgs& a) {
     const TBlob &x = a.inputs[0], &y = a.outputs[0];
-    strided_copy(x.dtype, x.dptr, 0, contiguous_strides(x.shape.dims()), y.dptr, 0, contiguous_strides(y.shape.dims()),
-                 y.shape.dims(), a.req[0], "slice_like");
+    data_mover(oc.ctx).copy(x.dtype, x.dptr, 0, contiguous_strides(x.shape.dims()), y.dptr, 0,
+                            contiguous_strides(y.shape.dims()), y.shape.dims(), a.req[0], "slice_like");
   };
   d.infer_type = shape_only_second_input;
   d.cpu.backward = [](const OpContext& oc, const std::any&, const BackwardArgs& a) {

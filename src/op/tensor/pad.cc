@@ -10,12 +10,6 @@
 namespace braid::op::detail {
 namespace {
 
-struct PadParam {
-  std::string mode = "constant";
-  std::vector<int64_t> pad_width;
-  double constant_value = 0;
-};
-
 void check_pad(const PadParam& p, const Shape& in) {
   BRAID_CHECK(in.ndim() == 4 || in.ndim() == 5, "operator pad: data of shape ", in,
               " must be 4-D or 5-D (N, C and 2 or 3 spatial axes)");
@@ -26,8 +20,9 @@ void check_pad(const PadParam& p, const Shape& in) {
   for (int k = 0; k < in.ndim(); ++k) {
     const int64_t before = p.pad_width[2 * static_cast<size_t>(k)], after = p.pad_width[2 * static_cast<size_t>(k) + 1];
     BRAID_CHECK(before >= 0 && after >= 0, "operator pad: pad_width ", Shape(p.pad_width), " must not be negative");
-    BRAID_CHECK(p.mode != "reflect" || (before < in[k] && after < in[k]), "operator pad: mode 'reflect' pads axis ", k,
-                " of data ", in, " by ", before, " and ", after, "; each must be smaller than the axis");
+    BRAID_CHECK(p.mode != PadMode::Reflect || (before < in[k] && after < in[k]),
+                "operator pad: mode 'reflect' pads axis ", k, " of data ", in, " by ", before, " and ", after,
+                "; each must be smaller than the axis");
   }
 }
 
@@ -45,15 +40,7 @@ std::vector<std::vector<int64_t>> source_indices(const PadParam& p, const Shape&
   for (int k = 0; k < in.ndim(); ++k) {
     const int64_t n = in[k], before = p.pad_width[2 * static_cast<size_t>(k)];
     const int64_t size = n + before + p.pad_width[2 * static_cast<size_t>(k) + 1];
-    for (int64_t o = 0; o < size; ++o) {
-      int64_t i = o - before;
-      if (i < 0 || i >= n) {
-        if (p.mode == "constant") i = -1;
-        if (p.mode == "edge") i = std::clamp<int64_t>(i, 0, n - 1);
-        if (p.mode == "reflect") i = i < 0 ? -i : 2 * (n - 1) - i;
-      }
-      src[static_cast<size_t>(k)].push_back(i);
-    }
+    for (int64_t o = 0; o < size; ++o) src[static_cast<size_t>(k)].push_back(pad_source(o, n, before, p.mode));
   }
   return src;
 }
@@ -94,7 +81,8 @@ void register_pad_ops(Registry& r) {
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "pad");
     PadParam p;
-    p.mode = rd.get_enum("mode", {"constant", "edge", "reflect"}, "constant");
+    const std::string mode = rd.get_enum("mode", {"constant", "edge", "reflect"}, "constant");
+    p.mode = mode == "edge" ? PadMode::Edge : mode == "reflect" ? PadMode::Reflect : PadMode::Constant;
     p.pad_width = rd.get<std::vector<int64_t>>("pad_width");
     p.constant_value = rd.get<double>("constant_value", 0.0);
     rd.finish();

@@ -3,6 +3,7 @@
 // writing draws into an output of any dtype. Shared by the samplers with scalar parameters
 // (_random_gamma, ...) and those taking their parameters as arrays (_sample_gamma, ...).
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -28,6 +29,15 @@ struct Distribution {
   /// The _sample_ op's names for its parameter arrays where they differ (normal: mu, sigma).
   const char* array_first = nullptr;
   const char* array_second = nullptr;
+};
+
+/// The parameter of the samplers of a Distribution (_random_<name>, _random_<name>_like,
+/// _sample_<name>): the output's shape and dtype (none: the input's, for _like) and the scalar
+/// parameters (a, b).
+struct DistParam {
+  Shape shape;
+  std::optional<DType> dtype;
+  double a = 0, b = 0;
 };
 
 /// uniform, normal, gamma, exponential, poisson, negative_binomial, generalized_negative_binomial.

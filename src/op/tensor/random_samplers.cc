@@ -15,12 +15,6 @@
 namespace braid::op::detail {
 namespace {
 
-struct DistParam {
-  Shape shape;
-  std::optional<DType> dtype;
-  double a = 0, b = 0;
-};
-
 DType dtype_or(const std::optional<DType>& d, DType fallback) { return d ? *d : fallback; }
 
 std::optional<DType> read_dtype(ParamReader& rd, const std::string& fallback) {

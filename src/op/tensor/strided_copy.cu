@@ -54,11 +54,11 @@ __global__ void strided_copy_kernel(const T* src, T* dst, DeviceLayout l, int64_
   BRAID_GRID_STRIDE_LOOP(i, n) {
     int64_t so, dof, unused;
     offsets(l, 0, l.ndim, i, so, dof);
-    T v = src[so];
+    auto v = cuda::load_value(src[so]);  // 16-bit values summed in float
     for (int64_t j = 1; j < summed; ++j) {
       int64_t sj;
       offsets(l, l.ndim, l.nsum, j, sj, unused);
-      v += src[so + sj];
+      v += cuda::load_value(src[so + sj]);
     }
     cuda::store(dst[dof], add, v);
   }
@@ -105,7 +105,7 @@ void strided_copy_gpu(DType dtype, const void* src, int64_t src_offset, const Di
         break;
     }
   } else {
-    BRAID_TYPE_SWITCH(dtype, T, op, { launch<T>(s, d, dl, true); });
+    cuda::with_compute_type(dtype, op, [&](auto t) { launch<decltype(t)>(s, d, dl, true); });
   }
   cuda::finish(op);
 }
@@ -117,11 +117,16 @@ void fill_zero_gpu(const TBlob& b) {
 
 void register_matrix_gpu_kernels(Registry& r) {
   // Their kernels move data through data_mover(ctx) only.
-  for (const char* name : {"transpose", "SwapAxis", "reshape_like", "flip", "slice_axis", "slice", "Reshape",
-                           "expand_dims", "squeeze", "tile", "repeat", "concat", "stack", "split"})
+  // They take 16-bit arrays as they are (the CPU's kernels convert them: its data movers don't).
+  for (const char* name : {"transpose", "SwapAxis", "reshape_like", "flip", "slice_axis", "slice", "slice_like",
+                           "Reshape", "expand_dims", "squeeze", "tile", "repeat", "concat", "stack", "split",
+                           "_split_v2", "depth_to_space", "space_to_depth", "diag"}) {
     r.at(name).gpu = r.at(name).cpu;
+    r.at(name).gpu.takes_16bit = true;
+  }
   // Flatten (src/op/nn/flatten.cc) keeps the elements in order: a copy either way.
   Kernels& flatten = r.at("Flatten").gpu;
+  flatten.takes_16bit = true;
   flatten.forward = [](const OpContext& oc, const std::any&, const ForwardArgs& a) {
     copy_in_order(oc.ctx, a.inputs[0], a.outputs[0], a.req[0], "Flatten");
   };

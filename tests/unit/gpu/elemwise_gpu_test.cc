@@ -52,10 +52,10 @@ void expect_close(const NDArray& gpu_result, const NDArray& cpu_result, const st
   for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], c[i], 1e-5 * (1 + std::abs(c[i]))) << what << " at " << i;
 }
 
-// Inside every op's domain (log, sqrt, reciprocal; the inverse sines and cosines), away from ties,
+// Inside every op's domain (log, sqrt, reciprocal; the inverse sines and cosines, erfinv), away from ties,
 // kinks and the poles of the gradients (arctanh's at 1).
 std::pair<double, double> input_range(const std::string& op) {
-  if (op == "arcsin" || op == "arccos" || op == "arctanh") return {-0.9, 0.9};
+  if (op == "arcsin" || op == "arccos" || op == "arctanh" || op == "erfinv") return {-0.9, 0.9};
   if (op == "arccosh") return {1.1, 3.0};
   return {0.2, 2.0};
 }
@@ -128,6 +128,27 @@ TEST(ElemwiseGpu, OpsWithoutAGpuKernelSaySo) {
   NDArray image = nd::ones(Shape({4, 5, 3})).copyto(gpu(0));
   const std::string err = braid::test::error_message([&] { nd::invoke1("_image_to_tensor", {image}).wait_to_read(); });
   EXPECT_NE(err.find("operator _image_to_tensor has no GPU kernel"), std::string::npos) << err;
+}
+
+// add_n over a few inputs (float16 and bfloat16 summed in float), over more inputs than one
+// kernel pass takes, and written over its first input.
+TEST(ElemwiseGpu, AddNMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(31);
+  for (DType t : {DType::Float32, DType::Float64, DType::BFloat16}) {
+    auto r = [t](const Shape& s) { return nd::random_uniform(-1, 1, s).astype(t); };
+    test::expect_op_gpu_matches_cpu("add_n", {{"num_args", "3"}},
+                                    {r(Shape({4, 5})), r(Shape({4, 5})), r(Shape({4, 5}))},
+                                    t == DType::BFloat16 ? 1.6e-2 : 1e-6);
+  }
+  std::vector<NDArray> many;
+  for (int i = 0; i < 33; ++i) many.push_back(nd::random_uniform(-1, 1, Shape({7})));
+  test::expect_op_gpu_matches_cpu("add_n", {{"num_args", "33"}}, many, 1e-6);
+  const NDArray a = nd::random_uniform(-1, 1, Shape({6})), b = nd::random_uniform(-1, 1, Shape({6}));
+  NDArray on_gpu = a.copyto(gpu(0));
+  nd::invoke("add_n", {on_gpu, b.copyto(gpu(0))}, {{"num_args", "2"}}, {on_gpu});
+  test::expect_gpu_matches_cpu(on_gpu, nd::invoke1("add_n", {a, b}, {{"num_args", "2"}}), 1e-6,
+                               "add_n written over its first input");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // check what a machine without a GPU must do: clear errors, and cpu_pinned working everywhere.
 #include <gtest/gtest.h>
 
+#include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
 #include "braid/device/gpu.h"
 #include "braid/ndarray/creation.h"
@@ -79,6 +80,21 @@ TEST(GpuRuntime, CopiesConvertDtypes) {
   NDArray wide(Shape({3}), gpu(0), DType::Float32);
   half_on_gpu.copyto(wide);  // on one GPU
   EXPECT_EQ(wide.to_vector<float>(), host.to_vector<float>());
+}
+
+// d/dx of sum(2 · (x on the GPU, back on the CPU)) = 2: the copies' gradients cross back.
+TEST(GpuRuntime, AutogradRecordsCopiesBetweenDevices) {
+  REQUIRE_GPU();
+  NDArray x = nd::array({1.0f, -2.0f, 3.0f});
+  x.attach_grad();
+  NDArray y;
+  {
+    autograd::RecordScope record;
+    y = nd::sum((x.copyto(gpu(0)) * 2.0).copyto(cpu()));
+  }
+  y.backward();
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>{4.0f});
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{2.0f, 2.0f, 2.0f}));
 }
 
 TEST(GpuRuntime, OperatorsWithoutAGpuKernelSayWhichOne) {

@@ -108,4 +108,12 @@ TEST(InitGpu, CopyAndCastGradientsMatchTheCpu) {
   test::expect_gpu_matches_cpu(dx_gpu, dx_cpu, 1e-6, "Cast float32 -> float64 gradient");
 }
 
+TEST(InitGpu, ResetArraysZerosEveryInput) {
+  REQUIRE_GPU();
+  NDArray a = nd::ones(Shape({3, 4}), gpu(0)), b = nd::ones(Shape({5}), gpu(0), DType::BFloat16);
+  nd::invoke("reset_arrays", {a, b}, {{"num_arrays", "2"}}, {});
+  EXPECT_EQ(a.to_vector<float>(), std::vector<float>(12, 0.0f));
+  EXPECT_EQ(b.to_vector<float>(), std::vector<float>(5, 0.0f));
+}
+
 }  // namespace

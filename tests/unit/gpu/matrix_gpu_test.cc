@@ -41,12 +41,19 @@ const std::vector<Case> kOneInputCases = {
     {"repeat", {{"repeats", "2"}}, Shape({3, 4})},
     {"split", {{"num_outputs", "3"}, {"axis", "1"}}, Shape({2, 6, 5})},
     {"split", {{"num_outputs", "4"}, {"axis", "0"}, {"squeeze_axis", "True"}}, Shape({4, 3})},
+    {"_split_v2", {{"indices", "(1, 4)"}, {"axis", "1"}}, Shape({2, 6, 3})},
+    {"depth_to_space", {{"block_size", "2"}}, Shape({2, 8, 3, 2})},
+    {"space_to_depth", {{"block_size", "2"}}, Shape({2, 3, 4, 6})},
+    {"diag", {{"k", "1"}}, Shape({4, 5})},
+    {"diag", {}, Shape({4})},
+    {"diag", {{"axis1", "1"}, {"axis2", "2"}}, Shape({2, 3, 4})},
 };
 
 TEST(MatrixGpu, CudaBuildsRegisterTheDataMovementKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  for (const char* name : {"Reshape", "Flatten", "expand_dims", "squeeze", "transpose", "flip", "slice_axis", "tile",
-                           "repeat", "concat", "stack", "split"})
+  for (const char* name :
+       {"Reshape", "Flatten", "expand_dims", "squeeze", "transpose", "flip", "slice_axis", "tile", "repeat", "concat",
+        "stack", "split", "_split_v2", "slice_like", "depth_to_space", "space_to_depth", "diag"})
     EXPECT_TRUE(test::has_gpu_kernels(name, true)) << name;
 }
 
@@ -85,6 +92,26 @@ TEST(MatrixGpu, IntegerArraysMoveUnchanged) {
       for (size_t k = 0; k < on_cpu.size(); ++k)
         test::expect_gpu_matches_cpu(on_gpu[k], on_cpu[k], 0, cat(c.op, " ", dtype_name(dtype)));
     }
+}
+
+// pad in its three modes, 4-D and 5-D; the gradient sums what each element was copied to.
+TEST(MatrixGpu, PadMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(32);
+  for (const char* mode : {"constant", "edge", "reflect"}) {
+    test::expect_op_gpu_matches_cpu("pad",
+                                    {{"mode", mode}, {"pad_width", "(0,0,0,0,1,2,2,1)"}, {"constant_value", "0.5"}},
+                                    {nd::random_uniform(-1, 1, Shape({2, 3, 4, 5}))}, 1e-6);
+    test::expect_op_gpu_matches_cpu("pad", {{"mode", mode}, {"pad_width", "(0,0,0,0,1,1,2,0,0,2)"}},
+                                    {nd::random_uniform(-1, 1, Shape({1, 2, 3, 4, 3}), cpu(), DType::Float64)}, 1e-12);
+  }
+}
+
+TEST(MatrixGpu, SliceLikeMatchesTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(33);
+  test::expect_op_gpu_matches_cpu("slice_like", {{"axes", "(0, 2)"}},
+                                  {nd::random_uniform(-1, 1, Shape({4, 5, 6})), nd::zeros(Shape({2, 5, 3}))}, 1e-7);
 }
 
 }  // namespace

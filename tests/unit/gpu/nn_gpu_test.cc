@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "braid/device/gpu.h"
-#include "common/error_message.h"
 #include "common/gpu_case.h"
 #include "common/gpu_test.h"
 
@@ -81,30 +80,38 @@ TEST(NnGpu, DeconvolutionMatchesTheCpu) {
   for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, kFloat32SumTolerance);
 }
 
-TEST(NnGpu, ChannelsLastConvolutionIsRefusedOnTheGpu) {
+// 3-D convolutions (NCDHW) in float32 and float64; channels-last ones (NWC, NHWC, NDHWC, weights
+// (F, taps..., C/g): cuDNN's NHWC filters) in float32.
+TEST(NnGpu, ThreeDimensionalAndChannelsLastConvolutionsMatchTheCpu) {
   REQUIRE_GPU();
-  NDArray x = nd::ones(Shape({1, 5, 5, 2})).copyto(gpu(0));
-  NDArray w = nd::ones(Shape({3, 3, 3, 2})).copyto(gpu(0));
-  const std::string err = braid::test::error_message([&] {
-    nd::invoke1("Convolution", {x, w},
-                {{"kernel", "(3, 3)"}, {"num_filter", "3"}, {"no_bias", "True"}, {"layout", "NHWC"}})
-        .wait_to_read();
-  });
-  EXPECT_NE(err.find("layout NHWC is not supported on a GPU"), std::string::npos) << err;
-}
-
-TEST(NnGpu, ThreeDimensionalConvolutionAndPoolingAreRefusedOnTheGpu) {
-  REQUIRE_GPU();
-  NDArray x = nd::ones(Shape({1, 2, 4, 4, 4})).copyto(gpu(0));
-  NDArray w = nd::ones(Shape({3, 2, 2, 2, 2})).copyto(gpu(0));
-  const std::string conv = braid::test::error_message([&] {
-    nd::invoke1("Convolution", {x, w}, {{"kernel", "(2, 2, 2)"}, {"num_filter", "3"}, {"no_bias", "True"}})
-        .wait_to_read();
-  });
-  EXPECT_NE(conv.find("3-D kernels are not supported on a GPU"), std::string::npos) << conv;
-  const std::string pool = braid::test::error_message(
-      [&] { nd::invoke1("Pooling", {x}, {{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}}).wait_to_read(); });
-  EXPECT_NE(pool.find("3-D pooling is not supported on a GPU"), std::string::npos) << pool;
+  nd::seed(24);
+  expect_gpu_matches_cpu_both(
+      conv({{"kernel", "(3, 3, 3)"}, {"num_filter", "4"}, {"pad", "(1, 1, 1)"}, {"stride", "(2, 1, 2)"}},
+           {Shape({2, 3, 5, 6, 5}), Shape({4, 3, 3, 3, 3}), Shape({4})}),
+      kFloat32SumTolerance);
+  expect_gpu_matches_cpu_both(GpuCase{"Deconvolution",
+                                      {{"kernel", "(2, 2, 2)"}, {"num_filter", "3"}, {"stride", "(2, 2, 2)"}},
+                                      {Shape({2, 4, 3, 4, 3}), Shape({4, 3, 2, 2, 2})}},
+                              kFloat32SumTolerance);
+  const std::vector<GpuCase> channels_last = {
+      conv({{"kernel", "(3, 3)"}, {"num_filter", "5"}, {"pad", "(1, 1)"}, {"layout", "NHWC"}},
+           {Shape({2, 7, 6, 3}), Shape({5, 3, 3, 3}), Shape({5})}),
+      conv({{"kernel", "(3, 3)"},
+            {"num_filter", "4"},
+            {"num_group", "2"},
+            {"stride", "(2, 2)"},
+            {"layout", "NHWC"},
+            {"no_bias", "True"}},
+           {Shape({2, 9, 8, 4}), Shape({4, 3, 3, 2})}),
+      conv({{"kernel", "(3,)"}, {"num_filter", "4"}, {"layout", "NWC"}},
+           {Shape({2, 9, 3}), Shape({4, 3, 3}), Shape({4})}),
+      conv({{"kernel", "(2, 3, 2)"}, {"num_filter", "3"}, {"layout", "NDHWC"}},
+           {Shape({2, 4, 5, 4, 2}), Shape({3, 2, 3, 2, 2}), Shape({3})}),
+  };
+  for (GpuCase c : channels_last) {
+    c.tolerance = kFloat32SumTolerance;
+    braid::test::expect_gpu_matches_cpu(c, DType::Float32);
+  }
 }
 
 TEST(NnGpu, PoolingMatchesTheCpu) {
@@ -133,6 +140,15 @@ TEST(NnGpu, PoolingMatchesTheCpu) {
     cases.push_back(pool(with_type({{"global_pool", "True"}}), Shape({2, 3, 6, 7})));
     cases.push_back(pool(with_type({{"global_pool", "True"}, {"kernel", "(1,)"}}), Shape({2, 3, 9})));
     cases.push_back(pool(with_type({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}), Shape({2, 3, 11})));
+    // 3-D, and channels last
+    cases.push_back(pool(with_type({{"kernel", "(2, 3, 2)"}, {"stride", "(2, 2, 1)"}, {"pad", "(1, 1, 0)"}}),
+                         Shape({2, 3, 5, 6, 4})));
+    cases.push_back(pool(with_type({{"global_pool", "True"}, {"kernel", "(1, 1, 1)"}}), Shape({2, 3, 3, 4, 5})));
+    cases.push_back(pool(with_type({{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"layout", "NHWC"}}),
+                         Shape({2, 9, 10, 3})));
+    cases.push_back(pool(with_type({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"layout", "NWC"}}), Shape({2, 11, 3})));
+    cases.push_back(pool(with_type({{"kernel", "(2, 2, 2)"}, {"stride", "(2, 2, 2)"}, {"layout", "NDHWC"}}),
+                         Shape({2, 4, 5, 4, 3})));
   }
   for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, 1e-5);
 }

@@ -22,12 +22,18 @@ namespace {
 // The attributes of one call: MXNet's common four (clipping when `clip`), the step t where the op
 // needs it, and non-default momentum so that it matters.
 op::AttrMap update_attrs(const op::detail::UpdateOpSpec& spec, bool clip) {
-  op::AttrMap attrs{{"wd", "0.01"}, {"rescale_grad", "0.5"}, {"clip_gradient", clip ? "0.3" : "-1"}};
+  op::AttrMap attrs{{"wd", "0.01"}, {"rescale_grad", "0.5"}, {spec.attrs.clip_attr, clip ? "0.3" : "-1"}};
   if (spec.attrs.has_lr) attrs["lr"] = "0.1";
   if (spec.attrs.has_t) attrs["t"] = "3";
   for (const auto& [key, value] : spec.attrs.extra)
     if (key == "momentum") attrs[key] = "0.9";
   return attrs;
+}
+
+std::string attrs_text(const op::AttrMap& attrs) {
+  std::string text;
+  for (const auto& [key, value] : attrs) text += cat(text.empty() ? "" : " ", key, "=", value);
+  return text;
 }
 
 // Runs `op` on both devices from the same weight, grad and states (and weight32 for an mp_ op),
@@ -47,9 +53,9 @@ void expect_update_matches_cpu(const std::string& op, const op::AttrMap& attrs, 
   nd::invoke(op, gpu_in, attrs, {gpu_in[0]});
   for (size_t k = 0; k < cpu_in.size(); ++k)
     if (k != 1)
-      test::expect_gpu_matches_cpu(gpu_in[k], cpu_in[k], rtol,
-                                   cat(op, " ", dtype_name(dtype), " clip_gradient=", attrs.at("clip_gradient"),
-                                       k == 0 ? " weight" : cat(" argument ", k)));
+      test::expect_gpu_matches_cpu(
+          gpu_in[k], cpu_in[k], rtol,
+          cat(op, " ", dtype_name(dtype), " ", attrs_text(attrs), k == 0 ? " weight" : cat(" argument ", k)));
 }
 
 TEST(OptimizerGpu, CudaBuildsRegisterTheUpdateKernels) {

@@ -1,5 +1,5 @@
 // The CUDA sampling kernels (src/op/tensor/random.cu): the samples' range and moments, not the
-// CPU's sequence, float32 and float64; a seed makes them reproducible, and calls differ.
+// CPU's sequence, float32, float64 and integers; a seed makes them reproducible, and calls differ.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,7 +43,9 @@ NDArray sample(const std::string& op, op::AttrMap attrs, DType dtype) {
 
 TEST(RandomGpu, CudaBuildsRegisterTheSamplingKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
-  for (const char* name : {"_random_uniform", "_random_normal", "_random_randint"})
+  for (const char* name : {"_random_uniform", "_random_normal", "_random_randint", "_random_gamma",
+                           "_random_exponential", "_random_poisson", "_random_poisson_like",
+                           "_random_negative_binomial", "_random_generalized_negative_binomial"})
     EXPECT_TRUE(test::has_gpu_kernels(name, false)) << name;
 }
 
@@ -77,6 +79,37 @@ TEST(RandomGpu, ASeedRepeatsTheSamplesAndCallsDiffer) {
   const std::vector<float> again = sample("_random_uniform", {}, DType::Float32).copyto(cpu()).to_vector<float>();
   EXPECT_EQ(first, again);
   EXPECT_NE(first, second);
+}
+
+// The samplers with scalar parameters: a million samples each, the mean within 5 standard errors
+// and the variance within 3%.
+TEST(RandomGpu, ScalarParameterSamplersHaveTheirMoments) {
+  REQUIRE_GPU();
+  nd::seed(53);
+  struct Expected {
+    const char* op;
+    op::AttrMap attrs;
+    DType dtype;
+    double mean, var;
+  };
+  const Expected cases[] = {
+      {"_random_gamma", {{"alpha", "2.5"}, {"beta", "1.5"}}, DType::Float32, 3.75, 5.625},
+      {"_random_gamma", {{"alpha", "0.5"}, {"beta", "2"}}, DType::Float64, 1.0, 2.0},
+      {"_random_exponential", {{"lam", "2"}}, DType::Float32, 0.5, 0.25},
+      {"_random_poisson", {{"lam", "3"}}, DType::Int32, 3.0, 3.0},
+      {"_random_poisson", {{"lam", "40"}}, DType::Float32, 40.0, 40.0},
+      {"_random_negative_binomial", {{"k", "3"}, {"p", "0.4"}}, DType::Float32, 4.5, 11.25},
+      {"_random_generalized_negative_binomial", {{"mu", "2"}, {"alpha", "0.5"}}, DType::Float32, 2.0, 4.0},
+  };
+  for (const Expected& c : cases) {
+    const Moments m = moments(sample(c.op, c.attrs, c.dtype));
+    EXPECT_GE(m.min, 0.0) << c.op;
+    EXPECT_NEAR(m.mean, c.mean, 5 * std::sqrt(c.var / 1e6)) << c.op << " " << c.attrs.begin()->second;
+    EXPECT_NEAR(m.var, c.var, 0.03 * c.var) << c.op << " " << c.attrs.begin()->second;
+  }
+  const NDArray like = nd::invoke1("_random_poisson_like", {nd::zeros(Shape({1000, 100}), gpu(0))}, {{"lam", "5"}});
+  EXPECT_EQ(like.shape(), Shape({1000, 100}));
+  EXPECT_NEAR(moments(like).mean, 5.0, 5 * std::sqrt(5.0 / 1e5));
 }
 
 }  // namespace

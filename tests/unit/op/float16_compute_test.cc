@@ -56,6 +56,7 @@ TEST(Float16Compute, OperatorsComputeInFloat32AndRound) {
     expect_matches_float32("softmax", {a}, {}, t);
     expect_matches_float32("Activation", {a}, {{"act_type", "relu"}}, t);
     expect_matches_float32("FullyConnected", {a, weight, bias}, {{"num_hidden", "5"}}, t);
+    expect_matches_float32("dot", {a, weight}, {{"transpose_b", "True"}}, t);
     expect_matches_float32("Convolution", {image, kernel},
                            {{"kernel", "(3,3)"}, {"num_filter", "4"}, {"no_bias", "True"}}, t);
     expect_matches_float32("Pooling", {image}, {{"kernel", "(2,2)"}, {"stride", "(2,2)"}, {"pool_type", "max"}}, t);
@@ -87,6 +88,29 @@ TEST(Float16Compute, InPlaceOutputsUpdateTheArrayItself) {
   NDArray x = nd::array({1.0f, 2.0f, -3.0f}).astype(DType::Float16);
   nd::invoke("_plus_scalar", {x}, {{"scalar", "0.5"}}, {x});
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1.5f, 2.5f, -2.5f}));
+}
+
+// Max pooling's gradient reaches each window's maximum: its hidden mask of positions is float32
+// for 16-bit data too (a 16-bit float cannot carry them).
+TEST(Float16Compute, MaxPoolingGradientsReachTheMaxima) {
+  nd::seed(4);
+  const NDArray image = nd::random_uniform(-1, 1, Shape({2, 3, 6, 6}));
+  const op::AttrMap attrs{{"kernel", "(3,3)"}, {"stride", "(2,2)"}, {"pad", "(1,1)"}, {"pool_type", "max"}};
+  auto gradient = [&attrs](NDArray x) {
+    x.attach_grad();
+    NDArray y;
+    {
+      autograd::RecordScope record;
+      y = nd::invoke("Pooling", {x}, attrs)[0];
+    }
+    y.backward();
+    return x.grad();
+  };
+  for (DType t : k16bit) {
+    const NDArray low = image.astype(t);
+    expect_same(gradient(low), gradient(low.astype(DType::Float32)).astype(t),
+                cat("max pooling gradient ", dtype_name(t)));
+  }
 }
 
 // BatchNorm in training updates its moving statistics, stored in 16 bits like the data.
