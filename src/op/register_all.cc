@@ -80,6 +80,9 @@ void register_all_ops(Registry& r) {
   register_layer_norm_gpu_kernels(r);
   register_embedding_gpu_kernels(r);
   register_regression_output_gpu_kernels(r);
+  register_lrn_gpu_kernels(r);
+  register_l2_normalization_gpu_kernels(r);
+  register_upsampling_gpu_kernels(r);
   // tensor
   register_init_gpu_kernels(r);
   register_matrix_gpu_kernels(r);

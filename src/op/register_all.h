@@ -67,6 +67,9 @@ void register_dropout_gpu_kernels(Registry& r);            // src/op/nn/dropout.
 void register_layer_norm_gpu_kernels(Registry& r);         // src/op/nn/layer_norm.cu
 void register_embedding_gpu_kernels(Registry& r);          // src/op/nn/embedding.cu
 void register_regression_output_gpu_kernels(Registry& r);  // src/op/nn/regression_output.cu
+void register_lrn_gpu_kernels(Registry& r);                // src/op/nn/lrn.cu
+void register_l2_normalization_gpu_kernels(Registry& r);   // src/op/nn/l2_normalization.cu
+void register_upsampling_gpu_kernels(Registry& r);         // src/op/nn/upsampling.cu
 // tensor
 void register_init_gpu_kernels(Registry& r);             // src/op/tensor/init.cu
 void register_matrix_gpu_kernels(Registry& r);           // src/op/tensor/strided_copy.cu (+ Flatten)

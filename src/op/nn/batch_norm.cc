@@ -287,7 +287,9 @@ void register_batch_norm_ops(Registry& r) {
                            { backward_typed<T>(ctx, param<BatchNormParam>(pa), a); });
   };
   d.mutates_aux = true;
-  r.add(std::move(d));
+  const OpDef& batch_norm = r.add(std::move(d));
+  r.add_alias("CuDNNBatchNorm", "BatchNorm");  // MXNet's name for it computed by cuDNN
+  add_batch_norm_relu(r, batch_norm);
   add_variance_batch_norm(r, "_contrib_SyncBatchNorm", parse_sync_batch_norm);
   add_variance_batch_norm(r, "BatchNorm_v1", parse_batch_norm_v1);
 }

@@ -3,30 +3,11 @@
 // each channel ('spatial'). The hidden output keeps the norms: (N,), (N, positions) or (N, C).
 #include <cmath>
 
+#include "l2_normalization.h"
 #include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-enum class L2Mode { kInstance, kChannel, kSpatial };
-
-struct L2NormParam {
-  double eps = 1e-10;
-  L2Mode mode = L2Mode::kInstance;
-};
-
-/// The data as (outer, n, inner): each norm sums n elements `inner` apart.
-AxisSplit l2_split(L2Mode mode, const Shape& s) {
-  const int64_t n = s[0], c = s.ndim() > 1 ? s[1] : 1, rest = n * c == 0 ? 0 : s.size() / (n * c);
-  switch (mode) {
-    case L2Mode::kInstance:
-      return AxisSplit{n, c * rest, 1};
-    case L2Mode::kChannel:
-      return AxisSplit{n, c, rest};
-    default:
-      return AxisSplit{n * c, rest, 1};
-  }
-}
 
 template <class T>
 void l2_forward(const L2NormParam& p, const ForwardArgs& a) {

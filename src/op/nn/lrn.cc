@@ -4,15 +4,11 @@
 // cut at the edges. tmp_norm is a second, hidden output that backward reads.
 #include <cmath>
 
+#include "lrn.h"
 #include "nn_util.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct LrnParam {
-  double alpha = 1e-4, beta = 0.75, knorm = 2;
-  int64_t nsize = 0;
-};
 
 std::any parse_lrn(const AttrMap& attrs) {
   ParamReader rd(attrs, "LRN");
@@ -25,23 +21,6 @@ std::any parse_lrn(const AttrMap& attrs) {
   BRAID_CHECK(p.nsize >= 1, "operator LRN: nsize must be at least 1, got ", p.nsize);
   return p;
 }
-
-// The data's (batch, channels, plane) layout and channel c's window [c - pad, c - pad + nsize - 1]
-// within [0, channels).
-struct LrnWindow {
-  int64_t batch, channels, plane, pad, nsize;
-  LrnWindow(const Shape& s, int64_t nsize)
-      : batch(s[0]),
-        channels(s[1]),
-        plane(s.size() / std::max<int64_t>(batch * channels, 1)),
-        pad(nsize / 2),
-        nsize(nsize) {}
-  int64_t first(int64_t c) const { return std::max<int64_t>(c - pad, 0); }
-  int64_t last(int64_t c) const { return std::min(c - pad + nsize - 1, channels - 1); }
-  // The channels whose window holds channel i (the transposed window).
-  int64_t first_holding(int64_t i) const { return std::max<int64_t>(i + pad - nsize + 1, 0); }
-  int64_t last_holding(int64_t i) const { return std::min(i + pad, channels - 1); }
-};
 
 template <class T>
 void lrn_forward(const LrnParam& p, const ForwardArgs& a) {

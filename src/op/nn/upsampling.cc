@@ -7,16 +7,10 @@
 #include <cmath>
 
 #include "nn_util.h"
+#include "upsampling.h"
 
 namespace braid::op::detail {
 namespace {
-
-struct UpSamplingParam {
-  int64_t scale = 1, num_filter = 0, num_args = 1;
-  bool bilinear = false, sum = false;
-  const OpDef* deconv = nullptr;  // bilinear: the Deconvolution that computes it, and its param
-  std::any deconv_param;
-};
 
 std::any parse_upsampling(const AttrMap& attrs) {
   ParamReader rd(attrs, "UpSampling");

@@ -148,6 +148,7 @@ void add_concat(Registry& r) {
   };
   r.add(std::move(d));
   r.add_alias("Concat", "concat");
+  r.add_alias("_rnn_param_concat", "concat");  // MXNet's concat of the fused RNN's parameters
 }
 
 // ---- stack ----

@@ -1,6 +1,7 @@
 // Slicing by begin/end/step: slice (crop), the assignment into a slice _slice_assign
-// (_crop_assign) and _slice_assign_scalar (what `x[1:3] = y` runs in a graph), and slice_like
-// (the leading part of data the shape of another array). Each sees the selected region as a
+// (_crop_assign) and _slice_assign_scalar (what `x[1:3] = y` runs in a graph), slice_like
+// (the leading part of data the shape of another array), and the legacy Crop (an image region
+// of NCHW data, its size given or another array's). Each sees the selected region as a
 // strided view of the whole array (matrix_util.h).
 #include <array>
 #include <optional>
@@ -265,6 +266,99 @@ void add_slice_like(Registry& r) {
   r.add(std::move(d));
 }
 
+struct CropParam {
+  int num_args = 1;
+  int64_t y = 0, x = 0, h = 0, w = 0;  // offset and h_w
+  bool center = false;
+};
+
+// The region of NCHW `data` that Crop keeps as an (offset, strides, shape) view, `out` being the
+// output's shape.
+InputView crop_view(const CropParam& p, const Shape& data, const Shape& out) {
+  const int64_t y = p.center ? (data[2] - out[2]) / 2 : p.y, x = p.center ? (data[3] - out[3]) / 2 : p.x;
+  BRAID_CHECK(y >= 0 && x >= 0 && y + out[2] <= data[2] && x + out[3] <= data[3],
+              "operator Crop: the region at offset (", y, ", ", x, ") of size (", out[2], ", ", out[3],
+              ") lies outside data of shape ", data);
+  InputView v;
+  v.offset = y * data[3] + x;
+  v.shape = out.dims();
+  v.strides = contiguous_strides(data.dims());
+  return v;
+}
+
+void add_crop(Registry& r) {
+  OpDef d;
+  d.name = "Crop";
+  d.doc =
+      "The (h, w) region of NCHW data at `offset`, or centered (center_crop); (h, w) is h_w, or the height and "
+      "width of a second input crop_like (num_args=2).";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "Crop");
+    CropParam p;
+    p.num_args = rd.get<int>("num_args");
+    const auto offset = rd.get<std::vector<int64_t>>("offset", {0, 0});
+    const auto h_w = rd.get<std::vector<int64_t>>("h_w", {0, 0});
+    p.center = rd.get<bool>("center_crop", false);
+    rd.finish();
+    BRAID_CHECK(p.num_args == 1 || p.num_args == 2, "operator Crop: num_args=", p.num_args,
+                " must be 1 (data, with h_w) or 2 (data and crop_like)");
+    BRAID_CHECK(offset.size() == 2 && h_w.size() == 2,
+                "operator Crop: offset and h_w take two values, (y, x) and (h, w)");
+    p.y = offset[0];
+    p.x = offset[1];
+    p.h = h_w[0];
+    p.w = h_w[1];
+    return std::any(p);
+  };
+  d.list_arguments = [](const std::any& pa) {
+    return param<CropParam>(pa).num_args == 2 ? std::vector<std::string>{"data", "crop_like"}
+                                              : std::vector<std::string>{"data"};
+  };
+  d.key_var_num_args = "num_args";
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    const auto& p = param<CropParam>(pa);
+    if (!in[0].fully_known() || (p.num_args == 2 && !in[1].fully_known())) return false;
+    BRAID_CHECK(in[0].ndim() == 4, "operator Crop: data must be NCHW (4-D); got shape ", in[0]);
+    int64_t h = p.h, w = p.w;
+    if (p.num_args == 2) {
+      BRAID_CHECK(in[1].ndim() == 4, "operator Crop: crop_like must be NCHW (4-D); got shape ", in[1]);
+      h = in[1][2];
+      w = in[1][3];
+    }
+    BRAID_CHECK(h > 0 && w > 0 && h <= in[0][2] && w <= in[0][3], "operator Crop: a region of (", h, ", ", w,
+                ") does not fit data of shape ", in[0], "; give h_w (or crop_like) within its height and width");
+    const Shape o({in[0][0], in[0][1], h, w});
+    crop_view(p, in[0], o);  // checks the offset
+    merge_shape(out[0], o, "Crop", "output");
+    return true;
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    if (out[0] == kDTypeUnknown) out[0] = in[0];
+    if (in[0] == kDTypeUnknown) in[0] = out[0];
+    for (size_t i = 1; i < in.size(); ++i)
+      if (in[i] == kDTypeUnknown) in[i] = in[0];
+  };
+  d.cpu.forward = [](const OpContext& oc, const std::any& pa, const ForwardArgs& a) {
+    const TBlob &x = a.inputs[0], &y = a.outputs[0];
+    const InputView v = crop_view(param<CropParam>(pa), x.shape, y.shape);
+    data_mover(oc.ctx).copy(x.dtype, x.dptr, v.offset, v.strides, y.dptr, 0, contiguous_strides(v.shape), v.shape,
+                            a.req[0], "Crop");
+  };
+  // data's gradient: the output's inside the region, 0 outside; crop_like's: 0 (only its shape
+  // is used)
+  d.cpu.backward = [](const OpContext& oc, const std::any& pa, const BackwardArgs& a) {
+    const DataMover& move = data_mover(oc.ctx);
+    if (a.req.size() > 1 && a.req[1] == OpReq::Write) move.zero(a.in_grads[1]);
+    if (a.req[0] == OpReq::Null) return;
+    const TBlob &g = a.out_grads[0], &dx = a.in_grads[0];
+    const InputView v = crop_view(param<CropParam>(pa), dx.shape, g.shape);
+    if (a.req[0] == OpReq::Write) move.zero(dx);
+    move.copy(g.dtype, g.dptr, 0, contiguous_strides(v.shape), dx.dptr, v.offset, v.strides, v.shape, a.req[0], "Crop");
+  };
+  d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_matrix_slice_ops(Registry& r) {
@@ -272,6 +366,7 @@ void register_matrix_slice_ops(Registry& r) {
   add_slice_assign(r);
   add_slice_assign_scalar(r);
   add_slice_like(r);
+  add_crop(r);
 }
 
 }  // namespace braid::op::detail

@@ -80,7 +80,7 @@ TEST(NnGpu, DeconvolutionMatchesTheCpu) {
   for (const GpuCase& c : cases) expect_gpu_matches_cpu_both(c, kFloat32SumTolerance);
 }
 
-// 3-D convolutions (NCDHW) in float32 and float64; channels-last ones (NWC, NHWC, NDHWC, weights
+// 3-D convolutions (NCDHW) in float32 and float64; channels-last ones (NHWC, NDHWC; weights
 // (F, taps..., C/g): cuDNN's NHWC filters) in float32.
 TEST(NnGpu, ThreeDimensionalAndChannelsLastConvolutionsMatchTheCpu) {
   REQUIRE_GPU();
@@ -103,8 +103,6 @@ TEST(NnGpu, ThreeDimensionalAndChannelsLastConvolutionsMatchTheCpu) {
             {"layout", "NHWC"},
             {"no_bias", "True"}},
            {Shape({2, 9, 8, 4}), Shape({4, 3, 3, 2})}),
-      conv({{"kernel", "(3,)"}, {"num_filter", "4"}, {"layout", "NWC"}},
-           {Shape({2, 9, 3}), Shape({4, 3, 3}), Shape({4})}),
       conv({{"kernel", "(2, 3, 2)"}, {"num_filter", "3"}, {"layout", "NDHWC"}},
            {Shape({2, 4, 5, 4, 2}), Shape({3, 2, 3, 2, 2}), Shape({3})}),
   };
@@ -363,6 +361,25 @@ TEST(NnGpu, EmbeddingMatchesTheCpu) {
     return nd::invoke1("floor", {nd::random_uniform(-2, 12, shape, cpu(), dtype)});
   };
   expect_gpu_matches_cpu_both(c, 1e-5);
+}
+
+TEST(NnGpu, LrnL2NormalizationAndUpSamplingMatchTheCpu) {
+  REQUIRE_GPU();
+  nd::seed(25);
+  expect_gpu_matches_cpu_both(GpuCase{"LRN", {{"nsize", "3"}, {"alpha", "0.01"}}, {Shape({2, 5, 4, 3})}}, 1e-5);
+  for (const char* mode : {"instance", "channel", "spatial"})
+    expect_gpu_matches_cpu_both(GpuCase{"L2Normalization", {{"mode", mode}}, {Shape({2, 3, 4, 5})}}, 1e-5);
+  expect_gpu_matches_cpu_both(
+      GpuCase{"UpSampling", {{"scale", "2"}, {"sample_type", "nearest"}}, {Shape({2, 3, 4, 5})}}, 1e-6);
+  expect_gpu_matches_cpu_both(GpuCase{"UpSampling",
+                                      {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}},
+                                      {Shape({2, 3, 4, 4}), Shape({2, 2, 2, 2})}},
+                              1e-6);
+  expect_gpu_matches_cpu_both(
+      GpuCase{"UpSampling",
+              {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}, {"multi_input_mode", "sum"}},
+              {Shape({2, 3, 4, 4}), Shape({2, 3, 8, 8})}},
+      1e-6);
 }
 
 }  // namespace

@@ -71,6 +71,12 @@ void add_normalization_cases(std::vector<GradCase>& c) {
                 bn_ranges};
   sync.is_train = true;
   c.push_back(sync);
+  GradCase with_relu{"_contrib_BatchNormWithReLU",
+                     {{"fix_gamma", "False"}},
+                     {Shape({4, 3, 5}), Shape({3}), Shape({3}), Shape({3}), Shape({3})},
+                     bn_ranges};
+  with_relu.is_train = true;
+  c.push_back(with_relu);
   GradCase v1{"BatchNorm_v1",
               {{"fix_gamma", "True"}, {"output_mean_var", "True"}},
               {Shape({4, 3, 2}), Shape({3}), Shape({3}), Shape({3}), Shape({3})},

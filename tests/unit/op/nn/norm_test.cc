@@ -35,6 +35,24 @@ TEST(NnBasicBatchNorm, TrainingUsesBatchStatisticsAndUpdatesMovingOnes) {
   EXPECT_TRUE(all_close(r.grads[2], {1}));   // sum g
 }
 
+// relu(BatchNorm): the outputs above 0 kept, the gradient passing only where the output is
+// positive: g = {1, 0, 0, 0} reaches nothing (the first output is -1.5).
+TEST(NnBasicBatchNorm, TheReluFusedFormClipsTheOutputAndItsGradient) {
+  OpCall c = bn_call({{"eps", "0"}, {"fix_gamma", "False"}}, true);
+  c.op = "_contrib_BatchNormWithReLU";
+  OpResult r = run_op(c);
+  EXPECT_TRUE(all_close(r.outputs[0], {0, 0, 2.5, 2.5}));
+  EXPECT_TRUE(all_close(r.aux[0], {0.1}));
+  EXPECT_TRUE(all_close(r.grads[0], {0, 0, 0, 0}));
+  EXPECT_TRUE(all_close(r.grads[2], {0}));
+  c.out_grads = {{0, 0, 1, 0}, {}, {}};  // through the third output: BatchNorm's own gradient
+  c.op = "BatchNorm";
+  const OpResult plain = run_op(c);
+  c.op = "_contrib_BatchNormWithReLU";
+  const OpResult fused = run_op(c);
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(all_close(fused.grads[i], plain.grads[i])) << i;
+}
+
 TEST(NnBasicBatchNorm, FixGammaTreatsGammaAsOneWithZeroGradient) {
   OpResult r = run_op(bn_call({{"eps", "0"}}, true));
   EXPECT_TRUE(all_close(r.outputs[0], {-0.5, -0.5, 1.5, 1.5}));

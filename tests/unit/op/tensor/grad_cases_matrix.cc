@@ -58,6 +58,9 @@ std::vector<GradCase> matrix_grad_cases() {
   c.push_back({"slice", {{"begin", "(None, 1)"}, {"end", "(None, -1)"}, {"step", "(-1, 2)"}}, {Shape({3, 5, 2})}});
   c.push_back({"slice_like", {{"axes", "(0, 2)"}}, {Shape({3, 4, 5}), Shape({2, 9, 3})}, {}, {1}});
   c.push_back({"slice_like", {}, {Shape({3, 4}), Shape({2, 2})}, {}, {1}});
+  c.push_back({"Crop", {{"num_args", "1"}, {"h_w", "(3, 2)"}, {"offset", "(1, 2)"}}, {Shape({2, 3, 6, 5})}});
+  c.push_back(
+      {"Crop", {{"num_args", "2"}, {"center_crop", "True"}}, {Shape({2, 3, 6, 5}), Shape({1, 1, 3, 4})}, {}, {1}});
   c.push_back({"_slice_assign",
                {{"begin", "(1, None)"}, {"end", "(3, None)"}, {"step", "(1, 2)"}},
                {Shape({4, 5}), Shape({2, 3})}});

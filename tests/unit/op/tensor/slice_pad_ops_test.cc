@@ -1,4 +1,4 @@
-// slice_like, _slice_assign(_scalar), _split_v2, broadcast_axis, broadcast_like's axes, where
+// slice_like, Crop, _slice_assign(_scalar), _split_v2, broadcast_axis, broadcast_like's axes, where
 // with a row condition, pad, add_n, shape_array and size_array: values as MXNet's documentation and NumPy give them,
 // and errors naming the attribute.
 #include <gtest/gtest.h>
@@ -21,6 +21,18 @@ TEST(SlicePadOps, SliceLikeKeepsTheLeadingPart) {
   EXPECT_EQ(z.shape(), Shape({3, 3}));
   EXPECT_EQ(z.to_vector<double>(), (V{0, 1, 2, 4, 5, 6, 8, 9, 10}));
   EXPECT_THROW(nd::invoke1("slice_like", {x, NDArray(Shape({5, 1}))}), Error);
+}
+
+// A 1x1x4x5 image 0..19: rows 1-2, columns 2-4; centered like a 2x3 array: rows 1-2, columns 1-3.
+TEST(SlicePadOps, CropTakesTheRegionAtTheOffsetOrCentered) {
+  NDArray x = make_array(Shape({1, 1, 4, 5}), iota(20));
+  NDArray y = nd::invoke1("Crop", {x}, {{"num_args", "1"}, {"h_w", "(2, 3)"}, {"offset", "(1, 2)"}});
+  EXPECT_EQ(y.shape(), Shape({1, 1, 2, 3}));
+  EXPECT_EQ(y.to_vector<double>(), (V{7, 8, 9, 12, 13, 14}));
+  NDArray c = nd::invoke1("Crop", {x, NDArray(Shape({1, 1, 2, 3}))}, {{"num_args", "2"}, {"center_crop", "True"}});
+  EXPECT_EQ(c.to_vector<double>(), (V{6, 7, 8, 11, 12, 13}));
+  EXPECT_THROW(nd::invoke1("Crop", {x}, {{"num_args", "1"}, {"h_w", "(2, 3)"}, {"offset", "(3, 0)"}}), Error);
+  EXPECT_THROW(nd::invoke1("Crop", {x}, {{"num_args", "1"}, {"h_w", "(5, 3)"}}), Error);
 }
 
 TEST(SlicePadOps, SliceAssignReplacesTheRegion) {
