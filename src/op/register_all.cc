@@ -59,6 +59,8 @@ void register_all_ops(Registry& r) {
   register_group_adagrad_op(r);
   register_straight_through_ops(r);
   register_khatri_rao_op(r);
+  register_fft_ops(r);
+  register_count_sketch_op(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

@@ -47,6 +47,8 @@ void register_lars_ops(Registry& r);                // src/op/optimizer/lars_ops
 void register_group_adagrad_op(Registry& r);        // src/op/optimizer/group_adagrad_op.cc
 void register_straight_through_ops(Registry& r);    // src/op/contrib/straight_through.cc
 void register_khatri_rao_op(Registry& r);           // src/op/contrib/khatri_rao.cc
+void register_fft_ops(Registry& r);                 // src/op/contrib/fft_ops.cc (fft, ifft)
+void register_count_sketch_op(Registry& r);         // src/op/contrib/count_sketch.cc
 void register_histogram_ops(Registry& r);           // src/op/tensor/histogram.cc
 void register_resize_ops(Registry& r);  // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
 

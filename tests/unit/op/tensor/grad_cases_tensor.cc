@@ -23,6 +23,18 @@ std::vector<GradCase> tensor_grad_cases() {
   for (const char* op : {"erf", "softsign"}) c.push_back({op, {}, {Shape({3, 4})}});
   c.push_back({"erfinv", {}, {Shape({3, 4})}, {{-0.8, 0.8}}});
   c.push_back({"_contrib_quadratic", {{"a", "0.7"}, {"b", "-1.5"}, {"c", "2"}}, {Shape({3, 4})}});
+  c.push_back({"_contrib_fft", {}, {Shape({3, 5})}});
+  c.push_back({"_contrib_ifft", {}, {Shape({2, 3, 8})}});
+  // h: indices into out_dim 4 (two of them shared), s: signs; neither gets a gradient
+  c.push_back({"_contrib_count_sketch",
+               {{"out_dim", "4"}},
+               {Shape({3, 5}), Shape({1, 5}), Shape({1, 5})},
+               {},
+               {1, 2},
+               [](std::vector<std::vector<double>>& in) {
+                 in[1] = {0, 3, 1, 3, 2};
+                 in[2] = {1, -1, -1, 1, 1};
+               }});
   c.push_back({"_contrib_div_sqrt_dim", {}, {Shape({2, 3, 4})}});
   c.push_back({"moments", {{"axes", "(0, 2)"}}, {Shape({2, 3, 4})}});
   c.push_back({"moments", {{"keepdims", "True"}}, {Shape({3, 4})}});
