@@ -137,27 +137,25 @@ def main():
     print(f"ResNet-18 (CIFAR shapes), samples/s over {args.steps} steps after {args.warmup}, best of {args.rounds}")
     print(f"{'dtype':9} {'batch':>5} " + " ".join(f"{'braid ' + m:>17}" for m in modes) +
           f" {'torch eager':>12} " + " ".join(f"{m + '/torch':>17}" for m in modes), flush=True)
+    runs = [(m, args.braid_python, "braid", m) for m in modes] + [("torch", sys.executable, "torch", "eager")]
     for dtype in args.dtypes.split(","):
         for batch in [int(b) for b in args.batch_sizes.split(",")]:
-            best = {}
+            rates, errors = {}, {}  # the best samples/s of each run, or why it failed
             for _ in range(args.rounds):
-                runs = [(m, args.braid_python, "braid", m) for m in modes] + [("torch", sys.executable, "torch", "eager")]
                 for key, python, side, mode in runs:
                     r = run_worker(python, side, batch, dtype, mode, args)
                     if "error" in r:
-                        best.setdefault(key, r)
-                    elif "samples_per_sec" not in best.get(key, {}) or r["samples_per_sec"] > best[key]["samples_per_sec"]:
-                        best[key] = r
-            cell = lambda r: f"{r['samples_per_sec']:>17.0f}" if "samples_per_sec" in r else f"{'failed':>17}"
-            torch_rate = best["torch"].get("samples_per_sec")
-            ratios = [f"{best[m]['samples_per_sec'] / torch_rate:>17.2f}" if torch_rate and "samples_per_sec" in best[m]
-                      else f"{'-':>17}" for m in modes]
-            print(f"{dtype:9} {batch:>5} " + " ".join(cell(best[m]) for m in modes) +
-                  f" {cell(best['torch'])[5:]:>12} " + " ".join(ratios), flush=True)
-            for key, r in best.items():
-                if "error" in r:
-                    print(f"  {key}: {r['error']}", flush=True)
-
+                        errors.setdefault(key, r["error"])
+                    else:
+                        rates[key] = max(rates.get(key, 0.0), r["samples_per_sec"])
+            cell = lambda key, width: f"{rates[key]:>{width}.0f}" if key in rates else f"{'failed':>{width}}"
+            ratios = [f"{rates[m] / rates['torch']:>17.2f}" if m in rates and "torch" in rates else f"{'-':>17}"
+                      for m in modes]
+            print(f"{dtype:9} {batch:>5} " + " ".join(cell(m, 17) for m in modes) + f" {cell('torch', 12)} " +
+                  " ".join(ratios), flush=True)
+            for key, why in errors.items():
+                if key not in rates:
+                    print(f"  {key}: {why}", flush=True)
 
 if __name__ == "__main__":
     main()
