@@ -20,8 +20,9 @@ namespace {
 
 TEST(GpuRuntime, TheReasonIsEmptyExactlyWhenThereIsAGpu) {
   EXPECT_EQ(gpu_runtime::unavailable_reason().empty(), num_gpus() > 0) << gpu_runtime::unavailable_reason();
-  if (!gpu_runtime::built_with_cuda())
+  if (!gpu_runtime::built_with_cuda()) {
     EXPECT_NE(gpu_runtime::unavailable_reason().find("BRAID_WITH_CUDA"), std::string::npos);
+  }
 }
 
 TEST(GpuRuntime, WithoutAGpuArraysOnGpuFailWithTheReason) {
