@@ -135,3 +135,15 @@ def test_get_symbol_gives_the_recorded_graph():
     np.testing.assert_array_equal(exe.forward()[0].asnumpy(), y.asnumpy())
     assert [n["op"] for n in json.loads(sym.tojson())["nodes"]] == ["null", "_mul_scalar", "relu", "null",
                                                                      "elemwise_add"]
+
+
+def test_reductions_of_integer_arrays_have_gradients():
+    # as MXNet: sum, mean and max take integer arrays forward and backward
+    for op, expected in [("sum", [[1, 1], [1, 1]]), ("max", [[0, 0], [0, 1]])]:
+        a = mx.nd.array([[1, 2], [3, 4]], dtype="int32")
+        a.attach_grad()
+        with mx.autograd.record():
+            out = getattr(a, op)()
+        out.backward()
+        assert a.grad.dtype == np.int32
+        assert a.grad.asnumpy().tolist() == expected

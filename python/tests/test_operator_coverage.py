@@ -3,6 +3,8 @@ every name the list says Braid has is registered, every name it says is missing 
 (so the list is updated when one lands), and the share covered never falls below the list's."""
 import os
 
+import numpy as np
+
 import braid as mx
 
 LIST = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "conformance", "mxnet_operators.txt")
@@ -35,3 +37,16 @@ def test_aliases_reach_the_same_operator():
     b = mx.nd.array([3.0, 2.0, 1.0])
     assert mx.nd._internal._Greater(a, b).asnumpy().tolist() == [0, 0, 1]
     assert mx.nd._internal._EqualScalar(a, scalar=2.0).asnumpy().tolist() == [0, 1, 0]
+
+
+def test_the_graph_pass_operators_compute_what_mxnet_s_do():
+    a = mx.nd.array([1.0, 2.0, 3.0])
+    b = mx.nd.array([3.0, 2.0, 1.0])
+    assert mx.nd._internal._grad_add(a, b).asnumpy().tolist() == [4, 4, 4]
+    assert mx.nd._internal._CrossDeviceCopy(a).asnumpy().tolist() == [1, 2, 3]
+    zeros = mx.nd._internal._zeros_without_dtype(shape=(2, 3))
+    assert zeros.shape == (2, 3) and zeros.dtype == np.float32 and zeros.asnumpy().sum() == 0
+    assert mx.nd._internal._zeros_without_dtype(shape=(2,), dtype=1).dtype == np.float64
+    # in a graph, the dtype is left to the ops reading the output
+    s = mx.sym._internal._zeros_without_dtype(shape=(2,)) + mx.sym.var("x")
+    assert s.infer_type(x="float64")[1] == [np.float64]

@@ -100,8 +100,10 @@ Kernel backward_kernel(const op::OpDef& def, const std::any& param, bool trainin
   k.name = def.name.c_str();
   k.backward = true;
   for (const auto* list : {&out_grads, &inputs, &outputs})
-    for (const auto& a : *list)
-      if (!a.is_none()) k.reads.push_back(a.var());
+    for (const auto& a : *list) {
+      const bool aux = list == &inputs && static_cast<size_t>(&a - inputs.data()) >= nargs;
+      if (!a.is_none()) (aux && def.backward_mutates_aux ? k.writes : k.reads).push_back(a.var());
+    }
   for (size_t i = 0; i < nargs; ++i)
     if (!in_grads[i].is_none() && req[i] != op::OpReq::Null) k.writes.push_back(in_grads[i].var());
   Context ctx = inputs.empty() ? cpu() : inputs[0].ctx();

@@ -5,6 +5,7 @@
 #include "braid/ndarray/amp.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
+#include "braid/op/shape_inference.h"
 #include "imperative/push_op.h"
 #include "imperative/recorder.h"
 #include "imperative/tracer.h"
@@ -74,9 +75,17 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
   for (size_t i = 0; i < nargs; ++i)
     BRAID_CHECK(in_shapes[i] == inputs[i].shape(), "operator ", def.name, ": input ", arg_names[i], " has shape ",
                 inputs[i].shape(), " but ", in_shapes[i], " is required");
+  if (!complete && def.value_dependent_shape) {
+    std::vector<Shape> from_values = def.value_dependent_shape(param, inputs);
+    for (size_t i = 0; i < out_shapes.size(); ++i)
+      op::merge_shape(out_shapes[i], from_values.at(i), def.name, "output");
+    complete = true;
+  }
   BRAID_CHECK(complete, "operator ", def.name, ": cannot infer the output shapes from inputs");
   for (size_t i = 0; i < out_shapes.size(); ++i) check_shape(out_shapes[i], cat("operator ", def.name, ": output ", i));
   def.infer_type(param, in_types, out_types, aux_types);
+  for (DType& t : out_types)
+    if (t == kDTypeUnknown) t = DType::Float32;  // nothing fixes it (_zeros_without_dtype): MXNet's default
   for (size_t i = 0; i < out.size(); ++i)
     BRAID_CHECK(out_shapes[i] == out[i].shape() && out_types[i] == out[i].dtype(), "operator ", def.name,
                 ": out array ", i, " is ", out[i].shape(), " ", dtype_name(out[i].dtype()), " but the result is ",

@@ -61,6 +61,12 @@ void register_all_ops(Registry& r) {
   register_khatri_rao_op(r);
   register_fft_ops(r);
   register_count_sketch_op(r);
+  register_boolean_mask_op(r);
+  register_hawkesll_op(r);
+  register_deformable_convolution_ops(r);
+  register_deformable_psroi_pooling_op(r);
+  register_mrcnn_mask_target_op(r);
+  register_identity_attach_kl_sparse_reg_op(r);
   linalg::register_blas3_ops(r);
   linalg::register_factor_ops(r);
   linalg::register_inverse_ops(r);

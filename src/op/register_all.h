@@ -49,6 +49,12 @@ void register_straight_through_ops(Registry& r);    // src/op/contrib/straight_t
 void register_khatri_rao_op(Registry& r);           // src/op/contrib/khatri_rao.cc
 void register_fft_ops(Registry& r);                 // src/op/contrib/fft_ops.cc (fft, ifft)
 void register_count_sketch_op(Registry& r);         // src/op/contrib/count_sketch.cc
+void register_boolean_mask_op(Registry& r);         // src/op/contrib/boolean_mask.cc
+void register_hawkesll_op(Registry& r);             // src/op/contrib/hawkesll.cc
+void register_deformable_convolution_ops(Registry& r);  // src/op/contrib/deformable_convolution.cc
+void register_deformable_psroi_pooling_op(Registry& r);  // src/op/contrib/deformable_psroi_pooling.cc
+void register_mrcnn_mask_target_op(Registry& r);         // src/op/contrib/mrcnn_mask_target.cc
+void register_identity_attach_kl_sparse_reg_op(Registry& r);  // src/op/nn/identity_attach_kl_sparse_reg.cc
 void register_histogram_ops(Registry& r);           // src/op/tensor/histogram.cc
 void register_resize_ops(Registry& r);  // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
 

@@ -4,6 +4,7 @@
 #include "braid/ndarray/creation.h"
 #include "exec_plan.h"
 #include "imperative/recorder.h"
+#include "op_by_op.h"
 #include "run_state.h"
 
 namespace braid::symbol {
@@ -18,6 +19,7 @@ CachedOp::CachedOp(Symbol symbol, bool static_alloc, ExecutorOptions options)
       arg_names_(symbol_.list_arguments()),
       num_aux_(symbol_.list_auxiliary_states().size()),
       static_alloc_(static_alloc),
+      op_by_op_(detail::has_value_dependent_shapes(symbol_.outputs())),
       options_(options) {}
 
 CachedOp::~CachedOp() = default;
@@ -38,6 +40,7 @@ std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, cons
   BRAID_CHECK(!args.empty() && !args[0].is_none(), "a cached graph needs its input arrays");
   for (size_t i = 0; i < args.size(); ++i)
     BRAID_CHECK(!args[i].is_none(), "the cached graph's argument ", arg_names_[i], " is None");
+  if (op_by_op_) return detail::run_op_by_op(symbol_.outputs(), args, aux);
 
   imperative::Recorder* recorder = imperative::recorder();
   detail::BindInfo info;

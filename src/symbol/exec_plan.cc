@@ -53,6 +53,10 @@ class PlanBuilder {
     }
     bool shapes_known = infer_shapes(g_, shapes_);
     bool types_known = infer_types(g_, types_);
+    for (const auto& n : g_.nodes)
+      BRAID_CHECK(shapes_known || !n->op || !n->op->value_dependent_shape, "bind: the output shapes of node '", n->name,
+                  "' (", n->op->name, ") depend on its input values, which a bound graph cannot plan for; run it ",
+                  "imperatively, or through a hybridized block or CachedOp, which run such graphs op by op");
     for (uint32_t i = 0; i < g_.nodes.size(); ++i)
       for (uint32_t k = 0; k < g_.nodes[i]->num_outputs(); ++k) {
         uint32_t e = g_.entry_id(i, k);

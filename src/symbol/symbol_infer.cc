@@ -2,6 +2,7 @@
 #include "braid/base/error.h"
 #include "braid/symbol/symbol.h"
 #include "infer.h"
+#include "op_by_op.h"
 
 namespace braid {
 namespace {
@@ -52,6 +53,11 @@ InferResult<Shape> Symbol::infer_shape(const std::map<std::string, Shape>& known
     if (!r.arg[i].fully_known()) missing += cat(missing.empty() ? "" : ", ", args[i], " ", r.arg[i]);
   for (size_t i = 0; i < r.aux.size(); ++i)
     if (!r.aux[i].fully_known()) missing += cat(missing.empty() ? "" : ", ", aux[i], " ", r.aux[i]);
+  if (missing.empty() && symbol::detail::has_value_dependent_shapes(outputs_))
+    throw Error(
+        "infer_shape: the graph's output shapes depend on its input values (an operator such as "
+        "contrib.boolean_mask), which shape inference cannot know; run it imperatively, or through a "
+        "hybridized block or CachedOp, which run such graphs op by op");
   throw Error(cat("infer_shape: cannot complete the shapes of ",
                   missing.empty() ? std::string("some internal outputs") : missing,
                   "; give more input shapes (or use infer_shape_partial)"));

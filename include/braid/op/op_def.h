@@ -109,6 +109,10 @@ struct OpDef {
   /// throws on inconsistent shapes. Returns true once every shape is fully known.
   std::function<bool(const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>& aux)>
       infer_shape;
+  /// For an op whose output shapes depend on its input values (boolean_mask), where infer_shape
+  /// leaves them unknown: the shapes from the inputs, which it reads (waiting for them). Imperative
+  /// calls use it; a graph holding such an op runs op by op (symbol::CachedOp).
+  std::function<std::vector<Shape>(const std::any&, const std::vector<NDArray>& inputs)> value_dependent_shape;
   /// Completes dtypes; default: all inputs, outputs and aux share the first known dtype.
   std::function<void(const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux)>
       infer_type;
@@ -137,6 +141,8 @@ struct OpDef {
   bool elementwise = false;
   /// Forward writes its aux states in training (BatchNorm's moving statistics).
   bool mutates_aux = false;
+  /// Backward writes its aux states (IdentityAttachKLSparseReg's moving average of activations).
+  bool backward_mutates_aux = false;
   /// Arguments (indices into list_arguments) that forward updates in place whatever the mode:
   /// MXNet's FMutateInputs, used by the optimizer updates for their states (sgd_mom_update's
   /// `mom`, adam_update's `mean` and `var`). They stay arguments, as in MXNet, rather than aux

@@ -9,6 +9,9 @@
 /// `static_alloc` one set of buffers per plan is reused: outputs are overwritten by the next
 /// call, and a backward must come before the next forward, as in MXNet.
 ///
+/// A graph whose shapes depend on values (boolean_mask) cannot be planned: it runs one operator
+/// call at a time, each recorded by autograd as in imperative code, as MXNet runs such graphs.
+///
 ///   symbol::CachedOp op(net_symbol, /*static_alloc=*/false);
 ///   auto outputs = op(args, aux);   // args in list_arguments() order, aux likewise
 #include <map>
@@ -47,6 +50,7 @@ class CachedOp {
   std::vector<std::string> arg_names_;  // list_arguments(), walked once
   size_t num_aux_;
   bool static_alloc_;
+  bool op_by_op_;  // the graph has an op with value-dependent shapes
   ExecutorOptions options_;
   MonitorCallback monitor_;
   bool monitor_all_ = false;

@@ -1,7 +1,6 @@
 """mxnet.ndarray.contrib: the operators named `_contrib_<name>`, as `<name>`, MXNet's Python
-element tests isinf, isfinite and isnan (1 where true, 0 elsewhere, in the input's dtype), the
-log-uniform candidate sampler rand_zipfian and boolean_mask, whose output shape depends on the
-values of its index."""
+element tests isinf, isfinite and isnan (1 where true, 0 elsewhere, in the input's dtype) and the
+log-uniform candidate sampler rand_zipfian."""
 import math
 
 from ..context import current_context
@@ -10,7 +9,7 @@ from ._namespace import operator_getattr
 from . import contrib_optimizer
 from .contrib_optimizer import *  # noqa: F401,F403 (adamw_update, multi_lamb_update, ...)
 
-__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "boolean_mask"] + contrib_optimizer.__all__
+__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian"] + contrib_optimizer.__all__
 
 __getattr__ = operator_getattr(globals(), "ndarray.contrib", "_contrib_")
 
@@ -46,16 +45,3 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     sampled = (draws.exp() - 1).astype("int64") % range_max
     expected_true = zipfian_counts(true_classes.as_in_context(ctx).astype("float64"), num_sampled, log_range)
     return sampled, expected_true, zipfian_counts(sampled.astype("float64"), num_sampled, log_range)
-
-
-def boolean_mask(data, index, axis=0):
-    """The slices of ``data`` along ``axis`` whose entry in ``index`` (1-D, one per slice) is
-    non-zero, in order; under autograd the gradient goes back to those slices. The output's
-    length along ``axis`` is known once ``index`` is computed, so this waits for it."""
-    from .ndarray import array
-    from ..base import MXNetError
-    if index.ndim != 1 or index.shape[0] != data.shape[axis]:
-        raise MXNetError("boolean_mask: index must be 1-D with one entry per slice of data along axis %d "
-                         "(%d); got shape %s" % (axis, data.shape[axis], index.shape))
-    keep = [i for i, flag in enumerate(index.asnumpy().tolist()) if flag != 0]
-    return data.take(array(keep, ctx=data.context, dtype="int64"), axis=axis)

@@ -80,7 +80,8 @@ void register_elemwise_binary_ops(Registry& r) {
     add_binary<decltype(fn)>(r, name, false);
     add_binary<decltype(fn)>(r, cat("broadcast_", stem), true);
   });
-  for (const char* alias : {"_plus", "_add", "_Plus"}) r.add_alias(alias, "elemwise_add");
+  // _grad_add: MXNet's elemwise_add as its gradient aggregation inserts it (never in place).
+  for (const char* alias : {"_plus", "_add", "_Plus", "_grad_add"}) r.add_alias(alias, "elemwise_add");
   for (const char* alias : {"_minus", "_sub", "_Minus"}) r.add_alias(alias, "elemwise_sub");
   for (const char* alias : {"_mul", "_Mul"}) r.add_alias(alias, "elemwise_mul");
   for (const char* alias : {"_div", "_Div"}) r.add_alias(alias, "elemwise_div");

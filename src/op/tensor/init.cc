@@ -67,6 +67,31 @@ void add_fill_op(Registry& r, const std::string& name, double fixed, bool has_va
   r.add(std::move(d));
 }
 
+// MXNet's _zeros_without_dtype (what its gradient passes insert): _zeros whose dtype is an int
+// code or a name, -1 (the default) leaving it to the ops reading the output (an imperative call:
+// float32, as any output whose dtype nothing fixes).
+void add_zeros_without_dtype(Registry& r) {
+  OpDef d = r.find("_zeros");
+  d.name = "_zeros_without_dtype";
+  d.doc = "An array of zeros whose dtype (-1: unset) the graph may decide.";
+  d.parse = [](const AttrMap& a) {
+    ParamReader rd(a, "_zeros_without_dtype");
+    InitParam p;
+    p.shape = rd.get<Shape>("shape", Shape({}));
+    const auto dtype = rd.get<std::string>("dtype", "-1");
+    const bool code = !dtype.empty() && dtype.find_first_not_of("-0123456789") == std::string::npos;
+    p.dtype = !code ? dtype_from_name(dtype) : dtype == "-1" ? kDTypeUnknown : dtype_from_code(std::stoi(dtype));
+    rd.get<std::string>("ctx", "cpu(0)");
+    rd.finish();
+    return std::any(p);
+  };
+  d.infer_type = [](const std::any& p, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    const DType given = param<InitParam>(p).dtype;
+    if (given != kDTypeUnknown) out[0] = given;
+  };
+  r.add(std::move(d));
+}
+
 struct CastParam {
   DType dtype = DType::Float32;
 };
@@ -167,6 +192,7 @@ void register_init_ops(Registry& r) {
   add_fill_op(r, "_zeros", 0.0, false);
   add_fill_op(r, "_ones", 1.0, false);
   add_fill_op(r, "_full", 0.0, true);
+  add_zeros_without_dtype(r);
 
   OpDef arange;
   arange.name = "_arange";
@@ -248,6 +274,8 @@ void register_init_ops(Registry& r) {
   r.add(std::move(copy));
   r.add_alias("_copy", "_copyto");
   r.add_alias("identity", "_copyto");
+  // MXNet's executor inserts it between devices; imperatively and in Braid's graphs, a copy.
+  r.add_alias("_CrossDeviceCopy", "_copyto");
 
   OpDef cast;
   cast.name = "Cast";

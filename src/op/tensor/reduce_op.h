@@ -47,7 +47,7 @@ auto elementwise_reduce_grad(const std::string& name, Rule rule) {
   return [name, rule](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     if (a.req[0] == OpReq::Null) return;
     const ReducePlan plan = reduce_plan_for(name, param<P>(pa), a.inputs[0].shape);
-    BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
+    BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {  // integers: as forward accepts them
       const T* x = a.inputs[0].ptr<T>();
       const T* y = a.outputs[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();

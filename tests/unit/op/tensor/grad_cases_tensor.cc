@@ -36,6 +36,60 @@ std::vector<GradCase> tensor_grad_cases() {
                  in[2] = {1, -1, -1, 1, 1};
                }});
   c.push_back({"_contrib_div_sqrt_dim", {}, {Shape({2, 3, 4})}});
+  // index: slices 0, 2 and 3 of 4 kept (along axis 0, and along axis 1)
+  for (const char* axis : {"0", "1"})
+    c.push_back({"_contrib_boolean_mask",
+                 {{"axis", axis}},
+                 {axis[0] == '0' ? Shape({4, 3}) : Shape({2, 4, 3}), Shape({4})},
+                 {},
+                 {1},
+                 [](std::vector<std::vector<double>>& in) {
+                   in[1] = {1, 0, 2.5, -1};
+                 }});
+  // Two sequences of 5 and 3 events over 3 marks; mu, alpha and beta get gradients (from both
+  // outputs), the state and the event data none.
+  c.push_back(
+      {"_contrib_hawkesll",
+       {},
+       {Shape({2, 3}), Shape({3}), Shape({3}), Shape({2, 3}), Shape({2, 5}), Shape({2, 5}), Shape({2}), Shape({2})},
+       {{0.5, 1.5}, {0.1, 0.5}, {0.5, 2.0}, {0.0, 1.0}, {0.1, 1.0}},
+       {3, 4, 5, 6, 7},
+       [](std::vector<std::vector<double>>& in) {
+         in[5] = {0, 2, 0, 1, 2, 1, 1, 0, 2, 2};
+         in[6] = {5, 3};
+         in[7] = {8, 6};
+       }});
+  // Offsets of up to 1.5 pixels, some samples falling outside the image
+  c.push_back({"_contrib_DeformableConvolution",
+               {{"kernel", "(3,3)"}, {"num_filter", "3"}, {"pad", "(1,1)"}},
+               {Shape({2, 2, 4, 4}), Shape({2, 18, 4, 4}), Shape({3, 2, 3, 3}), Shape({3})},
+               {{-1, 1}, {-1.5, 1.5}}});
+  c.push_back({"_contrib_ModulatedDeformableConvolution",
+               {{"kernel", "(2,2)"},
+                {"num_filter", "4"},
+                {"stride", "(2,2)"},
+                {"pad", "(1,1)"},
+                {"num_group", "2"},
+                {"num_deformable_group", "2"},
+                {"no_bias", "True"}},
+               {Shape({1, 4, 5, 5}), Shape({1, 16, 3, 3}), Shape({1, 8, 3, 3}), Shape({4, 2, 2, 2})},
+               {{-1, 1}, {-1.5, 1.5}, {0, 1}}});
+  // Two regions (image, x1, y1, x2, y2) on a 6 x 6 map, 2 x 2 bins of 2 x 2 samples, shifted by trans
+  GradCase psroi{"_contrib_DeformablePSROIPooling",
+                 {{"spatial_scale", "0.5"},
+                  {"output_dim", "2"},
+                  {"group_size", "2"},
+                  {"pooled_size", "2"},
+                  {"sample_per_part", "2"},
+                  {"trans_std", "0.1"}},
+                 {Shape({2, 8, 6, 6}), Shape({2, 5}), Shape({2, 2, 2, 2})},
+                 {},
+                 {1},
+                 [](std::vector<std::vector<double>>& in) { in[1] = {0, 1, 2, 8, 9, 1, 3, 0, 10, 6}; }};
+  psroi.visible_outputs_only = true;
+  c.push_back(psroi);
+  // With penalty 0 the gradient is the identity's (the penalty: python/tests/test_sparse_reg.py)
+  c.push_back({"IdentityAttachKLSparseReg", {{"penalty", "0"}}, {Shape({3, 4}), Shape({4})}, {{0.1, 0.9}, {0.1, 0.9}}});
   c.push_back({"moments", {{"axes", "(0, 2)"}}, {Shape({2, 3, 4})}});
   c.push_back({"moments", {{"keepdims", "True"}}, {Shape({3, 4})}});
   c.push_back({"diag", {{"k", "-1"}}, {Shape({3})}});
