@@ -1,6 +1,6 @@
 """mxnet.ndarray.contrib: the operators named `_contrib_<name>`, as `<name>`, MXNet's Python
-element tests isinf, isfinite and isnan (1 where true, 0 elsewhere, in the input's dtype) and the
-log-uniform candidate sampler rand_zipfian."""
+element tests isinf, isfinite and isnan (1 where true, 0 elsewhere, in the input's dtype), the
+log-uniform candidate sampler rand_zipfian, and the control flow foreach, while_loop and cond."""
 import math
 
 from ..context import current_context
@@ -8,8 +8,9 @@ from . import random as _random
 from ._namespace import operator_getattr
 from . import contrib_optimizer
 from .contrib_optimizer import *  # noqa: F401,F403 (adamw_update, multi_lamb_update, ...)
+from .control_flow import foreach, while_loop, cond  # noqa: F401
 
-__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian"] + contrib_optimizer.__all__
+__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "foreach", "while_loop", "cond"] + contrib_optimizer.__all__
 
 __getattr__ = operator_getattr(globals(), "ndarray.contrib", "_contrib_")
 
