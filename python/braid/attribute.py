@@ -1,5 +1,6 @@
 """mxnet.attribute: ``with AttrScope(ctx_group='dev1'):`` gives every symbol made inside these
 attributes (an explicit ``attr=`` wins over the scope's). Scopes nest; the current one is per thread."""
+import collections
 from ._thread_local import ThreadLocalCurrent
 
 __all__ = ["AttrScope"]
@@ -7,6 +8,9 @@ __all__ = ["AttrScope"]
 
 class AttrScope(metaclass=ThreadLocalCurrent):
     """Attributes (string values) for the symbols made while the scope is entered."""
+
+    # How many control-flow subgraphs (mx.sym.contrib.foreach, ...) took each name, as MXNet counts.
+    _subgraph_names = collections.defaultdict(int)
 
     @classmethod
     def _default(cls):

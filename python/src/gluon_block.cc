@@ -7,6 +7,7 @@
 #include "braid/gluon/block.h"
 #include "braid/gluon/symbol_block.h"
 #include "braid/gluon/symbolic_call.h"
+#include "braid/gluon/tracing.h"
 #include "braid/symbol/symbol.h"
 
 namespace braid::python {
@@ -256,6 +257,8 @@ void bind_gluon_block(py::module_& m) {
       });
 
   g.def("_share_parameters", [](py::object params) { return sharing(params); });
+  g.def("_tracing", &gluon::tracing);
+  g.def("_trace_cannot_replay", &gluon::trace_cannot_replay);
   py::class_<gluon::ShareParameters>(g, "_ShareParameters");
   py::class_<NameScopeGuard>(g, "_NameScope")
       .def("__enter__", [](NameScopeGuard& s) { s.scope.emplace(*s.block); })

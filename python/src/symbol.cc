@@ -8,6 +8,7 @@
 #include "braid/symbol/cached_op.h"
 #include "braid/symbol/compose.h"
 #include "braid/symbol/executor.h"
+#include "braid/symbol/subgraph.h"
 #include "braid/symbol/symbol.h"
 
 namespace braid::python {
@@ -295,6 +296,11 @@ void bind_symbol(py::module_& m) {
   s.def("load", &Symbol::load);
   s.def("load_json", &Symbol::fromjson);
   s.def("make", &make_symbol);
+  // The body of a control-flow operator: (graph, [(cut variable name, outside symbol), ...]).
+  s.def("cut_subgraph", [](const Symbol& graph, const std::string& scope) {
+    braid::symbol::CutSubgraph c = braid::symbol::cut_subgraph(graph, scope);
+    return py::make_tuple(c.graph, c.cut);
+  });
 
   py::class_<Executor, std::shared_ptr<Executor>>(s, "Executor")
       .def(

@@ -1,5 +1,7 @@
 """mx.nd.contrib.foreach, while_loop and cond against plain Python loops over NumPy arrays, with
 their output formats and gradients."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,123 @@ def test_cond_runs_one_branch():
     assert out.asscalar() == 6 and calls == ["then"]
     out = mx.nd.contrib.cond(mx.nd.array([0]), lambda: a * 3, lambda: a - 1)
     assert out.asscalar() == 1
+
+
+def _bind_and_run(sym, args, head_grads):
+    grads = {k: mx.nd.zeros(v.shape, dtype=v.dtype) for k, v in args.items()}
+    exe = sym.bind(mx.cpu(), args=args, args_grad=grads)
+    outputs = [o.asnumpy() for o in exe.forward(is_train=True)]
+    exe.backward(head_grads)
+    return outputs, {k: g.asnumpy() for k, g in grads.items()}
+
+
+def test_symbolic_foreach_matches_the_imperative_loop_with_gradients():
+    rng = np.random.RandomState(3)
+    values = {"x": rng.uniform(-1, 1, (4, 3)), "h": rng.uniform(-1, 1, 3), "w": rng.uniform(-1, 1, 3),
+              "u": rng.uniform(-1, 1, 3)}
+    heads = [rng.uniform(-1, 1, (4, 3)), rng.uniform(-1, 1, 3)]
+    x, h, w, u = (mx.sym.var(n) for n in "xhwu")
+    outside = w * 2 + u  # computed outside the body: an input of the loop node
+
+    def step(F, wv):
+        def body(xt, states):
+            new = F.tanh(xt * wv + states[0])
+            return new * 3, [new]
+        return body
+
+    out, states = mx.sym.contrib.foreach(step(mx.sym, outside), x, [h])
+    sym = mx.sym.Group([out, states[0]])
+    assert sym.list_arguments() == ["x", "h", "w", "u"]
+    sym = mx.sym.load_json(sym.tojson())  # the body travels in the node's JSON
+    args = {k: mx.nd.array(v) for k, v in values.items()}
+    outputs, grads = _bind_and_run(sym, args, [mx.nd.array(g) for g in heads])
+
+    arrays = {k: mx.nd.array(v) for k, v in values.items()}
+    for a in arrays.values():
+        a.attach_grad()
+    with mx.autograd.record():
+        ref_out, ref_states = mx.nd.contrib.foreach(step(mx.nd, arrays["w"] * 2 + arrays["u"]), arrays["x"],
+                                                    [arrays["h"]])
+    mx.autograd.backward([ref_out, ref_states[0]], [mx.nd.array(g) for g in heads])
+    np.testing.assert_allclose(outputs[0], ref_out.asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(outputs[1], ref_states[0].asnumpy(), rtol=1e-5)
+    for k in "xhwu":
+        np.testing.assert_allclose(grads[k], arrays[k].grad.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+class _Accumulate(mx.gluon.HybridBlock):
+    def hybrid_forward(self, F, data, state):
+        out, states = F.contrib.foreach(lambda x, s: (x + s[0], [s[0] + x]), data, [state])
+        return out, states[0]
+
+
+def test_a_hybridized_block_with_python_control_flow_keeps_running_its_forward():
+    # A recorded graph would hold this call's trip count: the block says so and keeps its loop.
+    state = mx.nd.array([1.0, -1.0])
+    plain, hybrid = _Accumulate(), _Accumulate()
+    hybrid.hybridize()
+    for steps in (4, 6):
+        values = np.arange(2.0 * steps).reshape(steps, 2)
+        data = mx.nd.array(values)
+        for block in (plain, hybrid):
+            data.attach_grad()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with mx.autograd.record():
+                    out, last = block(data, state)
+                    (out.sum() + last.sum()).backward()
+            # the hybridized block's first call warns, once
+            warned = any("runs its forward" in str(w.message) for w in caught)
+            assert warned == (block is hybrid and steps == 4)
+            np.testing.assert_array_equal(out.asnumpy(), np.cumsum(values, axis=0) + [1, -1])
+            np.testing.assert_array_equal(last.asnumpy(), values.sum(axis=0) + [1, -1])
+            # x_t reaches out_t, out_{t+1}, ..., and the last state
+            np.testing.assert_array_equal(data.grad.asnumpy()[:, 0], np.arange(steps, 0, -1) + 1)
+
+
+def test_symbolic_foreach_infers_shapes_through_the_body():
+    x = mx.sym.var("x", shape=(0, 3, 8))
+    out, states = mx.sym.contrib.foreach(lambda xt, s: (xt * 2, [s[0] + xt]), x, [mx.sym.var("s")])
+    args, outs, _ = mx.sym.Group([out, states[0]]).infer_shape_partial()
+    assert outs == [(0, 3, 8), (3, 8)] and args == [(0, 3, 8), (3, 8)]
+    with pytest.raises(AssertionError, match="does not use its input"):
+        mx.sym.contrib.foreach(lambda xt, s: (s[0] * 2, s), x, [mx.sym.var("s")])
+
+
+def test_symbolic_while_loop_pads_and_differentiates_like_the_imperative_one():
+    i, s, w = mx.sym.var("i"), mx.sym.var("s"), mx.sym.var("w")
+    outs, (last_i, last_s) = mx.sym.contrib.while_loop(
+        cond=lambda i, s: i < 4, func=lambda i, s: ([s * w], (i + 1, s * w + 1)), loop_vars=(i, s), max_iterations=6)
+    sym = mx.sym.load_json(mx.sym.Group([outs[0], last_i, last_s]).tojson())
+    values = {"i": np.array([1.0]), "s": np.array([0.5, -1.0]), "w": np.array([2.0, 3.0])}
+    heads = [np.random.RandomState(0).uniform(-1, 1, (6, 2)), np.ones(1), np.array([1.0, 2.0])]
+    outputs, grads = _bind_and_run(sym, {k: mx.nd.array(v) for k, v in values.items()},
+                                   [mx.nd.array(h) for h in heads])
+    arrays = {k: mx.nd.array(v) for k, v in values.items()}
+    for a in arrays.values():
+        a.attach_grad()
+    with mx.autograd.record():
+        ref, (ref_i, ref_s) = mx.nd.contrib.while_loop(
+            lambda i, s: i < 4, lambda i, s: ([s * arrays["w"]], (i + 1, s * arrays["w"] + 1)),
+            (arrays["i"], arrays["s"]), max_iterations=6)
+        steps = ref[0][:3]  # three steps ran; the rest is padding
+        loss = (steps * mx.nd.array(heads[0][:3])).sum() + (ref_s * mx.nd.array(heads[2])).sum()
+    loss.backward()
+    assert outputs[1].tolist() == [4.0]
+    np.testing.assert_allclose(outputs[0][:3], ref[0][:3].asnumpy(), rtol=1e-6)
+    np.testing.assert_array_equal(outputs[0][3:], np.zeros((3, 2)))  # padded with zeros
+    np.testing.assert_allclose(outputs[2], ref_s.asnumpy(), rtol=1e-6)
+    for k in ("s", "w"):
+        np.testing.assert_allclose(grads[k], arrays[k].grad.asnumpy(), rtol=1e-5)
+
+
+def test_symbolic_cond_runs_the_chosen_branch_and_differentiates_it():
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    out = mx.sym.contrib.cond(mx.sym.sum(a) > 0, lambda: a * b, lambda: a - b)
+    sym = mx.sym.load_json(out.tojson())
+    for a_value, expected_out, expected_grad_a in [([1.0, 2.0], [3.0, 8.0], [3.0, 4.0]),
+                                                   ([-1.0, -2.0], [-4.0, -6.0], [1.0, 1.0])]:
+        outputs, grads = _bind_and_run(sym, {"a": mx.nd.array(a_value), "b": mx.nd.array([3.0, 4.0])},
+                                       [mx.nd.ones(2)])
+        assert outputs[0].tolist() == expected_out
+        assert grads["a"].tolist() == expected_grad_a

@@ -221,3 +221,15 @@ def test_bind_without_a_gradient_array_leaves_that_argument_out():
         ex.backward([mx.nd.ones(ex.outputs[0].shape) * 3])
         np.testing.assert_array_equal(gb.asnumpy(), np.full((2, 3), 3.0))
         assert ex.grad_dict.get("a") is None
+
+
+def test_a_fused_chain_of_zero_gradient_ops_after_an_undifferentiated_reduction():
+    # logical_not(sum(a) < 0.5): a fused chain whose input nothing differentiates; a gets zeros
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    out = mx.sym.broadcast_mul(mx.sym.logical_not(mx.sym.sum(a) < 0.5), b)
+    grads = {"a": mx.nd.full((3,), 7), "b": mx.nd.zeros(3)}
+    exe = out.bind(mx.cpu(), args={"a": mx.nd.ones(3), "b": mx.nd.array([1, 2, 3])}, args_grad=grads)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array([1, 1, 2])])
+    assert grads["a"].asnumpy().tolist() == [0, 0, 0]
+    assert grads["b"].asnumpy().tolist() == [1, 1, 2]

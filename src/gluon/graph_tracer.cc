@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "braid/base/error.h"
+#include "braid/gluon/tracing.h"
 #include "braid/op/registry.h"
 #include "imperative/tape.h"
 #include "py_repr.h"
@@ -78,6 +79,20 @@ GraphTracer::~GraphTracer() {
 }
 
 GraphTracer* GraphTracer::current() { return t_current; }
+
+}  // namespace braid::gluon::detail
+
+namespace braid::gluon {
+
+bool tracing() { return detail::GraphTracer::current() != nullptr; }
+
+void trace_cannot_replay(const std::string& why) {
+  if (auto* t = detail::GraphTracer::current()) t->cannot_replay(why);
+}
+
+}  // namespace braid::gluon
+
+namespace braid::gluon::detail {
 
 void GraphTracer::push_scope(const std::string& prefix) { scopes_.push_back(Scope{prefix, false, {}}); }
 void GraphTracer::pop_scope() { scopes_.pop_back(); }

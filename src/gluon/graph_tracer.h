@@ -62,6 +62,13 @@ class GraphTracer : public imperative::Tracer {
   /// The tracer of the calling thread, if it is a GraphTracer.
   static GraphTracer* current();
 
+  /// Marks the graph as one that would not compute what the block computes on other inputs
+  /// (braid/gluon/tracing.h); the first reason given is kept.
+  void cannot_replay(const std::string& why) {
+    if (why_not_replayable_.empty()) why_not_replayable_ = why;
+  }
+  const std::string& why_not_replayable() const { return why_not_replayable_; }
+
  private:
   symbol::Entry lookup(const NDArray& a);
   /// `a` as a view of an array the graph knows (a reshape or slice made outside an operator).
@@ -78,6 +85,7 @@ class GraphTracer : public imperative::Tracer {
   std::vector<std::pair<const Parameter*, symbol::Entry>> param_vars_;
   std::vector<NDArray> tokens_;
   bool symbolic_ = false;
+  std::string why_not_replayable_;
   std::vector<ParameterPtr> params_;
   std::vector<std::string> input_names_;
   std::vector<Scope> scopes_;

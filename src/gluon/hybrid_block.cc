@@ -38,6 +38,10 @@ std::vector<NDArray> HybridBlock::operator()(const std::vector<NDArray>& inputs)
   detail::GraphTracer tracer(inputs, params, prefix());
   if (op_hook_) tracer.set_op_hook(op_hook_, op_hook_all_);
   std::vector<NDArray> out = forward(inputs);
+  if (!tracer.why_not_replayable().empty()) {  // control flow in Python: keep running forward
+    hybridized_ = false;
+    return out;
+  }
   Symbol graph = tracer.finish(out);
   cached_ = std::make_shared<detail::CachedGraph>(graph, tracer.input_names(), params, static_alloc_);
   hook_cached_graph();

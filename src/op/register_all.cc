@@ -1,6 +1,7 @@
 #include "register_all.h"
 
 #include "op/common/float16_compute.h"
+#include "op/control_flow/control_flow.h"
 #include "op/linalg/linalg_util.h"
 #include "op/tensor/add_n.h"
 #include "op/tensor/make_loss.h"
@@ -53,6 +54,7 @@ void register_all_ops(Registry& r) {
   register_histogram_ops(r);
   register_interleaved_matmul_ops(r);
   register_custom_op(r);
+  register_control_flow_ops(r);
   register_adamw_update_ops(r);
   register_lamb_update_ops(r);
   register_lars_ops(r);

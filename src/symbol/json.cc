@@ -23,6 +23,10 @@ constexpr int kWrittenVersion = 10901;  // MXNet 1.9.1
 
 ordered_json entry_json(uint32_t node, uint32_t index) { return ordered_json::array({node, index, 0}); }
 
+// Control-flow nodes keep their subgraphs in attributes subgraph0, subgraph1, ...; MXNet's JSON
+// has them in the node's "subgraphs" array.
+std::string subgraph_key(size_t i) { return cat("subgraph", i); }
+
 }  // namespace
 
 std::string Symbol::tojson(bool np_shape) const {
@@ -34,14 +38,17 @@ std::string Symbol::tojson(bool np_shape) const {
     ordered_json j;
     j["op"] = n.is_variable() ? "null" : n.op_name;
     j["name"] = n.name;
-    if (!n.attrs.empty()) {
-      ordered_json attrs = ordered_json::object();
-      for (const auto& [k, v] : n.attrs) attrs[k] = v;
-      j["attrs"] = attrs;
+    ordered_json attrs = ordered_json::object(), subgraphs = ordered_json::array();
+    for (const auto& [k, v] : n.attrs) attrs[k] = v;
+    for (size_t s = 0; !n.is_variable() && attrs.contains(subgraph_key(s)); ++s) {
+      subgraphs.push_back(ordered_json::parse(Symbol::fromjson(n.attrs.at(subgraph_key(s))).tojson()));
+      attrs.erase(subgraph_key(s));
     }
+    if (!attrs.empty()) j["attrs"] = attrs;
     ordered_json inputs = ordered_json::array();
     for (const auto& e : n.inputs) inputs.push_back(entry_json(g.node_id(e.node.get()), e.index));
     j["inputs"] = inputs;
+    if (!subgraphs.empty()) j["subgraphs"] = subgraphs;
     nodes.push_back(j);
     if (n.is_variable()) arg_nodes.push_back(i);
   }
@@ -103,6 +110,10 @@ NodePtr read_node(const json& j, size_t i, const std::vector<NodePtr>& nodes, in
   n->name = j["name"].get<std::string>();
   where = cat(where, " ('", n->name, "')");
   n->attrs = read_attrs(j, version, where);
+  if (j.contains("subgraphs")) {
+    BRAID_CHECK(j["subgraphs"].is_array(), where, ": \"subgraphs\" must be an array of graphs");
+    for (size_t s = 0; s < j["subgraphs"].size(); ++s) n->attrs[subgraph_key(s)] = j["subgraphs"][s].dump();
+  }
   std::string op = j["op"].get<std::string>();
   if (op != "null") {
     n->op = op::Registry::get().find_or_null(op);

@@ -284,6 +284,9 @@ void run_backward(const Plan& plan, RunState& st, const std::vector<NDArray>& he
       push_step_backward(s, st);
       continue;
     }
+    // A fused chain whose input wants no gradient (zero-gradient ops such as a comparison
+    // after a reduction that nothing differentiates) has nothing to compute.
+    if (!s.def && s.in_grads[0] == kNoValue) continue;
     kernels.push_back(s.def ? imperative::backward_kernel(*s.def, s.param, st.training, arrays(st, s.out_grads),
                                                           arrays(st, s.inputs), arrays(st, s.outputs),
                                                           arrays(st, s.in_grads), s.in_grad_req)

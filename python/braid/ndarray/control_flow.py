@@ -1,20 +1,30 @@
 """mx.nd.contrib.foreach, while_loop and cond: MXNet's control flow on NDArrays, run as the Python
-loops and branches they describe, so autograd records every step like any imperative code."""
+loops and branches they describe, so autograd records every step like any imperative code.
+
+In a hybridized block's first call, which records the operators it runs into a graph, such a loop
+would be recorded with this call's trip count (or branch): the block is told so and keeps running
+its forward instead of a recorded graph, with a warning. mx.sym.contrib's forms build real
+control-flow nodes for graphs."""
+import warnings
+
+from .. import _core
 from ..base import MXNetError
 from .ndarray import NDArray
 
 __all__ = ["foreach", "while_loop", "cond"]
 
 
-def _flatten(value, what):
-    """The NDArrays of a nested list, and its format (0: one array; a list: one format per item)."""
-    if isinstance(value, NDArray):
+def _flatten(value, what, leaf=NDArray):
+    """The leaves (NDArrays, or Symbols) of a nested list, and its format (0: one leaf; a list: one
+    format per item)."""
+    if isinstance(value, leaf):
         return [value], 0
     if not isinstance(value, (list, tuple)):
-        raise MXNetError("%s must be an NDArray or a (nested) list of NDArrays; got %s" % (what, type(value).__name__))
+        raise MXNetError("%s must be an %s or a (nested) list of them; got %s"
+                         % (what, leaf.__name__, type(value).__name__))
     arrays, fmt = [], []
     for item in value:
-        flat, item_fmt = _flatten(item, what)
+        flat, item_fmt = _flatten(item, what, leaf)
         arrays.extend(flat)
         fmt.append(item_fmt)
     return arrays, fmt
@@ -40,6 +50,15 @@ def _python_scalar(value, to, what):
         raise ValueError("cannot convert %s to a Python %s" % (what, to.__name__)) from None
 
 
+def _not_replayable(what):
+    """Tells a hybridized block being traced that its graph cannot hold this Python control flow."""
+    if _core.gluon._tracing():
+        _core.gluon._trace_cannot_replay(what)
+        warnings.warn("mx.nd.contrib.%s in a hybridized block: the block runs its forward on every call instead "
+                      "of a recorded graph (the loop or branch is Python code); build it with mx.sym.contrib.%s "
+                      "for a graph" % (what, what), stacklevel=3)
+
+
 def _stack(steps, what):
     """Per output position, the steps' arrays stacked on a new first axis."""
     from .. import ndarray as _nd
@@ -53,10 +72,11 @@ def _stack(steps, what):
     return stacked
 
 
-def foreach(body, data, init_states):
+def foreach(body, data, init_states, name="foreach"):
     """Runs ``outputs, states = body(data[i], states)`` for every i along the first axis of data
     (an NDArray or a nested list of them, sliced together), starting from ``init_states``;
     returns the steps' outputs stacked on a new first axis, in body's format, and the last states."""
+    _not_replayable("foreach")
     flat_data, data_fmt = _flatten(data, "foreach data")
     _flatten(init_states, "foreach init_states")
     steps = flat_data[0].shape[0]
@@ -75,12 +95,13 @@ def foreach(body, data, init_states):
     return stacked, states
 
 
-def while_loop(cond, func, loop_vars, max_iterations=None):
+def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     """While ``cond(*loop_vars)`` holds and fewer than ``max_iterations`` steps ran, runs
     ``step_output, loop_vars = func(*loop_vars)``. Returns the step outputs stacked on a new
     first axis and padded to ``max_iterations`` rows (the padding is left uninitialized, as in
     MXNet), and the final loop variables (an NDArray when ``loop_vars`` was one)."""
     from .. import ndarray as _nd
+    _not_replayable("while_loop")
     if max_iterations is None:
         raise ValueError("while_loop: max_iterations must be given")
     max_iterations = _python_scalar(max_iterations, int, "max_iterations")
@@ -115,6 +136,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
     return stacked, loop_vars[0] if single else loop_vars
 
 
-def cond(pred, then_func, else_func):
+def cond(pred, then_func, else_func, name="cond"):
     """``then_func()`` when the scalar ``pred`` is nonzero, else ``else_func()``."""
+    _not_replayable("cond")
     return then_func() if _python_scalar(pred, bool, "pred") else else_func()

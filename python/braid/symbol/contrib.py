@@ -1,12 +1,13 @@
-"""mxnet.symbol.contrib: the operators named `_contrib_<name>`, as `<name>`, and the log-uniform
-candidate sampler rand_zipfian."""
+"""mxnet.symbol.contrib: the operators named `_contrib_<name>`, as `<name>`, the log-uniform
+candidate sampler rand_zipfian and the control flow foreach, while_loop and cond."""
 import math
 
 from ..ndarray.contrib import zipfian_counts
 from . import random as _random
 from ._namespace import operator_getattr
+from .control_flow import foreach, while_loop, cond  # noqa: F401
 
-__all__ = ["rand_zipfian"]
+__all__ = ["rand_zipfian", "foreach", "while_loop", "cond"]
 
 __getattr__ = operator_getattr(globals(), "symbol.contrib", "_contrib_")
 
