@@ -47,6 +47,7 @@ bench: build
 	$(BUILD_DIR)/bin/ops_bench
 	/usr/bin/python3 bench/ops_vs_torch.py --braid $(BUILD_DIR)/bin/ops_bench
 	PYTHONPATH=$(BUILD_DIR)/python /usr/bin/python3 bench/linalg_vs_torch.py
+	PYTHONPATH=$(BUILD_DIR)/python /usr/bin/python3 bench/deformable_vs_torch.py
 	/usr/bin/python3 bench/train_vs_torch.py --braid $(BUILD_DIR)/bin/train_bench
 	$(BUILD_DIR)/bin/ps_bench
 	/usr/bin/python3 bench/dist_step_overhead.py --braid $(BUILD_DIR)/bin/braid
