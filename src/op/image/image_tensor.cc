@@ -167,6 +167,7 @@ void register_image_ops(Registry& r) {
   add_normalize(r);
   register_image_geometry_ops(r);
   register_image_color_ops(r);
+  register_image_resize_op(r);
 }
 
 }  // namespace braid::op::detail

@@ -10,6 +10,7 @@ namespace braid::op::detail {
 
 void register_image_geometry_ops(Registry& r);  // image_geometry.cc: flips, crops
 void register_image_color_ops(Registry& r);     // image_color.cc: brightness, contrast, saturation, hue, lighting
+void register_image_resize_op(Registry& r);     // image_resize.cc
 
 /// An image or a batch of images seen as (n, h, w, c); n is 1 for a single image.
 struct ImageDims {
