@@ -5,7 +5,7 @@ become inputs of the node."""
 from .. import _core
 from ..attribute import AttrScope
 from ..base import MXNetError
-from ..ndarray.control_flow import _flatten, _regroup
+from ..ndarray.control_flow import _flatten, _python_scalar, _regroup
 from .symbol import Symbol, Group, var, _create
 
 __all__ = ["foreach", "while_loop", "cond"]
@@ -112,15 +112,6 @@ def _union_inputs(graphs, first=()):
     return inputs, locations
 
 
-def _scalar_int(value, what):
-    if hasattr(value, "asscalar"):
-        value = value.asscalar()
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValueError("cannot convert %s to a Python int" % what) from None
-
-
 def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     """While ``cond(*loop_vars)`` holds, for at most ``max_iterations`` steps,
     ``step_output, loop_vars = func(*loop_vars)``, as one graph node: returns the step outputs
@@ -128,7 +119,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     variables."""
     if max_iterations is None:
         raise ValueError("while_loop: max_iterations must be given")
-    max_iterations = _scalar_int(max_iterations, "max_iterations")
+    max_iterations = _python_scalar(max_iterations, int, "max_iterations")
     flat_vars, var_fmt = _flatten(loop_vars, "while_loop loop_vars", Symbol)
     if not flat_vars:
         raise ValueError("while_loop: loop_vars must hold at least one symbol")

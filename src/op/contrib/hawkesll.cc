@@ -29,13 +29,13 @@ Sizes sizes_of(const TBlob& mu, const TBlob& lags) { return {lags.shape[0], lags
 
 // Sequence i's marks as indices and its number of events, checked.
 template <class T>
-std::vector<int64_t> sequence_marks(const ForwardArgs& a, const Sizes& s, int64_t i, int64_t& events) {
-  const double valid = static_cast<double>(a.inputs[kValidLength].ptr<T>()[i]);
+std::vector<int64_t> sequence_marks(const std::vector<TBlob>& in, const Sizes& s, int64_t i, int64_t& events) {
+  const double valid = static_cast<double>(in[kValidLength].ptr<T>()[i]);
   BRAID_CHECK(valid >= 0 && valid <= static_cast<double>(s.t), "operator ", kHawkes, ": valid_length[", i,
               "] = ", valid, " is not within [0, ", s.t, "], the length of lags");
   events = static_cast<int64_t>(std::ceil(valid));
   std::vector<int64_t> marks(static_cast<size_t>(events));
-  const TBlob& m = a.inputs[kMarks];
+  const TBlob& m = in[kMarks];
   BRAID_TYPE_SWITCH(m.dtype, M, kHawkes, {
     for (int64_t j = 0; j < events; ++j) marks[static_cast<size_t>(j)] = static_cast<int64_t>(m.ptr<M>()[i * s.t + j]);
   });
@@ -48,10 +48,10 @@ std::vector<int64_t> sequence_marks(const ForwardArgs& a, const Sizes& s, int64_
 // One sequence's pass over its events, the compensators up to max_time included: calls
 // event(c, d, ed, phi) before each state update and end(m, d, ed, phi) for each mark at the end.
 template <class T, class Event, class End>
-void walk_sequence(const ForwardArgs& a, const Sizes& s, int64_t i, std::vector<T>& phi, Event event, End end) {
+void walk_sequence(const std::vector<TBlob>& in, const Sizes& s, int64_t i, std::vector<T>& phi, Event event, End end) {
   int64_t events = 0;
-  const std::vector<int64_t> marks = sequence_marks<T>(a, s, i, events);
-  const T *beta = a.inputs[kBeta].ptr<T>(), *lags = a.inputs[kLags].ptr<T>() + i * s.t;
+  const std::vector<int64_t> marks = sequence_marks<T>(in, s, i, events);
+  const T *beta = in[kBeta].ptr<T>(), *lags = in[kLags].ptr<T>() + i * s.t;
   std::vector<T> last(static_cast<size_t>(s.k), T(0));
   T t = 0;
   for (int64_t j = 0; j < events; ++j) {
@@ -62,7 +62,7 @@ void walk_sequence(const ForwardArgs& a, const Sizes& s, int64_t i, std::vector<
     phi[c] = 1 + phi[c] * ed;
     last[c] = t;
   }
-  const T max_time = a.inputs[kMaxTime].ptr<T>()[i];
+  const T max_time = in[kMaxTime].ptr<T>()[i];
   for (size_t m = 0; m < static_cast<size_t>(s.k); ++m) {
     const T d = max_time - last[m], ed = std::exp(-beta[m] * d);
     end(m, d, ed, phi[m]);
@@ -126,7 +126,7 @@ void register_hawkesll_op(Registry& r) {
         std::vector<T> phi = initial_state<T>(a.inputs[kState], s, i);
         T sum = 0;
         walk_sequence<T>(
-            a, s, i, phi,
+            a.inputs, s, i, phi,
             [&](size_t c, T d, T ed, T state) {
               sum += std::log(mu_i[c] + alpha[c] * beta[c] * state * ed) - (mu_i[c] * d + alpha[c] * state * (1 - ed));
             },
@@ -147,8 +147,6 @@ void register_hawkesll_op(Registry& r) {
                     static_cast<size_t>(a.in_grads[static_cast<size_t>(k)].size()) *
                         dtype_size(a.in_grads[static_cast<size_t>(k)].dtype));
     const Sizes s = sizes_of(a.inputs[kMu], a.inputs[kLags]);
-    ForwardArgs fa;
-    fa.inputs = a.inputs;
     BRAID_REAL_TYPE_SWITCH(a.inputs[kMu].dtype, T, kHawkes, {
       const T *mu = a.inputs[kMu].ptr<T>(), *alpha = a.inputs[kAlpha].ptr<T>(), *beta = a.inputs[kBeta].ptr<T>();
       const T* g_ll = a.out_grads[0].dptr ? a.out_grads[0].ptr<T>() : nullptr;
@@ -161,7 +159,7 @@ void register_hawkesll_op(Registry& r) {
         std::vector<T> phi = initial_state<T>(a.inputs[kState], s, i), dphi(k, T(0));  // dphi: d phi / d beta
         std::vector<T> mug(k, T(0)), alphag(k, T(0)), betag(k, T(0));
         walk_sequence<T>(
-            fa, s, i, phi,
+            a.inputs, s, i, phi,
             [&](size_t c, T d, T ed, T state) {
               const T lda = mu_i[c] + alpha[c] * beta[c] * state * ed;
               mug[c] += 1 / lda - d;

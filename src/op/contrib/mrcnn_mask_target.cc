@@ -15,6 +15,7 @@
 #include "op/common/req_util.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "roi_bilinear.h"
 
 namespace braid::op::detail {
 namespace {
@@ -26,20 +27,6 @@ struct MaskTargetParam {
   Shape mask_size;
   bool aligned = false;
 };
-
-template <class T>
-T sample_mask(const T* mask, int64_t height, int64_t width, T y, T x) {
-  if (y < -1 || y > T(height) || x < -1 || x > T(width)) return 0;
-  y = std::max(y, T(0));
-  x = std::max(x, T(0));
-  auto y0 = static_cast<int64_t>(y), x0 = static_cast<int64_t>(x);
-  int64_t y1 = y0 + 1, x1 = x0 + 1;
-  if (y0 >= height - 1) y0 = y1 = height - 1, y = T(y0);
-  if (x0 >= width - 1) x0 = x1 = width - 1, x = T(x0);
-  const T ly = y - T(y0), lx = x - T(x0);
-  return (1 - ly) * (1 - lx) * mask[y0 * width + x0] + (1 - ly) * lx * mask[y0 * width + x1] +
-         ly * (1 - lx) * mask[y1 * width + x0] + ly * lx * mask[y1 * width + x1];
-}
 
 // The mask of one region: mh × mw bins averaged over their sample grid.
 template <class T>
@@ -58,8 +45,9 @@ void align_region(const MaskTargetParam& p, const T* roi, const T* mask, int64_t
       T sum = 0;
       for (int64_t iy = 0; iy < grid_h; ++iy)
         for (int64_t ix = 0; ix < grid_w; ++ix)
-          sum += sample_mask(mask, height, width, y1 + T(ph) * bin_h + (T(iy) + T(0.5)) * bin_h / T(grid_h),
-                             x1 + T(pw) * bin_w + (T(ix) + T(0.5)) * bin_w / T(grid_w));
+          roi_bilinear(double(y1 + T(ph) * bin_h + (T(iy) + T(0.5)) * bin_h / T(grid_h)),
+                       double(x1 + T(pw) * bin_w + (T(ix) + T(0.5)) * bin_w / T(grid_w)), height, width,
+                       [&](int64_t at, double weight) { sum += T(weight) * mask[at]; });
       out[ph * mw + pw] = count > 0 ? sum / count : T(0);
     }
 }

@@ -31,10 +31,16 @@ void write_outputs(const std::vector<NDArray>& results, const std::vector<NDArra
     if (out[j].shape().size() > 0) results[j].copyto(out[j]);
 }
 
+Shape with_leading_axis(int64_t length, const Shape& step) {
+  std::vector<int64_t> dims{length};
+  for (int i = 0; i < step.ndim(); ++i) dims.push_back(step[i]);
+  return Shape(dims);
+}
+
 bool is_true(const NDArray& condition, const char* op) {
   BRAID_CHECK(condition.shape().size() == 1, "operator ", op, ": the condition must be one value; got shape ",
               condition.shape());
-  return condition.copyto(cpu()).astype(DType::Float64).to_vector<double>()[0] != 0;
+  return condition.scalar<double>() != 0;
 }
 
 void backward_by_rerunning(const std::vector<NDArray>& in, const std::vector<NDArray>& out_grads,

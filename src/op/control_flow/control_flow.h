@@ -29,6 +29,9 @@ std::vector<std::string> numbered_inputs(size_t n);
 /// Copies a control-flow op's results into its output arrays (zero-size ones skipped).
 void write_outputs(const std::vector<NDArray>& results, const std::vector<NDArray>& out);
 
+/// `step` with a leading axis of `length` (0: unknown): a loop's stacked step outputs.
+Shape with_leading_axis(int64_t length, const Shape& step);
+
 /// Whether a condition subgraph's result, a one-element array, is nonzero (waits for it).
 bool is_true(const NDArray& condition, const char* op);
 

@@ -62,12 +62,6 @@ ForeachParam parse_foreach(const AttrMap& attrs) {
   return p;
 }
 
-Shape with_steps(int64_t steps, const Shape& step) {
-  std::vector<int64_t> dims{steps};
-  for (int i = 0; i < step.ndim(); ++i) dims.push_back(step[i]);
-  return Shape(dims);
-}
-
 Shape without_steps(const Shape& s) {
   std::vector<int64_t> dims(s.dims().begin() + 1, s.dims().end());
   return Shape(dims);
@@ -90,13 +84,13 @@ bool infer_foreach_shape(const ForeachParam& p, std::vector<Shape>& in, std::vec
   for (size_t k = 0; k < p.num_inputs(); ++k) {
     const Shape& inferred = body.inputs[p.body_input(k)];
     if (!inferred.known()) continue;
-    merge_shape(in[k], k >= p.num_data() ? inferred : with_steps(steps, inferred), kForeach, cat("input ", k));
+    merge_shape(in[k], k >= p.num_data() ? inferred : with_leading_axis(steps, inferred), kForeach, cat("input ", k));
   }
   for (size_t j = 0; j < out.size(); ++j) {
     const Shape& step = body.outputs[j];
     if (!step.known()) continue;
     if (j < static_cast<size_t>(p.num_out_data)) {
-      merge_shape(out[j], with_steps(steps, step), kForeach, cat("output ", j));  // steps 0: unknown
+      merge_shape(out[j], with_leading_axis(steps, step), kForeach, cat("output ", j));  // steps 0: unknown
     } else {
       merge_shape(out[j], step, kForeach, cat("state output ", j));
       merge_shape(in[p.num_data() + j - static_cast<size_t>(p.num_out_data)], step, kForeach, "a state input");

@@ -12,14 +12,6 @@ size_t position(const std::vector<std::string>& names, const std::string& name) 
   return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
-template <class T>
-std::map<std::string, T> by_name(const std::vector<std::string>& names, const std::vector<T>& values, T unknown) {
-  std::map<std::string, T> known;
-  for (size_t i = 0; i < names.size(); ++i)
-    if (values[i] != unknown) known.emplace(names[i], values[i]);
-  return known;
-}
-
 }  // namespace
 
 SubgraphRunner::SubgraphRunner(const std::string& json, const std::string& op)
@@ -51,7 +43,10 @@ SubgraphInference<Shape> SubgraphRunner::infer_shape(const std::vector<Shape>& i
 }
 
 SubgraphInference<DType> SubgraphRunner::infer_type(const std::vector<DType>& inputs) const {
-  return by_input(graph_.infer_type(by_name(inputs_, inputs, kDTypeUnknown)));
+  std::map<std::string, DType> known;
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs[i] != kDTypeUnknown) known.emplace(inputs_[i], inputs[i]);
+  return by_input(graph_.infer_type(known));
 }
 
 std::vector<NDArray> SubgraphRunner::run(const std::vector<NDArray>& feed) const {

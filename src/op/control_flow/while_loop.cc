@@ -59,12 +59,6 @@ WhileLoopParam parse_while_loop(const AttrMap& attrs) {
   return p;
 }
 
-Shape with_rows(int64_t rows, const Shape& step) {
-  std::vector<int64_t> dims{rows};
-  for (int i = 0; i < step.ndim(); ++i) dims.push_back(step[i]);
-  return Shape(dims);
-}
-
 bool infer_while_loop_shape(const WhileLoopParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
   const auto body = p.func.infer_shape(gather(in, p.func_inputs));
   for (size_t i = 0; i < p.func_inputs.size(); ++i)
@@ -73,7 +67,7 @@ bool infer_while_loop_shape(const WhileLoopParam& p, std::vector<Shape>& in, std
     const Shape& step = body.outputs[j];
     if (!step.known()) continue;
     if (j < static_cast<size_t>(p.num_out_data)) {
-      merge_shape(out[j], with_rows(p.max_iterations, step), kWhileLoop, cat("output ", j));
+      merge_shape(out[j], with_leading_axis(p.max_iterations, step), kWhileLoop, cat("output ", j));
     } else {
       merge_shape(out[j], step, kWhileLoop, cat("loop variable output ", j));
       merge_shape(in[p.var_inputs[j - static_cast<size_t>(p.num_out_data)]], step, kWhileLoop, "a loop variable");
