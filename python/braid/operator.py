@@ -29,12 +29,14 @@ from . import symbol as _sym
 from ._core import NDArray
 from ._core import profiler as _profiler
 from . import _core
+from . import _python_op
+from ._python_op import PythonOp, NumpyOp, NDArrayOp
 from .base import MXNetError, NDArrayHandle
 from .context import current_context
 
 # MXNet's module exports what it imports too; code written for it uses these three after
 # `from mxnet.operator import *`.
-__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Custom", "NDArray",
+__all__ = ["CustomOp", "CustomOpProp", "PythonOp", "NumpyOp", "NDArrayOp", "register", "get_all_registered_operators", "Custom", "NDArray",
            "NDArrayHandle", "ctypes"]
 
 
@@ -172,7 +174,8 @@ class _CustomNode:
     def __init__(self, op_type, kwargs):
         self._op_type = op_type
         with _Reported(op_type):
-            self._prop = _registered(op_type)(**kwargs)
+            legacy = op_type in ("_Native", "_NDArray")
+            self._prop = _python_op.legacy_prop(op_type, kwargs) if legacy else _registered(op_type)(**kwargs)
         self._op = None
 
     def list_arguments(self):

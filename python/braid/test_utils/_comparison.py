@@ -103,13 +103,26 @@ def reldiff(a, b):
     return 0 if diff == 0 else diff / norm
 
 
+_CHUNK = 1 << 20
+
+
+def _allclose(a, b, rtol, atol, equal_nan):
+    """np.allclose, a chunk at a time for big arrays of one shape: NumPy's temporaries of a
+    whole 512 MB array cost more in fresh pages than the comparison itself."""
+    if a.shape != b.shape or a.size <= _CHUNK:
+        return _np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    a, b = a.reshape(-1), b.reshape(-1)
+    return all(_np.allclose(a[i:i + _CHUNK], b[i:i + _CHUNK], rtol=rtol, atol=atol, equal_nan=equal_nan)
+               for i in range(0, a.size, _CHUNK))
+
+
 def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
     """|a - b| <= atol + rtol * |b| everywhere, with dtype-dependent default tolerances."""
     rtol, atol = get_tols(a, b, rtol, atol)
     a, b = _as_numpy(a), _as_numpy(b)
     if not use_broadcast and a.shape != b.shape:
         return False
-    return _np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return _allclose(a, b, rtol, atol, equal_nan)
 
 
 def find_max_violation(a, b, rtol=None, atol=None):
@@ -141,7 +154,7 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
     a, b = _as_numpy(a), _as_numpy(b)
     if not use_broadcast and a.shape != b.shape:
         raise AssertionError("shapes differ: %s %s, %s %s" % (names[0], a.shape, names[1], b.shape))
-    if _np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
+    if _allclose(a, b, rtol, atol, equal_nan):
         return
     a_b, b_b = _np.broadcast_arrays(a, b)
     a_b, b_b = a_b.astype(_np.float64, copy=False) if a_b.dtype == bool else a_b, b_b

@@ -28,6 +28,23 @@ struct CustomParam {
 
 CustomOperator& node(const std::any& p) { return *std::any_cast<const CustomParam&>(p).op; }
 
+bool is_annotation(const std::string& k) {
+  return k.size() > 4 && k.rfind("__", 0) == 0 && k.compare(k.size() - 2, 2, "__") == 0;
+}
+
+// The frontend's node of `op_type` made with `kwargs`.
+CustomParam make_node(const std::string& op_type, const AttrMap& kwargs) {
+  CustomOperatorMaker make;
+  {
+    std::lock_guard<std::mutex> lock(maker_mutex());
+    make = maker();
+  }
+  BRAID_CHECK(make, "operator Custom (op_type ", op_type,
+              "): custom operators are written in Python; import braid (or mxnet) in this process and register "
+              "the operator with @mx.operator.register");
+  return CustomParam{op_type, make(op_type, kwargs)};
+}
+
 std::any parse_custom(const AttrMap& attrs) {
   auto it = attrs.find("op_type");
   BRAID_CHECK(it != attrs.end(),
@@ -35,37 +52,33 @@ std::any parse_custom(const AttrMap& attrs) {
               "under) is required");
   AttrMap kwargs;
   for (const auto& [k, v] : attrs) {
-    const bool annotation = k.size() > 4 && k.rfind("__", 0) == 0 && k.compare(k.size() - 2, 2, "__") == 0;
-    if (k != "op_type" && k != "ctx" && !annotation) kwargs.emplace(k, v);
+    if (k != "op_type" && k != "ctx" && !is_annotation(k)) kwargs.emplace(k, v);
   }
-  CustomOperatorMaker make;
-  {
-    std::lock_guard<std::mutex> lock(maker_mutex());
-    make = maker();
-  }
-  BRAID_CHECK(make, "operator Custom (op_type ", it->second,
-              "): custom operators are written in Python; import braid (or mxnet) in this process and register "
-              "the operator with @mx.operator.register");
-  return CustomParam{it->second, make(it->second, kwargs)};
+  return make_node(it->second, kwargs);
 }
 
-}  // namespace
-
-void set_custom_operator_maker(CustomOperatorMaker m) {
-  std::lock_guard<std::mutex> lock(maker_mutex());
-  maker() = std::move(m);
+// _Native and _NDArray (MXNet's NumpyOp and NDArrayOp): the attribute info names the Python
+// object in the process that made the node.
+template <const char* kOpName>
+std::any parse_python_op(const AttrMap& attrs) {
+  BRAID_CHECK(attrs.count("info"), "operator ", kOpName,
+              ": the attribute info is required; make the node with NumpyOp or NDArrayOp's get_symbol");
+  AttrMap kwargs;
+  for (const auto& [k, v] : attrs) {
+    if (k != "ctx" && !is_annotation(k)) kwargs.emplace(k, v);
+  }
+  return make_node(kOpName, kwargs);
 }
 
-namespace detail {
+constexpr char kNative[] = "_Native";
+constexpr char kNDArrayOp[] = "_NDArray";
 
-void register_custom_op(Registry& r) {
+// An operator whose nodes the frontend computes (parse makes the node).
+OpDef frontend_op(const char* name, std::string doc, std::any (*parse)(const AttrMap&)) {
   OpDef d;
-  d.name = "Custom";
-  d.doc =
-      "A node of the custom operator registered in Python as op_type (mx.operator.register): its inputs, outputs, "
-      "shapes, dtypes, forward and backward are its CustomOpProp's and CustomOp's; other attributes go to the "
-      "CustomOpProp as strings.";
-  d.parse = parse_custom;
+  d.name = name;
+  d.doc = std::move(doc);
+  d.parse = parse;
   d.list_arguments = [](const std::any& p) { return node(p).list_arguments(); };
   d.list_aux = [](const std::any& p) { return node(p).list_auxiliary_states(); };
   d.list_outputs = [](const std::any& p) { return node(p).list_outputs(); };
@@ -83,7 +96,32 @@ void register_custom_op(Registry& r) {
                        const std::vector<NDArray>& in, const std::vector<NDArray>& out,
                        const std::vector<NDArray>& in_grads,
                        const std::vector<NDArray>& aux) { node(p).backward(req, out_grads, in, out, in_grads, aux); };
-  r.add(std::move(d));
+  return d;
+}
+
+}  // namespace
+
+void set_custom_operator_maker(CustomOperatorMaker m) {
+  std::lock_guard<std::mutex> lock(maker_mutex());
+  maker() = std::move(m);
+}
+
+namespace detail {
+
+void register_custom_op(Registry& r) {
+  r.add(frontend_op("Custom",
+                    "A node of the custom operator registered in Python as op_type (mx.operator.register): its "
+                    "inputs, outputs, shapes, dtypes, forward and backward are its CustomOpProp's and CustomOp's; "
+                    "other attributes go to the CustomOpProp as strings.",
+                    parse_custom));
+  r.add(frontend_op(kNative,
+                    "A node of a legacy mx.operator.NumpyOp (made by its get_symbol): forward and backward run "
+                    "the Python object named by info on NumPy arrays.",
+                    parse_python_op<kNative>));
+  r.add(frontend_op(kNDArrayOp,
+                    "A node of a legacy mx.operator.NDArrayOp (made by its get_symbol): forward and backward run "
+                    "the Python object named by info on NDArrays.",
+                    parse_python_op<kNDArrayOp>));
 }
 
 }  // namespace detail
