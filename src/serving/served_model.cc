@@ -1,6 +1,7 @@
 #include "braid/serving/served_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,22 @@ std::string file_ending(const std::string& dir, const std::string& suffix, bool 
   std::sort(found.begin(), found.end());
   BRAID_CHECK(found.size() == 1 || last, "model folder ", dir, " has several *", suffix, " files; keep one");
   return found.back();
+}
+
+// The parameters of `symbol_file` (PREFIX-symbol.json): PREFIX-NNNN.params of the highest epoch,
+// as MXNet's checkpoints and exports name them; else the folder's .params file.
+std::string params_for(const std::string& dir, const std::string& symbol_file) {
+  const std::string prefix = symbol_file.substr(0, symbol_file.size() - std::string("symbol.json").size());
+  std::string best;
+  long long best_epoch = -1;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string path = e.path().string();
+    if (!e.is_regular_file() || !path.starts_with(prefix) || !path.ends_with(".params")) continue;
+    const std::string epoch = path.substr(prefix.size(), path.size() - prefix.size() - std::string(".params").size());
+    if (epoch.empty() || epoch.size() > 9 || !std::all_of(epoch.begin(), epoch.end(), ::isdigit)) continue;
+    if (std::stoll(epoch) > best_epoch) best_epoch = std::stoll(epoch), best = path;
+  }
+  return best.empty() ? file_ending(dir, ".params", true) : best;
 }
 
 std::vector<TensorSpec> specs(const json& list, const std::string& where) {
@@ -62,8 +79,7 @@ bool fits(const std::vector<int64_t>& dims, const std::vector<int64_t>& spec) {
 
 ServedModel::ServedModel(std::string name, std::string version, const std::string& dir)
     : name_(std::move(name)), version_(std::move(version)) {
-  const std::string symbol_file = file_ending(dir, "-symbol.json", false),
-                    params_file = file_ending(dir, ".params", true);
+  const std::string symbol_file = file_ending(dir, "-symbol.json", false), params_file = params_for(dir, symbol_file);
   auto model = std::make_unique<Model>(symbol_file, params_file);
   const std::string config_path = dir + "/config.json";
   BatchingOptions batching;

@@ -1,7 +1,11 @@
 #include "braid/storage/storage.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <list>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -52,11 +56,58 @@ void system_free(void* ptr, Context ctx) {
   }
 }
 
-struct Pool {
-  std::unordered_map<size_t, std::vector<void*>> free_blocks;  // rounded size -> blocks
-  std::unordered_map<void*, size_t> live;                      // ptr -> rounded size
-  StorageStats stats;
+struct FreeBlock {
+  size_t size;
+  void* ptr;
 };
+
+// The freed blocks of one context: reused by size, given back to the system oldest first
+// when they exceed the context's limit.
+struct Pool {
+  std::list<FreeBlock> by_age;                                                          // oldest first
+  std::unordered_map<size_t, std::vector<std::list<FreeBlock>::iterator>> free_blocks;  // rounded size -> blocks
+  std::unordered_map<void*, size_t> live;                                               // ptr -> rounded size
+  StorageStats stats;
+
+  void* take(size_t rsize) {
+    auto it = free_blocks.find(rsize);
+    if (it == free_blocks.end() || it->second.empty()) return nullptr;
+    auto block = it->second.back();
+    it->second.pop_back();
+    void* ptr = block->ptr;
+    by_age.erase(block);
+    stats.bytes_pooled -= rsize;
+    return ptr;
+  }
+
+  void keep(size_t rsize, void* ptr) {
+    by_age.push_back({rsize, ptr});
+    free_blocks[rsize].push_back(std::prev(by_age.end()));
+    stats.bytes_pooled += rsize;
+  }
+
+  // Gives blocks back, oldest first, until at most `limit` bytes stay pooled.
+  void trim(size_t limit, Context ctx) {
+    while (stats.bytes_pooled > limit) {
+      auto oldest = by_age.begin();
+      auto& same_size = free_blocks[oldest->size];
+      same_size.erase(std::find(same_size.begin(), same_size.end(), oldest));
+      stats.bytes_pooled -= oldest->size;
+      system_free(oldest->ptr, ctx);
+      by_age.erase(oldest);
+    }
+  }
+};
+
+// Bytes of freed host memory kept for reuse: BRAID_STORAGE_POOL_MB, by default a quarter of
+// the machine's memory; GPU pools keep everything (they give it back when an allocation fails).
+size_t pool_limit(Context ctx) {
+  if (ctx.dev_type == DeviceType::GPU) return SIZE_MAX;
+  const long long mb = env_int({"BRAID_STORAGE_POOL_MB"}, -1);
+  if (mb >= 0) return static_cast<size_t>(mb) << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_size > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 4 : SIZE_MAX;
+}
 
 }  // namespace
 
@@ -64,6 +115,12 @@ struct Storage::Impl {
   mutable std::mutex mu;
   std::map<Context, Pool> pools;
   bool pooling = env_int({"BRAID_STORAGE_POOL"}, 1) != 0;
+  std::map<Context, size_t> limits;
+
+  size_t limit(Context ctx) {
+    auto it = limits.find(ctx);
+    return it != limits.end() ? it->second : limits.emplace(ctx, pool_limit(ctx)).first->second;
+  }
 };
 
 Storage& Storage::get() {
@@ -74,21 +131,15 @@ Storage& Storage::get() {
 
 Storage::Storage() : impl_(std::make_unique<Impl>()) {}
 Storage::~Storage() {
-  for (auto& [ctx, pool] : impl_->pools)
-    for (auto& [size, blocks] : pool.free_blocks)
-      for (void* p : blocks) system_free(p, ctx);
+  for (auto& [ctx, pool] : impl_->pools) pool.trim(0, ctx);
 }
 
 StorageHandle Storage::alloc(size_t size, Context ctx) {
   size_t rsize = rounded_size(size);
   std::lock_guard<std::mutex> lock(impl_->mu);
   Pool& pool = impl_->pools[ctx];
-  void* ptr = nullptr;
-  auto it = pool.free_blocks.find(rsize);
-  if (it != pool.free_blocks.end() && !it->second.empty()) {
-    ptr = it->second.back();
-    it->second.pop_back();
-    pool.stats.bytes_pooled -= rsize;
+  void* ptr = pool.take(rsize);
+  if (ptr) {
     ++pool.stats.pool_hits;
   } else {
     auto try_alloc = [&]() -> void* {
@@ -102,10 +153,7 @@ StorageHandle Storage::alloc(size_t size, Context ctx) {
     };
     ptr = try_alloc();
     if (!ptr && pool.stats.bytes_pooled > 0) {  // give the pool back and try once more
-      for (auto& [s, blocks] : pool.free_blocks)
-        for (void* p : blocks) system_free(p, ctx);
-      pool.free_blocks.clear();
-      pool.stats.bytes_pooled = 0;
+      pool.trim(0, ctx);
       ptr = system_alloc(rsize, ctx);
     }
     BRAID_CHECK(ptr, "out of memory allocating ", size, " bytes on ", ctx, " (", pool.stats.bytes_in_use,
@@ -131,9 +179,10 @@ void Storage::free(const StorageHandle& h) {
   pool.live.erase(it);
   pool.stats.bytes_in_use -= rsize;
   if (auto observe = g_usage_observer.load(std::memory_order_relaxed)) observe(h.ctx, pool.stats.bytes_in_use);
-  if (impl_->pooling) {
-    pool.free_blocks[rsize].push_back(h.ptr);
-    pool.stats.bytes_pooled += rsize;
+  const size_t limit = impl_->pooling ? impl_->limit(h.ctx) : 0;
+  if (rsize <= limit) {  // a block larger than the whole pool would only push the others out
+    pool.keep(rsize, h.ptr);
+    pool.trim(limit, h.ctx);
   } else {
     system_free(h.ptr, h.ctx);
   }
@@ -141,11 +190,13 @@ void Storage::free(const StorageHandle& h) {
 
 void Storage::release_pool(Context ctx) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  Pool& pool = impl_->pools[ctx];
-  for (auto& [s, blocks] : pool.free_blocks)
-    for (void* p : blocks) system_free(p, ctx);
-  pool.free_blocks.clear();
-  pool.stats.bytes_pooled = 0;
+  impl_->pools[ctx].trim(0, ctx);
+}
+
+void Storage::set_pool_limit(Context ctx, size_t bytes) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->limits[ctx] = bytes;
+  impl_->pools[ctx].trim(bytes, ctx);
 }
 
 StorageStats Storage::stats(Context ctx) const {

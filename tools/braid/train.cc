@@ -2,6 +2,7 @@
 // log (one object per epoch, then {"final": true, ...}) and the trained parameters.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,22 @@ data::DatasetPtr load_dataset(const TrainOptions& o, bool train) {
   return limit > 0 && limit < ds->size() ? ds->take(limit) : ds;
 }
 
+// MXNet's export of the trained model (PREFIX-symbol.json, PREFIX-0000.params), what braid serve,
+// eval and predict load: the model traced on one sample.
+void export_for_serving(const BlockPtr& model, const NDArray& sample, const std::string& prefix, std::FILE* out) {
+  auto* hybrid = dynamic_cast<HybridBlock*>(model.get());
+  BRAID_CHECK(hybrid, "braid train --save: the model is not a HybridBlock, so it has no graph to export");
+  hybrid->hybridize();
+  {
+    autograd::PauseScope predict;
+    (*model)(sample).wait_to_read();
+  }
+  hybrid->export_model(prefix, 0);
+  std::fprintf(out,
+               "saved %s-symbol.json and %s-0000.params (for braid serve, eval, predict), %s.params and %s.states\n",
+               prefix.c_str(), prefix.c_str(), prefix.c_str(), prefix.c_str());
+}
+
 std::map<std::string, std::string> optimizer_params(const TrainOptions& o) {
   std::map<std::string, std::string> p{{"learning_rate", op::format_number(o.lr)}, {"wd", op::format_number(o.wd)}};
   if (o.optimizer == "sgd" || o.optimizer == "nag") p["momentum"] = op::format_number(o.momentum);
@@ -96,6 +113,14 @@ double evaluate(Block& net, data::DataLoader& loader, Context ctx) {
   return acc.get().value();
 }
 
+// The folder of --save's prefix, made before training rather than failing after it.
+void make_save_folder(const std::string& prefix) {
+  const std::filesystem::path folder = std::filesystem::path(prefix).parent_path();
+  std::error_code failed;
+  if (!folder.empty()) std::filesystem::create_directories(folder, failed);
+  BRAID_CHECK(!failed, "--save ", prefix, ": cannot create the folder ", folder.string(), ": ", failed.message());
+}
+
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
@@ -126,7 +151,9 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--limit", o.limit, "train on the first N images only (0: all)");
   t->add_option("--test-limit", o.test_limit, "test on the first N images only (0: all)");
   t->add_option("--json-log", o.json_log, "write one JSON object per epoch to this file");
-  t->add_option("--save", o.save, "write PREFIX.params (MXNet save_parameters format) and PREFIX.states");
+  t->add_option("--save", o.save,
+                "write PREFIX-symbol.json and PREFIX-0000.params (MXNet's export, for braid serve, eval and predict), "
+                "PREFIX.params (save_parameters) and PREFIX.states (the optimizer's)");
   t->add_option("--checkpoint-every", o.checkpoint_every,
                 "write a checkpoint (weights, optimizer states, position) "
                 "every N batches")
@@ -137,6 +164,7 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
 }
 
 int train(const TrainOptions& o) {
+  if (!o.save.empty()) make_save_folder(o.save);
   const std::vector<Context> contexts = parse_contexts(o.ctx);
   const Context ctx = contexts[0];
   nd::seed(o.seed);
@@ -267,6 +295,11 @@ int train(const TrainOptions& o) {
   if (!o.save.empty() && rank == 0) {
     model->save_parameters(o.save + ".params");
     trainer.save_states(o.save + ".states");
+    if (model_parallel)
+      std::fprintf(out, "saved %s.params and %s.states (no model export with --model-parallel)\n", o.save.c_str(),
+                   o.save.c_str());
+    else
+      export_for_serving(model, test_set->get(0)[0].expand_dims(0).as_in_context(ctx), o.save, out);
   }
   std::fprintf(out, "test accuracy %.4f after %d epoch(s), %s\n", test_acc, o.epochs,
                util::format_duration(total).c_str());

@@ -1,7 +1,9 @@
 #pragma once
 /// Device memory: pooled, 64-byte aligned allocation per context with in-use and peak figures.
-/// Freed blocks go back to a per-context pool keyed by rounded size and are reused; set
-/// BRAID_STORAGE_POOL=0 to return memory to the system immediately (useful under sanitizers).
+/// Freed blocks go back to a per-context pool keyed by rounded size and are reused. A host
+/// context's pool keeps at most BRAID_STORAGE_POOL_MB MiB (default: a quarter of the machine's
+/// memory), giving the oldest blocks back beyond that; GPU pools keep all and give it back when
+/// an allocation fails. BRAID_STORAGE_POOL=0 returns memory to the system at once (sanitizers).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -39,6 +41,8 @@ class Storage {
   void free(const StorageHandle& h);
   /// Gives every pooled block of `ctx` back to the system.
   void release_pool(Context ctx);
+  /// Keeps at most `bytes` of freed blocks of `ctx` for reuse from now on (the oldest go back).
+  void set_pool_limit(Context ctx, size_t bytes);
   StorageStats stats(Context ctx) const;
   /// Resets the peak to the current bytes in use.
   void reset_peak(Context ctx);

@@ -206,5 +206,30 @@ TEST(Storage, PoolReusesBlocksAndCountsBytes) {
   EXPECT_EQ(s.stats(ctx).bytes_pooled, 0u);
 }
 
+TEST(Storage, APoolOverItsLimitGivesTheOldestBlocksBack) {
+  if (env_int({"BRAID_STORAGE_POOL"}, 1) == 0) GTEST_SKIP() << "BRAID_STORAGE_POOL=0: nothing is pooled";
+  Storage& s = Storage::get();
+  Context ctx = cpu(8);  // a context no other test uses
+  s.set_pool_limit(ctx, 2 * 8192);
+  auto a = s.alloc(8192, ctx), b = s.alloc(8192, ctx), c = s.alloc(8192, ctx);
+  s.free(a);
+  s.free(b);
+  s.free(c);  // three blocks for room for two: a, the oldest, goes back
+  EXPECT_EQ(s.stats(ctx).bytes_pooled, 2u * 8192);
+  auto big = s.alloc(3 * 8192, ctx);
+  s.free(big);  // larger than the whole limit: not kept, and the others stay
+  EXPECT_EQ(s.stats(ctx).bytes_pooled, 2u * 8192);
+  const uint64_t hits = s.stats(ctx).pool_hits;
+  auto c2 = s.alloc(8192, ctx), b2 = s.alloc(8192, ctx), fresh = s.alloc(8192, ctx);
+  EXPECT_EQ(c2.ptr, c.ptr);
+  EXPECT_EQ(b2.ptr, b.ptr);
+  EXPECT_EQ(s.stats(ctx).pool_hits, hits + 2);  // the third came from the system
+  EXPECT_EQ(s.stats(ctx).bytes_pooled, 0u);
+  for (auto h : {c2, b2, fresh}) s.free(h);
+  s.set_pool_limit(ctx, 8192);  // a lower limit trims at once
+  EXPECT_EQ(s.stats(ctx).bytes_pooled, 8192u);
+  s.release_pool(ctx);
+}
+
 }  // namespace
 }  // namespace braid
