@@ -24,8 +24,10 @@ build: deps $(BUILD_DIR)/build.ninja
 
 # The main job: a local parameter-server job (1 scheduler, 1 server, 2 workers) training LeNet on
 # the real Fashion-MNIST with dist_sync for 2 epochs; each worker shows its progress and the
-# final test accuracy.
-demo: build
+# final test accuracy. Only the braid command is built for it (the tests, benchmarks and the
+# Python module come with make build or make test).
+demo: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target braid_cli
 	$(BUILD_DIR)/bin/braid launch -n 2 -s 1 -- $(BUILD_DIR)/bin/braid train --model lenet --kvstore dist_sync \
 		--epochs 2 --json-log $(BUILD_DIR)/demo-log.json
 

@@ -22,8 +22,10 @@ constexpr uint64_t kMaxDeflateRatio = 1032;
 using GzFile = std::unique_ptr<gzFile_s, int (*)(gzFile)>;
 
 GzFile open_gz(const std::string& path, uint64_t* file_size) {
+  const bool default_dataset = path.rfind(fashion_mnist_dir() + "/", 0) == 0;
   BRAID_CHECK(std::filesystem::exists(path), "cannot open ", path,
-              "; install dataset-fashion-mnist (scripts/install-deps.sh) or set BRAID_FASHION_MNIST_DIR");
+              default_dataset ? "; install dataset-fashion-mnist (scripts/install-deps.sh) or set BRAID_FASHION_MNIST_DIR"
+                              : ": no such file");
   ReadableFile file(path, max_array_file_bytes());
   *file_size = file.size();
   GzFile f(gzdopen(file.fd(), "rb"), gzclose);  // gzdopen reads plain files too

@@ -34,9 +34,8 @@ struct TrainingJob {
       workers.push_back(job.start_worker({BRAID_BINARY_DIR "/bin/braid", "train", "--kvstore", "dist_sync", "--epochs",
                                           "50", "--limit", "2000", "--test-limit", "100"},
                                          w));
-    for (int w = 0; w < 2; ++w)
-      EXPECT_TRUE(wait_for_text(job.log_of("worker", w), "a shard of", 60)) << read(job.log_of("worker", w));
-    std::this_thread::sleep_for(std::chrono::seconds(1));  // training
+    for (int w = 0; w < 2; ++w)  // training: each worker has ended its first epoch
+      EXPECT_TRUE(wait_for_text(job.log_of("worker", w), "test acc", 60)) << read(job.log_of("worker", w));
   }
 };
 

@@ -8,6 +8,7 @@
 
 #include "braid/serving/server.h"
 #include "model_inputs.h"
+#include "usage_errors.h"
 
 namespace braid::cli {
 

@@ -264,11 +264,11 @@ CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o) {
   auto* l = app.add_subcommand("launch",
                                "start a distributed job (MXNet's tools/launch.py): a scheduler, servers and "
                                "workers running COMMAND with the DMLC_* environment");
-  l->add_option("-n,--num-workers", o.workers, "number of workers")->required()->check(CLI::PositiveNumber);
+  l->add_option("-n,--num-workers", o.workers, "number of workers")->required()->check(kPositive);
   l->add_option("-s,--num-servers", o.servers,
                 "number of servers (default: as many as workers; 0 with --launcher mpi: "
                 "no parameter servers, for kvstore horovod)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   l->add_option("--launcher", o.launcher, "local, ssh or mpi")->capture_default_str();
   l->add_option("-H,--hostfile", o.hostfile, "hosts for ssh and mpi, one per line (HOST or HOST:SSH_PORT for ssh)");
   l->add_option("--env", o.env, "NAME=VALUE (or NAME:VALUE) for every process; repeatable")->allow_extra_args(false);

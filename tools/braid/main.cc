@@ -5,10 +5,12 @@
 #include "braid/base/error.h"
 #include "braid/kvstore/ps.h"
 #include "commands.h"
+#include "usage_errors.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Braid: deep learning in C++ that speaks MXNet"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", braid::cli::version_text(), "print the version and this build's features");
 
   auto* params = app.add_subcommand("params", "inspect MXNet .params files");
   params->require_subcommand(1);
@@ -64,9 +66,21 @@ int main(int argc, char** argv) {
         argc = i;
         break;
       }
+  if (const std::string unknown = braid::cli::unknown_command(app, argc, argv); !unknown.empty()) {
+    std::cerr << "braid: error: " << unknown << "\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    CLI::App* command = &app;  // the deepest subcommand given
+    while (!command->get_subcommands().empty()) command = command->get_subcommands().front();
+    if (command != &app && e.get_exit_code() != 0) {
+      if (const std::string unknown = braid::cli::unknown_options(*command, argc, argv); !unknown.empty()) {
+        std::cerr << "braid: error: " << unknown << "\n";
+        return 2;
+      }
+    }
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }

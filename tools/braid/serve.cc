@@ -23,23 +23,23 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& o) {
   auto& l = o.limits;
   s->add_option("--keep-alive-timeout", l.keep_alive_timeout_s, "seconds an idle connection waits for a request")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   s->add_option("--header-timeout", l.header_timeout_s, "seconds from a request's first byte to its headers' end")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   s->add_option("--body-timeout", l.body_timeout_s, "seconds from a request's headers to its body's end")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   s->add_option("--write-timeout", l.write_timeout_s, "seconds a client may take to receive an answer")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   s->add_option("--max-connections", l.max_connections, "connections open at once; beyond: 503")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   s->add_option("--max-connections-per-client", l.max_connections_per_client,
                 "connections open at once from one address; beyond: 503")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   return s;
 }
 

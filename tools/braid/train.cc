@@ -128,8 +128,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--model", o.model, "mlp, lenet or resnet-mini")->capture_default_str();
   t->add_option("--dataset", o.dataset, "fashion-mnist or mnist")->capture_default_str();
   t->add_option("--data-dir", o.data_dir, "folder of the idx files (default: Debian's dataset-fashion-mnist)");
-  t->add_option("--epochs", o.epochs)->capture_default_str()->check(CLI::PositiveNumber);
-  t->add_option("--batch-size", o.batch_size)->capture_default_str()->check(CLI::PositiveNumber);
+  t->add_option("--epochs", o.epochs)->capture_default_str()->check(kPositive);
+  t->add_option("--batch-size", o.batch_size)->capture_default_str()->check(kPositive);
   t->add_option("--lr", o.lr, "learning rate")->capture_default_str();
   t->add_option("--optimizer", o.optimizer, "sgd, nag, adam, ... (optim::create)")->capture_default_str();
   t->add_option("--momentum", o.momentum, "for sgd and nag")->capture_default_str();
@@ -142,10 +142,10 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
       ->capture_default_str();
   t->add_option("--model-parallel", o.model_parallel, "split the model's layers over cpu(0) .. cpu(N-1)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   t->add_option("--micro-batches", o.micro_batches, "with --model-parallel: slices of each batch, pipelined")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   t->add_option("--seed", o.seed)->capture_default_str();
   t->add_option("--num-workers", o.num_workers, "data loader threads")->capture_default_str();
   t->add_option("--limit", o.limit, "train on the first N images only (0: all)");
@@ -157,7 +157,7 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--checkpoint-every", o.checkpoint_every,
                 "write a checkpoint (weights, optimizer states, position) "
                 "every N batches")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   t->add_option("--checkpoint", o.checkpoint, "prefix of the checkpoint files")->capture_default_str();
   t->add_flag("--resume", o.resume, "start from the checkpoint at --checkpoint when there is one");
   return t;

@@ -143,10 +143,13 @@ TEST(DataLoader, PrefetchIsBoundedAndEarlyExitJoinsWorkers) {
   });
   {
     DataLoader loader(slow, {.batch_size = 2, .num_workers = 2, .prefetch = 3});
-    auto it = loader.begin();  // holds batch 0; workers may make batches 1 .. 3 and no more
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    EXPECT_LE(made->load(), 2 * 4);
-    EXPECT_GE(made->load(), 2 * 2);
+    auto it = loader.begin();  // holds batch 0; workers make batches 1 .. 3 and no more
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (made->load() < 2 * 4 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(made->load(), 2 * 4) << "the workers did not fill the prefetch";
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // time for a batch too many
+    EXPECT_EQ(made->load(), 2 * 4) << "the workers went past the prefetch bound";
     ++it;
   }  // iterator and loader destroyed mid-epoch: threads stop and join
   const int after = made->load();
