@@ -51,6 +51,30 @@ TEST(PsControl, NodesRegisterGetRanksBarrierAndTheJobEnds) {
   EXPECT_NE(read(scheduler->log_path()).find("every worker finished"), std::string::npos);
 }
 
+// DMLC_PORT fixes the port a server listens on (for firewalls); a bad one is named.
+TEST(PsControl, AServerListensOnDmlcPort) {
+  const int server_port = test::free_port();
+  Job job(1, 1, {{"PS_VERBOSE", "1"}});
+  auto scheduler = job.start("scheduler", 0);
+  auto env = job.env("server");
+  env["DMLC_PORT"] = std::to_string(server_port);
+  Process server({BRAID_BINARY_DIR "/bin/braid", "server"}, env, job.log_of("server", 0));
+  Node node(job.worker_config());
+  node.start(nullptr);
+  node.finish();
+  EXPECT_EQ(server.wait(20), 0) << read(job.log_of("server", 0));
+  EXPECT_EQ(scheduler->wait(20), 0) << read(scheduler->log_path());
+  EXPECT_NE(read(job.log_of("server", 0)).find("listening on tcp://127.0.0.1:" + std::to_string(server_port)),
+            std::string::npos)
+      << read(job.log_of("server", 0));
+
+  env["DMLC_PORT"] = "70000";
+  Process bad({BRAID_BINARY_DIR "/bin/braid", "server"}, env, job.dir + "/bad.log");
+  EXPECT_NE(bad.wait(20).value_or(0), 0);
+  EXPECT_NE(read(job.dir + "/bad.log").find("DMLC_PORT=70000 is not a TCP port"), std::string::npos)
+      << read(job.dir + "/bad.log");
+}
+
 TEST(PsControl, ANodeWithoutTheSecretIsRefusedAndLogged) {
   Job job(1, 1, {{"BRAID_PS_SECRET", "s3cret"}});
   auto scheduler = job.start("scheduler", 0);

@@ -196,8 +196,8 @@ struct Job {
   }
 
   std::vector<std::string> ssh_prefix(const Host& host) const {
-    std::vector<std::string> argv = {env_str({"BRAID_SSH"}).value_or("ssh"), "-o", "StrictHostKeyChecking=no", "-o",
-                                     "BatchMode=yes"};
+    std::vector<std::string> argv = {env_str({"BRAID_SSH"}).value_or("ssh"), "-o", "StrictHostKeyChecking=accept-new",
+                                     "-o", "BatchMode=yes"};
     if (!host.port.empty()) argv.insert(argv.end(), {"-p", host.port});
     return argv;
   }

@@ -124,6 +124,10 @@ Config Config::from_env() {
   } else {
     c.host = first_network_address();
   }
+  if (c.role != Role::Scheduler && env_str({"DMLC_PORT"})) {
+    c.node_port = positive_int("DMLC_PORT", "the port this node listens on", 1);
+    BRAID_CHECK(c.node_port < 65536, "parameter server: DMLC_PORT=", c.node_port, " is not a TCP port");
+  }
   c.verbose = static_cast<int>(env_int({"PS_VERBOSE"}, 0));
   c.heartbeat_interval_s = seconds("PS_HEARTBEAT_INTERVAL", c.heartbeat_interval_s);
   c.heartbeat_timeout_s = seconds("PS_HEARTBEAT_TIMEOUT", c.heartbeat_timeout_s);

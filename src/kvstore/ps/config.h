@@ -24,6 +24,7 @@ struct Config {
   int root_port = 0;
   int num_servers = 0, num_workers = 0;
   std::string host;                 // the address this node binds to (the scheduler: root_uri)
+  int node_port = 0;                // DMLC_PORT: the port a server or worker listens on (0: any free one)
   int verbose = 0;                  // PS_VERBOSE: 1 logs connections, 2 every message
   double heartbeat_interval_s = 1;  // 0: no heartbeats
   double heartbeat_timeout_s = 10;  // a node silent this long is dead

@@ -22,7 +22,7 @@ Node::Node(Config config)
   if (!config_.secret.empty()) van_->require_auth();
   me_.role = config_.role;
   me_.host = config_.host;
-  me_.port = van_->bind(config_.host, 0);
+  me_.port = van_->bind(config_.host, config_.node_port);
   van_->start([this](Message&& m) { handle(std::move(m)); });
 }
 
