@@ -19,6 +19,36 @@ using gluon::Parameter;
 using gluon::ParameterDict;
 using gluon::ParameterPtr;
 
+/// Appends the arrays of a forward's result (an NDArray, or lists and tuples of NDArrays and None,
+/// nested) to `arrays`; returns its shape for regroup_outputs: 0 for an array, None for None, a
+/// list or tuple of the items' shapes.
+py::object flatten_outputs(py::handle out, std::vector<NDArray>& arrays, const std::string& block) {
+  if (py::isinstance<NDArray>(out)) {
+    arrays.push_back(out.cast<NDArray>());
+    return py::int_(0);
+  }
+  if (out.is_none()) return py::none();
+  const bool is_tuple = py::isinstance<py::tuple>(out);
+  BRAID_CHECK(is_tuple || py::isinstance<py::list>(out), "block ", block,
+              ": forward must return NDArrays (alone, or in lists and tuples), got ",
+              py::str(py::type::of(out)).cast<std::string>());
+  py::list items;
+  for (auto item : out) items.append(flatten_outputs(item, arrays, block));
+  return is_tuple ? py::object(py::tuple(items)) : py::object(items);
+}
+
+/// The outputs in the shape flatten_outputs recorded.
+py::object regroup_outputs(py::handle format, const std::vector<NDArray>& arrays, size_t& next) {
+  if (format.is_none()) return py::none();
+  if (py::isinstance<py::int_>(format)) {
+    BRAID_CHECK(next < arrays.size(), "the block gave ", arrays.size(), " outputs; its forward returned more");
+    return py::cast(arrays[next++]);
+  }
+  py::list items;
+  for (auto item : format) items.append(regroup_outputs(item, arrays, next));
+  return py::isinstance<py::tuple>(format) ? py::object(py::tuple(items)) : py::object(items);
+}
+
 /// Calls the Python forward of `self` with the inputs unpacked; its result (an array or a
 /// sequence of arrays) becomes the outputs. `B` must be the class the instance was bound as
 /// (pybind11 finds the Python object by it).
@@ -45,11 +75,10 @@ std::vector<NDArray> python_forward(const B* self, const std::vector<NDArray>& i
       for (auto s : out) add(s);
     return placeholders;
   }
-  if (py::isinstance<NDArray>(out)) return {out.cast<NDArray>()};
-  BRAID_CHECK(py::isinstance<py::sequence>(out), "block ", self->prefix(),
-              ": forward must return an NDArray or a list/tuple of NDArrays, got ",
-              py::str(py::type::of(out)).cast<std::string>());
-  return out.cast<std::vector<NDArray>>();
+  std::vector<NDArray> arrays;
+  py::object format = flatten_outputs(out, arrays, self->prefix());
+  py::setattr(fn.attr("__self__"), "_out_format", format);  // call_block gives the outputs this shape
+  return arrays;
 }
 
 template <class B>
@@ -119,6 +148,14 @@ py::object call_block(py::object self, py::args args) {
     inputs.push_back(a.cast<NDArray>());
   }
   std::vector<NDArray> out = block(inputs);
+  // A forward written in Python: its outputs as it returned them (lists and tuples, nested), also
+  // when the hybridized graph computed them.
+  py::object format = py::getattr(self, "_out_format", py::none());
+  if (!format.is_none() && !is_cpp_forward(self)) {
+    size_t next = 0;
+    py::object grouped = regroup_outputs(format, out, next);
+    if (next == out.size()) return grouped;
+  }
   if (out.size() == 1) return py::cast(out[0]);
   return py::cast(out);
 }

@@ -161,6 +161,8 @@ std::optional<symbol::Entry> GraphTracer::view_of_known(const NDArray& a) {
 
 void GraphTracer::record(const op::OpDef& def, const std::string& spelling, const op::AttrMap& attrs,
                          const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs) {
+  // No graph will be kept (Python control flow): the arrays its loops make need no names.
+  if (!why_not_replayable_.empty()) return;
   auto node = std::make_shared<symbol::Node>();
   node->op = &def;
   node->op_name = def.name;
