@@ -50,9 +50,14 @@ def _python_scalar(value, to, what):
         raise ValueError("cannot convert %s to a Python %s" % (what, to.__name__)) from None
 
 
-def _not_replayable(what):
-    """Tells a hybridized block being traced that its graph cannot hold this Python control flow."""
+def _not_replayable(what, subgraphs):
+    """Tells a hybridized block being traced that its graph cannot hold this Python control flow.
+    The subgraph names MXNet's symbolic form would number there are counted as it counts them
+    (AttrScope._subgraph_names)."""
     if _core.gluon._tracing():
+        from ..attribute import AttrScope
+        for subgraph in subgraphs:
+            AttrScope._subgraph_names[subgraph] += 1
         _core.gluon._trace_cannot_replay(what)
         warnings.warn("mx.nd.contrib.%s in a hybridized block: the block runs its forward on every call instead "
                       "of a recorded graph (the loop or branch is Python code); build it with mx.sym.contrib.%s "
@@ -76,7 +81,7 @@ def foreach(body, data, init_states, name="foreach"):
     """Runs ``outputs, states = body(data[i], states)`` for every i along the first axis of data
     (an NDArray or a nested list of them, sliced together), starting from ``init_states``;
     returns the steps' outputs stacked on a new first axis, in body's format, and the last states."""
-    _not_replayable("foreach")
+    _not_replayable("foreach", [name])
     flat_data, data_fmt = _flatten(data, "foreach data")
     _flatten(init_states, "foreach init_states")
     steps = flat_data[0].shape[0]
@@ -101,7 +106,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     first axis and padded to ``max_iterations`` rows (the padding is left uninitialized, as in
     MXNet), and the final loop variables (an NDArray when ``loop_vars`` was one)."""
     from .. import ndarray as _nd
-    _not_replayable("while_loop")
+    _not_replayable("while_loop", [name + "_cond", name + "_func"])
     if max_iterations is None:
         raise ValueError("while_loop: max_iterations must be given")
     max_iterations = _python_scalar(max_iterations, int, "max_iterations")
@@ -138,5 +143,5 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
 
 def cond(pred, then_func, else_func, name="cond"):
     """``then_func()`` when the scalar ``pred`` is nonzero, else ``else_func()``."""
-    _not_replayable("cond")
+    _not_replayable("cond", [name + "_pred", name + "_then", name + "_else"])
     return then_func() if _python_scalar(pred, bool, "pred") else else_func()

@@ -123,7 +123,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
     flat_vars, var_fmt = _flatten(loop_vars, "while_loop loop_vars", Symbol)
     if not flat_vars:
         raise ValueError("while_loop: loop_vars must hold at least one symbol")
-    scope = _unique_scope(name)
+    scope = name  # as MXNet: only the two subgraphs are numbered
     placeholders = [var("%s_var%d" % (scope, i)) for i in range(len(flat_vars))]
     grouped = _regroup(placeholders, var_fmt)[0]
     grouped = grouped if isinstance(grouped, list) else [grouped]
@@ -167,7 +167,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name="while_loop"):
 def cond(pred, then_func, else_func, name="cond"):
     """``then_func()`` when the scalar symbol ``pred`` is nonzero, else ``else_func()``, as one
     graph node; both must return outputs of the same number and shapes."""
-    scope = _unique_scope(name)
+    scope = name  # as MXNet: only the three subgraphs are numbered
     graphs, formats = [], []
     for suffix, make in (("_pred", lambda: pred), ("_then", then_func), ("_else", else_func)):
         branch_scope = _unique_scope(name + suffix)
