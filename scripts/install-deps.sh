@@ -14,6 +14,7 @@ packages=(
   dataset-fashion-mnist
   python3 python3-dev python3-numpy python3-torch python3-pytest pybind11-dev
   python3-scipy python3-nose  # MXNet's own unit tests (make conformance) import them
+  python3-onnx  # mx.onnx
   gnuplot-nox
   nginx
 )

@@ -32,6 +32,7 @@ from . import model
 from . import callback
 from . import metric
 from . import rnn
+from . import onnx
 from . import lr_scheduler
 from . import kvstore
 from . import kvstore as kv
