@@ -166,3 +166,25 @@ def test_a_softmax_output_loses_its_label_and_an_unknown_operator_is_named(tmp_p
         mx.onnx.export_model(bad, {}, [(2, 4)], np.float32, str(tmp_path / "bad.onnx"))
     with pytest.raises(mx.MXNetError, match="give in_shapes, one shape for each input"):
         mx.onnx.export_model(out, params, [], np.float32, str(tmp_path / "s.onnx"))
+
+
+def test_the_command_line_exports_and_imports_files(tmp_path):
+    import subprocess
+    import sys
+    net = nn.HybridSequential()
+    net.add(nn.Dense(8, activation="relu"), nn.Dense(3))
+    x = mx.nd.random.uniform(shape=(2, 5))
+    net.initialize()
+    net.hybridize()
+    expected = net(x).asnumpy()
+    net.export(str(tmp_path / "mlp"))
+    run = lambda *args: subprocess.run([sys.executable, "-m", "braid.onnx", *args], capture_output=True, text=True)
+    r = run("export", str(tmp_path / "mlp-symbol.json"), str(tmp_path / "mlp-0000.params"), "--shape", "2,5",
+            "-o", str(tmp_path / "mlp.onnx"))
+    assert r.returncode == 0, r.stderr
+    r = run("import", str(tmp_path / "mlp.onnx"), str(tmp_path / "back"))
+    assert r.returncode == 0, r.stderr
+    back = mx.gluon.SymbolBlock.imports(str(tmp_path / "back-symbol.json"), ["data"], str(tmp_path / "back-0000.params"))
+    np.testing.assert_allclose(back(x).asnumpy(), expected, rtol=1e-5, atol=1e-6)
+    r = run("export", str(tmp_path / "mlp-symbol.json"), str(tmp_path / "missing.params"), "--shape", "2,5")
+    assert r.returncode == 2 and "missing.params" in r.stderr, r.stderr
