@@ -188,3 +188,20 @@ def test_the_command_line_exports_and_imports_files(tmp_path):
     np.testing.assert_allclose(back(x).asnumpy(), expected, rtol=1e-5, atol=1e-6)
     r = run("export", str(tmp_path / "mlp-symbol.json"), str(tmp_path / "missing.params"), "--shape", "2,5")
     assert r.returncode == 2 and "missing.params" in r.stderr, r.stderr
+
+
+def test_braid_onnx_runs_the_same_conversion(tmp_path):
+    import os
+    import subprocess
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4))
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.ones((1, 6)))
+    net.export(str(tmp_path / "d"))
+    braid_command = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mx.__file__)))),
+                                 "bin", "braid")
+    r = subprocess.run([braid_command, "onnx", "export", str(tmp_path / "d-symbol.json"), str(tmp_path / "d-0000.params"),
+                        "--shape", "1,6", "-o", str(tmp_path / "d.onnx")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert [n.op_type for n in onnx.load(str(tmp_path / "d.onnx")).graph.node] == ["Flatten", "Gemm"]

@@ -47,6 +47,16 @@ CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o);
 /// when every process succeeded, else the first failure's status (130 after Ctrl-C).
 int launch(LaunchOptions o, std::vector<std::string> command);
 
+/// braid onnx's options (see add_onnx_command).
+struct OnnxOptions {
+  std::string symbol, params, output = "model.onnx", model, prefix;
+  std::vector<std::string> shapes;
+  bool dynamic = false;
+};
+CLI::App* add_onnx_command(CLI::App& app, OnnxOptions& o);
+/// Runs Python's braid.onnx in place of this process (returns only by throwing).
+int onnx(const CLI::App& command, const OnnxOptions& o);
+
 /// braid serve's options (see add_serve_command).
 struct ServeOptions {
   std::string repository, host = "127.0.0.1";

@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
   braid::cli::InferOptions infer_opt;
   auto* infer = braid::cli::add_infer_command(app, infer_opt);
 
+  braid::cli::OnnxOptions onnx_opt;
+  auto* onnx = braid::cli::add_onnx_command(app, onnx_opt);
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
@@ -94,6 +97,7 @@ int main(int argc, char** argv) {
     if (server->parsed()) return braid::kv::run_server();
     if (serve->parsed()) return braid::cli::serve(serve_opt);
     if (infer->parsed()) return braid::cli::infer(infer_opt);
+    if (onnx->parsed()) return braid::cli::onnx(*onnx, onnx_opt);
     if (launch->parsed()) {
       std::vector<std::string> command = launch->remaining();
       command.insert(command.end(), workers_command.begin(), workers_command.end());
