@@ -18,6 +18,7 @@ import numpy as _np
 from . import ndarray as _nd
 from . import symbol as _sym
 from .base import MXNetError
+from .operator import CustomOp, CustomOpProp  # defined before braid.operator imports this module
 
 # info -> operator object; an operator stays alive as long as the process (MXNet keeps them too).
 _by_info = {}
@@ -99,15 +100,7 @@ def _as_numpy(arrays):
     return [a.asnumpy() for a in arrays]
 
 
-def _store(targets, values, req):
-    for target, value, how in zip(targets, values, req):
-        if how in ("write", "inplace"):
-            target[:] = value
-        elif how == "add":
-            target[:] = target + value
-
-
-class _Computation:
+class _Computation(CustomOp):
     """The CustomOp of a legacy node: NumpyOp computes on NumPy copies written back afterwards,
     NDArrayOp on the NDArrays themselves (its in_grad on scratch arrays stored as req says)."""
 
@@ -119,7 +112,8 @@ class _Computation:
         if self._numpy:
             outs = [_np.zeros(o.shape, dtype=o.dtype) for o in out_data]
             self._op.forward(in_data=_as_numpy(in_data), out_data=outs)
-            _store(out_data, outs, req)
+            for target, value, how in zip(out_data, outs, req):
+                self.assign(target, how, value)
         else:
             self._op.forward(in_data=list(in_data), out_data=list(out_data))
 
@@ -132,14 +126,16 @@ class _Computation:
             grads = [_nd.zeros(g.shape, ctx=g.context, dtype=g.dtype) for g in in_grad]
             self._op.backward(out_grad=list(out_grad), in_data=list(in_data), out_data=list(out_data),
                               in_grad=grads)
-        _store(in_grad, grads, req)
+        for target, value, how in zip(in_grad, grads, req):
+            self.assign(target, how, value)
 
 
-class _Prop:
+class _Prop(CustomOpProp):
     """The CustomOpProp of a legacy node (see braid.operator._CustomNode): names and shapes from
-    the Python operator; float32 like MXNet's legacy operators."""
+    the Python operator, no aux states; float32 like MXNet's legacy operators."""
 
     def __init__(self, op):
+        super().__init__(op.need_top_grad())
         self._op = op
 
     def list_arguments(self):
@@ -147,9 +143,6 @@ class _Prop:
 
     def list_outputs(self):
         return self._op.list_outputs()
-
-    def list_auxiliary_states(self):
-        return []
 
     def infer_shape(self, in_shape):
         in_shapes, out_shapes = self._op.infer_shape(in_shape)

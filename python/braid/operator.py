@@ -29,8 +29,6 @@ from . import symbol as _sym
 from ._core import NDArray
 from ._core import profiler as _profiler
 from . import _core
-from . import _python_op
-from ._python_op import PythonOp, NumpyOp, NDArrayOp
 from .base import MXNetError, NDArrayHandle
 from .context import current_context
 
@@ -99,6 +97,10 @@ class CustomOpProp:
     def create_operator(self, ctx, in_shapes, in_dtypes):
         return CustomOp()
 
+
+# MXNet's first Python operators, built on the two classes above.
+from . import _python_op  # noqa: E402
+from ._python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: E402
 
 _registry = {}
 

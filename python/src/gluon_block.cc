@@ -148,10 +148,10 @@ py::object call_block(py::object self, py::args args) {
     inputs.push_back(a.cast<NDArray>());
   }
   std::vector<NDArray> out = block(inputs);
-  // A forward written in Python: its outputs as it returned them (lists and tuples, nested), also
-  // when the hybridized graph computed them.
+  // A forward written in Python (python_forward recorded the format): its outputs as it returned
+  // them (lists and tuples, nested), also when the hybridized graph computed them.
   py::object format = py::getattr(self, "_out_format", py::none());
-  if (!format.is_none() && !is_cpp_forward(self)) {
+  if (!format.is_none()) {
     size_t next = 0;
     py::object grouped = regroup_outputs(format, out, next);
     if (next == out.size()) return grouped;

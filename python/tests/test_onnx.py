@@ -139,14 +139,21 @@ def test_the_imported_model_gives_the_same_outputs(tmp_path):
     assert meta["input_tensor_data"] == [("data", (2, 3, 12, 12))]
 
 
-def test_an_mlp_with_a_dynamic_batch(tmp_path):
+def _exported_mlp(tmp_path, x, *layers):
+    """Exports a hybridized MLP of `layers` as tmp_path/mlp-symbol.json and mlp-0000.params;
+    returns its output for x."""
     net = nn.HybridSequential()
-    net.add(nn.Dense(32, activation="relu"), nn.Dense(10))
-    x = mx.nd.random.uniform(shape=(4, 20))
+    net.add(*layers)
     net.initialize()
     net.hybridize()
     expected = net(x).asnumpy()
     net.export(str(tmp_path / "mlp"))
+    return expected
+
+
+def test_an_mlp_with_a_dynamic_batch(tmp_path):
+    x = mx.nd.random.uniform(shape=(4, 20))
+    expected = _exported_mlp(tmp_path, x, nn.Dense(32, activation="relu"), nn.Dense(10))
     path = mx.onnx.export_model(str(tmp_path / "mlp-symbol.json"), str(tmp_path / "mlp-0000.params"), [(1, 20)],
                                 np.float32, str(tmp_path / "mlp.onnx"), dynamic=True)
     model = onnx.load(path)
@@ -171,13 +178,8 @@ def test_a_softmax_output_loses_its_label_and_an_unknown_operator_is_named(tmp_p
 def test_the_command_line_exports_and_imports_files(tmp_path):
     import subprocess
     import sys
-    net = nn.HybridSequential()
-    net.add(nn.Dense(8, activation="relu"), nn.Dense(3))
     x = mx.nd.random.uniform(shape=(2, 5))
-    net.initialize()
-    net.hybridize()
-    expected = net(x).asnumpy()
-    net.export(str(tmp_path / "mlp"))
+    expected = _exported_mlp(tmp_path, x, nn.Dense(8, activation="relu"), nn.Dense(3))
     run = lambda *args: subprocess.run([sys.executable, "-m", "braid.onnx", *args], capture_output=True, text=True)
     r = run("export", str(tmp_path / "mlp-symbol.json"), str(tmp_path / "mlp-0000.params"), "--shape", "2,5",
             "-o", str(tmp_path / "mlp.onnx"))
@@ -193,15 +195,10 @@ def test_the_command_line_exports_and_imports_files(tmp_path):
 def test_braid_onnx_runs_the_same_conversion(tmp_path):
     import os
     import subprocess
-    net = nn.HybridSequential()
-    net.add(nn.Dense(4))
-    net.initialize()
-    net.hybridize()
-    net(mx.nd.ones((1, 6)))
-    net.export(str(tmp_path / "d"))
+    _exported_mlp(tmp_path, mx.nd.ones((1, 6)), nn.Dense(4))
     braid_command = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mx.__file__)))),
                                  "bin", "braid")
-    r = subprocess.run([braid_command, "onnx", "export", str(tmp_path / "d-symbol.json"), str(tmp_path / "d-0000.params"),
+    r = subprocess.run([braid_command, "onnx", "export", str(tmp_path / "mlp-symbol.json"), str(tmp_path / "mlp-0000.params"),
                         "--shape", "1,6", "-o", str(tmp_path / "d.onnx")], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert [n.op_type for n in onnx.load(str(tmp_path / "d.onnx")).graph.node] == ["Flatten", "Gemm"]
