@@ -24,7 +24,8 @@
 #
 # BUILD_DIR (default build) is the CMake build folder; GPU_TEST_FILTER is passed to gtest and
 # GPU_TEST_TIMEOUT (seconds, default 1800) bounds the C++ tests; MXNET_GPU_BUDGET (seconds,
-# default 300) bounds the MXNet test run, MXNET_GPU_JOBS (default 4) files at once.
+# default 300) bounds the MXNet test run, MXNET_GPU_JOBS (default 8) files or parts of files at once, each file
+# dealt into MXNET_GPU_SHARDS (default 4) parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
@@ -167,7 +168,7 @@ unpack() {
 run_mxnet_tests() {
   local files
   mapfile -t files < <(grep -v '^#' tests/conformance/gpu_in_scope.txt)
-  "$1" tests/conformance/run.py -v --build "$2" --tests "$3" --jobs "${MXNET_GPU_JOBS:-4}" \
+  "$1" tests/conformance/run.py -v --build "$2" --tests "$3" --jobs "${MXNET_GPU_JOBS:-8}" --shards "${MXNET_GPU_SHARDS:-4}" \
     --test-timeout 120 --budget "${MXNET_GPU_BUDGET:-300}" "${files[@]}"
 }
 

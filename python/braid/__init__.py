@@ -42,6 +42,8 @@ from . import engine
 from . import operator
 from . import numpy
 from . import numpy as np
+from . import numpy_extension
+from . import numpy_extension as npx
 from . import contrib
 from . import monitor
 from . import monitor as mon

@@ -15,10 +15,49 @@ string_types = (str,)
 numeric_types = (float, int, _np.generic)
 integer_types = (int, _np.int32, _np.int64)
 mx_real_t = _np.float32
-mx_uint = int
-_LIB = None  # MXNet's ctypes handle of libmxnet; Braid's core is the braid._core module
+mx_uint = ctypes.c_uint
 # What monitor callbacks' arrays cast to: ctypes.cast(array, NDArrayHandle), then NDArray(handle).
 NDArrayHandle = ctypes.c_void_p
+SymbolHandle = ctypes.c_void_p
+
+
+class _NoCLibrary:
+    """MXNet's ``_LIB`` (its ctypes handle of libmxnet.so). Braid's core is the ``braid._core``
+    module, not MXNet's C API: calling one of its functions raises an error naming it."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise MXNetError("mxnet.base._LIB.%s: Braid has no MXNet C library (libmxnet.so) and no C API function %s; "
+                         "use the Python API (mxnet.nd, mxnet.sym, mxnet.gluon) instead" % (name, name))
+
+    def __bool__(self):
+        return False
+
+
+_LIB = _NoCLibrary()
+
+
+def check_call(ret):
+    """MXNet's check of a C API call's return code: raises MXNetError when it is not 0."""
+    if ret != 0:
+        raise MXNetError("a C API call failed with code %d" % ret)
+
+
+def c_str(string):
+    """string as a C string (bytes, UTF-8)."""
+    return ctypes.c_char_p(string.encode("utf-8"))
+
+
+def c_array(ctype, values):
+    """values as a C array of ctype."""
+    return (ctype * len(values))(*values)
+
+
+def c_str_array(strings):
+    """strings as a C array of C strings (UTF-8)."""
+    array = ctypes.c_char_p * len(strings)
+    return array(*[s.encode("utf-8") for s in strings])
 
 
 class NotImplementedForSymbol(MXNetError):

@@ -130,6 +130,12 @@ def use_np_array(func):
     return func
 
 
+def use_np(func):
+    """func (a function or a class, whose methods are wrapped) run with NumPy shapes and arrays on,
+    as MXNet's ``use_np``."""
+    return use_np_shape(use_np_array(func))
+
+
 def set_np(shape=True, array=True):
     set_np_shape(shape)
     set_np_array(array)

@@ -9,6 +9,8 @@ With --check, runs only the tests named in must_pass.txt and exits 1 when one di
 `make test` runs).
 With --write-must-pass, rewrites must_pass.txt as the tests that passed in this run.
 Tests in not_applicable.txt (they need the internet or a GPU) are not run; the table counts them.
+With --shards N, each file's tests are dealt into N parts (by a hash of the test's name) run by
+interpreters of their own, so that one long file can use several cores.
 Where the MXNet test folder is absent, says so and exits 0.
 """
 import argparse
@@ -87,13 +89,15 @@ def _kill_live(*_):
     sys.exit(130)
 
 
-def run_file(args, name, skip):
-    """Runs one file, restarting after a crash or a hang without the test that caused it."""
+def run_file(args, name, skip, shard=0):
+    """Runs one file (its part ``shard`` of --shards), restarting after a crash or a hang without
+    the test that caused it."""
     run = FileRun(name)
     started = time.monotonic()
     deselected = [t for t in skip if t.startswith(name + "::")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(args.build, "python"), os.path.join(HERE, "support")]),
-               PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "2"))
+               PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "2"),
+               CONFORMANCE_SHARD="%d/%d" % (shard, args.shards))
     if args.seed is not None:
         env.setdefault("MXNET_TEST_SEED", str(args.seed))
         env.setdefault("MXNET_MODULE_SEED", str(args.seed))
@@ -174,6 +178,18 @@ def wait_with_progress(process, results, test_timeout, deadline):
             return CUT
 
 
+def merge_parts(parts):
+    """One file's run from the runs of its parts (the seconds of the longest part)."""
+    run = FileRun(parts[0].name)
+    for part in parts:
+        for test, outcome in part.outcomes.items():
+            if test not in run.outcomes or outcome[0] != ERROR:  # a collection error is every part's
+                run.outcomes[test] = outcome
+        run.seconds = max(run.seconds, part.seconds)
+        run.cut_short = run.cut_short or part.cut_short
+    return run
+
+
 def print_table(runs, skip):
     header = "%-30s %7s %7s %7s %7s %5s %8s %7s" % ("file", "passed", "failed", "errors", "skipped", "n/a",
                                                     "crashed", "seconds")
@@ -192,7 +208,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(REPO, "build"), help="Braid's build folder")
     parser.add_argument("--tests", default=os.environ.get("MXNET_TESTS_DIR", DEFAULT_TESTS),
                         help="MXNet's tests/python/unittest folder (default: $MXNET_TESTS_DIR or %(default)s)")
-    parser.add_argument("--jobs", type=int, default=2, help="files run at once")
+    parser.add_argument("--jobs", type=int, default=2, help="files (or parts of files) run at once")
+    parser.add_argument("--shards", type=int, default=1, help="parts each file's tests are dealt into")
     parser.add_argument("--test-timeout", type=int, default=180, help="seconds one test may run")
     parser.add_argument("--seed", type=int, default=1, help="MXNET_TEST_SEED and MXNET_MODULE_SEED (-1: random)")
     parser.add_argument("--check", action="store_true",
@@ -217,7 +234,9 @@ def main():
     args.only = read_list("must_pass.txt") if args.check else None
     skip = not_applicable()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(lambda name: run_file(args, name, skip), files))
+        parts = list(pool.map(lambda job: run_file(args, job[0], skip, job[1]),
+                              [(name, shard) for name in files for shard in range(args.shards)]))
+    runs = [merge_parts(parts[i * args.shards:(i + 1) * args.shards]) for i in range(len(files))]
 
     print_table(runs, skip)
     outcomes = {test: result for run in runs for test, result in run.outcomes.items()}

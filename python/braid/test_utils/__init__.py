@@ -23,7 +23,7 @@ from ..ndarray import array  # noqa: F401 (MXNet's test_utils imports it at top 
 
 from ._environment import (  # noqa: F401
     default_context, set_default_context, default_dtype, list_gpus, is_cd_run, is_aarch64_run, environment, _set_env, set_env_var,
-    retry, discard_stderr, download, DummyIter, use_np, is_op_runnable)
+    retry, discard_stderr, download, download_model, DummyIter, is_op_runnable, has_tvm_ops)
 from ._comparison import (  # noqa: F401
     default_rtols, default_atols, default_numeric_eps, effective_dtype, _dtype_of, get_tolerance, get_tols,
     get_rtol, get_atol, get_etol, _as_numpy, same, same_array, reldiff, almost_equal, find_max_violation,
@@ -34,7 +34,11 @@ from ._random_inputs import (  # noqa: F401
     rand_ndarray, rand_sparse_ndarray, np_reduce, collapse_sum_like)
 from ._symbolic import (  # noqa: F401
     _parse_location, _parse_aux_states, _bind, simple_forward, check_symbolic_forward, check_symbolic_backward,
-    numeric_grad, check_numeric_gradient)
+    numeric_grad, check_numeric_gradient, same_symbol_structure)
+from ._matrices import (  # noqa: F401
+    new_matrix_with_real_eigvals_2d, new_matrix_with_real_eigvals_nd, new_orthonormal_matrix_2d,
+    new_sym_matrix_with_real_eigvals_2d, new_sym_matrix_with_real_eigvals_nd)
+from ..util import use_np  # noqa: F401
 from ._consistency import check_consistency, check_gluon_hybridize_consistency  # noqa: F401
 from ._distributions import (  # noqa: F401
     gen_buckets_probs_with_ppf, mean_check, var_check, chi_square_check, verify_generator)

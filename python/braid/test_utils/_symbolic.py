@@ -1,5 +1,7 @@
 """mxnet.test_utils: checks of a symbol's forward, backward and gradients (against expected values
 or central finite differences)."""
+import json
+
 import numpy as _np
 
 from .._core import NDArray
@@ -202,3 +204,11 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
             assert_almost_equal(orig_grad, sym_grad, rtol, atol, ("NUMERICAL_%s" % name, "BACKWARD_%s" % name))
         else:
             raise ValueError("Invalid grad_req %s for argument %s" % (grad_req[name], name))
+
+
+def same_symbol_structure(sym1, sym2):
+    """True when the two symbols' graphs run the same operator at every node position (names,
+    attributes and dtypes aside): what a graph pass such as AMP's conversion must keep."""
+    nodes1 = json.loads(sym1.tojson())["nodes"]
+    nodes2 = json.loads(sym2.tojson())["nodes"]
+    return all(a["op"] == b["op"] for a, b in zip(nodes1, nodes2))

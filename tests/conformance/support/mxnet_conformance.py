@@ -7,6 +7,7 @@ still use."""
 import json
 import os
 import resource
+import zlib
 
 import numpy as _np
 
@@ -24,9 +25,14 @@ _DESELECT = set(filter(None, os.environ.get("CONFORMANCE_DESELECT", "").split("\
 _ONLY = set(filter(None, os.environ.get("CONFORMANCE_ONLY", "").split("\n")))
 
 
+# The runner's --shards: this interpreter runs part INDEX of COUNT, the tests whose name hashes to it.
+_SHARD, _SHARDS = (int(n) for n in os.environ.get("CONFORMANCE_SHARD", "0/1").split("/"))
+
+
 def pytest_collection_modifyitems(config, items):
     def wanted(item):
-        return item.name not in _DESELECT and (not _ONLY or item.name in _ONLY)
+        return (item.name not in _DESELECT and (not _ONLY or item.name in _ONLY)
+                and zlib.crc32(item.name.encode()) % _SHARDS == _SHARD)
     dropped = [item for item in items if not wanted(item)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -1,0 +1,52 @@
+"""mxnet.numpy_extension (``mx.npx``): the switches of MXNet's NumPy mode and the neural-network
+operators under their ``npx`` names.
+
+``npx.set_np()`` / ``npx.reset_np()`` / ``npx.is_np_shape()`` / ``npx.is_np_array()`` are
+``mx.util``'s switches; ``npx.cpu``, ``npx.gpu``, ``npx.num_gpus``, ``npx.waitall``, ``npx.seed``,
+``npx.save`` and ``npx.load`` are what ``mx`` has under those names. The operators are Braid's
+registered operators under MXNet's ``npx`` names (``npx.relu(x)`` is ``Activation(x,
+act_type='relu')``, ``npx.convolution`` is ``Convolution``, ...); they take and give Braid NDArrays.
+A name MXNet's ``npx`` has and Braid lacks raises AttributeError naming it.
+"""
+from .. import _core, _signatures
+from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
+from ..ndarray import NDArray, waitall
+from ..ndarray.utils import save, load
+from ..random import seed
+from ..util import is_np_shape, is_np_array, set_np, reset_np, use_np, use_np_shape, use_np_array
+from . import random
+
+# npx name -> the registered operator it runs (MXNet registers these as aliases named _npx_<name>).
+_OPERATORS = {
+    "activation": "Activation", "arange_like": "_contrib_arange_like", "batch_dot": "batch_dot",
+    "batch_flatten": "Flatten", "batch_norm": "BatchNorm", "cast": "Cast", "convolution": "Convolution",
+    "deconvolution": "Deconvolution", "dropout": "Dropout", "embedding": "Embedding", "erf": "erf",
+    "erfinv": "erfinv", "fully_connected": "FullyConnected", "gamma": "gamma", "gammaln": "gammaln",
+    "gather_nd": "gather_nd", "layer_norm": "LayerNorm", "leaky_relu": "LeakyReLU",
+    "log_softmax": "log_softmax", "multibox_detection": "_contrib_MultiBoxDetection",
+    "multibox_prior": "_contrib_MultiBoxPrior", "multibox_target": "_contrib_MultiBoxTarget",
+    "one_hot": "one_hot", "pick": "pick", "pooling": "Pooling", "reshape_like": "reshape_like",
+    "rnn": "RNN", "roi_pooling": "ROIPooling", "sequence_mask": "SequenceMask", "shape_array": "shape_array",
+    "slice": "slice", "smooth_l1": "smooth_l1", "softmax": "softmax", "topk": "topk",
+}
+
+
+def relu(data, **kwargs):
+    """max(data, 0) (MXNet's ``_npx_relu``)."""
+    return _core.invoke("relu", [data], kwargs)
+
+
+def sigmoid(data, **kwargs):
+    """1 / (1 + exp(-data)) (MXNet's ``_npx_sigmoid``)."""
+    return _core.invoke("sigmoid", [data], kwargs)
+
+
+def __getattr__(name):
+    op = _OPERATORS.get(name)
+    if op is None or not _core.operator_exists(op):
+        raise AttributeError("module 'mxnet.numpy_extension' has no attribute '%s' (Braid's npx has: %s)"
+                             % (name, ", ".join(sorted(n for n in _OPERATORS if _core.operator_exists(_OPERATORS[n])))))
+    fn = _signatures.operator_function(op, NDArray, _core.invoke, "numpy_extension")
+    fn.__name__ = name
+    globals()[name] = fn
+    return fn
