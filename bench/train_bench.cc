@@ -25,6 +25,7 @@
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/device/cpu_share.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/model_zoo/simple.h"
 #include "braid/gluon/trainer.h"
@@ -155,6 +156,7 @@ int run(const Options& o) {
   nlohmann::json out{{"samples_per_sec", static_cast<double>(batches * batch) / seconds},
                      {"loss", mean_loss},
                      {"peak_rss_mb", peak_rss_mb()},
+                     {"cpu_share", cpu_share::current().summary()},
                      {"host_ms_per_step",
                       {{"forward", phases.forward * per_step_ms},
                        {"backward", phases.backward * per_step_ms},
@@ -187,6 +189,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "gpu"}));
   CLI11_PARSE(app, argc, argv);
+  braid::cpu_share::adopt_wait_policy(argv);  // as braid train does
   try {
     return run(o);
   } catch (const braid::Error& e) {

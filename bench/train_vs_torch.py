@@ -39,7 +39,8 @@ def torch_worker(model, batch, warmup, batches, threads, device):
     import numpy as np
     import torch
     import torch.nn as nn
-    torch.set_num_threads(threads)
+    if threads > 0:  # 0: PyTorch's own choice
+        torch.set_num_threads(threads)
     torch.manual_seed(0)
     images, labels = load_fashion_mnist()
     order = np.random.RandomState(0).permutation(len(labels))

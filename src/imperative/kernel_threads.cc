@@ -3,8 +3,9 @@
 // OMP_NUM_THREADS threads the cores would be oversubscribed twice over, and libgomp, seeing more
 // OpenMP threads than cores, would also stop spinning between parallel regions (see
 // docs/performance.md). So a kernel on a CPU context runs with BRAID_CPU_KERNEL_NTHREADS
-// threads if set, else the process's OpenMP threads divided by the CPU contexts used so far and
-// by the workers per context (at least 1).
+// threads if set, else the process's compute threads (OpenMP's, or fewer on a busy machine:
+// device/cpu_share.h) divided by the CPU contexts used so far and by the workers per context (at
+// least 1).
 #include "imperative/kernel_threads.h"
 
 #include <omp.h>
@@ -16,6 +17,7 @@
 #include <set>
 
 #include "braid/base/env.h"
+#include "braid/device/cpu_share.h"
 #include "braid/ndarray/invoke.h"
 
 namespace braid::imperative {
@@ -26,8 +28,14 @@ std::mutex g_mu;
 std::set<int> g_high_ids;            // the others
 std::atomic<int> g_cpu_contexts{0};  // their number
 
+// The process's compute threads: what the CPU share chose for a busy machine, else OpenMP's
+// initial value (OMP_NUM_THREADS, or the cores).
 int total_threads() {
-  static const int total = omp_get_max_threads();  // the initial value: OMP_NUM_THREADS or the cores
+  static const int total = [] {
+    const cpu_share::Share& share = cpu_share::current();
+    if (cpu_share::is_busy(share)) cpu_share::announce(stderr);
+    return share.threads > 0 ? share.threads : omp_get_max_threads();
+  }();
   return total;
 }
 

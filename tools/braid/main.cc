@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "braid/base/error.h"
+#include "braid/device/cpu_share.h"
 #include "braid/kvstore/ps.h"
 #include "commands.h"
 #include "usage_errors.h"
@@ -87,6 +88,9 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  // Commands that compute adopt a passive OpenMP wait on a busy machine (a restart, before any work).
+  for (const CLI::App* computing : {train, eval, predict, serve, infer})
+    if (computing->parsed()) braid::cpu_share::adopt_wait_policy(argv);
   try {
     if (show->parsed()) return braid::cli::params_show(params_file, std::cout);
     if (list->parsed()) return braid::cli::ops_list(std::cout);

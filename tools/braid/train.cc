@@ -8,6 +8,7 @@
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/device/cpu_share.h"
 #include "braid/gluon/data/dataloader.h"
 #include "braid/gluon/data/vision/datasets.h"
 #include "braid/gluon/data/vision/transforms.h"
@@ -165,6 +166,8 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
 
 int train(const TrainOptions& o) {
   if (!o.save.empty()) make_save_folder(o.save);
+  // The compute threads chosen for this machine's load (nothing when OMP_NUM_THREADS chose).
+  if (cpu_share::current().measured) cpu_share::announce(stdout);
   const std::vector<Context> contexts = parse_contexts(o.ctx);
   const Context ctx = contexts[0];
   nd::seed(o.seed);

@@ -43,9 +43,10 @@ NDArray invoke1(const std::string& op, const std::vector<NDArray>& inputs, const
 void waitall();
 
 /// The OpenMP threads a kernel on `ctx` runs with. CPU contexts share the cores: each gets
-/// BRAID_CPU_KERNEL_NTHREADS if set, else the process's OpenMP threads (OMP_NUM_THREADS, or the
-/// cores) divided by the number of CPU contexts that have run kernels so far and by the engine's
-/// workers per context (BRAID_CPU_WORKER_NTHREADS), at least 1.
+/// BRAID_CPU_KERNEL_NTHREADS if set, else the process's compute threads (OMP_NUM_THREADS, or the
+/// cores, or fewer when other processes keep them busy: braid/device/cpu_share.h) divided by the
+/// number of CPU contexts that have run kernels so far and by the engine's workers per context
+/// (BRAID_CPU_WORKER_NTHREADS), at least 1.
 int kernel_threads(Context ctx);
 
 /// The engine priority of every operation this thread pushes through NDArray calls while the

@@ -1,5 +1,6 @@
 // CPU contexts share the cores: a kernel runs with the process's OpenMP threads divided by the
-// CPU contexts used so far (in a fresh process, so that no other test has used a context yet).
+// CPU contexts used so far (in a fresh process, so that no other test has used a context yet), with
+// the measurement of other processes' load turned off.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -33,6 +34,7 @@ int threads_of_a_kernel_on(Context ctx) {
 
 // Exit code 0 when every expectation holds, else the number of the first that failed.
 void share_the_cores() {
+  setenv("BRAID_CPU_SHARE", "0", 1);  // OpenMP's threads whatever else the machine runs (cpu_share.h)
   register_thread_probe();
   const char* env = std::getenv("OMP_NUM_THREADS");
   const int total = env ? std::atoi(env) : omp_get_num_procs();
