@@ -10,6 +10,7 @@ packages=(
   libopenblas-dev libdnnl-dev
   libzmq3-dev cppzmq-dev libssl-dev
   libopenmpi-dev openmpi-bin
+  slurmd slurmctld slurm-client  # braid launch --launcher slurm (its test starts a one-node Slurm)
   nlohmann-json3-dev libcpp-httplib-dev libcli11-dev zlib1g-dev
   dataset-fashion-mnist
   python3 python3-dev python3-numpy python3-torch python3-pytest pybind11-dev

@@ -1,6 +1,7 @@
 // braid launch: MXNet's tools/launch.py. Starts a parameter-server job's scheduler, servers
 // (`braid server`) and workers (the COMMAND) with the DMLC_* environment, on this machine
-// (local), on the hosts of a hostfile over ssh, or through mpirun; forwards their output
+// (local), on the hosts of a hostfile over ssh, through mpirun, or through srun inside a Slurm
+// allocation; forwards their output
 // prefixed with role and rank (supervisor.h), and stops them all at the first failure or Ctrl-C.
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -125,20 +126,27 @@ struct Job {
   std::vector<Host> hosts;
 
   explicit Job(const LaunchOptions& opts) : o(opts), servers(opts.servers < 0 ? opts.workers : opts.servers) {
-    BRAID_CHECK(o.workers > 0 && (servers > 0 || o.launcher == "mpi"),
-                "braid launch: give at least one worker (-n) "
-                "and one server (-s); -s 0 (an allreduce job without parameter servers) needs --launcher mpi");
+    BRAID_CHECK(o.workers > 0 && (servers > 0 || o.launcher == "mpi" || o.launcher == "slurm"),
+                "braid launch: give at least one worker (-n) and one server (-s); -s 0 (an allreduce job without "
+                "parameter servers) needs --launcher mpi or slurm");
     BRAID_CHECK(!o.command.empty(),
                 "braid launch: give the workers' command, e.g. braid launch -n 2 -s 1 -- braid "
                 "train --kvstore dist_sync");
-    BRAID_CHECK(o.launcher == "local" || o.launcher == "ssh" || o.launcher == "mpi", "braid launch: unknown launcher '",
-                o.launcher, "'; valid: local, ssh, mpi");
+    BRAID_CHECK(o.launcher == "local" || o.launcher == "ssh" || o.launcher == "mpi" || o.launcher == "slurm",
+                "braid launch: unknown launcher '", o.launcher, "'; valid: local, ssh, mpi, slurm");
+    BRAID_CHECK(o.launcher != "slurm" || env_str({"SLURM_JOB_ID"}),
+                "braid launch: --launcher slurm runs inside a Slurm allocation, where srun can start the job's "
+                "processes (SLURM_JOB_ID is not set): run it in an sbatch script or under salloc, e.g. salloc -N 2 "
+                "braid launch --launcher slurm -n 2 -s 2 -- COMMAND");
+    BRAID_CHECK(o.launcher != "slurm" || o.hostfile.empty(),
+                "braid launch: --launcher slurm uses the allocation's nodes; -H is for ssh and mpi");
     BRAID_CHECK(o.launcher != "ssh" || !o.hostfile.empty(), "braid launch: --launcher ssh needs -H HOSTFILE");
     BRAID_CHECK(o.sync_dst_dir.empty() || o.launcher == "ssh",
                 "braid launch: --sync-dst-dir copies the working "
                 "folder to the hosts of --launcher ssh");
     if (!o.hostfile.empty()) hosts = read_hostfile(o.hostfile);
-    const bool one_machine = o.launcher == "local" || (o.launcher == "mpi" && hosts.empty());
+    const bool one_machine = o.launcher == "local" || (o.launcher == "mpi" && hosts.empty()) ||
+                             (o.launcher == "slurm" && env_int({"SLURM_JOB_NUM_NODES", "SLURM_NNODES"}, 1) == 1);
     root_uri = env_str({"DMLC_PS_ROOT_URI"}).value_or(one_machine ? "127.0.0.1" : kv::host_address());
     const auto port = env_str({"DMLC_PS_ROOT_PORT"});
     root_port = port ? std::stoi(*port) : free_port(root_uri);
@@ -158,8 +166,12 @@ struct Job {
     }
     // On one machine the workers share its cores: OpenMP teams of all the cores each would spin
     // against one another (2 workers on 2 cores trained 4x slower than with a core each).
-    if (one_machine && !env_str({"OMP_NUM_THREADS"}) && !common.count("OMP_NUM_THREADS"))
+    const bool threads_chosen = env_str({"OMP_NUM_THREADS"}) || common.count("OMP_NUM_THREADS");
+    if (one_machine && !threads_chosen)
       worker_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / o.workers);
+    // Slurm's cores per task (sbatch --cpus-per-task), as OpenMP jobs under Slurm use them.
+    if (o.launcher == "slurm" && !threads_chosen && env_int({"SLURM_CPUS_PER_TASK"}, 0) > 0)
+      worker_threads = static_cast<int>(env_int({"SLURM_CPUS_PER_TASK"}, 1));
   }
 
   int worker_threads = 0;  // OMP_NUM_THREADS set for each worker (servers: 1); 0: left alone
@@ -220,8 +232,28 @@ struct Job {
     return {name, mpirun(np, role, argv), {{kSecretVariable, common.at(kSecretVariable)}}, essential};
   }
 
+  // srun: one job step of `ntasks` tasks over the allocation's nodes, beside the other steps
+  // (--overlap: the steps share the allocation; --overcommit: more tasks than its CPUs); the
+  // environment, secret included, passes through srun's (--export=ALL), never its command line.
+  // Each task asks for its rank within the step (SLURM_PROCID). `mpi`: the tasks are MPI ranks.
+  ProcessSpec srun_process(const std::string& name, int ntasks, const char* role, const std::vector<std::string>& argv,
+                           bool essential, bool mpi = false) const {
+    std::vector<std::string> s = {env_str({"BRAID_SRUN"}).value_or("srun"),
+                                  "--ntasks=" + std::to_string(ntasks),
+                                  "--overlap",
+                                  "--overcommit",
+                                  "--kill-on-bad-exit=1",
+                                  "--export=ALL",
+                                  "--label"};
+    if (mpi) s.push_back("--mpi=pmix");
+    s.insert(s.end(), argv.begin(), argv.end());
+    return {name, s, env(role), essential};
+  }
+
   std::vector<ProcessSpec> plan() const {
     std::vector<ProcessSpec> out;
+    if (servers == 0 && o.launcher == "slurm")  // MPI ranks through srun and PMIx (kvstore horovod)
+      return {srun_process("workers", o.workers, "worker", o.command, true, true)};
     if (servers == 0)  // an MPI job without parameter servers (kvstore horovod): the workers only
       return {mpi_process("workers", o.workers, "worker", o.command, true)};
     // The scheduler runs here in every launcher (as in MXNet): the others reach it at root_uri.
@@ -237,6 +269,9 @@ struct Job {
       for (int w = 0; w < o.workers; ++w)
         out.push_back(
             over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", w, o.command));
+    } else if (o.launcher == "slurm") {
+      out.push_back(srun_process("servers", servers, "server", {braid, "server"}, false));
+      out.push_back(srun_process("workers", o.workers, "worker", o.command, true));
     } else {
       out.push_back(mpi_process("servers", servers, "server", {braid, "server"}, false));
       out.push_back(mpi_process("workers", o.workers, "worker", o.command, true));
@@ -266,10 +301,12 @@ CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o) {
                                "workers running COMMAND with the DMLC_* environment");
   l->add_option("-n,--num-workers", o.workers, "number of workers")->required()->check(kPositive);
   l->add_option("-s,--num-servers", o.servers,
-                "number of servers (default: as many as workers; 0 with --launcher mpi: "
+                "number of servers (default: as many as workers; 0 with --launcher mpi or slurm: "
                 "no parameter servers, for kvstore horovod)")
       ->check(kNonNegative);
-  l->add_option("--launcher", o.launcher, "local, ssh or mpi")->capture_default_str();
+  l->add_option("--launcher", o.launcher,
+                "local, ssh, mpi, or slurm (inside an sbatch or salloc allocation: srun starts servers and workers)")
+      ->capture_default_str();
   l->add_option("-H,--hostfile", o.hostfile, "hosts for ssh and mpi, one per line (HOST or HOST:SSH_PORT for ssh)");
   l->add_option("--env", o.env, "NAME=VALUE (or NAME:VALUE) for every process; repeatable")->allow_extra_args(false);
   l->add_option("--sync-dst-dir", o.sync_dst_dir, "ssh: copy the working folder there on every host first (rsync)");

@@ -54,7 +54,8 @@ void Node::start(std::function<void(Message&&)> data_handler, std::function<void
   on_failure_ = std::move(on_failure);
   van_->connect(kSchedulerId, config_.root_uri, config_.root_port, -1);
   nonce_ = random_nonce();
-  const long long hint = env_int({"BRAID_PS_RANK", "OMPI_COMM_WORLD_RANK"}, -1);  // mpirun: the MPI rank
+  // mpirun: the MPI rank; srun: the task's rank in its step
+  const long long hint = env_int({"BRAID_PS_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}, -1);
   Message reg = control(Command::kRegister);
   reg.body = cat(role_name(config_.role), " ", me_.host, " ", me_.port, " ", hint, " ", nonce_);
   if (!config_.secret.empty()) reg.body += " " + proof_of_secret(config_.secret, "register", reg.body);
