@@ -117,33 +117,30 @@ std::vector<std::string> slurm_launch_argv(const std::vector<std::string>& optio
   return argv;
 }
 
-void expect_two_workers_trained(const std::string& out) {
+// A one-node Slurm started for the test runs braid launch --launcher slurm OPTIONS -- braid train
+// --kvstore KVSTORE under salloc; returns its output after checking that both workers trained.
+std::string train_two_workers_under_slurm(const std::vector<std::string>& options, const std::string& kvstore) {
+  EXPECT_TRUE(fs::exists("/usr/sbin/slurmctld")) << "needs Debian's slurm-wlm (scripts/install-deps.sh installs it)";
+  SingleNodeSlurm slurm;
+  EXPECT_TRUE(slurm.ready()) << slurm.daemon_logs();
+  auto job = slurm.salloc(2, slurm_launch_argv(options, kvstore), "job.log");
+  const std::string out = job->wait(240) == std::optional<int>(0) ? slurm.log("job.log") : "";
+  EXPECT_FALSE(out.empty()) << slurm.log("job.log") << slurm.daemon_logs();
   for (const char* line : {"[workers] 0: worker 0 of 2: a shard of 640 training images",
                            "[workers] 1: worker 1 of 2: a shard of 640 training images", "[workers] 0: test accuracy",
-                           "[workers] 1: test accuracy", "braid launch: the job finished"})
+                           "[workers] 1: test accuracy", " (slurm)\n", "braid launch: the job finished"})
     EXPECT_NE(out.find(line), std::string::npos) << line << " in\n" << out;
+  return out;
 }
 
 TEST(SlurmLaunch, SrunStartsTheServersAndWorkersOfAParameterServerJob) {
-  ASSERT_TRUE(fs::exists("/usr/sbin/slurmctld")) << "needs Debian's slurm-wlm (scripts/install-deps.sh installs it)";
-  SingleNodeSlurm slurm;
-  ASSERT_TRUE(slurm.ready()) << slurm.daemon_logs();
-  auto job = slurm.salloc(2, slurm_launch_argv({"-n", "2", "-s", "2"}, "dist_sync"), "ps.log");
-  ASSERT_EQ(job->wait(240), std::optional<int>(0)) << slurm.log("ps.log") << slurm.daemon_logs();
-  const std::string out = slurm.log("ps.log");
-  expect_two_workers_trained(out);
-  EXPECT_NE(out.find("(slurm)"), std::string::npos) << out;
+  const std::string out = train_two_workers_under_slurm({"-n", "2", "-s", "2"}, "dist_sync");
   for (const char* server : {"[servers] 0: [server 0] load:", "[servers] 1: [server 1] load:"})
     EXPECT_NE(out.find(server), std::string::npos) << server << " in\n" << out;  // each asked for its SLURM_PROCID
 }
 
 TEST(SlurmLaunch, SrunStartsTheMpiRanksOfAnAllreduceJob) {
-  ASSERT_TRUE(fs::exists("/usr/sbin/slurmctld")) << "needs Debian's slurm-wlm (scripts/install-deps.sh installs it)";
-  SingleNodeSlurm slurm;
-  ASSERT_TRUE(slurm.ready()) << slurm.daemon_logs();
-  auto job = slurm.salloc(2, slurm_launch_argv({"-n", "2", "-s", "0"}, "horovod"), "mpi.log");
-  ASSERT_EQ(job->wait(240), std::optional<int>(0)) << slurm.log("mpi.log") << slurm.daemon_logs();
-  expect_two_workers_trained(slurm.log("mpi.log"));
+  train_two_workers_under_slurm({"-n", "2", "-s", "0"}, "horovod");
 }
 
 TEST(SlurmLaunch, OutsideAnAllocationItSaysHowToGetOne) {
