@@ -41,14 +41,22 @@ op::AttrMap attr_map(const py::dict& kwargs) {
   return attrs;
 }
 
+// NumPy has no bfloat16: MXNet names it by the structured dtype [('bfloat16', '<u2')].
+py::object bfloat16_numpy_dtype() {
+  py::list fields;
+  fields.append(py::make_tuple("bfloat16", "<u2"));
+  return py::module_::import("numpy").attr("dtype")(fields);
+}
+
 DType to_dtype(py::handle value) {
   if (py::isinstance<py::str>(value)) return dtype_from_name(value.cast<std::string>());
   py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(value));
+  if (dt.equal(bfloat16_numpy_dtype())) return DType::BFloat16;
   return dtype_from_name(py::str(dt).cast<std::string>());
 }
 
 py::object dtype_type(DType dtype) {
-  BRAID_CHECK(dtype != DType::BFloat16, "bfloat16 has no NumPy type; use astype('float32') first");
+  if (dtype == DType::BFloat16) return bfloat16_numpy_dtype();
   return py::dtype(std::string(dtype_name(dtype))).attr("type");
 }
 
