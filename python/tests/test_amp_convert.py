@@ -116,3 +116,27 @@ def test_either_precision_list_holds_every_other_operator():
     assert len(seen) == len(set(seen))
     assert "Convolution" in lists.FP16_FUNCS and "Convolution" not in lists.FP16_FP32_FUNCS
     assert "Reshape" in lists.FP16_FP32_FUNCS
+
+
+def test_convert_bucketing_module():
+    def sym_gen(seq_len):
+        data, label = mx.sym.var("data"), mx.sym.var("softmax_label")
+        embedded = mx.sym.Embedding(data, input_dim=20, output_dim=8, name="embed")
+        hidden = mx.sym.FullyConnected(mx.sym.mean(embedded, axis=1), num_hidden=6, name="fc")
+        return mx.sym.SoftmaxOutput(hidden, label, name="softmax"), ("data",), ("softmax_label",)
+
+    module = mx.mod.BucketingModule(sym_gen, default_bucket_key=10)
+    module.bind([("data", (4, 10))], [("softmax_label", (4,))], for_training=False)
+    module.init_params(mx.init.Xavier())
+    converted = amp.convert_bucketing_module(module, target_dtype="float16")
+    converted.bind([("data", (4, 10))], [("softmax_label", (4,))], for_training=False)
+    rng = np.random.RandomState(3)
+    for seq_len in (10, 5):  # the default bucket and another one
+        batch = mx.io.DataBatch([mx.nd.array(rng.randint(0, 20, (4, seq_len)))], [mx.nd.zeros((4,))],
+                                bucket_key=seq_len, provide_data=[mx.io.DataDesc("data", (4, seq_len))],
+                                provide_label=[mx.io.DataDesc("softmax_label", (4,))])
+        module.forward(batch, is_train=False)
+        converted.forward(batch, is_train=False)
+        assert "amp_cast" in ops(converted.symbol)
+        np.testing.assert_allclose(converted.get_outputs()[0].astype("float32").asnumpy(),
+                                   module.get_outputs()[0].asnumpy(), rtol=2e-2, atol=2e-3)

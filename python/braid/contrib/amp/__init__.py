@@ -13,14 +13,15 @@ numerically sensitive ops in float32, mixed inputs to their widest type), and ``
             autograd.backward(scaled)
     trainer.step(batch_size)      # skipped, with a smaller scale, when a gradient overflowed
 
-``convert_symbol``, ``convert_model`` and ``convert_hybrid_block`` convert a float32 model ahead of
+``convert_symbol``, ``convert_model``, ``convert_hybrid_block`` and ``convert_bucketing_module`` convert a float32 model ahead of
 time instead, with casts in its graph (convert.py).
 """
 from . import lists
 from .amp import *  # noqa: F401,F403
 from .amp import __all__ as _amp_all
-from .convert import convert_symbol, convert_model, convert_hybrid_block
+from .convert import convert_symbol, convert_model, convert_hybrid_block, convert_bucketing_module
 from .loss_scaler import LossScaler
 from . import amp  # noqa: F401 (MXNet's mx.contrib.amp.amp module)
 
-__all__ = list(_amp_all) + ["convert_symbol", "convert_model", "convert_hybrid_block", "LossScaler", "lists"]
+__all__ = list(_amp_all) + ["convert_symbol", "convert_model", "convert_hybrid_block", "convert_bucketing_module",
+                            "LossScaler", "lists"]

@@ -33,7 +33,7 @@ from ...context import cpu
 from ...ndarray.utils import save as _save_params
 from . import lists as _lists
 
-__all__ = ["convert_symbol", "convert_model", "convert_hybrid_block"]
+__all__ = ["convert_symbol", "convert_model", "convert_hybrid_block", "convert_bucketing_module"]
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
@@ -198,15 +198,8 @@ def _dtype_code(name):
             "bool": 7, "bfloat16": 12}[name]
 
 
-def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
-                  conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
-    """(converted symbol, arg_params, aux_params): the symbol as convert_symbol makes it (the
-    arguments without values are its data), and the parameters in the dtypes it expects (with
-    ``cast_optional_params``, those read only by target-dtype ops in the target dtype)."""
-    assert isinstance(sym, _sym.Symbol), "convert_model: sym must be a Symbol"
-    data_names = [n for n in sym.list_inputs() if n not in arg_params and n not in aux_params]
-    converted = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
-                               excluded_sym_names, data_names, cast_optional_params)
+def _params_for(converted, arg_params, aux_params):
+    """The parameters in the dtypes the converted symbol reads them in."""
     arg_types, _, aux_types = converted.infer_type_partial()
     wanted = dict(zip(converted.list_arguments(), arg_types or []))
     wanted.update(zip(converted.list_auxiliary_states(), aux_types or []))
@@ -217,7 +210,19 @@ def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dt
             dtype = _dtype_name(wanted.get(name))
             out[name] = value.astype(dtype) if dtype is not None and _dtype_name(value.dtype) != dtype else value
         return out
-    return converted, retyped(arg_params), retyped(aux_params)
+    return retyped(arg_params), retyped(aux_params)
+
+
+def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
+                  conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """(converted symbol, arg_params, aux_params): the symbol as convert_symbol makes it (the
+    arguments without values are its data), and the parameters in the dtypes it expects (with
+    ``cast_optional_params``, those read only by target-dtype ops in the target dtype)."""
+    assert isinstance(sym, _sym.Symbol), "convert_model: sym must be a Symbol"
+    data_names = [n for n in sym.list_inputs() if n not in arg_params and n not in aux_params]
+    converted = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                               excluded_sym_names, data_names, cast_optional_params)
+    return (converted,) + _params_for(converted, arg_params, aux_params)
 
 
 def convert_hybrid_block(block, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
@@ -240,3 +245,29 @@ def convert_hybrid_block(block, target_dtype="float16", target_dtype_ops=None, f
         _save_params(prefix + "-amp-0000.params", params)
         return SymbolBlock.imports(prefix + "-amp-symbol.json", data_names, prefix + "-amp-0000.params", ctx=ctx)
 
+
+
+def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
+                             conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """A BucketingModule whose every bucket's symbol is converted as convert_symbol does (its data
+    and label names are the data), holding the trained module's parameters in the dtypes the
+    converted default bucket reads; bind it, then run it. The module must have parameters."""
+    from ...module import BucketingModule
+    assert bucketing_mod.params_initialized, "convert_bucketing_module: the module has no parameters yet"
+    arg_params, aux_params = bucketing_mod.get_params()
+
+    def sym_gen(bucket_key):
+        sym, data_names, label_names = bucketing_mod._call_sym_gen(bucket_key)
+        inputs = list(data_names or []) + list(label_names or [])
+        return (convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                               excluded_sym_names, inputs, cast_optional_params), data_names, label_names)
+
+    converted = BucketingModule(sym_gen, bucketing_mod._default_bucket_key, logger=bucketing_mod.logger,
+                                context=bucketing_mod._context, work_load_list=bucketing_mod._work_load_list,
+                                fixed_param_names=bucketing_mod._fixed_param_names,
+                                state_names=bucketing_mod._state_names, group2ctxs=bucketing_mod._group2ctxs,
+                                compression_params=bucketing_mod._compression_params)
+    default_symbol = converted._call_sym_gen(bucketing_mod._default_bucket_key)[0]
+    converted._arg_params, converted._aux_params = _params_for(default_symbol, arg_params, aux_params)
+    converted.params_initialized = True  # bind() sets them on the bound module
+    return converted
