@@ -1,0 +1,52 @@
+"""Compute threads on a busy machine (src/device/cpu_share.cc): a Python program, which cannot
+restart itself with passive OpenMP waits, runs one thread when other processes keep every core
+busy, and says so once on stderr."""
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+
+def user_ticks(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11])  # utime: the 12th field after the name
+
+
+@pytest.fixture
+def busy_cores():
+    """One spinning process per core, running (each has had CPU time) before the test; killed after."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in os.sched_getaffinity(0)]
+    try:
+        deadline = time.monotonic() + 10
+        while not all(user_ticks(p.pid) > 0 for p in spinners):
+            assert time.monotonic() < deadline, "the spinning processes did not start"
+            time.sleep(0.01)  # polling for the state above, within the deadline
+        yield
+    finally:
+        for p in spinners:
+            p.kill()
+        for p in spinners:
+            p.wait()
+
+
+def test_a_python_program_runs_one_thread_beside_busy_cores(busy_cores):
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "BRAID_CPU_SHARE")}
+    out = subprocess.run([sys.executable, "-c", "import mxnet as mx; print(mx.nd.ones((64, 64)).sum().asscalar())"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "4096.0\n"
+    lines = [line for line in out.stderr.splitlines() if line.startswith("braid: ")]
+    assert len(lines) == 1, out.stderr
+    assert "busy with other processes: 1 compute thread" in lines[0]
+    assert "passively" not in lines[0]  # no restart: OpenMP started with the import
+
+
+def test_the_users_threads_are_kept_silently(busy_cores):
+    env = dict(os.environ, OMP_NUM_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", "import mxnet as mx; mx.nd.ones((8, 8)).sum().asscalar()"],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "braid: " not in out.stderr
