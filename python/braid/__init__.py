@@ -1,7 +1,15 @@
 """Braid with MXNet's Python API: ``import braid as mx`` runs MXNet 1.x programs."""
 import sys as _sys
 
-from . import _core
+# Before _core starts OpenMP: on a machine whose every core is busy, OpenMP waits passively
+# (docs/engine.md, "Busy machines").
+from . import _cpu_share
+_cpu_busy, _passive = _cpu_share.prepare_wait_policy()
+if _passive:
+    import os as _os
+    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"  # os.environ too (the C environment has it), for subprocesses
+from . import _core  # noqa: E402
+_core._use_cpu_measurement(_cpu_busy)
 
 from . import base
 from .base import MXNetError

@@ -2,6 +2,7 @@
 // Braid has, in MXNet's order. Instruction sets are those this code was compiled for (the whole
 // library shares the compile options); libraries are what Braid links or loads.
 #include "bindings.h"
+#include "braid/device/cpu_share.h"
 #include "braid/device/gpu.h"
 
 namespace braid::python {
@@ -92,6 +93,10 @@ std::vector<std::pair<std::string, bool>> build_features() {
 
 }  // namespace
 
-void bind_runtime(py::module_& m) { m.def("build_features", &build_features); }
+void bind_runtime(py::module_& m) {
+  m.def("build_features", &build_features);
+  // braid._cpu_share measured before this module loaded OpenMP; the kernels' threads follow it.
+  m.def("_use_cpu_measurement", &cpu_share::use_measurement);
+}
 
 }  // namespace braid::python

@@ -139,6 +139,16 @@ Share measure() {
   return s;
 }
 
+// Whether an OpenMP runtime is already mapped into this process (it has read OMP_WAIT_POLICY).
+bool openmp_loaded() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    for (const char* runtime : {"libgomp", "libomp", "libiomp"})
+      if (line.find(runtime) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 bool is_busy(const Share& share) { return share.measured && share.busy >= kBusyCores; }
@@ -173,6 +183,19 @@ void announce(std::FILE* out) {
   if (done.exchange(true)) return;
   std::fprintf(out, "braid: %s\n", current().summary().c_str());
   std::fflush(out);
+}
+
+double prepare_wait_policy() {
+  if (env_str({"OMP_NUM_THREADS"}) || env_str({"OMP_WAIT_POLICY"}) || env_str({"BRAID_CPU_SHARE"}) == "0") return -1;
+  const std::vector<int> cpus = allowed_cpus();
+  const double busy = measure_busy(cpus);
+  if (busy >= kBusyCores && free_cores(usable_cores(cpus), busy) == 0 && !openmp_loaded())
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+  return busy;
+}
+
+void use_measurement(double busy) {
+  if (busy >= 0) g_inherited_busy = busy;
 }
 
 void adopt_wait_policy(char** argv) {

@@ -5,9 +5,10 @@
 // to finish, and training slows several times over. So, unless the user chose (OMP_NUM_THREADS),
 // Braid measures once how busy the process's cores are with other work; when some are, it runs as
 // many threads as there are free cores, and when none is free, it makes OpenMP wait passively
-// (programs restart themselves with OMP_WAIT_POLICY=PASSIVE, which OpenMP reads only at start;
-// see adopt_wait_policy) or, where that cannot be done, runs one thread. docs/performance.md,
-// "Busy machines", has the measurements.
+// (programs restart themselves with OMP_WAIT_POLICY=PASSIVE, which OpenMP reads only at start,
+// see adopt_wait_policy; the Python package sets it before OpenMP loads, see prepare_wait_policy)
+// or, where that cannot be done, runs one thread. docs/performance.md, "Busy machines", has the
+// measurements.
 #pragma once
 
 #include <cstdio>
@@ -36,6 +37,16 @@ void announce(std::FILE* out);
 
 /// Busy cores are those at least half used by other processes.
 bool is_busy(const Share& share);
+
+/// For a program that cannot restart (a Python interpreter), before OpenMP starts in it: when
+/// neither OMP_NUM_THREADS nor OMP_WAIT_POLICY is set, measures, and when other processes keep
+/// every core busy and no OpenMP runtime is loaded in the process yet, sets OMP_WAIT_POLICY=PASSIVE
+/// for the one that will load. Returns the cores found busy, or -1 when nothing was measured; give
+/// it to use_measurement() in the code that runs the kernels (a copy of this one, elsewhere).
+double prepare_wait_policy();
+
+/// Makes current() use a measurement made earlier in this process (prepare_wait_policy).
+void use_measurement(double busy);
 
 /// For a program's main(): when neither OMP_NUM_THREADS nor OMP_WAIT_POLICY is set and other
 /// processes keep every core busy, runs the program again (execv of /proc/self/exe with argv) with
