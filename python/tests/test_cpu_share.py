@@ -3,34 +3,31 @@ braid package is imported, before OpenMP starts, and waits passively when other 
 every core busy (saying so once on stderr); when OpenMP started earlier (another library
 imported first), it runs one thread instead."""
 import os
+import select
 import subprocess
 import sys
-import time
 
 import pytest
 
 
-def user_ticks(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11])  # utime: the 12th field after the name
-
-
 @pytest.fixture
 def busy_cores():
-    """One spinning process per core, running (each has had CPU time) before the test; killed after."""
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in os.sched_getaffinity(0)]
+    """One spinning process per core, each running (it has said so on its pipe) before the test;
+    killed after."""
+    script = "import sys; sys.stdout.write('spinning'); sys.stdout.flush()\nwhile True: pass"
+    spinners = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+                for _ in os.sched_getaffinity(0)]
     try:
-        deadline = time.monotonic() + 10
-        while not all(user_ticks(p.pid) > 0 for p in spinners):
-            assert time.monotonic() < deadline, "the spinning processes did not start"
-            time.sleep(0.01)  # polling for the state above, within the deadline
+        for p in spinners:
+            ready, _, _ = select.select([p.stdout], [], [], 10)  # the state, with a deadline
+            assert ready and p.stdout.read(8) == b"spinning", "a spinning process did not start"
         yield
     finally:
         for p in spinners:
             p.kill()
         for p in spinners:
             p.wait()
+            p.stdout.close()
 
 
 def run_python(script):

@@ -108,6 +108,11 @@ int usable_cores(const std::vector<int>& cpus) {
 // The threads that fit in the cores other processes leave free (0 when less than one is free).
 int free_cores(int cores, double busy) { return std::max(0, static_cast<int>(std::lround(cores - busy))); }
 
+// The user chose (OMP_NUM_THREADS, OMP_WAIT_POLICY) or turned the measurement off: nothing to adopt.
+bool threads_chosen_elsewhere() {
+  return env_str({"OMP_NUM_THREADS"}) || env_str({"OMP_WAIT_POLICY"}) || env_str({"BRAID_CPU_SHARE"}) == "0";
+}
+
 bool wait_policy_passive() {
   const auto policy = env_str({"OMP_WAIT_POLICY"});
   if (!policy) return false;
@@ -186,7 +191,7 @@ void announce(std::FILE* out) {
 }
 
 double prepare_wait_policy() {
-  if (env_str({"OMP_NUM_THREADS"}) || env_str({"OMP_WAIT_POLICY"}) || env_str({"BRAID_CPU_SHARE"}) == "0") return -1;
+  if (threads_chosen_elsewhere()) return -1;
   const std::vector<int> cpus = allowed_cpus();
   const double busy = measure_busy(cpus);
   if (busy >= kBusyCores && free_cores(usable_cores(cpus), busy) == 0 && !openmp_loaded())
@@ -204,7 +209,7 @@ void adopt_wait_policy(char** argv) {
     unsetenv("BRAID_CPU_BUSY");  // not for this program's own children
     return;
   }
-  if (env_str({"OMP_NUM_THREADS"}) || env_str({"OMP_WAIT_POLICY"}) || env_str({"BRAID_CPU_SHARE"}) == "0") return;
+  if (threads_chosen_elsewhere()) return;
   const std::vector<int> cpus = allowed_cpus();
   const double busy = measure_busy(cpus);
   g_inherited_busy = busy;

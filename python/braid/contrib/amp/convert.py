@@ -66,15 +66,13 @@ def _conditional_match(node, conditional_ops):
 
 
 class _Rewriter:
-    """Builds the converted graph's node list from the original one (MXNet's JSON)."""
+    """The converted graph's node list, built node by node from the original one (MXNet's JSON)."""
 
-    def __init__(self, graph, known_dtypes):
-        self.old = graph["nodes"]
+    def __init__(self):
         self.nodes = []          # the converted graph's nodes
         self.where = {}          # old node id -> new node id
         self.dtype = {}          # (new node id, output) -> dtype name when known
         self.casts = {}          # ((new node id, output), dtype) -> new cast node id
-        self.known_dtypes = known_dtypes
 
     def add(self, node):
         self.nodes.append(node)
@@ -114,7 +112,7 @@ def convert_symbol(sym, target_dtype="float16", target_dtype_ops=None, fp32_ops=
     arg_types, _, aux_types = sym.infer_type_partial()
     known = dict(zip(sym.list_arguments(), arg_types or []))
     known.update(zip(sym.list_auxiliary_states(), aux_types or []))
-    r = _Rewriter(graph, known)
+    r = _Rewriter()
     consumers = {}  # old variable id -> the ops reading it
     for node in graph["nodes"]:
         for i in node["inputs"]:
