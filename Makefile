@@ -68,10 +68,11 @@ ASAN_DIR ?= build-asan
 TSAN_DIR ?= build-tsan
 ASAN_LABELS ?= unit|fuzz
 FUZZ_SECONDS ?= 60
-# Without the storage pool, so that a use of freed array memory is caught too.
+# Without the storage pool, so that a use of freed array memory is caught too; with dlclose a no-op
+# (tests/sanitizers/keep_modules_loaded.cc), so that leaks in unloaded OpenMPI components can be named.
 ASAN_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
-	BRAID_STORAGE_POOL=0
+	BRAID_STORAGE_POOL=0 LD_PRELOAD=$(abspath $(ASAN_DIR))/tests/libbraid_keep_modules_loaded.so
 TSAN_ENV = TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/scripts/tsan.supp"
 
 $(ASAN_DIR)/build.ninja:
