@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <latch>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "braid/base/error.h"
 #include "braid/io/idx.h"
@@ -138,12 +140,14 @@ int infer(const InferOptions& o) {
       const double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
       const auto output = output_of(r);
       if (!output) return;
-      const auto* data = reinterpret_cast<const float*>(output->data());
-      const int64_t classes = static_cast<int64_t>(output->size() / 4) / rows;
+      // The tensor follows a JSON header of any length, so it is copied out to be aligned.
+      std::vector<float> data(output->size() / sizeof(float));
+      std::memcpy(data.data(), output->data(), data.size() * sizeof(float));
+      const int64_t classes = static_cast<int64_t>(data.size()) / rows;
       std::lock_guard<std::mutex> lock(mu);
       latencies.push_back(ms);
       for (int64_t i = 0; i < rows; ++i) {
-        const float* first = data + i * classes;
+        const float* first = data.data() + i * classes;
         predicted[static_cast<size_t>(begin + i)] = std::max_element(first, first + classes) - first;
       }
     }
