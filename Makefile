@@ -73,7 +73,7 @@ FUZZ_SECONDS ?= 60
 ASAN_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp \
 	BRAID_STORAGE_POOL=0 LD_PRELOAD=$(abspath $(ASAN_DIR))/tests/libbraid_keep_modules_loaded.so
-TSAN_ENV = TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/scripts/tsan.supp"
+TSAN_ENV = TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$(CURDIR)/scripts/tsan.supp"
 
 $(ASAN_DIR)/build.ninja:
 	$(call CONFIGURE_TWICE,-S . -B $(ASAN_DIR) $(SANITIZER_CMAKE_FLAGS) -DBRAID_SANITIZE=address$(COMMA)undefined -DBRAID_FUZZ=ON)

@@ -1,6 +1,7 @@
 #pragma once
-// Whether this test binary is built with AddressSanitizer (make asan): a few tests bound memory
-// differently under it, since its shadow memory needs terabytes of address space (test helper).
+// Whether this test binary is built with AddressSanitizer (make asan) or ThreadSanitizer
+// (make tsan): a few tests bound memory differently under them, since their shadow memory needs
+// terabytes of address space (test helper).
 
 namespace braid::test {
 
@@ -15,5 +16,25 @@ inline constexpr bool kUnderAddressSanitizer = false;
 #else
 inline constexpr bool kUnderAddressSanitizer = false;
 #endif
+
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kUnderThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+inline constexpr bool kUnderThreadSanitizer = true;
+#else
+inline constexpr bool kUnderThreadSanitizer = false;
+#endif
+#else
+inline constexpr bool kUnderThreadSanitizer = false;
+#endif
+
+/// The environment of a command whose allocations must stay under 1 GiB: an address-space limit,
+/// or under a sanitizer (whose shadow needs more address space) its own limit on one allocation.
+inline const char* one_gib_memory_limit() {
+  if (kUnderAddressSanitizer) return "ASAN_OPTIONS=\"$ASAN_OPTIONS:max_allocation_size_mb=1024\" ";
+  if (kUnderThreadSanitizer) return "TSAN_OPTIONS=\"$TSAN_OPTIONS:max_allocation_size_mb=1024\" ";
+  return "ulimit -v 1048576 && ";
+}
 
 }  // namespace braid::test

@@ -10,8 +10,30 @@ namespace {
 constexpr int kPollMs = 100;     // how often the receive thread looks at stopping_
 constexpr int kLingerMs = 2000;  // how long closing waits for queued sends (a last exit or abort)
 
+// ZeroMQ hands the keep-alive below from the sending thread to its I/O thread through its own
+// lock-free queues, which ThreadSanitizer cannot see (libzmq is not instrumented): these tell it.
+#if defined(__SANITIZE_THREAD__)
+#define BRAID_UNDER_THREAD_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define BRAID_UNDER_THREAD_SANITIZER 1
+#endif
+#endif
+#ifdef BRAID_UNDER_THREAD_SANITIZER
+extern "C" void __tsan_acquire(void* addr);
+extern "C" void __tsan_release(void* addr);
+void handed_to_zeromq(void* p) { __tsan_release(p); }
+void taken_from_zeromq(void* p) { __tsan_acquire(p); }
+#else
+void handed_to_zeromq(void*) {}
+void taken_from_zeromq(void*) {}
+#endif
+
 // The keep-alive of a payload sent without a copy, released by ZeroMQ once the bytes are out.
-void release_payload(void*, void* hint) { delete static_cast<std::shared_ptr<const void>*>(hint); }
+void release_payload(void*, void* hint) {
+  taken_from_zeromq(hint);
+  delete static_cast<std::shared_ptr<const void>*>(hint);
+}
 
 }  // namespace
 
@@ -91,6 +113,7 @@ void ZmqVan::send(int peer, const Message& m) {
   p->socket.send(zmq::buffer(first), zmq::send_flags::sndmore);
   // ZeroMQ's C interface keeps the bytes through a raw hint; it owns this copy of the keep-alive.
   auto* keep = new std::shared_ptr<const void>(m.payload.owner);
+  handed_to_zeromq(keep);
   zmq::message_t data(const_cast<void*>(m.payload.data), m.payload.size, release_payload, keep);
   p->socket.send(data, zmq::send_flags::none);
 }

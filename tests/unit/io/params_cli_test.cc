@@ -68,11 +68,7 @@ TEST(ParamsCli, HugeCountsFailCleanlyUnderAMemoryLimit) {
   for (size_t i = 0; i < files.size(); ++i) {
     auto path = (dir / ("huge" + std::to_string(i) + ".params")).string();
     write_file_bytes(path, files[i]);
-    // Under AddressSanitizer an address-space limit leaves no room for its shadow memory: its
-    // own limit on one allocation (1 GiB, then a report and a crash) stands in.
-    const std::string limit = kUnderAddressSanitizer ? "ASAN_OPTIONS=\"$ASAN_OPTIONS:max_allocation_size_mb=1024\" "
-                                                     : "ulimit -v 1048576 && ";
-    auto r = braid_cli("params show " + shell_quoted(path), limit);
+    auto r = braid_cli("params show " + shell_quoted(path), one_gib_memory_limit());
     EXPECT_EQ(r.code, 2) << i << ": " << r.err;
     EXPECT_NE(r.err.find(path + ": "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("byte"), std::string::npos) << r.err;
