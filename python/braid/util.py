@@ -43,14 +43,18 @@ _np_shape = _Flag(_np_shape_default)
 def set_np_shape(active):
     """Turns NumPy shape semantics on (True or 1: this thread; 2: every thread) or off; returns
     the previous setting."""
+    from . import _core
     if active == 2:
         previous = _np_shape.get()
         _np_shape_default[0] = 2
         _np_shape.value = 2
+        _core._set_np_shape(2)
         return bool(previous)
     if not active and _np_shape_default[0] == 2:
         _np_shape_default[0] = 0
-    return bool(_np_shape.set(1 if active else 0))
+    previous = _np_shape.set(1 if active else 0)
+    _core._set_np_shape(1 if active else 0)
+    return bool(previous)
 
 
 def is_np_shape():

@@ -2,6 +2,7 @@
 // Braid has, in MXNet's order. Instruction sets are those this code was compiled for (the whole
 // library shares the compile options); libraries are what Braid links or loads.
 #include "bindings.h"
+#include "braid/base/np_shape.h"
 #include "braid/device/cpu_share.h"
 #include "braid/device/gpu.h"
 
@@ -97,6 +98,8 @@ void bind_runtime(py::module_& m) {
   m.def("build_features", &build_features);
   // braid._cpu_share measured before this module loaded OpenMP; the kernels' threads follow it.
   m.def("_use_cpu_measurement", &cpu_share::use_measurement);
+  // NumPy shape semantics for shape inference (mx.util.set_np_shape keeps it in step).
+  m.def("_set_np_shape", &set_np_shape, py::arg("mode"));
 }
 
 }  // namespace braid::python

@@ -1,6 +1,7 @@
 #include "braid/base/dim_math.h"
 
 #include "braid/base/error.h"
+#include "braid/base/np_shape.h"
 
 namespace braid {
 
@@ -26,7 +27,13 @@ int64_t add_dims(int64_t a, int64_t b, std::string_view op) {
 }
 
 void check_shape(const Shape& s, const std::string& what) {
-  for (int i = 0; i < s.ndim(); ++i) BRAID_CHECK(s[i] >= 0, what, " has shape ", s, ", with a negative dimension");
+  bool unknown = false;  // -1 under NumPy shape semantics: not known yet
+  for (int i = 0; i < s.ndim(); ++i) {
+    const bool unknown_here = s[i] == -1 && np_shape();
+    BRAID_CHECK(s[i] >= 0 || unknown_here, what, " has shape ", s, ", with a negative dimension");
+    unknown = unknown || unknown_here;
+  }
+  if (unknown) return;
   try {
     s.size();
   } catch (const Error& e) {

@@ -1,13 +1,14 @@
 #include "braid/base/shape.h"
 
 #include "braid/base/error.h"
+#include "braid/base/np_shape.h"
 
 namespace braid {
 
 bool Shape::fully_known() const {
   if (!known_) return false;
   for (auto d : dims_)
-    if (d <= 0) return false;
+    if (!dim_known(d)) return false;
   return true;
 }
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "braid/base/error.h"
+#include "braid/base/np_shape.h"
 #include "braid/gluon/block.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/invoke.h"
@@ -124,8 +125,10 @@ std::vector<NDArray> invoke_with_parameters(const std::string& op_name,
   BRAID_CHECK(ctx, who, ": operator ", def.name, " needs at least one input array");
   if (deferred) {
     // Complete the parameters' unknown dimensions from the data, like MXNet's deferred init;
-    // initializing them is no part of a traced graph.
+    // initializing them is no part of a traced graph. A parameter's unknown dimension is 0 in
+    // either shape semantics, as in MXNet's Gluon.
     imperative::TracerPause pause;
+    const NpShapeScope parameter_shapes(false);
     std::vector<Shape> in(nargs), aux(slots.size() - nargs), out(static_cast<size_t>(def.num_outputs(param)));
     for (size_t i = 0; i < slots.size(); ++i) {
       const auto* arr = std::get_if<NDArray>(placed[i]);

@@ -16,6 +16,15 @@ std::string ctx_list(const std::vector<Context>& ctx) {
   return s + "]";
 }
 
+/// Known with every dimension: a parameter's unknown dimension is 0 whatever the shape semantics
+/// (MXNet's Gluon reads it so under np_shape too).
+bool shape_complete(const Shape& s) {
+  if (!s.known()) return false;
+  for (int64_t d : s.dims())
+    if (d <= 0) return false;
+  return true;
+}
+
 /// Whether `known` and `shape` (either possibly with unknown 0 dims) can describe one shape.
 bool compatible(const Shape& known, const Shape& shape) {
   if (known.ndim() < 0) return true;
@@ -66,7 +75,7 @@ void Parameter::initialize(const init::InitializerPtr& default_init, const std::
   ctx_ = ctx;
   deferred_default_ = default_init;
   deferred_init_ = init;
-  if (!shape_.fully_known()) {
+  if (!shape_complete(shape_)) {
     BRAID_CHECK(allow_deferred_init_, "cannot initialize Parameter '", name_, "' because it has the invalid shape ",
                 shape_, "; give it a complete shape");
     deferred_ = true;

@@ -2,6 +2,7 @@
 
 #include "braid/base/dim_math.h"
 #include "braid/base/error.h"
+#include "braid/base/np_shape.h"
 #include "braid/ndarray/amp.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
@@ -71,17 +72,20 @@ std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>&
     out_shapes[i] = out[i].shape();
     out_types[i] = out[i].dtype();
   }
-  bool complete = def.infer_shape(param, in_shapes, out_shapes, aux_shapes);
-  for (size_t i = 0; i < nargs; ++i)
-    BRAID_CHECK(in_shapes[i] == inputs[i].shape(), "operator ", def.name, ": input ", arg_names[i], " has shape ",
-                inputs[i].shape(), " but ", in_shapes[i], " is required");
-  if (!complete && def.value_dependent_shape) {
-    std::vector<Shape> from_values = def.value_dependent_shape(param, inputs);
-    for (size_t i = 0; i < out_shapes.size(); ++i)
-      op::merge_shape(out_shapes[i], from_values.at(i), def.name, "output");
-    complete = true;
+  {
+    const NpShapeScope exact_shapes(true);  // the inputs are arrays: a 0 in their shapes is empty
+    bool complete = def.infer_shape(param, in_shapes, out_shapes, aux_shapes);
+    for (size_t i = 0; i < nargs; ++i)
+      BRAID_CHECK(in_shapes[i] == inputs[i].shape(), "operator ", def.name, ": input ", arg_names[i], " has shape ",
+                  inputs[i].shape(), " but ", in_shapes[i], " is required");
+    if (!complete && def.value_dependent_shape) {
+      std::vector<Shape> from_values = def.value_dependent_shape(param, inputs);
+      for (size_t i = 0; i < out_shapes.size(); ++i)
+        op::merge_shape(out_shapes[i], from_values.at(i), def.name, "output");
+      complete = true;
+    }
+    BRAID_CHECK(complete, "operator ", def.name, ": cannot infer the output shapes from inputs");
   }
-  BRAID_CHECK(complete, "operator ", def.name, ": cannot infer the output shapes from inputs");
   for (size_t i = 0; i < out_shapes.size(); ++i) check_shape(out_shapes[i], cat("operator ", def.name, ": output ", i));
   def.infer_type(param, in_types, out_types, aux_types);
   for (DType& t : out_types)

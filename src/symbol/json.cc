@@ -2,9 +2,11 @@
 #include <nlohmann/json.hpp>
 
 #include "braid/base/error.h"
+#include "braid/base/np_shape.h"
 #include "braid/io/dmlc_json.h"
 #include "braid/io/file.h"
 #include "braid/io/json_limits.h"
+#include "braid/op/param_reader.h"
 #include "braid/op/registry.h"
 #include "braid/symbol/symbol.h"
 #include "graph.h"
@@ -144,6 +146,25 @@ NodePtr read_node(const json& j, size_t i, const std::vector<NodePtr>& nodes, in
   return n;
 }
 
+// As MXNet since 1.6: a graph written without NumPy shape semantics and read under them has its
+// variables' 0 dimensions (unknown then) turned into -1 (unknown now).
+void read_zero_dims_as_unknown(std::vector<NodePtr>& nodes) {
+  for (const NodePtr& n : nodes) {
+    auto it = n->attrs.find("__shape__");
+    if (n->op || it == n->attrs.end()) continue;
+    std::vector<int64_t> dims = op::parse_tuple(it->second);
+    for (int64_t& d : dims)
+      if (d == 0) d = -1;
+    it->second = Shape(dims).str();
+  }
+}
+
+bool written_with_numpy_shapes(const json& doc) {
+  if (!doc.contains("attrs") || !doc["attrs"].contains("is_np_shape")) return false;
+  const auto& v = doc["attrs"]["is_np_shape"];
+  return v.is_array() && v.size() == 2 && v[1].is_number_integer() && v[1].get<int>() != 0;
+}
+
 }  // namespace
 
 Symbol Symbol::fromjson(const std::string& text) {
@@ -160,6 +181,7 @@ Symbol Symbol::fromjson(const std::string& text) {
   }
   std::vector<NodePtr> nodes(doc["nodes"].size());
   for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = read_node(doc["nodes"][i], i, nodes, version);
+  if (np_shape() && !written_with_numpy_shapes(doc)) read_zero_dims_as_unknown(nodes);
   std::vector<Entry> heads;
   for (const auto& h : doc["heads"]) heads.push_back(read_entry(h, nodes, "symbol JSON heads"));
   BRAID_CHECK(!heads.empty(), "symbol JSON has no heads (outputs)");

@@ -169,6 +169,10 @@ std::shared_ptr<RunState> make_state(const Plan& plan, std::vector<NDArray> args
   for (size_t i = 0; i < plan.values.size(); ++i) {
     const Value& v = plan.values[i];
     if (v.kind != Value::Kind::Planned || v.index < 0) continue;
+    if (v.shape.size() == 0) {  // empty (NumPy shapes): a reshape would read its 0s as "copy this dimension"
+      st->values[i] = NDArray(v.shape, v.ctx, v.dtype);
+      continue;
+    }
     st->values[i] = st->slots[static_cast<size_t>(v.index)]
                         .slice(0, v.shape.size())
                         .reshape(std::vector<int64_t>(v.shape.dims().begin(), v.shape.dims().end()));

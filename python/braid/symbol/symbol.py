@@ -123,19 +123,22 @@ def load_json(json_str):
 # (); NumPy shape mode (mx.np_shape) -1 and None.
 
 def _known_shape(shape):
+    """A shape given from Python as shape inference reads it: an unknown dimension is 0, or -1
+    under NumPy shape semantics (where 0 is an empty extent)."""
     if isinstance(shape, int):
         shape = (shape,)
-    return tuple(0 if d is not None and d < 0 else d for d in shape)
+    unknown = -1 if is_np_shape() else 0
+    return tuple(unknown if d is None or d < 0 else d for d in shape)
 
 
 def _spelled_shape(shape):
     if is_np_shape():
-        return None if shape is None else tuple(-1 if d == 0 else d for d in shape)
+        return shape
     return () if shape is None else shape
 
 
 def _complete(shape):
-    return shape is not None and 0 not in shape
+    return shape is not None and (-1 if is_np_shape() else 0) not in shape
 
 
 def _by_name(sym, args, kwargs, what):

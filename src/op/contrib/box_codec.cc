@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "braid/base/np_shape.h"
 #include "op/common/req_util.h"
 #include "op/common/zero_backward.h"
 #include "op/contrib/box_util.h"
@@ -149,7 +150,7 @@ bool box_encode_infer_shape(std::vector<Shape>& in, std::vector<Shape>& out) {
   if (anchors.known()) {
     merge_shape(samples, Shape({anchors[0], anchors[1]}), op, "samples");
     merge_shape(matches, Shape({anchors[0], anchors[1]}), op, "matches");
-    merge_shape(refs, Shape({anchors[0], 0, 4}), op, "refs (batch, M, 4)");
+    merge_shape(refs, Shape({anchors[0], unknown_dim(), 4}), op, "refs (batch, M, 4)");
     for (Shape& o : out) merge_shape(o, anchors, op, "output");
   }
   return all_known(in) && all_known(out);

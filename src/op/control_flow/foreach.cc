@@ -12,6 +12,7 @@
 #include <string>
 
 #include "braid/autograd/autograd.h"
+#include "braid/base/np_shape.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/matrix.h"
 #include "control_flow.h"
@@ -68,13 +69,13 @@ Shape without_steps(const Shape& s) {
 }
 
 bool infer_foreach_shape(const ForeachParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
-  int64_t steps = 0;  // unknown
+  int64_t steps = unknown_dim();
   for (size_t k = 0; k < p.num_data(); ++k) {
     if (!in[k].known()) continue;
     BRAID_CHECK(in[k].ndim() >= 1, "operator ", kForeach, ": data input ", k, " has no axis to loop over");
-    if (in[k][0] == 0) continue;
-    BRAID_CHECK(steps == 0 || steps == in[k][0], "operator ", kForeach, ": the data inputs differ in length (", steps,
-                " and ", in[k][0], ")");
+    if (!dim_known(in[k][0])) continue;
+    BRAID_CHECK(!dim_known(steps) || steps == in[k][0], "operator ", kForeach, ": the data inputs differ in length (",
+                steps, " and ", in[k][0], ")");
     steps = in[k][0];
   }
   std::vector<Shape> feed(p.num_inputs());
@@ -90,7 +91,7 @@ bool infer_foreach_shape(const ForeachParam& p, std::vector<Shape>& in, std::vec
     const Shape& step = body.outputs[j];
     if (!step.known()) continue;
     if (j < static_cast<size_t>(p.num_out_data)) {
-      merge_shape(out[j], with_leading_axis(steps, step), kForeach, cat("output ", j));  // steps 0: unknown
+      merge_shape(out[j], with_leading_axis(steps, step), kForeach, cat("output ", j));  // steps may be unknown
     } else {
       merge_shape(out[j], step, kForeach, cat("state output ", j));
       merge_shape(in[p.num_data() + j - static_cast<size_t>(p.num_out_data)], step, kForeach, "a state input");

@@ -168,7 +168,7 @@ void add_one_hot(Registry& r) {
     p.off_value = rd.get<double>("off_value", 0.0);
     p.dtype = dtype_from_name(rd.get<std::string>("dtype", "float32"));
     rd.finish();
-    BRAID_CHECK(p.depth >= 1, "operator one_hot: depth must be at least 1, got ", p.depth);
+    BRAID_CHECK(p.depth >= 0, "operator one_hot: depth must not be negative, got ", p.depth);
     return std::any(p);
   };
   d.list_arguments = args({"indices"});

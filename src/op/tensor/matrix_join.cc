@@ -1,6 +1,7 @@
 // Joining and splitting along an axis: concat, stack, split (SliceChannel), _split_v2. Each part is a
 // block of rows of the joined array seen as (outer, total·inner).
 #include "braid/base/dim_math.h"
+#include "braid/base/np_shape.h"
 #include "matrix_util.h"
 
 namespace braid::op::detail {
@@ -73,14 +74,14 @@ bool infer_concat(const ConcatParam& p, std::vector<Shape>& in, std::vector<Shap
   };
   if (ndim == 0) throw Error(cat("operator concat: cannot concatenate 0-D arrays (shapes ", shape_list(in), ")"));
   const int axis = normalize_axis("concat", "dim", p.dim, ndim, in[0].known() ? in[0] : out[0]);
-  Dims common(static_cast<size_t>(ndim), 0);
+  Dims common(static_cast<size_t>(ndim), unknown_dim());
   auto merge_common = [&](const Shape& s) {
     if (!s.known()) return;
     if (s.ndim() != ndim) throw bad_rank();
     for (int k = 0; k < ndim; ++k) {
       auto& c = common[static_cast<size_t>(k)];
-      if (k == axis || s[k] == 0) continue;
-      BRAID_CHECK(c == 0 || c == s[k], "operator concat: input shapes ", shape_list(in), " (output ", out[0],
+      if (k == axis || !dim_known(s[k])) continue;
+      BRAID_CHECK(!dim_known(c) || c == s[k], "operator concat: input shapes ", shape_list(in), " (output ", out[0],
                   ") differ in dimension ", k, "; all dimensions except the concatenated one (dim=", p.dim,
                   ") must match");
       c = s[k];
@@ -91,23 +92,24 @@ bool infer_concat(const ConcatParam& p, std::vector<Shape>& in, std::vector<Shap
 
   int64_t sum = 0;
   int unknown = 0, unknown_at = -1;
-  Dims lens(in.size(), 0);
+  Dims lens(in.size(), unknown_dim());
   for (size_t i = 0; i < in.size(); ++i) {
-    lens[i] = in[i].known() ? in[i][axis] : 0;
-    sum = add_dims(sum, lens[i], "concat");
-    if (lens[i] == 0) {
+    if (in[i].known()) lens[i] = in[i][axis];
+    if (dim_known(lens[i])) {
+      sum = add_dims(sum, lens[i], "concat");
+    } else {
       unknown++;
       unknown_at = static_cast<int>(i);
     }
   }
-  int64_t total = out[0].known() ? out[0][axis] : 0;
+  int64_t total = out[0].known() ? out[0][axis] : unknown_dim();
   if (unknown == 0) {
-    BRAID_CHECK(total == 0 || total == sum, "operator concat: output shape ", out[0],
+    BRAID_CHECK(!dim_known(total) || total == sum, "operator concat: output shape ", out[0],
                 " does not match the concatenation of inputs ", shape_list(in));
     total = sum;
-  } else if (unknown == 1 && total > 0) {
-    BRAID_CHECK(total > sum, "operator concat: output shape ", out[0], " is too small for the concatenation of inputs ",
-                shape_list(in));
+  } else if (unknown == 1 && dim_known(total)) {
+    BRAID_CHECK(total > sum || (np_shape() && total == sum), "operator concat: output shape ", out[0],
+                " is too small for the concatenation of inputs ", shape_list(in));
     lens[static_cast<size_t>(unknown_at)] = total - sum;
   }
   for (size_t i = 0; i < in.size(); ++i) {
@@ -268,8 +270,8 @@ void add_split(Registry& r) {
     Dims dims = in[0].dims();
     if (in[0].fully_known())
       dims[static_cast<size_t>(axis)] = split_layout(p, in[0]).lens[0];
-    else
-      dims[static_cast<size_t>(axis)] /= p.num_outputs;  // 0 (unknown) stays unknown
+    else if (dim_known(dims[static_cast<size_t>(axis)]))
+      dims[static_cast<size_t>(axis)] /= p.num_outputs;  // an unknown extent stays unknown
     if (p.squeeze_axis) dims.erase(dims.begin() + axis);
     if (dims.empty()) dims.push_back(1);  // as squeeze: no 0-D arrays
     for (size_t i = 0; i < out.size(); ++i) merge_shape(out[i], Shape(dims), "split", cat("output ", i));

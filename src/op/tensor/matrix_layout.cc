@@ -180,7 +180,10 @@ void add_slice_axis(Registry& r) {
   add_view_op(
       r, std::move(d),
       [](const std::any& p, const Shape& in) {
-        SliceRange s = slice_range(param<SliceAxisParam>(p), in);
+        BRAID_CHECK(in.ndim() >= 1, "operator slice_axis: the input must have at least one dimension");
+        const auto& sp = param<SliceAxisParam>(p);
+        if (!dim_known(in[normalize_axis("slice_axis", "axis", sp.axis, in.ndim(), in)])) return in;  // stays unknown
+        SliceRange s = slice_range(sp, in);
         Shape out = in;
         out[s.axis] = s.end - s.begin;
         return out;
@@ -216,6 +219,8 @@ std::any parse_block(const AttrMap& a, const std::string& op) {
 // the height and width, else that b² divides the channels.
 Dims block_input(const std::string& op, const Shape& in, int64_t b, bool to_depth) {
   BRAID_CHECK(in.ndim() == 4, "operator ", op, ": data must be 4-D (N, C, H, W); got shape ", in);
+  for (int k = 0; k < 4; ++k)
+    BRAID_CHECK(in[k] != 0, "operator ", op, ": dimension ", k, " of shape ", in, " is empty (0), as MXNet refuses");
   if (to_depth)
     BRAID_CHECK(in[2] % b == 0 && in[3] % b == 0, "operator ", op, ": block_size ", b,
                 " must divide the height and width of shape ", in);

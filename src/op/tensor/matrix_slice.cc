@@ -61,7 +61,8 @@ std::vector<std::array<int64_t, 3>> slice_ranges(const SliceParam& p, const Shap
 Shape slice_shape(const SliceParam& p, const Shape& in) {
   Shape out = in;
   const auto ranges = slice_ranges(p, in);
-  for (int i = 0; i < in.ndim(); ++i) out[i] = ranges[static_cast<size_t>(i)][1];
+  for (int i = 0; i < in.ndim(); ++i)
+    if (dim_known(in[i])) out[i] = ranges[static_cast<size_t>(i)][1];  // an unknown extent stays unknown
   return out;
 }
 

@@ -33,14 +33,14 @@ void set_view_kernels(OpDef& d, const ViewFn& view) {
 
 namespace {
 
-// For a view that keeps the element count: an input with one unknown (0) dimension and a known
+// For a view that keeps the element count: an input with one unknown dimension and a known
 // output shape has that dimension (MXNet infers it backwards so).
 void complete_view_input(Shape& in, const Shape& out) {
   if (!out.fully_known() || in.fully_known()) return;
   int unknown = -1;
   int64_t known = 1;
   for (int i = 0; i < in.ndim(); ++i) {
-    if (in[i] > 0) {
+    if (dim_known(in[i])) {
       known *= in[i];
     } else if (unknown >= 0) {
       return;  // two unknowns: not determined

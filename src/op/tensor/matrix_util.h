@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/base/np_shape.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 #include "strided_copy.h"

@@ -80,6 +80,16 @@ constexpr const char* kAxesDoc =
     " over `axis` (int, tuple, or None for all; `exclude` reduces the other axes instead;"
     " `keepdims` keeps reduced axes as size 1).";
 
+// A maximum or minimum has no identity: an empty input is an error, as in MXNet and NumPy.
+void refuse_empty_input(OpDef& d) {
+  d.infer_shape = [name = d.name, infer = d.infer_shape](const std::any& p, std::vector<Shape>& in,
+                                                         std::vector<Shape>& out, std::vector<Shape>& aux) {
+    BRAID_CHECK(!in[0].fully_known() || in[0].size() > 0, "operator ", name, ": the input of shape ", in[0],
+                " is empty, and a ", name, " of no elements is undefined");
+    return infer(p, in, out, aux);
+  };
+}
+
 }  // namespace
 
 void register_reduce_ops(Registry& r) {
@@ -106,11 +116,13 @@ void register_reduce_ops(Registry& r) {
 
   OpDef max = reduce_def<MaxOp>("max", std::string("Maximum") + kAxesDoc, true);
   max.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("max", math::ArgExtremumGrad{});
+  refuse_empty_input(max);
   r.add(std::move(max));
   r.add_alias("max_axis", "max");
 
   OpDef min = reduce_def<MinOp>("min", std::string("Minimum") + kAxesDoc, true);
   min.cpu.backward = elementwise_reduce_grad<ReduceAxesParam>("min", math::ArgExtremumGrad{});
+  refuse_empty_input(min);
   r.add(std::move(min));
   r.add_alias("min_axis", "min");
 

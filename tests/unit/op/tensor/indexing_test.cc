@@ -124,7 +124,7 @@ TEST(Indexing, BadInputsNameTheOp) {
   expect_error_mentioning([&] { nd::pick(a, array({0, 1, 1}, Shape({3})), 0); }, "operator pick: index has shape");
   expect_error_mentioning([&] { nd::invoke1("pick", {a, i}, {{"axis", "None"}}); }, "operator pick: axis=None");
   expect_error_mentioning([&] { nd::pick(a, i, -3); }, "operator pick: axis -3");
-  expect_error_mentioning([&] { nd::one_hot(i, 0); }, "operator one_hot: depth");
+  expect_error_mentioning([&] { nd::one_hot(i, -1); }, "operator one_hot: depth");  // 0 is valid: empty rows
   expect_error_mentioning([&] { nd::invoke1("one_hot", {i}, {}); }, "depth");
   expect_error_mentioning([&] { nd::take(a, array({NAN}, Shape({1}))).wait_to_read(); },
                           "operator take: index 0 is NaN");
