@@ -72,3 +72,19 @@ def test_an_op_without_a_higher_order_gradient_says_so():
         (g,) = autograd.grad(y, [x], head_grads=nd.array(A), create_graph=True)
     with pytest.raises(MXNetError, match="softmax"):
         g.backward()
+
+
+def test_inverse_hyperbolic_second_derivatives_are_mxnets():
+    """MXNet 1.9 differentiates arcsinh's and arccosh's gradients to +x·f'(x)³, the opposite sign
+    of the true second derivative (its test_higher_order_grad checks that value); Braid gives
+    MXNet's. The first derivatives are the true ones."""
+    b = A + 1.5  # inside arccosh's domain
+    assert_almost_equal(nth_derivative(nd.arcsinh, 1), 1 / np.sqrt(A ** 2 + 1), rtol=1e-4, atol=1e-5)
+    assert_almost_equal(nth_derivative(nd.arcsinh, 2), A / (A ** 2 + 1) ** 1.5, rtol=1e-4, atol=1e-5)
+    x = nd.array(b)
+    x.attach_grad()
+    with autograd.record():
+        (g,) = autograd.grad(nd.arccosh(x), [x], head_grads=nd.ones(b.shape), create_graph=True)
+    assert_almost_equal(g, 1 / np.sqrt(b ** 2 - 1), rtol=1e-4, atol=1e-5)
+    g.backward()
+    assert_almost_equal(x.grad, b / (b ** 2 - 1) ** 1.5, rtol=1e-4, atol=1e-5)

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "braid/autograd/autograd.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/matrix.h"
 #include "braid/ndarray/reduce.h"
@@ -50,6 +51,22 @@ NDArray one_minus_square(const NDArray& x) { return scalar_op("_rminus_scalar", 
 /// An elementwise op of one input: dx = dy * f'(x, y).
 Formula unary(std::function<NDArray(const NDArray& x, const NDArray& y)> derivative) {
   return [derivative](const Args& a) { return std::vector<NDArray>{mul(a.dy(), derivative(a.x(), a.y()))}; };
+}
+
+/// f'(x) = (x² + c)^(-1/2) of arcsinh (c = 1) and arccosh (c = -1), recorded with MXNet 1.9's
+/// derivative x·f'(x)³, so that second-order gradients are MXNet's: its FGradient of
+/// _backward_arcsinh and _backward_arccosh, and the tests checking them, have the opposite sign of
+/// the true −x·f'(x)³.
+NDArray inverse_hyperbolic_derivative(const NDArray& x, double c) {
+  NDArray d;
+  {
+    PauseScope pause;
+    d = op("rsqrt", {scalar_op("_plus_scalar", mul(x, x), c)});
+  }
+  record_custom_function({x}, {d}, [x, d](const std::vector<NDArray>& out_grads) {
+    return std::vector<NDArray>{mul(out_grads[0], mul(x, mul(d, mul(d, d))))};
+  });
+  return d;
 }
 
 /// dot of 2-d operands with transpose flags: C = op(A) op(B).
@@ -102,10 +119,8 @@ const std::unordered_map<std::string, Formula>& formulas() {
         [](const NDArray& x, const NDArray&) { return op("reciprocal", {scalar_op("_plus_scalar", mul(x, x), 1)}); });
     t["sinh"] = unary([](const NDArray& x, const NDArray&) { return op("cosh", {x}); });
     t["cosh"] = unary([](const NDArray& x, const NDArray&) { return op("sinh", {x}); });
-    t["arcsinh"] =
-        unary([](const NDArray& x, const NDArray&) { return op("rsqrt", {scalar_op("_plus_scalar", mul(x, x), 1)}); });
-    t["arccosh"] =
-        unary([](const NDArray& x, const NDArray&) { return op("rsqrt", {scalar_op("_minus_scalar", mul(x, x), 1)}); });
+    t["arcsinh"] = unary([](const NDArray& x, const NDArray&) { return inverse_hyperbolic_derivative(x, 1); });
+    t["arccosh"] = unary([](const NDArray& x, const NDArray&) { return inverse_hyperbolic_derivative(x, -1); });
     t["arctanh"] = unary([](const NDArray& x, const NDArray&) { return op("reciprocal", {one_minus_square(x)}); });
     t["log2"] = [](const Args& a) { return std::vector<NDArray>{div(a.dy(), scale(a.x(), std::log(2.0)))}; };
     t["log10"] = [](const Args& a) { return std::vector<NDArray>{div(a.dy(), scale(a.x(), std::log(10.0)))}; };
