@@ -233,3 +233,14 @@ def test_a_fused_chain_of_zero_gradient_ops_after_an_undifferentiated_reduction(
     exe.backward([mx.nd.array([1, 1, 2])])
     assert grads["a"].asnumpy().tolist() == [0, 0, 0]
     assert grads["b"].asnumpy().tolist() == [1, 1, 2]
+
+
+def test_gen_atomic_symbol_keeps_the_operator_and_its_attributes():
+    s = mx.sym.RNN(mx.sym.var("d"), mx.sym.var("p"), mx.sym.var("h0"), mx.sym.var("h1"), state_size=10,
+                   num_layers=2, bidirectional=True, state_outputs=True, mode="lstm", name="lstm")
+    atomic = s._gen_atomic_symbol()
+    assert len(atomic.list_outputs()) == 3
+    assert atomic[0].attr("mode") == "lstm" and atomic[0].attr("state_size") == "10"
+    assert all(name not in ("d", "p", "h0", "h1") for name in atomic.list_arguments())
+    with pytest.raises(mx.base.MXNetError, match="one operator node"):
+        mx.sym.var("x")._gen_atomic_symbol()

@@ -2,6 +2,7 @@
 naming by the current NameManager, attributes of the current AttrScope, MXNet's hidden attribute
 keys, arithmetic and fluent methods, composition by calling, pickling, and shape and type
 inference that spells unknowns as MXNet's current shape mode does."""
+import json
 import warnings
 
 from .. import _core
@@ -259,6 +260,19 @@ def save(self, fname, remove_amp_cast=True):
     self._save(fname, np_shape=is_np_shape())
 
 
+def _gen_atomic_symbol(self):
+    """A new node of this symbol's operator with its attributes, and variables for its inputs
+    (MXNet's MXGenAtomicSymbolFromSymbol)."""
+    graph = json.loads(self._tojson(np_shape=False))
+    nodes = {h[0] for h in graph["heads"]}
+    node = graph["nodes"][nodes.pop()] if len(nodes) == 1 else None
+    if node is None or node["op"] == "null":
+        raise MXNetError("_gen_atomic_symbol: the symbol must be the outputs of one operator node")
+    params = dict(node.get("attrs", {}))
+    params["name"] = NameManager.current.get(None, node["op"].lower())
+    return _core.symbol.make(node["op"], [], params)
+
+
 def _astype(self, dtype):
     return _create("cast", [self], {"dtype": dtype})
 
@@ -279,6 +293,7 @@ def _install():
     Symbol.__deepcopy__ = _deepcopy
     Symbol.eval = _eval
     Symbol.astype = _astype
+    Symbol._gen_atomic_symbol = _gen_atomic_symbol
     Symbol.tojson = tojson
     Symbol.save = save
 
