@@ -4,6 +4,7 @@
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/base/np_shape.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
 
@@ -19,10 +20,8 @@ std::string ctx_list(const std::vector<Context>& ctx) {
 /// Known with every dimension: a parameter's unknown dimension is 0 whatever the shape semantics
 /// (MXNet's Gluon reads it so under np_shape too).
 bool shape_complete(const Shape& s) {
-  if (!s.known()) return false;
-  for (int64_t d : s.dims())
-    if (d <= 0) return false;
-  return true;
+  const NpShapeScope parameter_shapes(false);
+  return s.fully_known();
 }
 
 /// Whether `known` and `shape` (either possibly with unknown 0 dims) can describe one shape.

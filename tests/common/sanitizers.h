@@ -3,28 +3,22 @@
 // (make tsan): a few tests bound memory differently under them, since their shadow memory needs
 // terabytes of address space (test helper).
 
+#ifdef __has_feature
+#define BRAID_TEST_HAS_FEATURE(x) __has_feature(x)
+#else
+#define BRAID_TEST_HAS_FEATURE(x) 0
+#endif
+
 namespace braid::test {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || BRAID_TEST_HAS_FEATURE(address_sanitizer)
 inline constexpr bool kUnderAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool kUnderAddressSanitizer = true;
-#else
-inline constexpr bool kUnderAddressSanitizer = false;
-#endif
 #else
 inline constexpr bool kUnderAddressSanitizer = false;
 #endif
 
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) || BRAID_TEST_HAS_FEATURE(thread_sanitizer)
 inline constexpr bool kUnderThreadSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-inline constexpr bool kUnderThreadSanitizer = true;
-#else
-inline constexpr bool kUnderThreadSanitizer = false;
-#endif
 #else
 inline constexpr bool kUnderThreadSanitizer = false;
 #endif
