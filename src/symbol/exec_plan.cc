@@ -246,12 +246,19 @@ class PlanBuilder {
         s.in_grad_req.push_back(add ? op::OpReq::Add : op::OpReq::Write);
         if (!add && val.kind == Value::Kind::Arg) plan_.arg_grad_written[static_cast<size_t>(val.index)] = true;
       }
+      if (zero_gradient(s)) {
+        // Zero by definition: zeros where it would write, nothing where it would add, and no kernel
+        // (which would read an output gradient that nothing fills, see head_grad_read).
+        for (size_t k = 0; k < s.in_grads.size(); ++k)
+          if (s.in_grad_req[k] == op::OpReq::Write) plan_.zero_grads.push_back(s.in_grads[k]);
+        s.backward = false;
+      }
     }
     // A head gradient is read where a backward that is not all zeros takes it as an output gradient.
     plan_.head_grad_read.assign(plan_.outputs.size(), false);
     for (const Step& s : plan_.steps)
       for (size_t i = 0; i < plan_.outputs.size(); ++i)
-        if (plan_.head_grads[i] != kNoValue && s.backward && !zero_gradient(s) &&
+        if (plan_.head_grads[i] != kNoValue && s.backward &&
             std::find(s.out_grads.begin(), s.out_grads.end(), plan_.head_grads[i]) != s.out_grads.end())
           plan_.head_grad_read[i] = true;
     // An argument wanting a gradient that none reaches (cut by BlockGrad) gets zeros, as in MXNet.

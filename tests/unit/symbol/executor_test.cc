@@ -242,6 +242,26 @@ TEST(Executor, FusesElementwiseChains) {
   }
 }
 
+TEST(Executor, ZeroGradientOperatorsWriteZerosAndPushNoKernel) {
+  // round's gradient is zero by definition: no kernel runs for it (one would read a head gradient
+  // nothing fills), so the gradient is exact zeros over a buffer that held NaN, fused or not, and
+  // a gradient to add to is left as it was.
+  Symbol x = Symbol::Variable("x");
+  NDArray xv = nd::array<float>({0.4f, -1.6f, 2.5f}, Shape{3});
+  for (Symbol y : {sym::make("round", {x}), sym::make("round", {x * 2.0})}) {
+    NDArray written = nd::full(Shape{3}, std::nanf("")), added = nd::full(Shape{3}, 5.0f);
+    Executor ex = Executor::bind(y, cpu(), {xv}, {written}, {GradReq::Write});
+    Executor adding = Executor::bind(y, cpu(), {xv}, {added}, {GradReq::Add});
+    for (Executor* e : {&ex, &adding}) {
+      e->forward(true);
+      e->backward({nd::full(Shape{3}, 1.0f)});
+      EXPECT_EQ(e->plan_stats().backward_kernels, 0);
+    }
+    EXPECT_EQ(values(written), (std::vector<float>{0, 0, 0}));
+    EXPECT_EQ(values(added), (std::vector<float>{5, 5, 5}));
+  }
+}
+
 TEST(Executor, GradReqAddAccumulatesAndSharedInputsSum) {
   Symbol x = Symbol::Variable("x");
   Symbol y = sym::make("sum", {x * x + x});  // x used twice: gradients of both uses add up
