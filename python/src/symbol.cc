@@ -371,6 +371,7 @@ void bind_symbol(py::module_& m) {
           py::arg("arg_params"), py::arg("aux_params") = py::none(), py::arg("allow_extra_params") = false)
       .def("debug_str", &Executor::debug_str)
       .def_property_readonly("_symbol", &Executor::symbol)
+      .def("get_optimized_symbol", &Executor::optimized_symbol, "The graph that runs, after the executor's passes.")
       .def(
           "set_monitor_callback",
           [](Executor& e, py::object callback, bool monitor_all) {

@@ -5,6 +5,7 @@
 #include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
+#include "eliminate_common_expr.h"
 #include "exec_plan.h"
 #include "run_state.h"
 
@@ -26,6 +27,10 @@ void check_count(const char* what, size_t got, const std::vector<std::string>& n
 }  // namespace
 
 bool ExecutorOptions::default_bulk() { return env_int({"BRAID_EXEC_BULK_EXEC", "MXNET_EXEC_BULK_EXEC_TRAIN"}, 1) != 0; }
+
+bool ExecutorOptions::default_eliminate_common_expr() {
+  return env_int({"BRAID_ELIMINATE_COMMON_EXPR", "MXNET_ELIMINATE_COMMON_EXPR"}, 1) != 0;
+}
 
 bool ExecutorOptions::default_channels_last() { return env_int({"BRAID_EXEC_CHANNELS_LAST"}, 1) != 0; }
 
@@ -78,11 +83,12 @@ Executor Executor::bind_sharing(const Symbol& symbol, Context ctx, const std::ve
   }
   Executor ex;
   ex.symbol_ = symbol;
+  ex.optimized_ = options.eliminate_common_expr ? symbol::detail::eliminate_common_expr(symbol) : symbol;
   ex.ctx_ = ctx;
   ex.group2ctx_ = group2ctx;
   ex.options_ = options;
   ex.grad_req_ = info.grad_req;
-  ex.plan_ = std::make_shared<const Plan>(symbol::detail::make_plan(symbol.outputs(), info));
+  ex.plan_ = std::make_shared<const Plan>(symbol::detail::make_plan(ex.optimized_.outputs(), info));
   ex.state_ = symbol::detail::make_state(*ex.plan_, args, aux_states, grads, shared_slots);
   return ex;
 }

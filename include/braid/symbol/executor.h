@@ -7,10 +7,10 @@
 ///   ex.backward();                 // gradients into grad_dict()
 ///   NDArray out = ex.outputs()[0];
 ///
-/// Binding runs the graph passes once: shape and dtype inference, dead-node elimination (only
-/// nodes the outputs depend on are kept, and backward runs only where a wanted gradient depends
-/// on it), fusion of chains of
-/// element-wise ops into one kernel, and memory planning, which lets intermediate results and
+/// Binding runs the graph passes once: common subexpression elimination, shape and dtype
+/// inference, dead-node elimination (only nodes the outputs depend on are kept, and backward runs
+/// only where a wanted gradient depends on it), fusion of chains of element-wise ops into one
+/// kernel, and memory planning, which lets intermediate results and
 /// gradients share buffers whose lifetimes do not overlap and runs eligible ops in place.
 /// forward and backward then push the planned kernels to the engine and return at once.
 ///
@@ -62,6 +62,12 @@ struct ExecutorOptions {
   /// on unless 0.
   bool channels_last = default_channels_last();
   static bool default_channels_last();
+  /// Compute nodes that compute the same thing (the same operator and attributes over the same
+  /// inputs) once, as MXNet's executor does; nodes drawing random numbers, running Python code or
+  /// updating their inputs are kept apart. optimized_symbol() shows the graph that runs. Default:
+  /// BRAID_ELIMINATE_COMMON_EXPR (or MXNET_ELIMINATE_COMMON_EXPR), on unless 0.
+  bool eliminate_common_expr = default_eliminate_common_expr();
+  static bool default_eliminate_common_expr();
   /// Compute the gradient of every argument of each node that runs backward, wanted or not, so a
   /// monitor sees all of them (set by Executor::set_monitor_callback).
   bool all_input_grads = false;
@@ -121,6 +127,9 @@ class Executor {
                    bool allow_up_sizing = false) const;
 
   const Symbol& symbol() const { return symbol_; }
+  /// The graph that runs: symbol() after the graph passes that change nodes (common
+  /// subexpression elimination), MXNet's get_optimized_symbol.
+  const Symbol& optimized_symbol() const { return optimized_; }
   /// The context it was bound to (nodes of a ctx_group may run elsewhere).
   Context context() const { return ctx_; }
   const PlanStats& plan_stats() const;
@@ -142,6 +151,7 @@ class Executor {
                                const ExecutorOptions& options, const std::vector<NDArray>& shared_slots);
 
   Symbol symbol_;
+  Symbol optimized_;
   Context ctx_;
   std::map<std::string, Context> group2ctx_;
   ExecutorOptions options_;
