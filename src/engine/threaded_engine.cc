@@ -2,6 +2,7 @@
 
 #include "braid/base/env.h"
 #include "braid/device/gpu.h"
+#include "wait.h"
 
 namespace braid::engine::detail {
 ThreadedEngine::ThreadedEngine(int cpu_workers, int64_t max_pending)
@@ -184,7 +185,7 @@ void ThreadedEngine::complete(OprBlock* op) {
   }
 }
 
-void ThreadedEngine::wait_for_var(VarHandle var) {
+void ThreadedEngine::wait_for_access(VarHandle var, bool write) {
   std::mutex mu;
   std::condition_variable cv;
   bool done = false;
@@ -195,17 +196,20 @@ void ThreadedEngine::wait_for_var(VarHandle var) {
     cv.notify_one();
   };
   op->ctx = cpu();
-  op->reads = {var};
-  op->always_run = true;
+  (write ? op->writes : op->reads) = {var};
+  // A read leaves the variable's state alone; a write clears a stored error, as any write does.
+  op->always_run = !write;
   // Not queued for cpu(0)'s worker, which may be busy with another context's caller's work: the
-  // thread that completes the variable's last write wakes the caller itself.
+  // thread that completes the variable's last use wakes the caller itself.
   op->run_inline = true;
-  op->name = "wait_for_var";
+  op->name = write ? "wait_to_write" : "wait_for_var";
   schedule(op);
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    cv.wait(lock, [&] { return done; });
-  }
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done; });
+}
+
+void ThreadedEngine::wait_for_var(VarHandle var) {
+  wait_for_access(var, false);
   std::exception_ptr e;
   {
     std::lock_guard<std::mutex> lock(var->mu);
@@ -213,6 +217,15 @@ void ThreadedEngine::wait_for_var(VarHandle var) {
     if (e) *var->error = nullptr;
   }
   if (e) std::rethrow_exception(e);
+}
+
+void ThreadedEngine::wait_to_write(VarHandle var) { wait_for_access(var, true); }
+
+void wait_to_write(VarHandle var) {
+  Engine& engine = Engine::get();
+  if (auto* threaded = dynamic_cast<ThreadedEngine*>(&engine)) return threaded->wait_to_write(var);
+  // The naive engine runs every operation as it is pushed: a no-op write clears a stored error.
+  engine.push([] {}, cpu(), {}, std::span<const VarHandle>(&var, 1), 0, "wait_to_write");
 }
 
 void ThreadedEngine::wait_idle() {

@@ -10,6 +10,7 @@
 #include "braid/ndarray/invoke.h"
 #include "braid/op/param_reader.h"
 #include "chunk.h"
+#include "engine/wait.h"
 #include "imperative/recorder.h"
 
 namespace braid {
@@ -68,12 +69,7 @@ void NDArray::wait_to_read() const {
   if (!ctx().is_cpu_family()) gpu_runtime::synchronize(ctx().dev_id);  // its kernels may still run
 }
 
-void NDArray::wait_to_write() const {
-  // A no-op write: once it runs, every earlier read and write of the chunk is done.
-  engine::VarHandle v = var();
-  engine::Engine::get().push([] {}, ctx(), {}, std::span<const engine::VarHandle>(&v, 1), 0, "wait_to_write");
-  engine::Engine::get().wait_for_var(v);
-}
+void NDArray::wait_to_write() const { engine::detail::wait_to_write(var()); }
 
 template <class T>
 std::vector<T> NDArray::to_vector() const {
