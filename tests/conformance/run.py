@@ -233,10 +233,13 @@ def main():
     files = args.files or read_list("in_scope.txt")
     args.only = read_list("must_pass.txt") if args.check else None
     skip = not_applicable()
+    # Biggest files first (test_operator.py takes a third of the run), so that the long ones do not
+    # start last while the other interpreters have nothing left to do.
+    jobs = sorted(((name, shard) for name in files for shard in range(args.shards)),
+                  key=lambda job: -os.path.getsize(os.path.join(args.tests, job[0])))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        parts = list(pool.map(lambda job: run_file(args, job[0], skip, job[1]),
-                              [(name, shard) for name in files for shard in range(args.shards)]))
-    runs = [merge_parts(parts[i * args.shards:(i + 1) * args.shards]) for i in range(len(files))]
+        parts = dict(zip(jobs, pool.map(lambda job: run_file(args, job[0], skip, job[1]), jobs)))
+    runs = [merge_parts([parts[(name, shard)] for shard in range(args.shards)]) for name in files]
 
     print_table(runs, skip)
     outcomes = {test: result for run in runs for test, result in run.outcomes.items()}
