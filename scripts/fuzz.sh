@@ -15,7 +15,9 @@ if [ ${#targets[@]} -eq 0 ]; then
   echo "fuzz: no fuzz targets in $build/bin (configure with -DBRAID_FUZZ=ON and clang)" >&2
   exit 1
 fi
-for target in "${targets[@]}"; do
+# One target; returns 1 on a finding.
+fuzz_one() {
+  local target=$1 name work findings log runs
   name=${target##*/braid_fuzz_}
   work="$build/fuzz-work/$name" findings="$build/fuzz-findings/$name"
   rm -rf "$work" && mkdir -p "$work" "$findings"
@@ -29,7 +31,17 @@ for target in "${targets[@]}"; do
   else
     echo "fuzz: $name: FINDING (input in $findings/); the end of its log:" >&2
     tail -n 40 "$log" >&2
-    status=1
+    return 1
   fi
+}
+# One target per core at a time (each fuzzer is a single thread): FUZZ_JOBS to choose.
+parallel=${FUZZ_JOBS:-$(nproc)}
+for ((first = 0; first < ${#targets[@]}; first += parallel)); do
+  pids=()
+  for target in "${targets[@]:first:parallel}"; do
+    fuzz_one "$target" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 done
 exit $status
