@@ -7,18 +7,32 @@ _random_inputs, _distributions, _environment) and are all names of this package,
 """
 # MXNet's test_utils has these module names at top level, and tests get them with
 # `from mxnet.test_utils import *`.
+import bz2  # noqa: F401
 import contextlib  # noqa: F401
+import errno  # noqa: F401
 import functools  # noqa: F401
+import gzip  # noqa: F401
+import json  # noqa: F401
+import logging  # noqa: F401
 import numbers  # noqa: F401
 import os  # noqa: F401
+import platform  # noqa: F401
+import struct  # noqa: F401
 import sys
+import time  # noqa: F401
+import traceback  # noqa: F401
+import zipfile  # noqa: F401
+from collections import OrderedDict  # noqa: F401
+from contextlib import contextmanager  # noqa: F401
 
 import numpy as np  # noqa: F401
 import numpy as _np  # noqa: F401
+import numpy.random as rnd  # noqa: F401
+import numpy.testing as npt  # noqa: F401
 
 from .. import _core  # noqa: F401
 from .._core import NDArray  # noqa: F401
-from ..context import current_context, _set_current_context  # noqa: F401
+from ..context import Context, current_context, _set_current_context  # noqa: F401
 from ..ndarray import array  # noqa: F401 (MXNet's test_utils imports it at top level)
 
 from ._environment import (  # noqa: F401
@@ -38,7 +52,9 @@ from ._symbolic import (  # noqa: F401
 from ._matrices import (  # noqa: F401
     new_matrix_with_real_eigvals_2d, new_matrix_with_real_eigvals_nd, new_orthonormal_matrix_2d,
     new_sym_matrix_with_real_eigvals_2d, new_sym_matrix_with_real_eigvals_nd)
-from ..util import use_np  # noqa: F401
+from ..util import use_np, getenv, setenv  # noqa: F401
+from ..runtime import Features  # noqa: F401
+from ..symbol import Symbol  # noqa: F401
 from ._consistency import check_consistency, check_gluon_hybridize_consistency  # noqa: F401
 from ._distributions import (  # noqa: F401
     gen_buckets_probs_with_ppf, mean_check, var_check, chi_square_check, verify_generator)
