@@ -219,11 +219,9 @@ void ThreadedEngine::wait_for_var(VarHandle var) {
   if (e) std::rethrow_exception(e);
 }
 
-void ThreadedEngine::wait_to_write(VarHandle var) { wait_for_access(var, true); }
-
 void wait_to_write(VarHandle var) {
   Engine& engine = Engine::get();
-  if (auto* threaded = dynamic_cast<ThreadedEngine*>(&engine)) return threaded->wait_to_write(var);
+  if (auto* threaded = dynamic_cast<ThreadedEngine*>(&engine)) return threaded->wait_for_access(var, true);
   // The naive engine runs every operation as it is pushed: a no-op write clears a stored error.
   engine.push([] {}, cpu(), {}, std::span<const VarHandle>(&var, 1), 0, "wait_to_write");
 }

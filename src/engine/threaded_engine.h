@@ -39,8 +39,10 @@ class ThreadedEngine final : public Engine {
                   int priority, const char* name) override;
   void delete_var(Fn on_delete, Context ctx, VarHandle var) override;
   void wait_for_var(VarHandle var) override;
-  /// See wait.h.
-  void wait_to_write(VarHandle var);
+  /// Blocks until an operation reading (or writing) `var` may run: an operation run inline by the
+  /// thread that makes it ready, the caller's own when nothing is pending (wait.h's wait_to_write
+  /// with `write`).
+  void wait_for_access(VarHandle var, bool write);
   void wait_for_all() override;
   EngineType type() const override { return EngineType::ThreadedPerDevice; }
   /// Blocks until no operation is pending; never throws (stored errors stay for wait_for_all).
@@ -48,9 +50,6 @@ class ThreadedEngine final : public Engine {
 
  private:
   void throttle();
-  /// Blocks until an operation reading (or writing) `var` may run: an operation run inline by the
-  /// thread that makes it ready, the caller's own when nothing is pending.
-  void wait_for_access(VarHandle var, bool write);
   // A pushed operation's block (after throttle), without its function yet.
   OprBlock* new_op(Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes, int priority,
                    const char* name);

@@ -216,7 +216,8 @@ class PlanBuilder {
       Step& s = *it;
       if (!s.backward) continue;
       plan_.has_backward = true;
-      for (size_t k = 0; k < s.num_visible; ++k) {
+      const bool zero = zero_gradient(s);  // reads no output gradient: none is made or zeroed for it
+      for (size_t k = 0; k < s.num_visible && !zero; ++k) {
         uint32_t g = grad_of(s.outputs[k]);
         if (writers[g] == 0) plan_.zero_grads.push_back(g);  // an output nothing reads
         ++writers[g];                                        // zeros count as the first writer
@@ -246,9 +247,8 @@ class PlanBuilder {
         s.in_grad_req.push_back(add ? op::OpReq::Add : op::OpReq::Write);
         if (!add && val.kind == Value::Kind::Arg) plan_.arg_grad_written[static_cast<size_t>(val.index)] = true;
       }
-      if (zero_gradient(s)) {
-        // Zero by definition: zeros where it would write, nothing where it would add, and no kernel
-        // (which would read an output gradient that nothing fills, see head_grad_read).
+      if (zero) {
+        // Zero by definition: zeros where it would write, nothing where it would add, and no kernel.
         for (size_t k = 0; k < s.in_grads.size(); ++k)
           if (s.in_grad_req[k] == op::OpReq::Write) plan_.zero_grads.push_back(s.in_grads[k]);
         s.backward = false;
