@@ -121,6 +121,19 @@ bool is_cpp_forward(py::handle self) {
   return forward.is(cpp_forward);
 }
 
+/// MXNet's SymbolBlock refuses row_sparse variables with an AssertionError.
+void refuse_row_sparse_variables(const Symbol& out) {
+  constexpr const char* kRowSparse = "1";  // MXNet's storage type id
+  for (const auto& [name, attrs] : out.attr_dict()) {
+    auto it = attrs.find("__storage_type__");
+    if (it == attrs.end() || it->second != kRowSparse) continue;
+    PyErr_SetString(
+        PyExc_AssertionError,
+        cat("SymbolBlock doesn't support Parameter '", name, "' because its storage type is 'row_sparse'.").c_str());
+    throw py::error_already_set();
+  }
+}
+
 py::object call_block(py::object self, py::args args) {
   auto& block = self.cast<Block&>();
   if (args.size() > 0 && py::isinstance<Symbol>(args[0]) && is_cpp_forward(self)) {
@@ -387,6 +400,7 @@ void bind_gluon_block(py::module_& m) {
       .def(py::init([](py::object outputs, py::object inputs, py::object params) {
              Symbol out = py::isinstance<Symbol>(outputs) ? outputs.cast<Symbol>()
                                                           : Symbol::Group(outputs.cast<std::vector<Symbol>>());
+             refuse_row_sparse_variables(out);
              std::vector<std::string> names;
              if (py::isinstance<Symbol>(inputs))
                names.push_back(inputs.cast<Symbol>().name());

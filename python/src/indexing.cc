@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/base/np_shape.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/indexing.h"
@@ -103,13 +104,20 @@ bool is_contiguous(const Shape& shape, const BasicIndex& ix) {
   return true;
 }
 
+/// One element selected by ints on every axis is a (1,)-shaped array in MXNet 1.x, a 0-d one
+/// with NumPy shape semantics.
+std::vector<int64_t> with_legacy_scalar(std::vector<int64_t> dims, const BasicIndex& ix) {
+  if (dims.empty() && !ix.axes.empty() && !np_shape()) dims.push_back(1);
+  return dims;
+}
+
 /// The dims of the result of a basic index: selected axes (not ints) with None's new axes.
 std::vector<int64_t> result_dims(const BasicIndex& ix) {
   std::vector<int64_t> dims;
   for (const auto& s : ix.axes)
     if (!s.integer) dims.push_back(s.count);
   for (size_t pos : ix.new_axes) dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(std::min(pos, dims.size())), 1);
-  return dims;
+  return with_legacy_scalar(dims, ix);
 }
 
 NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
@@ -148,6 +156,7 @@ NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
     ++axis;
   }
   for (size_t pos : ix.new_axes) dims.insert(dims.begin() + static_cast<std::ptrdiff_t>(std::min(pos, dims.size())), 1);
+  dims = with_legacy_scalar(dims, ix);
   return dims == r.shape().dims() ? r : r.reshape(dims);
 }
 

@@ -147,3 +147,17 @@ def test_reductions_of_integer_arrays_have_gradients():
         out.backward()
         assert a.grad.dtype == np.int32
         assert a.grad.asnumpy().tolist() == expected
+
+
+def test_the_remainder_of_integers_has_no_gradient_as_in_mxnet():
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    av, bv = np.array([[7.0, -5.0, 9.0]]), np.array([[2.0], [4.0]])
+    for dtype, grad_a, grad_b in [('int32', 0, 0), ('float32', 1, None)]:
+        c = mx.sym.broadcast_mod(mx.sym.cast(a, dtype=dtype), mx.sym.cast(b, dtype=dtype))
+        ga, gb = mx.nd.zeros(av.shape) + 9, mx.nd.zeros(bv.shape) + 9
+        exe = c.bind(mx.cpu(), {'a': mx.nd.array(av), 'b': mx.nd.array(bv)}, args_grad={'a': ga, 'b': gb})
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.ones((2, 3), dtype=dtype))
+        assert np.array_equal(ga.asnumpy(), np.full(av.shape, 2.0 * grad_a))  # two rows of b reach each a
+        expected_b = np.zeros(bv.shape) if grad_b is not None else -np.floor(av / bv).sum(axis=1, keepdims=True)
+        assert np.array_equal(gb.asnumpy(), expected_b)

@@ -20,4 +20,6 @@ def test_shards_run_every_test_once(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert "8 passed, 1 failed" in out.stdout
     assert "test_sample.py::test_4" in out.stdout
+    assert "known failures (listed with their reason in known_failures.txt): 0; unexpected: 1 " \
+           "(test_sample.py::test_4)" in out.stdout
     assert sorted(int(n) for n in (tmp_path / "ran.txt").read_text().split()) == list(range(9))

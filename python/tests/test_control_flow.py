@@ -198,3 +198,17 @@ def test_symbolic_cond_runs_the_chosen_branch_and_differentiates_it():
                                        [mx.nd.ones(2)])
         assert outputs[0].tolist() == expected_out
         assert grads["a"].tolist() == expected_grad_a
+
+
+def test_foreach_over_one_dimensional_data_steps_through_one_element_arrays():
+    # MXNet 1.x: the steps of a 1-d array are (1,)-shaped, so they combine with (1,) states.
+    data, init = np.array([1.0, 2.0, 3.0], dtype=np.float32), np.array([0.5], dtype=np.float32)
+    step = lambda x, s: ([x * s[0]], [s[0] * 2])
+    out, states = mx.nd.contrib.foreach(step, mx.nd.array(data), [mx.nd.array(init)])
+    expected = np.array([[1 * 0.5], [2 * 1.0], [3 * 2.0]], dtype=np.float32)
+    assert out[0].shape == (3, 1) and np.allclose(out[0].asnumpy(), expected)
+    sym_out, sym_states = mx.sym.contrib.foreach(step, mx.sym.var("x"), [mx.sym.var("s")])
+    exe = mx.sym.Group(sym_out + sym_states).bind(mx.cpu(), {"x": mx.nd.array(data), "s": mx.nd.array(init)})
+    exe.forward()
+    assert exe.outputs[0].shape == (3, 1) and np.allclose(exe.outputs[0].asnumpy(), expected)
+    assert np.allclose(exe.outputs[1].asnumpy(), states[0].asnumpy())

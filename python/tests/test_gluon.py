@@ -177,6 +177,12 @@ def test_symbolblock_from_a_symbol_shares_parameters_by_name():
     assert sorted(block.collect_params().keys()) == ['fc_bias', 'fc_weight']
 
 
+def test_symbolblock_refuses_row_sparse_variables_as_mxnet_does():
+    data, weight = mx.sym.var('data'), mx.sym.var('weight', stype='row_sparse')
+    with pytest.raises(AssertionError, match="Parameter 'weight' because its storage type is 'row_sparse'"):
+        gluon.SymbolBlock(mx.sym.dot(data, weight), data)
+
+
 def test_layers_take_arrays_and_python_forwards_take_anything():
     dense = nn.Dense(2, in_units=3)
     dense.initialize()

@@ -111,3 +111,14 @@ def test_reflection_pad_layer_matches_numpy():
     x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
     y = mx.gluon.nn.ReflectionPad2D(2)(nd.array(x))
     assert np.array_equal(y.asnumpy(), np.pad(x, ((0, 0), (0, 0), (2, 2), (2, 2)), mode="reflect"))
+
+
+def test_one_element_selected_by_ints_is_a_one_element_array_as_in_mxnet_1x():
+    x = nd.array(np.arange(6).reshape(2, 3))
+    assert x[1, 2].shape == (1,) and x[1, 2].asscalar() == 5
+    assert x[1][2].shape == (1,)
+    assert nd.arange(3)[1].shape == (1,)
+    x[1, 2] = 7
+    assert x.asnumpy()[1, 2] == 7
+    with mx.np_shape(True):
+        assert nd.arange(3)[1].shape == ()

@@ -23,6 +23,14 @@ using imperative::Node;
 using imperative::NodeKind;
 using NodePtr = std::shared_ptr<Node>;
 
+// Whether `grad` is `head`'s shape with more rows (first axis), which MXNet's backward accepts.
+bool has_extra_rows(const Shape& grad, const Shape& head) {
+  if (grad.ndim() != head.ndim() || head.ndim() == 0 || grad[0] <= head[0]) return false;
+  for (int d = 1; d < head.ndim(); ++d)
+    if (grad[d] != head[d]) return false;
+  return true;
+}
+
 class Pass {
  public:
   /// Seeds the gradients of the heads and runs every node back to the variables. With
@@ -46,6 +54,8 @@ class Pass {
       NDArray g = i < head_grads.size() ? head_grads[i] : NDArray();
       if (g.is_none()) {
         g = nd::ones(h.shape(), h.ctx(), h.dtype());
+      } else if (has_extra_rows(g.shape(), h.shape())) {
+        g = g.slice(0, h.shape()[0]);  // MXNet's kernels read such a gradient's first rows
       } else {
         BRAID_CHECK(g.shape() == h.shape(), "backward: head gradient ", i, " has shape ", g.shape(),
                     " but the head has ", h.shape());

@@ -9,6 +9,8 @@ With --check, runs only the tests named in must_pass.txt and exits 1 when one di
 `make test` runs).
 With --write-must-pass, rewrites must_pass.txt as the tests that passed in this run.
 Tests in not_applicable.txt (they need the internet or a GPU) are not run; the table counts them.
+known_failures.txt names the tests that fail today, each with its reason; a failure it does not
+name is reported as unexpected.
 With --shards N, each file's tests are dealt into N parts (by a hash of the test's name) run by
 interpreters of their own, so that one long file can use several cores.
 Where the MXNet test folder is absent, says so and exits 0.
@@ -38,10 +40,10 @@ def read_list(name):
         return [line.rstrip("\n") for line in f if line.strip() and not line.startswith("#")]
 
 
-def not_applicable():
-    """{test id: reason}."""
+def reasons(name):
+    """{test id: reason} of a list whose lines are a test id, two spaces or more, a reason."""
     found = {}
-    for line in read_list("not_applicable.txt"):
+    for line in read_list(name):
         test, _, reason = line.partition("  ")
         found[test.strip()] = reason.strip()
     return found
@@ -232,7 +234,8 @@ def main():
     signal.signal(signal.SIGINT, _kill_live)
     files = args.files or read_list("in_scope.txt")
     args.only = read_list("must_pass.txt") if args.check else None
-    skip = not_applicable()
+    skip = reasons("not_applicable.txt")
+    known = reasons("known_failures.txt")
     # Biggest files first (test_operator.py takes a third of the run), so that the long ones do not
     # start last while the other interpreters have nothing left to do.
     jobs = sorted(((name, shard) for name in files for shard in range(args.shards)),
@@ -245,9 +248,11 @@ def main():
     outcomes = {test: result for run in runs for test, result in run.outcomes.items()}
     passed = sorted(t for t, (o, _) in outcomes.items() if o == PASSED)
     failing = sorted(t for t, (o, _) in outcomes.items() if o in (FAILED, ERROR, CRASHED, HUNG))
+    unexpected = [t for t in failing if t not in known]
     if args.verbose:
         for test in failing:
-            print("%s  %s: %s" % (test, *outcomes[test]))
+            why = "known: " + known[test] if test in known else "not in known_failures.txt"
+            print("%s  %s (%s): %s" % (test, outcomes[test][0], why, outcomes[test][1]))
         for test in sorted(t for t, (o, _) in outcomes.items() if o == SKIPPED):
             print("%s  skipped by the test: %s" % (test, outcomes[test][1]))
         for test in sorted(t for t in skip if t.split("::")[0] in files):
@@ -256,6 +261,12 @@ def main():
         len(passed), len(failing), 100.0 * len(passed) / max(1, len(passed) + len(failing)),
         len(passed) + len(failing), sum(r.count(SKIPPED) for r in runs),
         sum(1 for t in skip if t.split("::")[0] in files)))
+    if failing:
+        print("known failures (listed with their reason in known_failures.txt): %d; unexpected: %d%s" % (
+            len(failing) - len(unexpected), len(unexpected), (" (" + ", ".join(unexpected) + ")") if unexpected else ""))
+    now_passing = sorted(t for t in known if outcomes.get(t, ("absent",))[0] == PASSED)
+    if now_passing:
+        print("listed in known_failures.txt but passed (take them off the list): " + ", ".join(now_passing))
     cut = [run.name for run in runs if run.cut_short]
     if cut:
         print("the time budget (%.0f s) ran out: the rest of %s did not run" % (args.budget, ", ".join(cut)))

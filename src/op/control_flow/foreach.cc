@@ -63,9 +63,16 @@ ForeachParam parse_foreach(const AttrMap& attrs) {
   return p;
 }
 
+// One step of a data input: a 1-d array's steps are (1,)-shaped in MXNet 1.x (as its NDArray.At),
+// 0-d with NumPy shape semantics.
 Shape without_steps(const Shape& s) {
+  if (s.ndim() == 1 && !np_shape()) return Shape{1};
   std::vector<int64_t> dims(s.dims().begin() + 1, s.dims().end());
   return Shape(dims);
+}
+
+NDArray step_of(const NDArray& data, int64_t t) {
+  return data.ndim() == 1 && !np_shape() ? data.slice(t, t + 1) : data.at(t);
 }
 
 bool infer_foreach_shape(const ForeachParam& p, std::vector<Shape>& in, std::vector<Shape>& out) {
@@ -84,7 +91,7 @@ bool infer_foreach_shape(const ForeachParam& p, std::vector<Shape>& in, std::vec
   const auto body = p.body.infer_shape(feed);
   for (size_t k = 0; k < p.num_inputs(); ++k) {
     const Shape& inferred = body.inputs[p.body_input(k)];
-    if (!inferred.known()) continue;
+    if (!inferred.known() || (k < p.num_data() && in[k].known())) continue;  // a known data input gave its step
     merge_shape(in[k], k >= p.num_data() ? inferred : with_leading_axis(steps, inferred), kForeach, cat("input ", k));
   }
   for (size_t j = 0; j < out.size(); ++j) {
@@ -118,7 +125,7 @@ std::vector<NDArray> unroll(const ForeachParam& p, const std::vector<NDArray>& i
   const auto outputs = static_cast<size_t>(p.num_out_data);
   std::vector<std::vector<NDArray>> step_outputs(outputs);
   for (int64_t t = 0; t < steps; ++t) {
-    for (size_t k = 0; k < p.num_data(); ++k) feed[p.data_at[k]] = in[k].at(t);
+    for (size_t k = 0; k < p.num_data(); ++k) feed[p.data_at[k]] = step_of(in[k], t);
     std::vector<NDArray> result = p.body.run(feed);
     for (size_t j = 0; j < outputs; ++j) step_outputs[j].push_back(result[j]);
     for (size_t s = 0; s < p.num_states(); ++s) feed[p.state_at[s]] = result[outputs + s];

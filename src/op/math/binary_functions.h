@@ -175,6 +175,7 @@ BRAID_HOST_DEVICE T mod_of(T a, T b) {
   }
 }
 
+// On integers the remainder has no gradient (zero), as in MXNet.
 struct ModFn {
   static constexpr bool differentiable = true;
   template <class T>
@@ -183,11 +184,12 @@ struct ModFn {
   }
   template <class T>
   BRAID_HOST_DEVICE static T dl(T, T, T) {
-    return T(1);
+    return std::is_integral_v<T> ? T(0) : T(1);
   }
   template <class T>
   BRAID_HOST_DEVICE static T dr(T a, T b, T) {
-    return b == T(0) ? T(0) : static_cast<T>(-std::floor(static_cast<double>(a) / static_cast<double>(b)));
+    if (std::is_integral_v<T> || b == T(0)) return T(0);
+    return static_cast<T>(-std::floor(static_cast<double>(a) / static_cast<double>(b)));
   }
 };
 

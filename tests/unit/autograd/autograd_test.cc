@@ -71,6 +71,23 @@ TEST(Autograd, HeadGradientScalesTheResult) {
   EXPECT_EQ(x.grad().to_vector<float>(), (V{2, 20, 200}));
 }
 
+TEST(Autograd, AHeadGradientWithExtraRowsGivesItsFirstRowsAsMXNetDoes) {
+  NDArray x = nd::array({1, 2, 3, 4}, Shape{2, 2});
+  x.attach_grad();
+  auto backward_with = [&](const NDArray& head_grad) {
+    NDArray y;
+    {
+      autograd::RecordScope rec;
+      y = x * 2.0f;
+    }
+    y.backward(head_grad);
+  };
+  backward_with(nd::array({1, 10, 100, 1000, 7, 7}, Shape{3, 2}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (V{2, 20, 200, 2000}));
+  EXPECT_THROW(backward_with(nd::array({1, 10, 100, 1000, 7, 7}, Shape{2, 3})), Error) << "other columns";
+  EXPECT_THROW(backward_with(nd::array({1, 10}, Shape{1, 2})), Error) << "fewer rows";
+}
+
 TEST(Autograd, GradReqWriteOverwritesAndAddAccumulates) {
   NDArray w = x123(), a = x123();
   w.attach_grad(GradReq::Write);
