@@ -51,6 +51,7 @@ void register_all_ops(Registry& r) {
   register_multibox_ops(r);
   register_proposal_ops(r);
   register_resize_ops(r);
+  register_quantize_ops(r);
   register_histogram_ops(r);
   register_interleaved_matmul_ops(r);
   register_custom_op(r);
