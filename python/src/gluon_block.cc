@@ -377,6 +377,25 @@ void bind_gluon_block(py::module_& m) {
                 monitor_all);
           },
           py::arg("callback"), py::arg("monitor_all") = false)
+      .def("_install_python_hooks",
+           [](Block& b) {
+             // The hooks themselves stay in the block's Python __dict__ (gluon/block.py), so that
+             // their handles detach them there; C++ calls fire them wherever the block is called.
+             // `outputs` null: before the call.
+             auto fire = [](Block& block, const std::vector<NDArray>& inputs, const std::vector<NDArray>* outputs) {
+               py::gil_scoped_acquire gil;
+               py::object out = !outputs               ? py::none()
+                                : outputs->size() == 1 ? py::cast((*outputs)[0])
+                                                       : py::cast(*outputs);
+               py::module_::import("braid.gluon.block")
+                   .attr("_fire_forward_hooks")(py::cast(&block, py::return_value_policy::reference),
+                                                py::tuple(py::cast(inputs)), out, outputs != nullptr);
+             };
+             b.add_forward_pre_hook(
+                 [fire](Block& block, const std::vector<NDArray>& inputs) { fire(block, inputs, nullptr); });
+             b.add_forward_hook([fire](Block& block, const std::vector<NDArray>& inputs,
+                                       const std::vector<NDArray>& outputs) { fire(block, inputs, &outputs); });
+           })
       .def("cast", [](Block& b, py::object dtype) { b.cast(to_dtype(dtype)); })
       .def("apply",
            [](py::object self, py::function fn) {

@@ -42,6 +42,56 @@ def test_forward_hooks_and_layer_attributes():
     assert isinstance(dense, gluon.HybridBlock) and isinstance(dense, gluon.Block)
 
 
+def test_forward_hooks_fire_for_children_of_containers_and_python_blocks():
+    class Twice(gluon.Block):
+        def forward(self, x):
+            return x * 2
+
+    calls = []
+    net = nn.Sequential()
+    net.add(nn.Dense(4, in_units=3), Twice(), nn.Dense(2, in_units=4))
+    net.initialize()
+    handles = [net[0].register_forward_hook(lambda b, x, y: calls.append(("dense", x[0].shape, y.shape))),
+               net[1].register_forward_pre_hook(lambda b, x: calls.append(("twice", x[0].shape))),
+               net[1].register_forward_hook(lambda b, x, y: calls.append(("twice out", b is net[1])))]
+    net(nd.ones((5, 3)))
+    assert calls == [("dense", (5, 3), (5, 4)), ("twice", (5, 4)), ("twice out", True)]
+    for h in handles:
+        h.detach()
+    net(nd.ones((5, 3)))
+    assert len(calls) == 3
+    # a hybridized container runs its graph: its own hooks fire, its children's do not (MXNet)
+    hnet = nn.HybridSequential()
+    hnet.add(nn.Dense(2, in_units=3))
+    hnet.initialize()
+    hnet[0].register_forward_hook(lambda b, x, y: calls.append("child"))
+    hnet.register_forward_hook(lambda b, x, y: calls.append("parent"))
+    hnet(nd.ones((1, 3)))
+    assert calls[3:] == ["child", "parent"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hnet.hybridize()
+    hnet(nd.ones((1, 3)))  # traces: the children run once more
+    hnet(nd.ones((1, 3)))
+    assert calls[-1] == "parent" and calls[-2] == "parent"
+
+
+def test_summary_prints_each_layer_s_output_shape_and_parameters(capsys):
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, in_units=3, activation="relu"), nn.BatchNorm(in_channels=4), nn.Dense(2, in_units=4))
+    net.initialize()
+    net.summary(nd.ones((5, 3)))
+    lines = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in lines if line.strip().startswith(("Input", "Dense", "BatchNorm"))]
+    assert rows == [["Input", "(5,", "3)", "0"], ["Dense-1", "(5,", "4)", "16"], ["BatchNorm-2", "(5,", "4)", "16"],
+                    ["Dense-3", "(5,", "2)", "10"]]
+    assert "   Total params: 42" in lines and "   Trainable params: 34" in lines
+    assert "   Non-trainable params: 8" in lines and "Unique parameters in model: 42" in lines
+    net.hybridize()
+    with pytest.raises(AssertionError, match="must not be hybridized"):
+        net.summary(nd.ones((5, 3)))
+
+
 def test_reshape_and_slice_views_inside_a_hybridized_forward():
     class Net(gluon.HybridBlock):
         def __init__(self, **kwargs):

@@ -148,6 +148,30 @@ void Block::register_op_hook(MonitorCallback callback, bool monitor_all) {
   for (auto& [n, c] : children_) c->register_op_hook(callback, monitor_all);
 }
 
+std::vector<NDArray> Block::operator()(const std::vector<NDArray>& inputs) {
+  if (pre_hooks_.empty() && hooks_.empty()) return run(inputs);
+  // Copies: a hook may remove itself (or others) while they are called.
+  for (auto [id, hook] : std::map<int, ForwardPreHook>(pre_hooks_)) hook(*this, inputs);
+  std::vector<NDArray> outputs = run(inputs);
+  for (auto [id, hook] : std::map<int, ForwardHook>(hooks_)) hook(*this, inputs, outputs);
+  return outputs;
+}
+
+int Block::add_forward_pre_hook(ForwardPreHook hook) {
+  pre_hooks_.emplace(next_hook_id_, std::move(hook));
+  return next_hook_id_++;
+}
+
+int Block::add_forward_hook(ForwardHook hook) {
+  hooks_.emplace(next_hook_id_, std::move(hook));
+  return next_hook_id_++;
+}
+
+void Block::remove_forward_hook(int id) {
+  pre_hooks_.erase(id);
+  hooks_.erase(id);
+}
+
 NDArray Block::operator()(const NDArray& x) {
   auto out = (*this)(std::vector<NDArray>{x});
   BRAID_CHECK(out.size() == 1, "block ", prefix_, " returned ", out.size(), " outputs; call it with a list");

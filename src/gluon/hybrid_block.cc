@@ -23,7 +23,7 @@ void HybridBlock::hybridize(bool active, bool static_alloc, bool static_shape) {
   Block::hybridize(active, static_alloc, static_shape);
 }
 
-std::vector<NDArray> HybridBlock::operator()(const std::vector<NDArray>& inputs) {
+std::vector<NDArray> HybridBlock::run(const std::vector<NDArray>& inputs) {
   if (auto* tracer = detail::GraphTracer::current()) {
     // Inside an outer block's trace: name this block's nodes after it.
     tracer->push_scope(prefix());

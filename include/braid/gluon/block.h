@@ -106,9 +106,9 @@ class Block {
   virtual void register_op_hook(MonitorCallback callback, bool monitor_all = false);
 
   virtual std::vector<NDArray> forward(const std::vector<NDArray>& inputs) = 0;
-  /// Calling a block (MXNet's __call__): forward, or for a hybridized block its compiled graph.
+  /// Calling a block (MXNet's __call__): its forward pre-hooks, run(), its forward hooks.
   /// Containers call their children this way.
-  virtual std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) { return forward(inputs); }
+  std::vector<NDArray> operator()(const std::vector<NDArray>& inputs);
   /// One input, one output.
   NDArray operator()(const NDArray& x);
   /// Calling the block on Symbols (MXNet's `block(sym.var('data'))`): the graph of its forward,
@@ -118,6 +118,16 @@ class Block {
 
   /// What MXNet prints for the block: its class and arguments, children indented.
   virtual std::string repr() const;
+
+  /// MXNet's register_forward_pre_hook and register_forward_hook: called at each call of this
+  /// block (not when a hybridized parent runs its graph instead), before run() with the inputs
+  /// and after it with the outputs. Each returns an id for remove_forward_hook.
+  using ForwardPreHook = std::function<void(Block& block, const std::vector<NDArray>& inputs)>;
+  using ForwardHook =
+      std::function<void(Block& block, const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs)>;
+  int add_forward_pre_hook(ForwardPreHook hook);
+  int add_forward_hook(ForwardHook hook);
+  void remove_forward_hook(int id);
 
  protected:
   /// Registers a parameter under attribute name `name` (full name prefix + name).
@@ -130,6 +140,8 @@ class Block {
   virtual std::string describe() const;
   /// Called when a child is added or replaced (a hybridized block drops its traced graph).
   virtual void children_changed() {}
+  /// What a call computes: forward, or for a hybridized block its compiled graph.
+  virtual std::vector<NDArray> run(const std::vector<NDArray>& inputs) { return forward(inputs); }
 
  private:
   friend class NameScope;
@@ -141,6 +153,9 @@ class Block {
   std::vector<std::pair<std::string, ParameterPtr>> reg_params_;  // attribute name -> parameter
   std::vector<std::pair<std::string, BlockPtr>> children_;
   std::map<std::string, int> child_counters_;  // per hint, for children named in this scope
+  std::map<int, ForwardPreHook> pre_hooks_;
+  std::map<int, ForwardHook> hooks_;
+  int next_hook_id_ = 0;
 };
 
 namespace detail {
@@ -174,8 +189,6 @@ class HybridBlock : public Block {
   void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false) override;
   bool hybridized() const { return hybridized_; }
   void register_op_hook(MonitorCallback callback, bool monitor_all = false) override;
-  std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) override;
-  using Block::operator();
   /// The traced graph (empty before the first hybridized call).
   Symbol traced_symbol() const;
   /// MXNet's export: `<prefix>-symbol.json` and `<prefix>-<epoch:04d>.params` (arg:/aux: names),
@@ -196,6 +209,7 @@ class HybridBlock : public Block {
   /// Hands the registered op hook (register_op_hook) to a new cached_.
   void hook_cached_graph();
   void children_changed() override { cached_.reset(); }
+  std::vector<NDArray> run(const std::vector<NDArray>& inputs) override;
 
  private:
   bool hybridized_ = false;

@@ -32,12 +32,11 @@ class SymbolBlock : public HybridBlock {
                                               const std::vector<Context>& ctx = {cpu()});
 
   std::vector<NDArray> forward(const std::vector<NDArray>& inputs) override;
-  std::vector<NDArray> operator()(const std::vector<NDArray>& inputs) override { return forward(inputs); }
-  using Block::operator();
   void hybridize(bool active = true, bool static_alloc = false, bool static_shape = false) override;
 
  protected:
   std::string describe() const override;
+  std::vector<NDArray> run(const std::vector<NDArray>& inputs) override { return forward(inputs); }
 
  private:
   void finish_shapes(const std::vector<NDArray>& inputs);

@@ -17,7 +17,7 @@ from .. import symbol as _sym
 from .._core import gluon as _g
 from .parameter import Parameter, _reset_trainers
 from .utils import HookHandle
-from . import _input_format, _model_file, _symbol_names
+from . import _input_format, _model_file, _summary, _symbol_names
 from ._block_scope import _BlockScope  # MXNet's private name, for code written against it
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -135,18 +135,33 @@ def _hooks(self, kind):
         return hooks
 
 
+def _add_hook(self, kind, hook):
+    if not self.__dict__.get("_hooks_installed"):
+        self._install_python_hooks()  # calls from C++ (a container's children) fire them too
+        self.__dict__["_hooks_installed"] = True
+    handle = HookHandle()
+    handle.attach(_hooks(self, kind), hook)
+    return handle
+
+
 def _register_forward_pre_hook(self, hook):
     """Calls ``hook(block, inputs)`` before each forward; returns a handle whose detach() removes it."""
-    handle = HookHandle()
-    handle.attach(_hooks(self, "_forward_pre_hooks"), hook)
-    return handle
+    return _add_hook(self, "_forward_pre_hooks", hook)
 
 
 def _register_forward_hook(self, hook):
     """Calls ``hook(block, inputs, outputs)`` after each forward; returns a handle to detach it."""
-    handle = HookHandle()
-    handle.attach(_hooks(self, "_forward_hooks"), hook)
-    return handle
+    return _add_hook(self, "_forward_hooks", hook)
+
+
+def _fire_forward_hooks(block, inputs, outputs, after):
+    """The block's pre-hooks (``after`` false) or hooks, in the order they were registered."""
+    hooks = block.__dict__.get("_forward_hooks" if after else "_forward_pre_hooks")
+    for hook in list(hooks.values()) if hooks else ():
+        if after:
+            hook(block, inputs, outputs)
+        else:
+            hook(block, inputs)
 
 
 _call = _g.Block.__call__
@@ -179,17 +194,18 @@ def _call_with_hooks(self, *args):
     hybridized = isinstance(self, _g.HybridBlock) and self._hybridized
     if hybridized:
         _check_hybridized_inputs(self, args)
-    d = getattr(self, "__dict__", {})
-    pre, post = d.get("_forward_pre_hooks"), d.get("_forward_hooks")
-    for hook in list(pre.values()) if pre else ():
-        hook(self, args)
+    # A call on arrays reaches the C++ call, which fires the hooks; others (Symbols, Python
+    # objects for a Python forward) fire them here.
+    fire_here = not all(isinstance(a, _nd.NDArray) for a in args)
+    if fire_here:
+        _fire_forward_hooks(self, args, None, False)
     if hybridized:
         with _input_format.checked_call(self, args):
             out = _call(self, *args)
     else:
         out = _call(self, *args)
-    for hook in list(post.values()) if post else ():
-        hook(self, args, out)
+    if fire_here:
+        _fire_forward_hooks(self, args, out, True)
     return out
 
 
@@ -308,6 +324,7 @@ _g.Block.__setattr__ = _setattr  # a container's block attribute is a child (net
 _g.Block.__call__ = _call_with_hooks
 _g.Block.register_forward_pre_hook = _register_forward_pre_hook
 _g.Block.register_forward_hook = _register_forward_hook
+_g.Block.summary = _summary.summary
 _g.Block.hybridize = _hybridize_kw
 _g.Block.collect_params = _collect_params_checked
 _g.Block.save_parameters = _save_parameters_dedup

@@ -203,6 +203,32 @@ TEST(Block, ReprShowsTheTree) {
             "HybridSequential(\n  (0): Dense(None -> 4, Activation(relu))\n  (1): Dense(None -> 2, linear)\n)");
 }
 
+TEST(Block, ForwardHooksFireForChildrenOfAContainerUntilRemoved) {
+  HybridSequential net;
+  auto first = std::make_shared<Dense>(4, "relu"), second = std::make_shared<Dense>(2);
+  net.add(first, second);
+  net.initialize();
+  std::vector<std::string> calls;
+  const int pre = second->add_forward_pre_hook(
+      [&](Block& b, const std::vector<NDArray>& in) { calls.push_back(cat("pre ", b.prefix(), " ", in[0].shape())); });
+  const int post =
+      second->add_forward_hook([&](Block& b, const std::vector<NDArray>&, const std::vector<NDArray>& out) {
+        calls.push_back(cat("post ", b.prefix(), " ", out[0].shape()));
+      });
+  int once = 0;
+  once = first->add_forward_hook([&](Block& b, const std::vector<NDArray>&, const std::vector<NDArray>&) {
+    calls.push_back("once");
+    b.remove_forward_hook(once);  // a hook may remove itself while hooks are called
+  });
+  net(nd::ones(Shape{5, 3}));
+  const std::string p = second->prefix();
+  EXPECT_EQ(calls, (std::vector<std::string>{"once", "pre " + p + " (5, 4)", "post " + p + " (5, 2)"}));
+  second->remove_forward_hook(pre);
+  second->remove_forward_hook(post);
+  net(nd::ones(Shape{5, 3}));
+  EXPECT_EQ(calls.size(), 3u);
+}
+
 TEST(Init, DefaultsByName) {
   init::Uniform u(0.5);
   NDArray b = nd::ones(Shape({3})), g = nd::zeros(Shape({3})), rv = nd::zeros(Shape({3}));
