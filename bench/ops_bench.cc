@@ -1,4 +1,5 @@
-// Forward + backward of the nn_conv operators at LeNet's shapes (batch 64, float32), calling the
+// Forward + backward of the nn_conv operators at LeNet's shapes (batch 64, float32) and of the
+// other forms of convolution (1-D, 3-D, depthwise, transposed), calling the
 // registry's kernels directly on preallocated buffers (no engine). bench/ops_vs_torch.py runs
 // this binary and the same ops in PyTorch side by side.
 #include <benchmark/benchmark.h>
@@ -46,6 +47,23 @@ const std::vector<Case>& lenet_cases() {
        {Shape({64, 8, 8, 50})}},
       {"fc1", "FullyConnected", {{"num_hidden", "128"}}, {Shape({64, 800}), Shape({128, 800}), Shape({128})}},
       {"fc2", "FullyConnected", {{"num_hidden", "10"}}, {Shape({64, 128}), Shape({10, 128}), Shape({10})}},
+      // The other forms of convolution.
+      {"conv1d",
+       "Convolution",
+       {{"kernel", "(5,)"}, {"num_filter", "32"}},
+       {Shape({64, 16, 128}), Shape({32, 16, 5}), Shape({32})}},
+      {"conv3d",
+       "Convolution",
+       {{"kernel", "(3, 3, 3)"}, {"num_filter", "8"}},
+       {Shape({8, 4, 16, 16, 16}), Shape({8, 4, 3, 3, 3}), Shape({8})}},
+      {"depthwise",
+       "Convolution",
+       {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "32"}, {"num_group", "32"}},
+       {Shape({64, 32, 28, 28}), Shape({32, 1, 3, 3}), Shape({32})}},
+      {"deconv",
+       "Deconvolution",
+       {{"kernel", "(5, 5)"}, {"num_filter", "10"}, {"no_bias", "True"}},
+       {Shape({64, 20, 12, 12}), Shape({20, 10, 5, 5})}},
   };
   return cases;
 }

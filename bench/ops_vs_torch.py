@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Braid vs PyTorch, forward + backward of LeNet's layers (batch 64, float32), same thread count.
+"""Braid vs PyTorch, forward + backward of LeNet's layers (batch 64, float32) and of 1-D, 3-D,
+depthwise and transposed convolutions, same thread count.
 
 Runs the Braid benchmark binary (bench/ops_bench.cc) with OMP_NUM_THREADS set, times the same ops
 in PyTorch with torch.set_num_threads, and prints per-op times and the Braid/PyTorch ratio.
@@ -24,6 +25,11 @@ CASES = {
     "pool2": ([(64, 50, 8, 8)], lambda F, a: F.max_pool2d(a[0], 2, 2)),
     "fc1": ([(64, 800), (128, 800), (128,)], lambda F, a: F.linear(a[0], a[1], a[2])),
     "fc2": ([(64, 128), (10, 128), (10,)], lambda F, a: F.linear(a[0], a[1], a[2])),
+    "conv1d": ([(64, 16, 128), (32, 16, 5), (32,)], lambda F, a: F.conv1d(a[0], a[1], a[2])),
+    "conv3d": ([(8, 4, 16, 16, 16), (8, 4, 3, 3, 3), (8,)], lambda F, a: F.conv3d(a[0], a[1], a[2])),
+    "depthwise": ([(64, 32, 28, 28), (32, 1, 3, 3), (32,)],
+                  lambda F, a: F.conv2d(a[0], a[1], a[2], padding=1, groups=32)),
+    "deconv": ([(64, 20, 12, 12), (20, 10, 5, 5)], lambda F, a: F.conv_transpose2d(a[0], a[1])),
 }
 LABELS = {
     "conv1": "Convolution 1->20 5x5 on 28x28",
@@ -32,6 +38,10 @@ LABELS = {
     "pool2": "Pooling max 2x2/2 on 50x8x8",
     "fc1": "FullyConnected 800->128",
     "fc2": "FullyConnected 128->10",
+    "conv1d": "Convolution 1-D 16->32 k5 on 128",
+    "conv3d": "Convolution 3-D 4->8 3^3 on 16^3 (N=8)",
+    "depthwise": "Depthwise 3x3 32 ch on 28x28",
+    "deconv": "Deconvolution 20->10 5x5 on 12x12",
 }
 
 
@@ -99,16 +109,16 @@ def main():
                 times.setdefault(name, []).extend(t)
     n = args.rounds * args.repetitions
     policy = args.omp_wait_policy or "default"
-    print(f"forward + backward, float32, batch 64, {args.threads} threads, OMP_WAIT_POLICY {policy}, "
+    print(f"forward + backward, float32, {args.threads} threads, OMP_WAIT_POLICY {policy}, "
           f"{n} repetitions each")
-    print(f"{'op':34} {'Braid us':>10} {'PyTorch us':>11} {'ratio':>7} {'ratio of medians':>17}")
+    print(f"{'op':40} {'Braid us':>10} {'PyTorch us':>11} {'ratio':>7} {'ratio of medians':>17}")
     worst = 0.0
     for name in CASES:
         b, t = min(braid[name]), min(torch[name])
         ratio = b / t
         worst = max(worst, ratio)
         med = statistics.median(braid[name]) / statistics.median(torch[name])
-        print(f"{LABELS[name]:34} {b:10.1f} {t:11.1f} {ratio:7.2f} {med:17.2f}")
+        print(f"{LABELS[name]:40} {b:10.1f} {t:11.1f} {ratio:7.2f} {med:17.2f}")
     print(f"worst ratio {worst:.2f} (target <= 1.2; times are the best repetition)")
     return 0
 

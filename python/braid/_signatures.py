@@ -65,8 +65,16 @@ def operator_function(name, input_type, run, module):
         return run(name, inputs, kwargs)
 
     op.__name__ = name
-    op.__doc__ = _core.operator_doc(name)
+    op.__doc__ = _docstring(name, "Symbol" if "sym" in module else "NDArray")
     return op
+
+
+def _docstring(name, array_word):
+    """The operator's description, then its arguments as MXNet lists them."""
+    lines = [_core.operator_doc(name), "", "Parameters", "----------"]
+    for arg, kind in _core.operator_arguments(name):
+        lines.append("%s : %s" % (arg, kind.replace("NDArray-or-Symbol", array_word)))
+    return "\n".join(lines)
 
 
 def lookup(module_globals, module, name, input_type, run, prefix=""):

@@ -22,6 +22,7 @@ usual): imperatively (``mx.nd.Custom``, under autograd too), in symbols (``mx.sy
 by an Executor or a Module) and in hybridized Gluon blocks. Its node is the registered operator
 ``Custom``, so a symbol holding one saves to JSON and loads where the same op_type is registered.
 """
+import collections
 import ctypes
 
 from . import ndarray as _nd
@@ -34,8 +35,8 @@ from .context import current_context
 
 # MXNet's module exports what it imports too; code written for it uses these three after
 # `from mxnet.operator import *`.
-__all__ = ["CustomOp", "CustomOpProp", "PythonOp", "NumpyOp", "NDArrayOp", "register", "get_all_registered_operators", "Custom", "NDArray",
-           "NDArrayHandle", "ctypes"]
+__all__ = ["CustomOp", "CustomOpProp", "PythonOp", "NumpyOp", "NDArrayOp", "register", "get_all_registered_operators",
+           "get_operator_arguments", "OperatorArguments", "Custom", "NDArray", "NDArrayHandle", "ctypes"]
 
 
 class CustomOp:
@@ -119,6 +120,17 @@ def get_all_registered_operators():
     """The names of every operator (and alias) Braid has, as MXNet's; Python operators registered
     with ``register`` run through ``Custom``."""
     return list(_core.list_operators_and_aliases())
+
+
+OperatorArguments = collections.namedtuple("OperatorArguments", ["narg", "names", "types"])
+
+
+def get_operator_arguments(op_name):
+    """An operator's arguments as MXNet describes them: ``OperatorArguments(narg, names, types)``,
+    its inputs first ("NDArray-or-Symbol"), then its attributes ("int, required",
+    "float, optional, default=0.5", "{'avg', 'max'},optional, default='max'", ...)."""
+    described = _core.operator_arguments(op_name)
+    return OperatorArguments(len(described), [n for n, _ in described], [t for _, t in described])
 
 
 class _Profiled:

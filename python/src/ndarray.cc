@@ -14,6 +14,7 @@
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
+#include "braid/op/param_reader.h"
 #include "braid/op/registry.h"
 
 namespace braid::python {
@@ -297,6 +298,8 @@ void bind_ndarray(py::module_& m) {
   m.def("list_operators", [] { return op::Registry::get().names(); });
   m.def("list_operators_and_aliases", [] { return op::Registry::get().names_and_aliases(); });
   m.def("operator_doc", [](const std::string& name) { return op::Registry::get().find(name).doc; });
+  m.def("operator_arguments",
+        [](const std::string& name) { return op::describe_arguments(op::Registry::get().find(name)); });
   m.def("operator_exists", [](const std::string& name) { return op::Registry::get().find_or_null(name) != nullptr; });
   m.def("waitall", &nd::waitall, py::call_guard<py::gil_scoped_release>());
   m.def("seed", [](uint64_t s) { nd::seed(s); });

@@ -4,6 +4,7 @@ every name the list says Braid has is registered, every name it says is missing 
 import os
 
 import numpy as np
+import pytest
 
 import braid as mx
 
@@ -50,3 +51,22 @@ def test_the_graph_pass_operators_compute_what_mxnet_s_do():
     # in a graph, the dtype is left to the ops reading the output
     s = mx.sym._internal._zeros_without_dtype(shape=(2,)) + mx.sym.var("x")
     assert s.infer_type(x="float64")[1] == [np.float64]
+
+
+def test_operator_arguments_are_described_as_mxnet_describes_them():
+    args = mx.operator.get_operator_arguments("Activation")
+    assert isinstance(args, mx.operator.OperatorArguments)
+    assert args.names == ["data", "act_type"] and args.narg == 2
+    assert args.types == ["NDArray-or-Symbol", "{'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required"]
+    concat = mx.operator.get_operator_arguments("Concat")
+    assert concat.names[0] == "data" and concat.types[0] == "NDArray-or-Symbol[]"
+    assert dict(zip(concat.names, concat.types))["num_args"] == "int, required"
+    fc = dict(zip(*mx.operator.get_operator_arguments("FullyConnected")[1:]))
+    assert [fc[n] for n in ("data", "weight", "bias")] == ["NDArray-or-Symbol"] * 3
+    assert fc["num_hidden"] == "int, required" and fc["no_bias"] == "boolean, optional, default=0"
+    pool = dict(zip(*mx.operator.get_operator_arguments("Pooling")[1:]))
+    assert pool["pool_type"].startswith("{'avg', 'lp', 'max', 'sum'},optional, default='max'")
+    assert "act_type : {'relu', 'sigmoid', 'softrelu', 'softsign', 'tanh'}, required" in mx.nd.Activation.__doc__
+    assert "data : Symbol" in mx.sym.Activation.__doc__
+    with pytest.raises(mx.MXNetError):
+        mx.operator.get_operator_arguments("NoSuchOperator")

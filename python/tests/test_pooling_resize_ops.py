@@ -155,3 +155,46 @@ def test_sync_batch_norm_is_batch_norm_with_the_variance():
     np.testing.assert_allclose(v.asnumpy(), x.asnumpy().var(axis=(0, 2)), rtol=1e-4)
     with pytest.raises(mx.MXNetError, match="ndev"):
         mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mean, var, ndev=2, key="k")
+
+
+def lp_pool_reference(x, p, kernel, stride, pad):
+    """MXNet's Lp pooling in NumPy: (sum of x^p over the window, padding counting 0)^(1/p), the
+    p = 3 root signed (cbrt); and its gradient for dy: dx += dy * (x / y)^(p - 1)."""
+    xp = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[0]), (pad[1], pad[1])))
+    oh = (xp.shape[2] - kernel[0]) // stride[0] + 1
+    ow = (xp.shape[3] - kernel[1]) // stride[1] + 1
+    y = np.zeros(x.shape[:2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            win = xp[:, :, i * stride[0]:i * stride[0] + kernel[0], j * stride[1]:j * stride[1] + kernel[1]]
+            s = (win ** p).sum(axis=(2, 3))
+            y[:, :, i, j] = s if p == 1 else np.sqrt(s) if p == 2 else np.cbrt(s)
+    return y
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_lp_pooling_matches_its_definition_and_finite_differences(p):
+    rng = np.random.RandomState(p)
+    x = rng.uniform(0.5, 2.0, (2, 3, 7, 6)) * rng.choice([-1, 1], (2, 3, 7, 6))
+    if p == 2:
+        x = np.abs(x)  # a square root of sums of squares is smooth only away from zero
+    kw = dict(kernel=(3, 2), stride=(2, 2), pad=(1, 0), pool_type="lp", p_value=p)
+    y, dx, dy = forward_backward(mx.nd.Pooling, x, **kw)
+    assert np.allclose(y, lp_pool_reference(x, p, (3, 2), (2, 2), (1, 0)))
+    eps, expected = 1e-6, np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        up, down = x.copy(), x.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        expected[idx] = ((lp_pool_reference(up, p, (3, 2), (2, 2), (1, 0)) -
+                          lp_pool_reference(down, p, (3, 2), (2, 2), (1, 0))) * dy).sum() / (2 * eps)
+    assert np.allclose(dx, expected, rtol=1e-5, atol=1e-6)
+    gy = mx.nd.Pooling(mx.nd.array(x), kernel=(1, 1), global_pool=True, pool_type="lp", p_value=p).asnumpy()
+    assert np.allclose(gy[:, :, 0, 0], lp_pool_reference(x, p, (7, 6), (1, 1), (0, 0))[:, :, 0, 0], rtol=1e-5)
+
+
+def test_lp_pooling_needs_a_p_value_of_one_two_or_three():
+    with pytest.raises(mx.MXNetError, match="p_value=1, 2 or 3"):
+        mx.nd.Pooling(mx.nd.ones((1, 1, 4, 4)), kernel=(2, 2), pool_type="lp")
+    with pytest.raises(mx.MXNetError, match="got 4"):
+        mx.nd.Pooling(mx.nd.ones((1, 1, 4, 4)), kernel=(2, 2), pool_type="lp", p_value=4)

@@ -1,5 +1,6 @@
 #include "braid/op/param_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -15,7 +16,96 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
+// MXNet's spelling of a set of choices: sorted, quoted, None bare.
+std::string choice_set(std::vector<std::string> choices) {
+  std::sort(choices.begin(), choices.end(), [](const std::string& a, const std::string& b) {
+    return (a == "None") != (b == "None") ? a == "None" : a < b;
+  });
+  std::string text;
+  for (const auto& c : choices) text += cat(text.empty() ? "" : ", ", c == "None" ? c : cat("'", c, "'"));
+  return "{" + text + "}";
+}
+
+// A tuple default as MXNet prints it: "[]" when empty, "(1,1)", "(2,)".
+template <class V, class F>
+std::string tuple_text(const V& values, F item) {
+  if (values.empty()) return "[]";
+  std::string text;
+  for (const auto& v : values) text += cat(text.empty() ? "" : ",", item(v));
+  return "(" + text + (values.size() == 1 ? ",)" : ")");
+}
+
+std::string quoted_number(int64_t v) { return cat("'", v, "'"); }
+
+thread_local ParamCatalog* innermost_catalog = nullptr;
+
 }  // namespace
+
+ParamCatalog::ParamCatalog() : outer_(innermost_catalog) { innermost_catalog = this; }
+ParamCatalog::~ParamCatalog() { innermost_catalog = outer_; }
+ParamCatalog* ParamCatalog::current() { return innermost_catalog; }
+
+void ParamCatalog::note(const std::string& key, const std::string& description) {
+  for (auto& [k, d] : entries_)
+    if (k == key) {
+      d = description;
+      return;
+    }
+  entries_.emplace_back(key, description);
+}
+
+std::vector<std::pair<std::string, std::string>> describe_arguments(const OpDef& def) {
+  ParamCatalog catalog;
+  std::any param;
+  try {
+    param = def.parse({});
+  } catch (...) {  // a stand-in the parser refused: what it asked for before still counts
+  }
+  std::vector<std::pair<std::string, std::string>> described;
+  if (!def.key_var_num_args.empty()) {
+    described.emplace_back("data", "NDArray-or-Symbol[]");
+  } else {
+    try {
+      for (const auto& names : {def.list_arguments(param), def.list_aux(param)})
+        for (const auto& name : names) described.emplace_back(name, "NDArray-or-Symbol");
+    } catch (...) {  // inputs that depend on attributes the stand-ins do not give
+    }
+  }
+  described.insert(described.end(), catalog.entries().begin(), catalog.entries().end());
+  return described;
+}
+
+// MXNet's descriptions (dmlc parameters): integers' defaults quoted, tuples as Shape(tuple).
+#define BRAID_PARAM_DESCRIBE(T, NAME, STAND_IN, DEFAULT_TEXT) \
+  template <>                                                 \
+  const char* ParamReader::type_name<T>() {                   \
+    return NAME;                                              \
+  }                                                           \
+  template <>                                                 \
+  T ParamReader::stand_in<T>() {                              \
+    return STAND_IN;                                          \
+  }                                                           \
+  template <>                                                 \
+  std::string ParamReader::default_text<T>(const T& value) {  \
+    return DEFAULT_TEXT;                                      \
+  }
+BRAID_PARAM_DESCRIBE(int64_t, "int", 1, quoted_number(value))  // MXNet declares most as int
+BRAID_PARAM_DESCRIBE(int, "int", 1, quoted_number(value))
+BRAID_PARAM_DESCRIBE(double, "float", 1.0, format_number(value))  // as MXNet declares most
+BRAID_PARAM_DESCRIBE(float, "float", 1.0f, format_number(value))
+BRAID_PARAM_DESCRIBE(bool, "boolean", false, value ? "1" : "0")
+BRAID_PARAM_DESCRIBE(std::string, "string", "", cat("'", value, "'"))
+BRAID_PARAM_DESCRIBE(std::vector<int64_t>, "Shape(tuple)", (std::vector<int64_t>{1, 1}),
+                     tuple_text(value, [](int64_t v) { return std::to_string(v); }))
+BRAID_PARAM_DESCRIBE(Shape, "Shape(tuple)", (Shape{1, 1}),
+                     tuple_text(value.dims(), [](int64_t v) { return std::to_string(v); }))
+BRAID_PARAM_DESCRIBE(std::vector<double>, "tuple of <float>", (std::vector<double>{1.0}),
+                     tuple_text(value, [](double v) { return format_number(v); }))
+BRAID_PARAM_DESCRIBE(std::vector<std::optional<int64_t>>, "Shape(tuple)", (std::vector<std::optional<int64_t>>{1}),
+                     tuple_text(value, [](const std::optional<int64_t>& v) {
+                       return v ? std::to_string(*v) : std::string("None");
+                     }))
+#undef BRAID_PARAM_DESCRIBE
 
 int64_t parse_int(const std::string& s) {
   std::string t = trim(s);
@@ -172,6 +262,12 @@ Shape ParamReader::convert<Shape>(const std::string& key, const std::string& v) 
 std::string ParamReader::get_enum(const std::string& key, const std::vector<std::string>& choices,
                                   const std::string& fallback) {
   auto it = find(key);
+  if (ParamCatalog* catalog = ParamCatalog::current(); catalog && it == attrs_.end()) {
+    const bool required = std::find(choices.begin(), choices.end(), fallback) == choices.end();
+    catalog->note(key, required ? cat(choice_set(choices), ", required")
+                                : cat(choice_set(choices), ",optional, default='", fallback, "'"));
+    if (required) return choices.empty() ? fallback : choices[0];
+  }
   std::string v = it == attrs_.end() ? fallback : trim(it->second);
   for (const auto& c : choices)
     if (c == v) return v;

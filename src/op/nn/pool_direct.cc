@@ -68,6 +68,16 @@ Plane plane(const PoolGeom& g, int64_t p) {
 }
 
 template <class T>
+T lp_power(T a, int p) {
+  return p == 1 ? a : p == 2 ? a * a : a * a * a;
+}
+
+template <class T>
+T lp_root(T a, int p) {
+  return p == 1 ? a : p == 2 ? std::sqrt(a) : std::cbrt(a);
+}
+
+template <class T>
 void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* mask, OpReq req, int64_t step) {
   win.for_each(g, [&](int64_t o, const PoolSpan& d, const PoolSpan& r, const PoolSpan& c) {
     if (g.type == PoolType::Max) {
@@ -83,6 +93,11 @@ void forward_plane(const PoolGeom& g, const Windows& win, const T* x, T* y, T* m
       return;
     }
     T sum = 0;
+    if (g.type == PoolType::Lp) {
+      for_each_in_window(g, d, r, c, [&](int64_t i) { sum += lp_power(x[i * step], g.p); });
+      assign(y[o * step], req, lp_root(sum, g.p));
+      return;
+    }
     for_each_in_window(g, d, r, c, [&](int64_t i) { sum += x[i * step]; });
     assign(y[o * step], req,
            g.type == PoolType::Avg ? sum / static_cast<T>(pool_window_size(g.include_pad, d, r, c)) : sum);
@@ -276,6 +291,7 @@ void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T
   if (req == OpReq::Null) return;
   const bool max = g.type == PoolType::Max;
   BRAID_CHECK(max || !relu_y, "Pooling: only max pooling takes a fused relu's gradient");
+  BRAID_CHECK(g.type != PoolType::Lp, "Pooling: Lp pooling's gradient is lp_pool_backward's");
   if constexpr (std::is_same_v<T, float>)
     if (is_max2x2(g) && g.channels_last) return max2x2_nhwc_backward(g, dy, mask, relu_y, dx, req);
   if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
@@ -297,6 +313,23 @@ void direct_pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T
 }
 
 template <class T>
+void lp_pool_backward(const PoolGeom& g, const T* x, const T* y, const T* dy, T* dx, OpReq req) {
+  if (req == OpReq::Null) return;
+  if (req == OpReq::Write) std::fill(dx, dx + g.x_size(), T(0));
+  const Windows win(g);
+  for_each_plane(g, [&](int64_t p) {
+    const Plane at = plane(g, p);
+    win.for_each(g, [&](int64_t o, const PoolSpan& d, const PoolSpan& r, const PoolSpan& c) {
+      const T grad = dy[at.y + o * at.step], out = y[at.y + o * at.step];
+      for_each_in_window(g, d, r, c, [&](int64_t i) {
+        const T in = x[at.x + i * at.step];
+        dx[at.x + i * at.step] += g.p == 1 ? grad : g.p == 2 ? grad * in / out : grad * in * in / (out * out);
+      });
+    });
+  });
+}
+
+template <class T>
 void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req) {
   if constexpr (std::is_same_v<T, float>)
     if (dnnl_pool_supported(g)) return dnnl_pool_forward(g, x, y, req);
@@ -314,7 +347,8 @@ void pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T* relu_
   template void direct_pool_forward(const PoolGeom&, const T*, T*, T*, OpReq);                  \
   template void direct_pool_backward(const PoolGeom&, const T*, const T*, const T*, T*, OpReq); \
   template void pool_forward(const PoolGeom&, const T*, T*, T*, OpReq);                         \
-  template void pool_backward(const PoolGeom&, const T*, const T*, const T*, T*, OpReq);
+  template void pool_backward(const PoolGeom&, const T*, const T*, const T*, T*, OpReq);        \
+  template void lp_pool_backward(const PoolGeom&, const T*, const T*, const T*, T*, OpReq);
 BRAID_INSTANTIATE_POOL(float)
 BRAID_INSTANTIATE_POOL(double)
 #undef BRAID_INSTANTIATE_POOL

@@ -68,7 +68,7 @@ void undo_average(const PoolGeom& g, float* v, int64_t n) {
 }  // namespace
 
 bool dnnl_pool_supported(const PoolGeom& g) {
-  if (g.type == PoolType::Max) return false;
+  if (g.type == PoolType::Max || g.type == PoolType::Lp) return false;
   return !(g.type == PoolType::Avg && g.include_pad && (g.pd_r > g.pd || g.ph_r > g.ph || g.pw_r > g.pw));
 }
 

@@ -12,7 +12,7 @@
 
 namespace braid::op::detail {
 
-enum class PoolType { Max, Avg, Sum };
+enum class PoolType { Max, Avg, Sum, Lp };
 
 /// Geometry of y (n, c, oh, ow) = pool(x (n, c, ih, iw)), or of y (n, oh, ow, c) = pool(x (n, ih,
 /// iw, c)) when channels_last (layout NHWC). A volumetric (3-D) pooling has a depth axis before the
@@ -23,6 +23,7 @@ struct PoolGeom {
   bool include_pad = true;  // avg: divide by the window size clipped to the padded input
   bool channels_last = false;
   bool volumetric = false;
+  int p = 2;  // Lp pooling: (sum of x^p)^(1/p), p 1, 2 or 3
   int64_t n = 0, c = 0, id = 1, ih = 1, iw = 1, od = 1, oh = 1, ow = 1;
   int64_t kd = 1, kh = 1, kw = 1, sd = 1, sh = 1, sw = 1, pd = 0, ph = 0, pw = 0, pd_r = 0, ph_r = 0, pw_r = 0;
 
@@ -32,6 +33,7 @@ struct PoolGeom {
   BRAID_HOST_DEVICE int64_t y_size() const { return n * c * out_pixels(); }
   std::vector<int64_t> key() const {
     return {static_cast<int64_t>(type),
+            p,
             include_pad,
             channels_last,
             volumetric,
@@ -120,6 +122,11 @@ void pool_forward(const PoolGeom& g, const T* x, T* y, T* mask, OpReq req);
 /// y, when x was a relu's output), also the relu's gradient: outputs with y <= 0 pass nothing.
 template <class T>
 void pool_backward(const PoolGeom& g, const T* dy, const T* mask, const T* relu_y, T* dx, OpReq req);
+
+/// Lp pooling's gradient, which reads the input and the output: dx += dy · (x / y)^(p - 1) over
+/// each window, as MXNet computes it (infinite where a window's output is 0).
+template <class T>
+void lp_pool_backward(const PoolGeom& g, const T* x, const T* y, const T* dy, T* dx, OpReq req);
 
 // The two implementations behind pool_*: direct loops (any T) and oneDNN (float, no max).
 template <class T>

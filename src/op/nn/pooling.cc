@@ -1,4 +1,4 @@
-// Pooling: max / avg / sum over 1-D (NCW, NWC), 2-D (NCHW, NHWC) or 3-D (NCDHW, NDHWC) windows, or the whole plane
+// Pooling: max / avg / sum / Lp over 1-D (NCW, NWC), 2-D (NCHW, NHWC) or 3-D (NCDHW, NDHWC) windows, or the whole plane
 // (global_pool), with MXNet's 'valid' (floor) and 'full' (ceil) output sizes. Max pooling has a
 // hidden second output, the mask of where each maximum came from, read by the backward.
 #include <algorithm>
@@ -29,15 +29,19 @@ std::any parse_pool(const AttrMap& attrs) {
   PoolParam p;
   p.kernel = r.get<Shape>("kernel", Shape({}));
   const std::string type = r.get_enum("pool_type", {"max", "avg", "sum", "lp"}, "max");
-  BRAID_CHECK(type != "lp", "operator Pooling: pool_type='lp' is not supported; use max, avg or sum");
-  p.type = type == "max" ? PoolType::Max : type == "avg" ? PoolType::Avg : PoolType::Sum;
+  p.type = type == "max" ? PoolType::Max : type == "avg" ? PoolType::Avg : type == "sum" ? PoolType::Sum : PoolType::Lp;
   p.global = r.get<bool>("global_pool", false);
   const std::string conv = r.get_enum("pooling_convention", {"valid", "full", "same"}, "valid");
   p.full = conv == "full";
   p.same = conv == "same";
   p.include_pad = r.get_optional<bool>("count_include_pad").value_or(true);
   r.get<bool>("cudnn_off", false);  // accepted and ignored, as on MXNet's CPU
-  r.get_optional<int64_t>("p_value");
+  const std::optional<int64_t> p_value = r.get_optional<int64_t>("p_value");
+  if (p.type == PoolType::Lp) {
+    BRAID_CHECK(p_value && *p_value >= 1 && *p_value <= 3, "operator Pooling: pool_type='lp' needs p_value=1, 2 or 3",
+                p_value ? cat(", got ", *p_value) : std::string(" (MXNet's Lp pooling computes those)"));
+    p.p_value = static_cast<int>(*p_value);
+  }
   const int nd = p.kernel.ndim();
   BRAID_CHECK((p.global && nd == 0) || (nd >= 1 && nd <= 3), "operator Pooling: kernel=", p.kernel,
               " must be (w,), (h, w) or (d, h, w)", p.global ? "" : ", or set global_pool=True");
@@ -102,6 +106,7 @@ bool infer_pool(const PoolParam& p, std::vector<Shape>& in, std::vector<Shape>& 
 PoolGeom pool_geom(const PoolParam& p, const Shape& data) {
   PoolGeom g;
   g.type = p.type;
+  g.p = p.p_value;
   g.include_pad = p.include_pad;
   g.channels_last = p.channels_last;
   g.n = data[0];
@@ -136,7 +141,8 @@ void add_pooling(Registry& r) {
   OpDef d;
   d.name = "Pooling";
   d.doc =
-      "Max, average or sum pooling over NCW / NCHW / NCDHW (or layout NWC / NHWC / NDHWC) data; output 1 + (in + 2*pad "
+      "Max, average, sum or Lp ((sum of x^p)^(1/p), p_value 1, 2 or 3) pooling over NCW / NCHW / NCDHW (or layout NWC "
+      "/ NHWC / NDHWC) data; output 1 + (in + 2*pad "
       "- kernel) / "
       "stride, rounded down ('valid') or up ('full'), or ceil(in / stride) ('same'); global_pool pools the whole "
       "plane.";
@@ -166,13 +172,21 @@ void add_pooling(Registry& r) {
   d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
     const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
     BRAID_REAL_TYPE_SWITCH(a.inputs[0].dtype, T, "Pooling", {
+      if (g.type == PoolType::Lp)
+        return lp_pool_backward<T>(g, a.inputs[0].ptr<T>(), a.outputs[0].ptr<T>(), a.out_grads[0].ptr<T>(),
+                                   a.in_grads[0].ptr<T>(), a.req[0]);
       const T* mask = g.type == PoolType::Max ? a.outputs[1].ptr<T>() : nullptr;
       const T* relu_y = param<PoolParam>(pa).relu_grad ? a.outputs[0].ptr<T>() : nullptr;
       pool_backward<T>(g, a.out_grads[0].ptr<T>(), mask, relu_y, a.in_grads[0].ptr<T>(), a.req[0]);
     });
   };
-  // Not the input (max pooling keeps its mask, a hidden output); the output for a fused relu.
-  d.backward_reads = [](const std::any& pa) { return BackwardReads{false, param<PoolParam>(pa).relu_grad}; };
+  // Not the input (max pooling keeps its mask, a hidden output); the output for a fused relu; both
+  // for Lp pooling.
+  d.backward_reads = [](const std::any& pa) {
+    const PoolParam& p = param<PoolParam>(pa);
+    const bool lp = p.type == PoolType::Lp;
+    return BackwardReads{lp, lp || p.relu_grad};
+  };
   d.fuse_input_relu_grad = [](const std::any& pa) {
     PoolParam p = param<PoolParam>(pa);
     if (p.type != PoolType::Max) return std::any();

@@ -121,6 +121,7 @@ void register_pooling_gpu_kernels(Registry& r) {
   k.takes_16bit = true;
   k.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
     const PoolGeom g = pool_geom(param<PoolParam>(pa), a.inputs[0].shape);
+    BRAID_CHECK(g.type != PoolType::Lp, "operator Pooling: pool_type='lp' runs on the CPU only; pool on cpu()");
     cuda::with_float_type(a.inputs[0].dtype, "Pooling", [&](auto t) {
       using T = decltype(t);
       using C = cuda::compute_t<T>;

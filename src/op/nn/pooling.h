@@ -14,6 +14,7 @@ struct PoolParam {
   // clipped at the end of the input (no pad).
   bool same = false;
   bool channels_last = false;  // layout NWC / NHWC / NDHWC
+  int p_value = 2;             // pool_type='lp': 1, 2 or 3
   // Set by the executor's relu fusion (OpDef::fuse_input_relu_grad), never by an attribute: the
   // input is a relu's output and the backward also takes the relu's gradient.
   bool relu_grad = false;

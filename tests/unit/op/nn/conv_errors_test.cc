@@ -78,7 +78,8 @@ TEST(NnConvErrors, Pooling) {
   expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pad", "(2, 0)"}}, x, "must be smaller than kernel");
   expect_op_error("Pooling", {{"kernel", "(2,)"}}, x, "does not match data");
   expect_op_error("Pooling", {{"pool_type", "max"}}, x, "global_pool");
-  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "lp"}}, x, "'lp' is not supported");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "lp"}}, x, "needs p_value=1, 2 or 3");
+  expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "lp"}, {"p_value", "4"}}, x, "got 4");
   expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pool_type", "median"}}, x, "one of");
   expect_op_error("Pooling", {{"kernel", "(2, 2)"}, {"pad", "(1, 1)"}, {"pooling_convention", "same"}}, x,
                   "'same' pads by itself");

@@ -17,6 +17,18 @@ void distinct_data(std::vector<std::vector<double>>& in) {
   for (size_t i = 0; i < v.size(); ++i) v[order[i]] = -1.0 + 2.0 * static_cast<double>(i) / v.size();
 }
 
+// Lp pooling of values in [0.5, 1.5]: its gradient, (x / y)^(p - 1), is smooth away from zero windows.
+GradCase lp_pool(int p) {
+  return {"Pooling",
+          {{"kernel", "(2, 3)"},
+           {"stride", "(1, 2)"},
+           {"pad", "(1, 1)"},
+           {"pool_type", "lp"},
+           {"p_value", std::to_string(p)}},
+          {Shape({2, 2, 4, 5})},
+          {{0.5, 1.5}}};
+}
+
 GradCase pool(op::AttrMap attrs, Shape data) {
   bool is_max = !attrs.count("pool_type") || attrs.at("pool_type") == "max";
   return {"Pooling", std::move(attrs), {std::move(data)}, {}, {}, is_max ? distinct_data : nullptr};
@@ -93,6 +105,7 @@ std::vector<GradCase> nn_conv_grad_cases() {
                     {"pooling_convention", "full"}},
                    Shape({1, 2, 6, 6})));
   c.push_back(pool({{"kernel", "(2, 2)"}, {"pool_type", "sum"}}, Shape({2, 1, 3, 4})));
+  for (int p : {1, 2, 3}) c.push_back(lp_pool(p));
   c.push_back(pool({{"global_pool", "True"}, {"pool_type", "avg"}}, Shape({2, 3, 3, 4})));
   c.push_back(pool({{"global_pool", "True"}}, Shape({2, 3, 3, 4})));
   c.push_back(pool({{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}}, Shape({2, 2, 9})));
