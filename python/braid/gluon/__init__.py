@@ -2,5 +2,5 @@
 from .parameter import Parameter, Constant, ParameterDict, DeferredInitializationError
 from .block import Block, HybridBlock, SymbolBlock
 from .trainer import Trainer
-from . import nn, loss, utils, data, model_zoo, contrib
+from . import nn, loss, utils, data, model_zoo, contrib, rnn
 from .. import metric

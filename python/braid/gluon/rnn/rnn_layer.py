@@ -1,0 +1,164 @@
+"""gluon.rnn's recurrent layers (MXNet 1.x): RNN, LSTM and GRU over a whole sequence through the
+fused ``RNN`` operator, with MXNet's parameter names (``l0_i2h_weight``, ``r1_h2h_bias``, ...), so
+that parameter files move between the two."""
+from ... import ndarray as _nd
+from ... import symbol as _sym
+from ..block import HybridBlock
+
+_GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+class _RNNLayer(HybridBlock):
+    """The layers' common part: parameters, states and the call of the fused operator."""
+
+    def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
+                 h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, mode, projection_size=None,
+                 dtype="float32", **kwargs):
+        super().__init__(**kwargs)
+        if layout not in ("TNC", "NTC"):
+            raise ValueError("Invalid layout %s; must be one of ['TNC' or 'NTC']" % layout)
+        if projection_size:
+            raise NotImplementedError("projection_size: an LSTM with a projection is not supported by Braid")
+        self._hidden_size, self._num_layers, self._layout = hidden_size, num_layers, layout
+        self._dropout, self._dir, self._input_size, self._mode = dropout, 2 if bidirectional else 1, input_size, mode
+        self._dtype = dtype
+        gates = _GATES[mode]
+        self._weight_names = []
+        ni = input_size
+        with self.name_scope():
+            for layer in range(num_layers):
+                for d in ["l", "r"][:self._dir]:
+                    for group, shape, init in (("i2h", (gates * hidden_size, ni), i2h_weight_initializer),
+                                               ("h2h", (gates * hidden_size, hidden_size), h2h_weight_initializer)):
+                        name = "%s%d_%s_weight" % (d, layer, group)
+                        setattr(self, name, self.params.get(name, shape=shape, init=init, dtype=dtype,
+                                                            allow_deferred_init=True))
+                    for group, init in (("i2h", i2h_bias_initializer), ("h2h", h2h_bias_initializer)):
+                        name = "%s%d_%s_bias" % (d, layer, group)
+                        setattr(self, name, self.params.get(name, shape=(gates * hidden_size,), init=init,
+                                                            dtype=dtype, allow_deferred_init=True))
+                ni = hidden_size * self._dir
+
+    def __repr__(self):
+        mapping = ("{0} -> {1}".format(self._input_size if self._input_size else None, self._hidden_size))
+        s = "{name}({mapping}, {_layout}"
+        if self._num_layers != 1:
+            s += ", num_layers={_num_layers}"
+        if self._dropout != 0:
+            s += ", dropout={_dropout}"
+        if self._dir == 2:
+            s += ", bidirectional"
+        return (s + ")").format(name=self.__class__.__name__, mapping=mapping, **self.__dict__)
+
+    def state_info(self, batch_size=0):
+        raise NotImplementedError
+
+    def begin_state(self, batch_size=0, func=_nd.zeros, **kwargs):
+        """The initial states, zeros by default: a list of arrays shaped as state_info says."""
+        states = []
+        for i, info in enumerate(self.state_info(batch_size)):
+            info = dict(info)
+            info.pop("__layout__", None)
+            info.update(kwargs)
+            states.append(func(name="%sh0_%d" % (self.prefix, i), **info) if func is not _nd.zeros
+                          else func(**info))
+        return states
+
+    def forward(self, inputs, states=None):
+        skip_states = states is None
+        if skip_states:
+            if isinstance(inputs, _nd.NDArray):
+                batch_size = inputs.shape[self._layout.find("N")]
+                states = self.begin_state(batch_size, ctx=inputs.context, dtype=inputs.dtype)
+            else:
+                states = self.begin_state(0, func=_sym.zeros)
+        if isinstance(states, (_nd.NDArray, _sym.Symbol)):
+            states = [states]
+        if isinstance(inputs, _nd.NDArray):
+            self._finish_input_size(inputs.shape[2])
+            batch_size = inputs.shape[self._layout.find("N")]
+            for state, info in zip(states, self.state_info(batch_size)):
+                if state.shape != info["shape"]:
+                    raise ValueError("Invalid recurrent state shape. Expecting %s, got %s."
+                                     % (str(info["shape"]), str(state.shape)))
+        out = super().forward(inputs, states)
+        return out[0] if skip_states else out
+
+    def _finish_input_size(self, input_size):
+        """The first layer's input weights take their width from the first input (MXNet's deferred
+        initialization)."""
+        for d in ["l", "r"][:self._dir]:
+            p = getattr(self, "%s0_i2h_weight" % d)
+            if p._deferred:
+                p._finish_deferred_init((p.shape[0], input_size))
+
+    def hybrid_forward(self, F, inputs, states, **params):
+        if self._layout == "NTC":
+            inputs = F.swapaxes(inputs, dim1=0, dim2=1)
+        # the fused operator's packing: every weight (layer, direction, i2h then h2h), then every bias
+        flat = [params["%s%d_%s_%s" % (d, layer, group, kind)].reshape((-1,))
+                for kind in ("weight", "bias") for layer in range(self._num_layers)
+                for d in ["l", "r"][:self._dir] for group in ("i2h", "h2h")]
+        packed = F._internal._rnn_param_concat(*flat, dim=0)
+        rnn = F.RNN(inputs, packed, *states, state_size=self._hidden_size, num_layers=self._num_layers,
+                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode)
+        outputs = rnn[0]
+        new_states = [rnn[1], rnn[2]] if self._mode == "lstm" else [rnn[1]]
+        if self._layout == "NTC":
+            outputs = F.swapaxes(outputs, dim1=0, dim2=1)
+        return outputs, new_states
+
+
+def _state_shape(layer, batch_size):
+    return (layer._num_layers * layer._dir, batch_size, layer._hidden_size)
+
+
+class RNN(_RNNLayer):
+    """Elman RNN layers: h_t = activation(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh), activation 'relu'
+    or 'tanh'. Input (T, N, C) with layout 'TNC' or (N, T, C) with 'NTC'; one state
+    (num_layers * directions, N, hidden_size)."""
+
+    def __init__(self, hidden_size, num_layers=1, activation="relu", layout="TNC", dropout=0, bidirectional=False,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
+                 h2h_bias_initializer="zeros", input_size=0, dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "rnn_" + activation,
+                         dtype=dtype, **kwargs)
+
+    def state_info(self, batch_size=0):
+        return [{"shape": _state_shape(self, batch_size), "__layout__": "LNC", "dtype": self._dtype}]
+
+
+class LSTM(_RNNLayer):
+    """Long short-term memory layers (gates i, f, g, o, as MXNet and cuDNN order them). Two
+    states, hidden and cell, each (num_layers * directions, N, hidden_size)."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False, input_size=0,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
+                 h2h_bias_initializer="zeros", projection_size=None, h2r_weight_initializer=None,
+                 state_clip_min=None, state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
+        if state_clip_min is not None or state_clip_max is not None or state_clip_nan:
+            raise NotImplementedError("LSTM: state clipping is not supported by Braid")
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "lstm",
+                         projection_size=projection_size, dtype=dtype, **kwargs)
+
+    def state_info(self, batch_size=0):
+        shape = _state_shape(self, batch_size)
+        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype},
+                {"shape": shape, "__layout__": "LNC", "dtype": self._dtype}]
+
+
+class GRU(_RNNLayer):
+    """Gated recurrent unit layers (gates r, z, n, as MXNet and cuDNN order them). One state
+    (num_layers * directions, N, hidden_size)."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False, input_size=0,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
+                 h2h_bias_initializer="zeros", dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "gru", dtype=dtype,
+                         **kwargs)
+
+    def state_info(self, batch_size=0):
+        return [{"shape": _state_shape(self, batch_size), "__layout__": "LNC", "dtype": self._dtype}]

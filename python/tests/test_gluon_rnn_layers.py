@@ -1,0 +1,86 @@
+"""gluon.rnn.RNN / LSTM / GRU against PyTorch's layers with the same weights: outputs, final
+states and gradients, both layouts, bidirectional and stacked, hybridized or not; MXNet's
+parameter names and deferred input size."""
+import numpy as np
+import pytest
+import torch
+
+import braid as mx
+from braid import autograd, gluon, nd
+
+T, N, C, H, L = 5, 3, 4, 6, 2
+
+
+def make(mode, bidirectional, layout="TNC"):
+    if mode == "lstm":
+        return gluon.rnn.LSTM(H, num_layers=L, bidirectional=bidirectional, layout=layout)
+    if mode == "gru":
+        return gluon.rnn.GRU(H, num_layers=L, bidirectional=bidirectional, layout=layout)
+    return gluon.rnn.RNN(H, num_layers=L, activation="tanh", bidirectional=bidirectional, layout=layout)
+
+
+def torch_twin(mode, layer, bidirectional):
+    cls = {"lstm": torch.nn.LSTM, "gru": torch.nn.GRU, "rnn": torch.nn.RNN}[mode]
+    twin = cls(C, H, num_layers=L, bidirectional=bidirectional).double()
+    params = layer.collect_params()
+    with torch.no_grad():
+        for l in range(L):
+            for d, suffix in (("l", ""), ("r", "_reverse"))[:2 if bidirectional else 1]:
+                for group, tg in (("i2h", "ih"), ("h2h", "hh")):
+                    for kind in ("weight", "bias"):
+                        value = params[layer.prefix + "%s%d_%s_%s" % (d, l, group, kind)].data().asnumpy()
+                        getattr(twin, "%s_%s_l%d%s" % (kind, tg, l, suffix)).copy_(torch.tensor(value))
+    return twin
+
+
+@pytest.mark.parametrize("mode", ["lstm", "gru", "rnn"])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_layers_match_pytorch_with_the_same_weights(mode, bidirectional, hybridize):
+    layer = make(mode, bidirectional, layout="NTC")
+    layer.initialize(mx.init.Uniform(0.5))
+    if hybridize:
+        layer.hybridize()
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (N, T, C))
+    dirs = 2 if bidirectional else 1
+    h0 = [rng.uniform(-1, 1, (L * dirs, N, H)) for _ in range(2 if mode == "lstm" else 1)]
+    xs = nd.array(x, dtype="float64")
+    xs.attach_grad()
+    states = [nd.array(s, dtype="float64") for s in h0]
+    layer.cast("float64")
+    with autograd.record():
+        out, new_states = layer(xs, states)
+        loss = (out * out).sum() + sum((s * s).sum() for s in new_states)
+    loss.backward()
+    twin = torch_twin(mode, layer, bidirectional)
+    tx = torch.tensor(x.transpose(1, 0, 2), requires_grad=True)
+    th = [torch.tensor(s) for s in h0]
+    ref, ref_states = twin(tx, tuple(th) if mode == "lstm" else th[0])
+    ref_states = list(ref_states) if mode == "lstm" else [ref_states]
+    ((ref * ref).sum() + sum((s * s).sum() for s in ref_states)).backward()
+    assert out.shape == (N, T, H * dirs)
+    assert np.allclose(out.asnumpy(), ref.detach().numpy().transpose(1, 0, 2), atol=1e-10)
+    for mine, theirs in zip(new_states, ref_states):
+        assert np.allclose(mine.asnumpy(), theirs.detach().numpy(), atol=1e-10)
+    assert np.allclose(xs.grad.asnumpy(), tx.grad.numpy().transpose(1, 0, 2), atol=1e-9)
+    w = layer.collect_params()[layer.prefix + "l1_h2h_weight"]
+    assert np.allclose(w.grad().asnumpy(), twin.weight_hh_l1.grad.numpy(), atol=1e-9)
+
+
+def test_names_states_and_deferred_input_size_are_mxnet_s():
+    lstm = gluon.rnn.LSTM(8, num_layers=2, bidirectional=True, prefix="lstm0_")
+    names = sorted(lstm.collect_params().keys())
+    assert names[:4] == ["lstm0_l0_h2h_bias", "lstm0_l0_h2h_weight", "lstm0_l0_i2h_bias", "lstm0_l0_i2h_weight"]
+    assert len(names) == 16 and "lstm0_r1_i2h_weight" in names
+    lstm.initialize()
+    out = lstm(nd.ones((7, 2, 3)))  # no states given: zeros, and only the output comes back
+    assert out.shape == (7, 2, 16)
+    assert lstm.collect_params()["lstm0_l0_i2h_weight"].shape == (32, 3)
+    assert lstm.collect_params()["lstm0_l1_i2h_weight"].shape == (32, 16)
+    states = lstm.begin_state(batch_size=2)
+    assert [s.shape for s in states] == [(4, 2, 8), (4, 2, 8)]
+    with pytest.raises(ValueError, match="Invalid recurrent state shape"):
+        lstm(nd.ones((7, 2, 3)), [nd.zeros((4, 3, 8)), nd.zeros((4, 3, 8))])
+    with pytest.raises(ValueError, match="Invalid layout"):
+        gluon.rnn.GRU(4, layout="CTN")
