@@ -244,3 +244,27 @@ ParameterDict.list_ctx = _list_ctx
 ParameterDict.__repr__ = _repr
 ParameterDict.load = _load
 ParameterDict.setattr = _setattr_all
+
+
+def _parameter_deepcopy(self, memo):
+    """A parameter of its own with the same name, attributes and (copied) values."""
+    copy = Parameter(self.name, grad_req=self.grad_req, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
+                     wd_mult=self.wd_mult, allow_deferred_init=True)
+    if self.list_ctx() and not self._deferred:
+        copy.initialize(ctx=self.list_ctx())
+        copy.set_data(self.data().copy())
+    memo[id(self)] = copy
+    return copy
+
+
+def _dict_deepcopy(self, memo):
+    """A ParameterDict of the same prefix holding copies of the parameters (MXNet's deepcopy)."""
+    import copy as _copy
+    out = ParameterDict(self.prefix)
+    for _, p in self.items():
+        out._add(_copy.deepcopy(p, memo))
+    return out
+
+
+Parameter.__deepcopy__ = _parameter_deepcopy
+ParameterDict.__deepcopy__ = _dict_deepcopy

@@ -22,6 +22,10 @@ class _RNNLayer(HybridBlock):
         self._hidden_size, self._num_layers, self._layout = hidden_size, num_layers, layout
         self._dropout, self._dir, self._input_size, self._mode = dropout, 2 if bidirectional else 1, input_size, mode
         self._dtype = dtype
+        self._initializers = {"i2h_weight_initializer": i2h_weight_initializer,
+                              "h2h_weight_initializer": h2h_weight_initializer,
+                              "i2h_bias_initializer": i2h_bias_initializer,
+                              "h2h_bias_initializer": h2h_bias_initializer}
         gates = _GATES[mode]
         self._weight_names = []
         ni = input_size
@@ -52,6 +56,28 @@ class _RNNLayer(HybridBlock):
 
     def state_info(self, batch_size=0):
         raise NotImplementedError
+
+    def _unfuse(self):
+        """The same network as a stack of cells sharing this layer's parameters (MXNet's)."""
+        from . import rnn_cell
+        make = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="relu", **kw),
+                "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="tanh", **kw),
+                "lstm": lambda **kw: rnn_cell.LSTMCell(self._hidden_size, **kw),
+                "gru": lambda **kw: rnn_cell.GRUCell(self._hidden_size, **kw)}[self._mode]
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            ni = self._input_size
+            for i in range(self._num_layers):
+                kwargs = dict(self._initializers, input_size=ni)
+                if self._dir == 2:
+                    stack.add(rnn_cell.BidirectionalCell(make(prefix="l%d_" % i, **kwargs),
+                                                         make(prefix="r%d_" % i, **kwargs)))
+                else:
+                    stack.add(make(prefix="l%d_" % i, **kwargs))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                ni = self._hidden_size * self._dir
+        return stack
 
     def begin_state(self, batch_size=0, func=_nd.zeros, **kwargs):
         """The initial states, zeros by default: a list of arrays shaped as state_info says."""
@@ -84,6 +110,10 @@ class _RNNLayer(HybridBlock):
         out = super().forward(inputs, states)
         return out[0] if skip_states else out
 
+    def infer_shape(self, inputs, *args):
+        """Completes the parameters' shapes from the inputs (MXNet's HybridBlock.infer_shape)."""
+        self._finish_input_size(inputs.shape[2])
+
     def _finish_input_size(self, input_size):
         """The first layer's input weights take their width from the first input (MXNet's deferred
         initialization)."""
@@ -96,7 +126,7 @@ class _RNNLayer(HybridBlock):
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
         # the fused operator's packing: every weight (layer, direction, i2h then h2h), then every bias
-        flat = [params["%s%d_%s_%s" % (d, layer, group, kind)].reshape((-1,))
+        flat = [F.reshape(params["%s%d_%s_%s" % (d, layer, group, kind)], shape=(-1,))
                 for kind in ("weight", "bias") for layer in range(self._num_layers)
                 for d in ["l", "r"][:self._dir] for group in ("i2h", "h2h")]
         packed = F._internal._rnn_param_concat(*flat, dim=0)
