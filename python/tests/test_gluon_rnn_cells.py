@@ -96,3 +96,25 @@ def test_a_parameter_dict_deep_copies_its_values():
     copied = copy.deepcopy(params)
     copied["net_w"].set_data(nd.zeros((2, 3)))
     assert list(copied.keys()) == ["net_w"] and params["net_w"].data().asnumpy().sum() == 6
+
+
+def test_a_hybridized_unrolled_cell_exports_and_imports_with_the_same_outputs(tmp_path):
+    class Layer(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.cell = gluon.rnn.GRUCell(hidden_size=2)
+
+        def hybrid_forward(self, F, seq):
+            return self.cell.unroll(inputs=seq, length=2, merge_outputs=True)[0]
+
+    net = Layer()
+    net.initialize()
+    net.hybridize()
+    x = nd.ones((1, 2, 3))
+    first = net(x).asnumpy()
+    assert np.array_equal(net(x).asnumpy(), first)
+    net.export(str(tmp_path / "model"), epoch=0)
+    back = gluon.SymbolBlock.imports(str(tmp_path / "model-symbol.json"), ["data"],
+                                     str(tmp_path / "model-0000.params"))
+    assert np.allclose(back(x).asnumpy(), first)

@@ -84,3 +84,15 @@ def test_names_states_and_deferred_input_size_are_mxnet_s():
         lstm(nd.ones((7, 2, 3)), [nd.zeros((4, 3, 8)), nd.zeros((4, 3, 8))])
     with pytest.raises(ValueError, match="Invalid layout"):
         gluon.rnn.GRU(4, layout="CTN")
+
+
+def test_a_hybridized_layer_with_a_deferred_input_size_gives_the_same_output_each_call():
+    # the first call completes and initializes the input weights while it traces the graph: their
+    # initialization must not become part of the graph (it drew new weights at every call)
+    layer = gluon.rnn.LSTM(3)
+    layer.initialize()
+    layer.hybridize()
+    x = nd.ones((2, 1, 4))
+    first = layer(x).asnumpy()
+    assert np.array_equal(layer(x).asnumpy(), first)
+    assert np.array_equal(layer(x).asnumpy(), first)

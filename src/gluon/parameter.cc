@@ -7,6 +7,7 @@
 #include "braid/base/np_shape.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
+#include "imperative/tracer.h"
 
 namespace braid::gluon {
 namespace {
@@ -86,6 +87,7 @@ void Parameter::initialize(const init::InitializerPtr& default_init, const std::
 void Parameter::finish_deferred_init(const Shape& shape) {
   set_shape(shape);
   if (!deferred_ && initialized()) return;
+  imperative::TracerPause untraced;  // initializing is no part of a hybridized forward's graph
   BRAID_CHECK(!ctx_.empty(), "Parameter '", name_, "' has no context: call initialize first");
   NDArray value(shape_, cpu(), dtype_);
   // MXNet 1.x hands the chosen initializer to the parameter as its "__init__" attribute, which
