@@ -118,3 +118,18 @@ def test_a_hybridized_unrolled_cell_exports_and_imports_with_the_same_outputs(tm
     back = gluon.SymbolBlock.imports(str(tmp_path / "model-symbol.json"), ["data"],
                                      str(tmp_path / "model-0000.params"))
     assert np.allclose(back(x).asnumpy(), first)
+
+
+def test_variational_dropout_keeps_one_mask_for_all_steps_of_a_sequence():
+    # A DropoutCell(0) passes its input through, so the outputs are the masked inputs themselves.
+    cell = gluon.contrib.rnn.VariationalDropoutCell(gluon.rnn.DropoutCell(0.0), drop_inputs=0.5)
+    x = nd.ones((4, T, 16))
+    with autograd.record(train_mode=True):
+        out, _ = cell.unroll(T, x, merge_outputs=True)
+        again, _ = cell.unroll(T, x, merge_outputs=True)
+    steps = out.asnumpy()
+    assert set(np.unique(steps)) == {0.0, 2.0}
+    assert all(np.array_equal(steps[:, t], steps[:, 0]) for t in range(T))
+    assert not np.array_equal(again.asnumpy()[:, 0], steps[:, 0])  # a new sequence draws a new mask
+    out, _ = cell.unroll(T, x, merge_outputs=True)  # not training: no dropout
+    assert np.array_equal(out.asnumpy(), x.asnumpy())

@@ -1,4 +1,4 @@
 """gluon.contrib: contributed layers (MXNet's layout)."""
-from . import nn
+from . import nn, rnn
 
-__all__ = ["nn"]
+__all__ = ["nn", "rnn"]
