@@ -258,21 +258,18 @@ class GRUCell(_GatedCell):
         return next_h, [next_h]
 
 
-def _split_states(cells, states, batch_size=0):
+def _split_states(cells, states):
     """The states of each cell, cut from one list by the cells' state_info."""
     out, at = [], 0
     for cell in cells:
-        n = len(cell.state_info(batch_size))
+        n = len(cell.state_info())
         out.append(states[at:at + n])
         at += n
     return out
 
 
-class _Sequential:
-    """Cells stacked: each step goes through them in order; the states are theirs, concatenated."""
-
-    def add(self, cell):
-        self.register_child(cell)
+class _ChildrenStates:
+    """The states of a cell made of cells: its children's, concatenated."""
 
     def state_info(self, batch_size=0):
         return [info for cell in self._children.values() for info in cell.state_info(batch_size)]
@@ -281,6 +278,14 @@ class _Sequential:
         assert not self._modified, ("After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be "
                                     "called directly. Call the modifier cell instead.")
         return [s for cell in self._children.values() for s in cell.begin_state(**kwargs)]
+
+
+class _Sequential(_ChildrenStates):
+    """Cells stacked: each step goes through them in order; the states are theirs, concatenated."""
+
+    def add(self, cell):
+        self.register_child(cell)
+
 
     def __call__(self, inputs, states):
         self._counter += 1
@@ -450,7 +455,7 @@ class ResidualCell(ModifierCell):
         return [o + i for o, i in zip(outputs, steps)], states
 
 
-class BidirectionalCell(HybridRecurrentCell):
+class BidirectionalCell(_ChildrenStates, HybridRecurrentCell):
     """Two cells over the sequence, ``l_cell`` forward and ``r_cell`` backward, their outputs
     concatenated on the feature axis; unrolled only (no single step)."""
 
@@ -463,13 +468,6 @@ class BidirectionalCell(HybridRecurrentCell):
     def __call__(self, inputs, states):
         raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
 
-    def state_info(self, batch_size=0):
-        return [info for cell in self._children.values() for info in cell.state_info(batch_size)]
-
-    def begin_state(self, **kwargs):
-        assert not self._modified, ("After applying modifier cells (e.g. DropoutCell) the base cell cannot be "
-                                    "called directly. Call the modifier cell instead.")
-        return [s for cell in self._children.values() for s in cell.begin_state(**kwargs)]
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
