@@ -18,9 +18,35 @@ namespace py = pybind11;
 
 namespace braid::python {
 
+/// The Python classes of compressed arrays (mx.nd.sparse.BaseSparseNDArray, CSRNDArray,
+/// RowSparseNDArray): NDArray handles, which Python sees as these subclasses of NDArray by their
+/// storage type (the hook below). They add no members.
+struct BaseSparseHandle : NDArray {};
+struct CSRHandle : BaseSparseHandle {};
+struct RowSparseHandle : BaseSparseHandle {};
+/// Their instances are NDArrays that pybind11 made: deleted as such.
+struct DeleteAsNDArray {
+  void operator()(NDArray* a) const { delete a; }
+};
+
+}  // namespace braid::python
+
+template <>
+struct pybind11::polymorphic_type_hook<braid::NDArray> {
+  static const void* get(const braid::NDArray* src, const std::type_info*& type) {
+    type = nullptr;
+    if (src && src->stype() == braid::StorageType::CSR) type = &typeid(braid::python::CSRHandle);
+    if (src && src->stype() == braid::StorageType::RowSparse) type = &typeid(braid::python::RowSparseHandle);
+    return src;
+  }
+};
+
+namespace braid::python {
+
 void bind_context(py::module_& m);
 void bind_ndarray(py::module_& m);
 void bind_indexing(py::module_& m);
+void bind_sparse(py::module_& m);           // sparse.cc
 void bind_ndarray_handles(py::module_& m);  // ndarray_handle.cc
 void bind_custom_op(py::module_& m);        // custom_op.cc
 void bind_autograd(py::module_& m);

@@ -25,6 +25,7 @@ PYBIND11_MODULE(_core, m) {
   });
   braid::python::bind_context(m);
   braid::python::bind_ndarray(m);
+  braid::python::bind_sparse(m);
   braid::python::bind_symbol(m);
   braid::python::bind_indexing(m);
   braid::python::bind_ndarray_handles(m);

@@ -14,6 +14,7 @@
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/random.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/op/param_reader.h"
 #include "braid/op/registry.h"
 
@@ -38,6 +39,14 @@ NDArray from_numpy(py::handle source, std::optional<Context> ctx, std::optional<
 
 py::array to_numpy(const NDArray& a) {
   BRAID_CHECK(!a.is_none(), "asnumpy: the array is None");
+  if (a.is_sparse()) {
+    NDArray dense;
+    {
+      py::gil_scoped_release release;
+      dense = sparse::cast_storage(a, StorageType::Default);
+    }
+    return to_numpy(dense);
+  }
   NDArray host = a.ctx().is_cpu_family() ? a : a.copyto(cpu());
   {
     py::gil_scoped_release release;
@@ -55,6 +64,9 @@ std::string repr(const NDArray& a) {
   if (a.is_none()) return "<NDArray None>";
   std::string dims;
   for (int i = 0; i < a.ndim(); ++i) dims += (i ? "x" : "") + std::to_string(a.shape()[i]);
+  if (a.is_sparse())  // MXNet shows no values for compressed arrays
+    return cat("\n<", a.stype() == StorageType::CSR ? "CSRNDArray" : "RowSparseNDArray", " ", dims, " @", a.ctx().str(),
+               ">");
   std::string values = py::str(to_numpy(a)).cast<std::string>();
   return "\n" + values + "\n<NDArray " + dims + " @" + a.ctx().str() + ">";
 }
@@ -148,7 +160,11 @@ void bind_ndarray(py::module_& m) {
       .def_property_readonly("ctx", &NDArray::ctx)
       .def_property_readonly("size", &NDArray::size)
       .def_property_readonly("ndim", &NDArray::ndim)
-      .def_property_readonly("stype", [](const NDArray&) { return "default"; })
+      .def_property_readonly("stype", [](const NDArray& a) { return storage_type_name(a.stype()); })
+      .def(
+          "tostype",
+          [](const NDArray& a, const std::string& stype) { return sparse::cast_storage(a, parse_storage_type(stype)); },
+          py::arg("stype"), py::call_guard<py::gil_scoped_release>())
       .def("asnumpy", &to_numpy)
       .def("wait_to_read", &NDArray::wait_to_read, py::call_guard<py::gil_scoped_release>())
       .def("wait_to_write", &NDArray::wait_to_write, py::call_guard<py::gil_scoped_release>())
@@ -178,7 +194,10 @@ void bind_ndarray(py::module_& m) {
       .def("_assign", [](NDArray& a, const NDArray& src) { a.assign(src); })
       .def(
           "attach_grad",
-          [](NDArray& a, const std::string& grad_req, py::object) { a.attach_grad(parse_grad_req(grad_req)); },
+          [](NDArray& a, const std::string& grad_req, py::object stype) {
+            a.attach_grad(parse_grad_req(grad_req),
+                          stype.is_none() ? StorageType::Default : parse_storage_type(stype.cast<std::string>()));
+          },
           py::arg("grad_req") = "write", py::arg("stype") = py::none())
       .def_property_readonly("grad",
                              [](const NDArray& a) -> py::object {

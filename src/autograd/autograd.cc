@@ -1,4 +1,5 @@
 #include "braid/autograd/autograd.h"
+#include "braid/ndarray/sparse.h"
 
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
@@ -73,12 +74,12 @@ void set_fresh_grad(const NDArray& var, bool fresh) { variable_node(var, "set_fr
 
 namespace braid {
 
-void NDArray::attach_grad(GradReq req) {
+void NDArray::attach_grad(GradReq req, StorageType grad_stype) {
   if (req == GradReq::Null) {
     imperative::Access::entry(*this) = {};  // no longer a variable: no buffer to allocate
     return;
   }
-  autograd::mark_variables({*this}, {nd::zeros(shape_, ctx(), dtype_)}, req);
+  autograd::mark_variables({*this}, {sparse::zeros(grad_stype, shape_, ctx(), dtype_)}, req);
 }
 
 NDArray NDArray::grad() const {

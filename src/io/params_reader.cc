@@ -5,6 +5,7 @@
 
 #include "braid/base/error.h"
 #include "braid/io/params.h"
+#include "braid/ndarray/sparse.h"
 #include "byte_stream.h"
 #include "params_format.h"
 
@@ -93,12 +94,11 @@ class Parser {
     }
   }
 
-  void check_stype(int32_t stype, uint64_t at) const {
+  void check_stype(int32_t stype, Version v, uint64_t at) const {
     if (stype == kStypeDefault) return;
-    if (stype == kStypeRowSparse || stype == kStypeCSR)
-      fail(at, cat("sparse storage type ", stype == kStypeCSR ? "csr" : "row_sparse",
-                   " is not supported; convert with tostype('default') in MXNet before saving"));
-    fail(at, cat("invalid storage type ", stype, " (expected 0, dense)"));
+    if (stype != kStypeRowSparse && stype != kStypeCSR)
+      fail(at, cat("invalid storage type ", stype, " (expected 0 dense, 1 row_sparse or 2 csr)"));
+    if (v == Version::V3) fail(at, cat("a compressed array (storage type ", stype, ") in a NumPy-shape (V3) record"));
   }
 
   // Reads the shape; returns false for MXNet's None array (nothing follows it in the record).
@@ -161,13 +161,78 @@ class Parser {
     return elems * dtype_size(dtype);
   }
 
+  DType read_dtype() {
+    const uint64_t at = offset_;
+    auto code = read<int32_t>("dtype");
+    if (code < 0 || code > static_cast<int32_t>(DType::BFloat16))
+      fail(at, cat("invalid dtype code ", code, " (expected 0 float32 ... 12 bfloat16)"));
+    return static_cast<DType>(code);
+  }
+
+  NDArray read_elements(const std::vector<int64_t>& dims, DType dtype, uint64_t shape_at, const char* what) {
+    const uint64_t bytes = data_bytes(dims, dtype, shape_at);
+    // Arrays saved from a gpu context are loaded to the cpu, like MXNet without CUDA.
+    NDArray arr(Shape(dims), cpu(), dtype);
+    read_bytes(arr.raw_data(), bytes, what);
+    return arr;
+  }
+
+  // A compressed record after its storage type: the stored values' shape, the shape, the context,
+  // the dtype, the aux arrays' dtypes and shapes, then the values and the aux arrays' elements.
+  // The parts are checked as a whole (indices in range and ascending) before the array is made.
+  NDArray read_sparse_record(int32_t stype, uint64_t record_at) {
+    const uint64_t storage_at = offset_;
+    std::vector<int64_t> storage_dims, dims;
+    const bool has_storage = read_shape(Version::V2, 0, storage_dims);
+    const uint64_t shape_at = offset_;
+    if (!read_shape(Version::V2, 0, dims)) return NDArray();
+    if (!has_storage) fail(storage_at, "a compressed array without the shape of its stored values");
+    const uint64_t ctx_at = offset_;
+    auto dev_type = read<int32_t>("device type");
+    auto dev_id = read<int32_t>("device id");
+    check_context(dev_type, dev_id, ctx_at);
+    const DType dtype = read_dtype();
+    struct AuxHeader {
+      DType dtype;
+      std::vector<int64_t> dims;
+      uint64_t shape_at;
+    };
+    std::vector<AuxHeader> headers(stype == kStypeCSR ? 2 : 1);
+    for (size_t i = 0; i < headers.size(); ++i) {
+      const uint64_t type_at = offset_;
+      headers[i].dtype = read_dtype();
+      if (headers[i].dtype != DType::Int64 && headers[i].dtype != DType::Int32)
+        fail(type_at, cat("aux array ", i, " has dtype ", dtype_name(headers[i].dtype), " (expected int64 or int32)"));
+      headers[i].shape_at = offset_;
+      if (!read_shape(Version::V2, 0, headers[i].dims))
+        fail(headers[i].shape_at, cat("aux array ", i, " has no shape"));
+    }
+    NDArray values = read_elements(storage_dims, dtype, storage_at, "the stored values");
+    std::vector<NDArray> aux;
+    for (const auto& h : headers) {
+      NDArray x = read_elements(h.dims, h.dtype, h.shape_at, "an aux array");
+      aux.push_back(h.dtype == DType::Int64 ? x : x.astype(DType::Int64));
+    }
+    try {
+      NDArray a = stype == kStypeCSR ? sparse::csr_matrix(values, aux[0], aux[1], Shape(dims))
+                                     : sparse::row_sparse_array(values, aux[0], Shape(dims));
+      sparse::check_format(a);
+      return a;
+    } catch (const Error& e) {
+      fail(record_at, e.what());
+    }
+  }
+
   NDArray read_record() {
+    const uint64_t record_at = offset_;
     const auto first = read<uint32_t>("record magic");
     const Version v = version_of(first);
     saw_v3_ = saw_v3_ || v == Version::V3;
     if (v == Version::V2 || v == Version::V3) {
       const uint64_t stype_at = offset_;
-      check_stype(read<int32_t>("storage type"), stype_at);
+      const auto stype = read<int32_t>("storage type");
+      check_stype(stype, v, stype_at);
+      if (stype != kStypeDefault) return read_sparse_record(stype, record_at);
     }
     const uint64_t shape_at = offset_;
     std::vector<int64_t> dims;
@@ -176,16 +241,7 @@ class Parser {
     auto dev_type = read<int32_t>("device type");
     auto dev_id = read<int32_t>("device id");
     check_context(dev_type, dev_id, ctx_at);
-    const uint64_t dtype_at = offset_;
-    auto code = read<int32_t>("dtype");
-    if (code < 0 || code > static_cast<int32_t>(DType::BFloat16))
-      fail(dtype_at, cat("invalid dtype code ", code, " (expected 0 float32 ... 12 bfloat16)"));
-    const DType dtype = static_cast<DType>(code);
-    const uint64_t bytes = data_bytes(dims, dtype, shape_at);
-    // Arrays saved from a gpu context are loaded to the cpu, like MXNet without CUDA.
-    NDArray arr(Shape(dims), cpu(), dtype);
-    read_bytes(arr.raw_data(), bytes, "data");
-    return arr;
+    return read_elements(dims, read_dtype(), shape_at, "data");
   }
 
   void read_names(uint64_t count, std::vector<std::string>& names) {

@@ -2,6 +2,7 @@
 // arrays, so that any MXNet 1.x can read what Braid writes; V3 records under NumPy shape semantics.
 #include "braid/base/error.h"
 #include "braid/io/params.h"
+#include "braid/ndarray/sparse.h"
 #include "byte_stream.h"
 #include "params_format.h"
 
@@ -26,25 +27,46 @@ void validate(const NamedArrays& c) {
     BRAID_CHECK(c.numpy_shapes || a.is_none() || a.ndim() > 0, "save: array ", label(c, i),
                 " is 0-d (shape ()), which the V2 .params format cannot hold (ndim 0 means None); "
                 "reshape it to (1,) before saving, or save it under mx.np_shape()");
+    BRAID_CHECK(!c.numpy_shapes || !a.is_sparse(), "save: array ", label(c, i), " is ", storage_type_name(a.stype()),
+                ", which MXNet saves only outside NumPy shape semantics; save it outside mx.np_shape() or "
+                "convert it with tostype('default')");
   }
 }
 
+void put_shape(ByteSink& out, const Shape& shape) {
+  put<int32_t>(out, shape.ndim());
+  for (auto d : shape.dims()) put<int64_t>(out, d);
+}
+
+void put_elements(ByteSink& out, const NDArray& a) {
+  NDArray host = a.ctx().is_cpu_family() ? a : a.copyto(cpu());
+  host.wait_to_read();
+  out.write(host.raw_data(), static_cast<size_t>(host.size()) * dtype_size(host.dtype()));
+}
+
 // V3 (NumPy shape semantics) spells None as ndim -1 and a scalar as ndim 0; V2 None as ndim 0.
+// A compressed array adds the shape of its stored values before the shape, its aux arrays' dtypes
+// and shapes after the dtype, and their elements after the values (MXNet's order).
 void write_record(ByteSink& out, const NDArray& a, bool numpy_shapes) {
   put<uint32_t>(out, numpy_shapes ? kRecordV3Magic : kRecordV2Magic);
-  put<int32_t>(out, kStypeDefault);
+  put<int32_t>(out, a.is_none() ? kStypeDefault : static_cast<int32_t>(a.stype()));
   if (a.is_none()) {
     put<int32_t>(out, numpy_shapes ? -1 : 0);
     return;
   }
-  put<int32_t>(out, a.ndim());
-  for (auto d : a.shape().dims()) put<int64_t>(out, d);
+  const NDArray values = a.is_sparse() ? sparse::data(a) : a;
+  const std::vector<NDArray> aux = a.is_sparse() ? sparse::aux(a) : std::vector<NDArray>{};
+  if (a.is_sparse()) put_shape(out, values.shape());
+  put_shape(out, a.shape());
   put<int32_t>(out, kDevCPU);
   put<int32_t>(out, 0);
   put<int32_t>(out, static_cast<int32_t>(a.dtype()));
-  NDArray host = a.ctx().is_cpu_family() ? a : a.copyto(cpu());
-  host.wait_to_read();
-  out.write(host.raw_data(), static_cast<size_t>(host.size()) * dtype_size(host.dtype()));
+  for (const auto& x : aux) {
+    put<int32_t>(out, static_cast<int32_t>(x.dtype()));
+    put_shape(out, x.shape());
+  }
+  put_elements(out, values);
+  for (const auto& x : aux) put_elements(out, x);
 }
 
 void write_params(ByteSink& out, const NamedArrays& c) {

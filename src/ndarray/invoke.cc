@@ -10,6 +10,7 @@
 #include "imperative/push_op.h"
 #include "imperative/recorder.h"
 #include "imperative/tracer.h"
+#include "sparse_ops.h"
 
 namespace braid::nd {
 namespace {
@@ -31,6 +32,7 @@ namespace {
 
 std::vector<NDArray> run(const std::string& op_name, const std::vector<NDArray>& given, const op::AttrMap& attrs,
                          const std::vector<NDArray>& out, bool all_outputs) {
+  if (auto results = detail::run_sparse(op_name, given, attrs, out, all_outputs)) return *results;
   const op::OpDef& def = op::Registry::get().find(op_name);
   std::any param = def.parse(attrs);
   std::vector<std::string> arg_names = def.list_arguments(param);

@@ -8,10 +8,13 @@
 #include "braid/base/reshape.h"
 #include "braid/device/gpu.h"
 #include "braid/ndarray/invoke.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/op/param_reader.h"
 #include "chunk.h"
 #include "engine/wait.h"
 #include "imperative/recorder.h"
+#include "sparse_ops.h"
+#include "sparse_parts.h"
 
 namespace braid {
 
@@ -27,6 +30,13 @@ size_t checked_bytes(const Shape& shape, DType dtype, const char* what) {
   } catch (const Error& e) {
     throw Error(cat("cannot ", what, " of shape ", shape, " of ", dtype_name(dtype), ": ", e.what()));
   }
+}
+
+// A compressed array has no single buffer; `what` is the member asked for.
+void require_dense(const NDArray& a, const char* what) {
+  BRAID_CHECK(!a.is_sparse(), what, ": the array is ", storage_type_name(a.stype()),
+              ", whose elements are not stored densely; convert it with tostype('default') (sparse::cast_storage), "
+              "or use its parts (braid/ndarray/sparse.h)");
 }
 
 }  // namespace
@@ -48,16 +58,21 @@ NDArray NDArray::borrowed(void* data, const Shape& shape, DType dtype, Context c
 }
 
 Context NDArray::ctx() const {
+  if (sparse_) return sparse_->data.ctx();
   BRAID_CHECK(chunk_, "the array is None (default-constructed)");
   return chunk_->storage.ctx;
 }
 
+StorageType NDArray::stype() const { return sparse_ ? sparse_->stype : StorageType::Default; }
+
 engine::VarHandle NDArray::var() const {
+  require_dense(*this, "var");
   BRAID_CHECK(chunk_, "the array is None (default-constructed)");
   return chunk_->var;
 }
 
 void* NDArray::raw_data() const {
+  require_dense(*this, "raw_data");
   BRAID_CHECK(chunk_, "the array is None (default-constructed)");
   return static_cast<char*>(chunk_->storage.ptr) + offset_ * static_cast<int64_t>(dtype_size(dtype_));
 }
@@ -65,14 +80,27 @@ void* NDArray::raw_data() const {
 op::TBlob NDArray::blob() const { return {raw_data(), shape_, dtype_}; }
 
 void NDArray::wait_to_read() const {
+  if (sparse_) {
+    sparse_->data.wait_to_read();
+    for (const auto& a : sparse_->aux) a.wait_to_read();
+    return;
+  }
   engine::Engine::get().wait_for_var(var());
   if (!ctx().is_cpu_family()) gpu_runtime::synchronize(ctx().dev_id);  // its kernels may still run
 }
 
-void NDArray::wait_to_write() const { engine::detail::wait_to_write(var()); }
+void NDArray::wait_to_write() const {
+  if (sparse_) {
+    sparse_->data.wait_to_write();
+    for (const auto& a : sparse_->aux) a.wait_to_write();
+    return;
+  }
+  engine::detail::wait_to_write(var());
+}
 
 template <class T>
 std::vector<T> NDArray::to_vector() const {
+  if (sparse_) return sparse::cast_storage(*this, StorageType::Default).to_vector<T>();
   if (!ctx().is_cpu_family()) return copyto(cpu()).to_vector<T>();
   wait_to_read();
   std::vector<T> out(static_cast<size_t>(size()));
@@ -105,6 +133,7 @@ BRAID_INSTANTIATE(bool)
 #undef BRAID_INSTANTIATE
 
 NDArray NDArray::view(int64_t offset, const Shape& shape) const {
+  require_dense(*this, "a view (reshape, slice, at, expand_dims, squeeze)");
   NDArray v = *this;
   v.offset_ = offset;
   v.shape_ = shape;
@@ -119,6 +148,7 @@ NDArray NDArray::slice(int64_t begin, int64_t end) const {
   BRAID_CHECK(ndim() >= 1, "slice needs at least one dimension, got shape ", shape_);
   BRAID_CHECK(0 <= begin && begin <= end && end <= shape_[0], "slice [", begin, ", ", end,
               ") is out of range for shape ", shape_);
+  if (stype() == StorageType::CSR) return detail::csr_rows(*this, begin, end);
   Shape s = shape_;
   s[0] = end - begin;
   return view(offset_ + begin * shape_.prod(1, ndim()), s);
@@ -155,12 +185,17 @@ NDArray NDArray::squeeze(std::optional<int> axis) const {
 }
 
 NDArray NDArray::copyto(Context ctx) const {
+  if (sparse_) return detail::sparse_copy_to(*this, ctx);
   NDArray dst(shape_, ctx, dtype_);
   return copyto(dst);
 }
 
 NDArray NDArray::copyto(const NDArray& dst) const {
   BRAID_CHECK(dst.shape() == shape_, "copyto: destination shape ", dst.shape(), " differs from ", shape_);
+  if (sparse_ || dst.is_sparse()) {
+    detail::copy_into(*this, dst);
+    return dst;
+  }
   if ((ctx().is_cpu_family() && dst.ctx().is_cpu_family()) || ctx() == dst.ctx()) {
     nd::invoke("_copyto", {*this}, {}, {dst});  // on one GPU too: converts dtypes, recorded by autograd
     return dst;
@@ -188,6 +223,10 @@ NDArray NDArray::as_in_context(Context ctx) const { return ctx == this->ctx() ? 
 NDArray NDArray::astype(DType dtype) const { return nd::invoke1("Cast", {*this}, {{"dtype", dtype_name(dtype)}}); }
 
 NDArray& NDArray::fill(double value) {
+  if (sparse_) {
+    detail::sparse_fill(*this, value);
+    return *this;
+  }
   nd::invoke("_full", {},
              {{"shape", shape_.str()},
               {"value", op::format_number(value)},
@@ -198,7 +237,7 @@ NDArray& NDArray::fill(double value) {
 }
 
 NDArray& NDArray::assign(const NDArray& src) {
-  if (src.shape() == shape_) {
+  if (src.shape() == shape_ || sparse_ || src.is_sparse()) {
     src.copyto(*this);
   } else {
     nd::invoke("broadcast_to", {src}, {{"shape", shape_.str()}}, {*this});

@@ -56,8 +56,9 @@ void register_deformable_psroi_pooling_op(Registry& r);  // src/op/contrib/defor
 void register_mrcnn_mask_target_op(Registry& r);         // src/op/contrib/mrcnn_mask_target.cc
 void register_identity_attach_kl_sparse_reg_op(Registry& r);  // src/op/nn/identity_attach_kl_sparse_reg.cc
 void register_histogram_ops(Registry& r);                     // src/op/tensor/histogram.cc
-void register_resize_ops(Registry& r);    // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
-void register_quantize_ops(Registry& r);  // src/op/contrib/quantize.cc (quantize, dequantize)
+void register_resize_ops(Registry& r);          // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
+void register_quantize_ops(Registry& r);        // src/op/contrib/quantize.cc (quantize, dequantize)
+void register_sparse_storage_ops(Registry& r);  // src/op/sparse/storage_ops.cc (cast_storage, _sparse_*)
 
 // GPU kernels, attached to the ops registered above (builds with CUDA only).
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu

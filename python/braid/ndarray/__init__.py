@@ -11,7 +11,7 @@ from ..base import MXNetError
 from . import ndarray
 from .ndarray import *  # noqa: F401,F403 (MXNet's layout: nd.NDArray is nd.ndarray.NDArray)
 from .ndarray import _GRAD_REQ_MAP, _DTYPE_MX_TO_NP, _DTYPE_NP_TO_MX, zeros_like, ones_like  # noqa: F401
-from . import random, contrib, linalg, image, utils, _internal  # noqa: F401
+from . import random, contrib, linalg, image, utils, _internal, sparse  # noqa: F401
 from .cached_op import CachedOp  # noqa: F401
 from .. import _signatures
 

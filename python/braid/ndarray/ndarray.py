@@ -6,7 +6,7 @@ import builtins as _builtins
 import numpy as _np
 
 from .. import _core, _signatures
-from .._core import NDArray, array, empty, waitall
+from .._core import NDArray, empty, waitall
 from ..base import MXNetError
 from ..util import is_np_shape
 
@@ -44,6 +44,16 @@ _DTYPE_MX_TO_NP = {v: k for k, v in _DTYPE_NP_TO_MX.items()}
 _GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
 
 
+def array(source_array, ctx=None, dtype=None):
+    """An array holding a copy of `source_array`: an NDArray (its storage type and dtype are kept),
+    a scipy.sparse.csr_matrix (a CSRNDArray), or anything numpy.array takes (float32 unless
+    `dtype` is given)."""
+    if type(source_array).__module__.startswith("scipy.sparse"):
+        from . import sparse
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
+    return _core.array(source_array, ctx, dtype)
+
+
 def _check_legacy_shape(op, shape):
     """MXNet's legacy shapes read () and 0-sized axes as unknown: such arrays exist only under
     mx.np_shape(), as in MXNet."""
@@ -59,7 +69,11 @@ def _creation(op, shape, ctx, dtype, out, attrs):
     _check_legacy_shape(op, shape)
     stype = attrs.pop("stype", None)
     if stype not in (None, "default"):
-        raise MXNetError("%s: storage type %r is not supported by Braid (dense arrays only)" % (op, stype))
+        if op != "_zeros":
+            raise MXNetError("%s: a %s array would store every element; make it dense and convert it with "
+                             "tostype(%r)" % (op.lstrip("_"), stype, stype))
+        from . import sparse
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, out=out)
     if out is None and not attrs:
         return getattr(_core, op.lstrip("_"))(shape, ctx, dtype)
     attrs = dict(attrs, shape=(shape,) if isinstance(shape, int) else tuple(shape))
@@ -175,6 +189,8 @@ def fill_element_0index(lhs, mhs, rhs, out=None, **kwargs):
 
 # Shaped like an existing array (0-d and zero-size ones included, whatever the shape mode).
 def zeros_like(data, **kwargs):
+    if data.stype != "default":
+        return _core.sparse_zeros(data.stype, data.shape, data.context, data.dtype)
     return _core.zeros(data.shape, data.context, data.dtype)
 
 
@@ -325,8 +341,6 @@ NDArray.__mod__ = lambda self, other: modulo(self, other)
 NDArray.__rmod__ = lambda self, other: modulo(other, self)
 NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))
 NDArray.__array__ = lambda self, dtype=None: self.asnumpy() if dtype is None else self.asnumpy().astype(dtype)
-NDArray.tostype = lambda self, stype: self if stype == "default" else (_ for _ in ()).throw(
-    MXNetError("sparse storage types are not supported by Braid"))
 
 
 def _from_pickle(state):

@@ -45,7 +45,8 @@ from ._comparison import (  # noqa: F401
     assert_almost_equal_ignore_nan, assert_allclose, assert_exception, compare_ndarray_tuple, compare_optimizer)
 from ._random_inputs import (  # noqa: F401
     random_arrays, random_sample, random_uniform_arrays, rand_shape_2d, rand_shape_3d, rand_shape_nd, rand_coord_2d,
-    rand_ndarray, rand_sparse_ndarray, np_reduce, collapse_sum_like)
+    rand_ndarray, rand_sparse_ndarray, np_reduce, collapse_sum_like, assign_each, assign_each2,
+    shuffle_csr_column_indices, create_sparse_array, create_sparse_array_zd)
 from ._symbolic import (  # noqa: F401
     _parse_location, _parse_aux_states, _bind, simple_forward, check_symbolic_forward, check_symbolic_backward,
     numeric_grad, check_numeric_gradient, same_symbol_structure)

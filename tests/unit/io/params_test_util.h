@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "braid/base/error.h"
+#include "braid/io/params.h"
+
 namespace braid::test {
 
 inline std::string fixture(const std::string& name) { return std::string(BRAID_FIXTURES_DIR) + "/" + name; }
@@ -68,5 +71,21 @@ class Bytes {
  private:
   std::string s_;
 };
+
+/// The first u32 of V1, V2 and V3 records.
+inline constexpr uint32_t kV1 = 0xF993FAC8, kV2 = 0xF993FAC9, kV3 = 0xF993FACA;
+
+/// Expects load_from_bytes(bytes, "bad.params") to throw an Error that starts with the file name
+/// and contains every piece.
+inline void expect_error(const std::string& bytes, const std::vector<std::string>& pieces) {
+  try {
+    io::load_from_bytes(bytes, "bad.params");
+    ADD_FAILURE() << "expected braid::Error";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("bad.params: ", 0), 0u) << msg;
+    for (const auto& p : pieces) EXPECT_NE(msg.find(p), std::string::npos) << "missing '" << p << "' in: " << msg;
+  }
+}
 
 }  // namespace braid::test

@@ -112,6 +112,7 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"_copyto", {}, {Shape({2, 3})}});
   c.push_back({"_identity_with_attr_like_rhs", {}, {Shape({2, 3}), Shape({2, 3})}});
   c.push_back({"Cast", {{"dtype", "float64"}}, {Shape({2, 3})}});
+  c.push_back({"cast_storage", {{"stype", "default"}}, {Shape({2, 3})}});  // inside graphs: the identity
   c.push_back({"amp_cast", {{"dtype", "float16"}}, {Shape({2, 3})}});  // float64 passes unchanged
   c.push_back({"amp_multicast", {{"num_outputs", "2"}}, {Shape({2, 3}), Shape({4})}});
   // A gradient of ones (scaled), not a derivative: shape_like_ops_test checks the values.

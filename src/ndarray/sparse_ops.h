@@ -1,0 +1,29 @@
+#pragma once
+// Internal: what NDArray's members and nd::invoke do with compressed arrays.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "braid/ndarray/ndarray.h"
+#include "braid/op/op_def.h"
+
+namespace braid::detail {
+
+/// Rows [begin, end) of csr `a`, a csr array sharing its values.
+NDArray csr_rows(const NDArray& a, int64_t begin, int64_t end);
+/// A copy of compressed `a` on `ctx`.
+NDArray sparse_copy_to(const NDArray& a, Context ctx);
+/// `src`'s values into `dst`, in dst's storage type, dtype and context.
+void copy_into(const NDArray& src, const NDArray& dst);
+/// Every element of compressed `a` set to `value`.
+void sparse_fill(const NDArray& a, double value);
+
+/// nd::invoke where a compressed array is among the inputs or `out`, or where the operator makes
+/// one (cast_storage): its compressed implementation, or else the dense operator on dense
+/// copies (MXNet's storage fallback), its results converted into `out`. nullopt for a call
+/// with dense arrays only.
+std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std::vector<NDArray>& inputs,
+                                               const op::AttrMap& attrs, const std::vector<NDArray>& out,
+                                               bool all_outputs);
+
+}  // namespace braid::detail

@@ -1,0 +1,206 @@
+// The operators over the parts of compressed arrays (braid/ndarray/sparse.h), and the dense
+// meaning of MXNet's storage operators inside graphs, where every array is dense:
+//  - _sparse_rsp_to_dense(data, indices), _sparse_csr_to_dense(data, indptr, indices): the dense
+//    array of `shape` a compressed one stands for;
+//  - _sparse_gather_rows(data, positions): row i is data[positions[i]], or zeros where it is -1;
+//  - cast_storage(data, stype): in a graph the identity (a copy);
+//  - _sparse_retain(data, indices): the rows listed in indices, every other row zero.
+// The copies move bytes, so they take every dtype, 16-bit ones included.
+#include <algorithm>
+#include <cstring>
+
+#include "braid/base/storage_type.h"
+#include "op/op_util.h"
+#include "op/register_all.h"
+
+namespace braid::op::detail {
+namespace {
+
+// The bytes of one row (everything after the first axis) of `b`.
+size_t row_bytes(const TBlob& b) {
+  return static_cast<size_t>(b.shape.ndim() > 1 ? b.shape.prod(1, b.shape.ndim()) : 1) * dtype_size(b.dtype);
+}
+
+char* bytes(const TBlob& b) { return static_cast<char*>(b.dptr); }
+
+void require_write(const ForwardArgs& a, const char* op) {
+  BRAID_CHECK(a.req[0] == OpReq::Write || a.req[0] == OpReq::Null, "operator ", op,
+              " overwrites its output; it cannot add to it");
+}
+
+void check_int64(DType t, const char* op, const char* what) {
+  BRAID_CHECK(t == kDTypeUnknown || t == DType::Int64, "operator ", op, ": ", what, " must be int64, got ",
+              dtype_name(t));
+}
+
+std::function<std::any(const AttrMap&)> shape_param(const char* op) {
+  return [op](const AttrMap& attrs) {
+    ParamReader rd(attrs, op);
+    Shape s = rd.get<Shape>("shape");
+    rd.finish();
+    return std::any(s);
+  };
+}
+
+// data, then int64 index arrays: the output is `shape` in data's dtype.
+void register_to_dense(Registry& r, const char* name, std::vector<std::string> inputs) {
+  OpDef d;
+  d.name = name;
+  d.doc = "The dense array of attribute shape that a compressed array's parts stand for.";
+  d.parse = shape_param(name);
+  d.list_arguments = args(inputs);
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>&, std::vector<Shape>& out, std::vector<Shape>&) {
+    out[0] = param<Shape>(pa);
+    return true;
+  };
+  d.infer_type = [name](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    for (size_t i = 1; i < in.size(); ++i) check_int64(in[i], name, "an index array");
+    out[0] = in[0];
+  };
+  if (inputs.size() == 2) {
+    d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+      require_write(a, "_sparse_rsp_to_dense");
+      const TBlob &data = a.inputs[0], &out = a.outputs[0];
+      const size_t row = row_bytes(out);
+      std::memset(out.dptr, 0, static_cast<size_t>(out.size()) * dtype_size(out.dtype));
+      const int64_t* rows = a.inputs[1].ptr<int64_t>();
+      for (int64_t i = 0; i < a.inputs[1].size(); ++i)
+        std::memcpy(bytes(out) + static_cast<size_t>(rows[i]) * row, bytes(data) + static_cast<size_t>(i) * row, row);
+    };
+  } else {
+    d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+      require_write(a, "_sparse_csr_to_dense");
+      const TBlob &data = a.inputs[0], &out = a.outputs[0];
+      const size_t elem = dtype_size(out.dtype);
+      const int64_t cols = out.shape[1];
+      std::memset(out.dptr, 0, static_cast<size_t>(out.size()) * elem);
+      const int64_t *ptr = a.inputs[1].ptr<int64_t>(), *col = a.inputs[2].ptr<int64_t>();
+      for (int64_t r = 0; r + 1 < a.inputs[1].size(); ++r)
+        for (int64_t k = ptr[r]; k < ptr[r + 1]; ++k)
+          std::memcpy(bytes(out) + static_cast<size_t>(r * cols + col[k]) * elem, bytes(data) + k * elem, elem);
+    };
+  }
+  d.cpu.takes_16bit = true;
+  r.add(std::move(d));
+}
+
+void register_gather_rows(Registry& r) {
+  OpDef d;
+  d.name = "_sparse_gather_rows";
+  d.doc = "Row i of the output is row positions[i] of data, or zeros where positions[i] is -1.";
+  d.list_arguments = args({"data", "positions"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].known() || !in[1].known()) return false;
+    Shape s = in[0];
+    s[0] = in[1].size();
+    out[0] = s;
+    return true;
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    check_int64(in[1], "_sparse_gather_rows", "positions");
+    out[0] = in[0];
+  };
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    require_write(a, "_sparse_gather_rows");
+    const TBlob &data = a.inputs[0], &out = a.outputs[0];
+    const size_t row = row_bytes(data);
+    const int64_t* pos = a.inputs[1].ptr<int64_t>();
+    for (int64_t i = 0; i < a.inputs[1].size(); ++i) {
+      char* dst = bytes(out) + static_cast<size_t>(i) * row;
+      if (pos[i] < 0)
+        std::memset(dst, 0, row);
+      else
+        std::memcpy(dst, bytes(data) + static_cast<size_t>(pos[i]) * row, row);
+    }
+  };
+  d.cpu.takes_16bit = true;
+  r.add(std::move(d));
+}
+
+void register_cast_storage(Registry& r) {
+  OpDef d;
+  d.name = "cast_storage";
+  d.doc =
+      "Converts the storage type of data to stype ('default', 'row_sparse' or 'csr'); the values are unchanged "
+      "(inside a graph, where arrays are dense, a copy).";
+  d.parse = [](const AttrMap& attrs) {
+    ParamReader rd(attrs, "cast_storage");
+    const StorageType stype = parse_storage_type(rd.get<std::string>("stype"));
+    rd.finish();
+    return std::any(stype);
+  };
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    return infer_same_shape("cast_storage", in, out);
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>& aux) {
+    infer_same_type("cast_storage", in, out, aux);
+  };
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    require_write(a, "cast_storage");
+    if (a.outputs[0].dptr != a.inputs[0].dptr)
+      std::memcpy(a.outputs[0].dptr, a.inputs[0].dptr,
+                  static_cast<size_t>(a.inputs[0].size()) * dtype_size(a.inputs[0].dtype));
+  };
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    const TBlob &dy = a.out_grads[0], &dx = a.in_grads[0];
+    if (a.req[0] == OpReq::Write) {
+      std::memcpy(dx.dptr, dy.dptr, static_cast<size_t>(dy.size()) * dtype_size(dy.dtype));
+    } else if (a.req[0] == OpReq::Add) {
+      BRAID_TYPE_SWITCH(dy.dtype, T, "cast_storage gradient (added)", {
+        for (int64_t i = 0; i < dy.size(); ++i) dx.ptr<T>()[i] += dy.ptr<T>()[i];
+      });
+    }
+  };
+  d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
+  d.cpu.takes_16bit = true;
+  r.add(std::move(d));
+}
+
+void register_retain(Registry& r) {
+  OpDef d;
+  d.name = "_sparse_retain";
+  d.doc = "The rows of data listed in indices; every other row is zero (row_sparse data gives row_sparse).";
+  d.list_arguments = args({"data", "indices"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    merge_shape(out[0], in[0], "_sparse_retain", "output");
+    return in[0].known();
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = in[0];
+  };
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    require_write(a, "_sparse_retain");
+    const TBlob &data = a.inputs[0], &ids = a.inputs[1], &out = a.outputs[0];
+    const size_t row = row_bytes(data);
+    const int64_t rows = data.shape[0];
+    std::vector<char> keep(static_cast<size_t>(rows), 0);
+    BRAID_TYPE_SWITCH(ids.dtype, I, "_sparse_retain indices", {
+      for (int64_t i = 0; i < ids.size(); ++i) {
+        const auto k = static_cast<int64_t>(ids.ptr<I>()[i]);
+        if (k >= 0 && k < rows) keep[static_cast<size_t>(k)] = 1;
+      }
+    });
+    for (int64_t k = 0; k < rows; ++k) {
+      char* dst = bytes(out) + static_cast<size_t>(k) * row;
+      if (keep[static_cast<size_t>(k)])
+        std::memmove(dst, bytes(data) + static_cast<size_t>(k) * row, row);
+      else
+        std::memset(dst, 0, row);
+    }
+  };
+  d.cpu.takes_16bit = true;
+  r.add(std::move(d));
+}
+
+}  // namespace
+
+void register_sparse_storage_ops(Registry& r) {
+  register_to_dense(r, "_sparse_rsp_to_dense", {"data", "indices"});
+  register_to_dense(r, "_sparse_csr_to_dense", {"data", "indptr", "indices"});
+  register_gather_rows(r);
+  register_cast_storage(r);
+  register_retain(r);
+}
+
+}  // namespace braid::op::detail
