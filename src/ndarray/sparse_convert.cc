@@ -118,6 +118,24 @@ NDArray csr_rows(const NDArray& a, int64_t begin, int64_t end) {
                             Shape{end - begin, a.shape()[1]});
 }
 
+NDArray csr_take_rows(const NDArray& a, const NDArray& rows, bool wrap) {
+  const SparseParts& p = SparseAccess::parts(a);
+  const int64_t n = a.shape()[0];
+  const std::vector<int64_t> ptr = host_int64(p.aux[0]);
+  std::vector<int64_t> taken_ptr{0}, positions;
+  for (int64_t r : host_int64(rows)) {
+    r = wrap ? ((r % n) + n) % n : std::clamp<int64_t>(r, 0, n - 1);
+    for (int64_t k = ptr[static_cast<size_t>(r)]; k < ptr[static_cast<size_t>(r) + 1]; ++k) positions.push_back(k);
+    taken_ptr.push_back(static_cast<int64_t>(positions.size()));
+  }
+  const NDArray where = int64_array(positions, a.ctx());
+  auto gather = [&](const NDArray& x) {
+    return positions.empty() ? NDArray(Shape{0}, a.ctx(), x.dtype()) : nd::invoke1("_sparse_gather_rows", {x, where});
+  };
+  return sparse::csr_matrix(gather(p.data), int64_array(taken_ptr, a.ctx()), gather(p.aux[1]),
+                            Shape{static_cast<int64_t>(taken_ptr.size()) - 1, a.shape()[1]});
+}
+
 NDArray sparse_copy_to(const NDArray& a, Context ctx) {
   const SparseParts& p = SparseAccess::parts(a);
   SparseParts copy{p.stype, p.data.copyto(ctx), {}};

@@ -39,32 +39,56 @@ NDArray with_data(const NDArray& a, const NDArray& data) {
 }
 
 const std::unordered_map<std::string, SparseImpl>& implementations() {
-  static const auto* table = new std::unordered_map<std::string, SparseImpl>{
-      {"cast_storage",
-       [](const std::vector<NDArray>& in, const op::AttrMap& attrs) {
-         return one(sparse::cast_storage(in.at(0), wanted_stype(attrs)));
-       }},
-      {"_sparse_retain",
-       [](const std::vector<NDArray>& in, const op::AttrMap&) -> std::optional<std::vector<NDArray>> {
-         if (in.at(0).stype() != StorageType::RowSparse) return std::nullopt;
-         return one(sparse::retain(in[0], in.at(1)));
-       }},
-      {"Cast",
-       [](const std::vector<NDArray>& in, const op::AttrMap& attrs) -> std::optional<std::vector<NDArray>> {
-         if (!in.at(0).is_sparse()) return std::nullopt;
-         return one(with_data(in[0], nd::invoke1("Cast", {SparseAccess::parts(in[0]).data}, attrs)));
-       }},
-      {"_copy",
-       [](const std::vector<NDArray>& in, const op::AttrMap&) -> std::optional<std::vector<NDArray>> {
-         if (!in.at(0).is_sparse()) return std::nullopt;
-         return one(sparse_copy_to(in[0], in[0].ctx()));
-       }},
-      {"zeros_like",
-       [](const std::vector<NDArray>& in, const op::AttrMap&) -> std::optional<std::vector<NDArray>> {
-         if (!in.at(0).is_sparse()) return std::nullopt;
-         return one(sparse::zeros(in[0].stype(), in[0].shape(), in[0].ctx(), in[0].dtype()));
-       }},
-  };
+  static const auto*
+      table =
+          new std::unordered_map<std::string, SparseImpl>{
+              {"cast_storage",
+               [](const std::vector<NDArray>& in, const op::AttrMap& attrs) {
+                 return one(sparse::cast_storage(in.at(0), wanted_stype(attrs)));
+               }},
+              {"_sparse_retain",
+               [](const std::vector<NDArray>& in, const op::AttrMap&) -> std::optional<std::vector<NDArray>> {
+                 if (in.at(0).stype() != StorageType::RowSparse) return std::nullopt;
+                 return one(sparse::retain(in[0], in.at(1)));
+               }},
+              {"Cast",
+               [](const std::vector<NDArray>& in, const op::AttrMap& attrs) -> std::optional<std::vector<NDArray>> {
+                 if (!in.at(0).is_sparse()) return std::nullopt;
+                 return one(with_data(in[0], nd::invoke1("Cast", {SparseAccess::parts(in[0]).data}, attrs)));
+               }},
+              {"_copy",
+               [](const std::vector<NDArray>& in, const op::AttrMap&) -> std::optional<std::vector<NDArray>> {
+                 if (!in.at(0).is_sparse()) return std::nullopt;
+                 return one(sparse_copy_to(in[0], in[0].ctx()));
+               }},
+              {"take",
+               [](const std::vector<NDArray>& in, const op::AttrMap& attrs) -> std::optional<std::vector<NDArray>> {
+                 auto axis = attrs.find("axis"), mode = attrs.find("mode");
+                 if (in.at(0).stype() != StorageType::CSR || (axis != attrs.end() && axis->second != "0"))
+                   return std::nullopt;
+                 const bool wrap = mode != attrs.end() && mode->second == "wrap";
+                 BRAID_CHECK(mode == attrs.end() || wrap || mode->second == "clip",
+                             "take: a csr array takes mode 'clip' or 'wrap', got '", mode->second, "'");
+                 return one(csr_take_rows(in[0], in.at(1), wrap));
+               }},
+              {"_contrib_getnnz",
+               [](const std::vector<NDArray>& in, const op::AttrMap& attrs) -> std::optional<std::vector<NDArray>> {
+                 auto axis = attrs.find("axis");
+                 const bool per_row = axis != attrs.end() && axis->second == "1";
+                 if (in.at(0).stype() != StorageType::CSR ||
+                     (axis != attrs.end() && !per_row && axis->second != "None"))
+                   return std::nullopt;
+                 const NDArray ptr = SparseAccess::parts(in[0]).aux[0];
+                 const int64_t rows = in[0].shape()[0];
+                 if (per_row) return one(nd::invoke1("elemwise_sub", {ptr.slice(1, rows + 1), ptr.slice(0, rows)}));
+                 return one(ptr.slice(rows, rows + 1).copy());
+               }},
+              {"zeros_like",
+               [](const std::vector<NDArray>& in, const op::AttrMap&) -> std::optional<std::vector<NDArray>> {
+                 if (!in.at(0).is_sparse()) return std::nullopt;
+                 return one(sparse::zeros(in[0].stype(), in[0].shape(), in[0].ctx(), in[0].dtype()));
+               }},
+          };
   return *table;
 }
 

@@ -11,6 +11,9 @@ namespace braid::detail {
 
 /// Rows [begin, end) of csr `a`, a csr array sharing its values.
 NDArray csr_rows(const NDArray& a, int64_t begin, int64_t end);
+/// The rows `rows` of csr `a` (MXNet's take on axis 0): indices past the ends are clipped, or
+/// wrapped around with `wrap`.
+NDArray csr_take_rows(const NDArray& a, const NDArray& rows, bool wrap);
 /// A copy of compressed `a` on `ctx`.
 NDArray sparse_copy_to(const NDArray& a, Context ctx);
 /// `src`'s values into `dst`, in dst's storage type, dtype and context.

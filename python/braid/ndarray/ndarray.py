@@ -6,7 +6,7 @@ import builtins as _builtins
 import numpy as _np
 
 from .. import _core, _signatures
-from .._core import NDArray, empty, waitall
+from .._core import NDArray, waitall
 from ..base import MXNetError
 from ..util import is_np_shape
 
@@ -52,6 +52,15 @@ def array(source_array, ctx=None, dtype=None):
         from . import sparse
         return sparse.array(source_array, ctx=ctx, dtype=dtype)
     return _core.array(source_array, ctx, dtype)
+
+
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """An array whose elements are not set (float32 unless `dtype` is given); a compressed one
+    stores nothing."""
+    if stype not in (None, "default"):
+        from . import sparse
+        return sparse.empty(stype, shape, ctx=ctx, dtype=dtype)
+    return _core.empty(shape, ctx, dtype)
 
 
 def _check_legacy_shape(op, shape):
@@ -341,6 +350,19 @@ NDArray.__mod__ = lambda self, other: modulo(self, other)
 NDArray.__rmod__ = lambda self, other: modulo(other, self)
 NDArray.__iter__ = lambda self: (self[i] for i in range(len(self)))
 NDArray.__array__ = lambda self, dtype=None: self.asnumpy() if dtype is None else self.asnumpy().astype(dtype)
+
+
+_cast_storage = NDArray.tostype
+
+
+def _tostype(self, stype):
+    """A copy in storage type `stype` ('default', 'row_sparse' or 'csr'; csr for 2-d arrays only)."""
+    if stype == "csr" and len(self.shape) != 2:
+        raise ValueError("tostype('csr'): a CSR array is 2-d, this array has shape %s" % (self.shape,))
+    return _cast_storage(self, stype)
+
+
+NDArray.tostype = _tostype
 
 
 def _from_pickle(state):

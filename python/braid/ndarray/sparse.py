@@ -9,6 +9,8 @@ them like dense arrays: those with a compressed implementation keep the storage,
 compute on a dense copy (MXNet's storage fallback). ``mx.nd.sparse.<op>`` names MXNet's sparse
 operators (``retain``, ``dot``, ``square_sum``...) and every other operator.
 """
+import builtins as _builtins
+
 import numpy as _np
 
 from .. import _core, _signatures
@@ -22,6 +24,9 @@ __all__ = ["csr_matrix", "row_sparse_array", "zeros", "empty", "array", "CSRNDAr
 BaseSparseNDArray = _core.BaseSparseNDArray
 CSRNDArray = _core.CSRNDArray
 RowSparseNDArray = _core.RowSparseNDArray
+
+# Operators are looked up into this module's globals (mx.nd.sparse.slice is an operator).
+_py_slice = _builtins.slice
 
 try:
     import scipy.sparse as _spsp
@@ -131,6 +136,8 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     if kwargs.get("out") is not None:
         kwargs["out"][:] = 0
         return kwargs["out"]
+    if stype not in ("csr", "row_sparse", "default"):
+        raise ValueError("unknown storage type %r; valid: 'csr', 'row_sparse', 'default'" % (stype,))
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return _core.sparse_zeros(stype, shape, ctx, dtype)
 
@@ -181,7 +188,7 @@ def _csr_getitem(self, key):
         if key < 0:
             key += self.shape[0]
         return self._slice0(key, key + 1)
-    if isinstance(key, slice):
+    if isinstance(key, _py_slice):
         if key.step not in (None, 1):
             raise ValueError("CSRNDArray slicing takes step 1 only, got %s" % key.step)
         begin, end, _ = key.indices(self.shape[0])
@@ -190,14 +197,14 @@ def _csr_getitem(self, key):
 
 
 def _rsp_getitem(self, key):
-    if isinstance(key, slice) and key == slice(None):
+    if isinstance(key, _py_slice) and key == _py_slice(None):
         return self
     raise ValueError("RowSparseNDArray: only x[:] is supported, got %r; use tostype('default') to index" % (key,))
 
 
 def _setitem(self, key, value):
     """x[:] = value: an NDArray, a NumPy array or (row_sparse only) a number."""
-    if not (isinstance(key, slice) and key == slice(None)):
+    if not (isinstance(key, _py_slice) and key == _py_slice(None)):
         raise ValueError("%s: only x[:] = value is supported, got key %r" % (type(self).__name__, key))
     if isinstance(value, NDArray):
         if not value._same_as(self):

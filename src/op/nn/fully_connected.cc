@@ -33,7 +33,9 @@ bool infer_fc(const FCParam& p, std::vector<Shape>& in, std::vector<Shape>& out)
     data[feature_axis] = in[1][1];
   const int64_t in_units = p.flatten ? data.prod(1, nd) : data[nd - 1];
   merge_shape(in[1], Shape({p.num_hidden, in_units}), "FullyConnected", "weight");
-  if (!p.no_bias) merge_shape(in[2], Shape({p.num_hidden}), "FullyConnected", "bias");
+  // MXNet takes a (num_hidden, 1) bias too; its values are laid out the same.
+  if (!p.no_bias && in[2] != Shape({p.num_hidden, 1}))
+    merge_shape(in[2], Shape({p.num_hidden}), "FullyConnected", "bias");
   std::vector<int64_t> o = p.flatten ? std::vector<int64_t>{data[0], p.num_hidden} : data.dims();
   if (!p.flatten) o.back() = p.num_hidden;
   merge_shape(out[0], Shape(o), "FullyConnected", "output");

@@ -4,10 +4,12 @@
 //    array of `shape` a compressed one stands for;
 //  - _sparse_gather_rows(data, positions): row i is data[positions[i]], or zeros where it is -1;
 //  - cast_storage(data, stype): in a graph the identity (a copy);
-//  - _sparse_retain(data, indices): the rows listed in indices, every other row zero.
+//  - _sparse_retain(data, indices): the rows listed in indices, every other row zero;
+//  - _contrib_getnnz(data): the number of stored values, in all or per row or column.
 // The copies move bytes, so they take every dtype, 16-bit ones included.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "braid/base/storage_type.h"
 #include "op/op_util.h"
@@ -88,6 +90,7 @@ void register_gather_rows(Registry& r) {
   OpDef d;
   d.name = "_sparse_gather_rows";
   d.doc = "Row i of the output is row positions[i] of data, or zeros where positions[i] is -1.";
+  d.parse = no_params("_sparse_gather_rows");
   d.list_arguments = args({"data", "positions"});
   d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     if (!in[0].known() || !in[1].known()) return false;
@@ -161,6 +164,7 @@ void register_retain(Registry& r) {
   OpDef d;
   d.name = "_sparse_retain";
   d.doc = "The rows of data listed in indices; every other row is zero (row_sparse data gives row_sparse).";
+  d.parse = no_params("_sparse_retain");
   d.list_arguments = args({"data", "indices"});
   d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
     merge_shape(out[0], in[0], "_sparse_retain", "output");
@@ -193,6 +197,45 @@ void register_retain(Registry& r) {
   r.add(std::move(d));
 }
 
+// The number of stored (non-zero) values of a 2-d array: in all (axis None, shape (1,)), per
+// column (axis 0) or per row (axis 1); int64. For csr arrays it is read from indptr.
+void register_getnnz(Registry& r) {
+  OpDef d;
+  d.name = "_contrib_getnnz";
+  d.doc = "The number of stored values of a 2-d (csr) array, in all or along axis 0 or 1 (int64).";
+  d.parse = [](const AttrMap& attrs) {
+    ParamReader rd(attrs, "getnnz");
+    std::optional<int> axis = rd.get_optional<int>("axis");
+    rd.finish();
+    BRAID_CHECK(!axis || *axis == 0 || *axis == 1, "getnnz: axis must be None, 0 or 1, got ", *axis);
+    return std::any(axis);
+  };
+  d.list_arguments = args({"data"});
+  d.infer_shape = [](const std::any& pa, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    if (!in[0].known()) return false;
+    BRAID_CHECK(in[0].ndim() == 2, "getnnz: data must be 2-d, got ", in[0]);
+    const auto axis = param<std::optional<int>>(pa);
+    out[0] = axis ? Shape{in[0][1 - *axis]} : Shape{1};
+    return true;
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>&, std::vector<DType>& out, std::vector<DType>&) {
+    out[0] = DType::Int64;
+  };
+  d.cpu.forward = [](const OpContext&, const std::any& pa, const ForwardArgs& a) {
+    require_write(a, "getnnz");
+    const TBlob& x = a.inputs[0];
+    const auto axis = param<std::optional<int>>(pa);
+    int64_t* count = a.outputs[0].ptr<int64_t>();
+    std::fill(count, count + a.outputs[0].size(), 0);
+    const int64_t cols = x.shape[1];
+    BRAID_TYPE_SWITCH(x.dtype, T, "getnnz", {
+      for (int64_t i = 0; i < x.size(); ++i)
+        if (x.ptr<T>()[i] != T(0)) ++count[!axis ? 0 : *axis == 0 ? i % cols : i / cols];
+    });
+  };
+  r.add(std::move(d));
+}
+
 }  // namespace
 
 void register_sparse_storage_ops(Registry& r) {
@@ -201,6 +244,7 @@ void register_sparse_storage_ops(Registry& r) {
   register_gather_rows(r);
   register_cast_storage(r);
   register_retain(r);
+  register_getnnz(r);
 }
 
 }  // namespace braid::op::detail

@@ -131,6 +131,37 @@ TEST(Sparse, OperatorsFallBackToDenseCopies) {
             StorageType::CSR);
 }
 
+TEST(Sparse, OperatorsThatKeepZerosKeepTheStorage) {
+  NDArray csr = example_csr();
+  NDArray twice = nd::invoke1("_mul_scalar", {csr}, {{"scalar", "2"}});
+  EXPECT_EQ(twice.stype(), StorageType::CSR);
+  EXPECT_EQ(sparse::data(twice).to_vector<float>(), (V{14, 16, 18}));
+  EXPECT_EQ(nd::invoke1("_equal_scalar", {csr}, {{"scalar", "7"}}).stype(), StorageType::CSR);  // 0 == 7 is 0
+  NDArray is_zero = nd::invoke1("_equal_scalar", {csr}, {{"scalar", "0"}});                     // 0 == 0 is 1
+  EXPECT_EQ(is_zero.stype(), StorageType::Default);
+  EXPECT_EQ(is_zero.to_vector<float>()[0], 1);
+  EXPECT_EQ(nd::invoke1("exp", {csr}).stype(), StorageType::Default);
+  NDArray rsp = sparse::cast_storage(csr, StorageType::Default);
+  rsp = sparse::cast_storage(rsp, StorageType::RowSparse);
+  EXPECT_EQ(nd::invoke1("elemwise_add", {rsp, rsp}).stype(), StorageType::RowSparse);
+  EXPECT_EQ(nd::invoke1("elemwise_add", {rsp, nd::ones(Shape{3, 4})}).stype(), StorageType::Default);
+  NDArray product = nd::invoke1("elemwise_mul", {nd::full(Shape{3, 4}, 3), csr});
+  EXPECT_EQ(product.stype(), StorageType::CSR);
+  EXPECT_EQ(sparse::data(product).to_vector<float>(), (V{21, 24, 27}));
+}
+
+TEST(Sparse, CsrTakeAndCountsOfStoredValues) {
+  NDArray csr = example_csr();
+  NDArray taken = nd::invoke1("take", {csr, nd::array({2, -1, 7})}, {{"mode", "clip"}});
+  EXPECT_EQ(taken.stype(), StorageType::CSR);
+  EXPECT_EQ(taken.to_vector<float>(), (V{8, 0, 0, 9, 0, 7, 0, 0, 8, 0, 0, 9}));
+  NDArray wrapped = nd::invoke1("take", {csr, nd::array({-1})}, {{"mode", "wrap"}});
+  EXPECT_EQ(wrapped.to_vector<float>(), (V{8, 0, 0, 9}));
+  EXPECT_EQ(nd::invoke1("_contrib_getnnz", {csr}).to_vector<int64_t>(), I{3});
+  EXPECT_EQ(nd::invoke1("_contrib_getnnz", {csr}, {{"axis", "1"}}).to_vector<int64_t>(), (I{1, 0, 2}));
+  EXPECT_EQ(nd::invoke1("_contrib_getnnz", {csr}, {{"axis", "0"}}).to_vector<int64_t>(), (I{1, 1, 0, 1}));
+}
+
 TEST(Sparse, WhatCompressedArraysCannotDoIsRefused) {
   NDArray csr = example_csr();
   expect_error([&] { csr.raw_data(); }, "csr, whose elements are not stored densely");
