@@ -3,6 +3,7 @@
 //  - _sparse_rsp_to_dense(data, indices), _sparse_csr_to_dense(data, indptr, indices): the dense
 //    array of `shape` a compressed one stands for;
 //  - _sparse_gather_rows(data, positions): row i is data[positions[i]], or zeros where it is -1;
+//  - _sparse_scatter_rows(data, indices, values): data with rows indices[i] set to values[i];
 //  - cast_storage(data, stype): in a graph the identity (a copy);
 //  - _sparse_retain(data, indices): the rows listed in indices, every other row zero;
 //  - _contrib_getnnz(data): the number of stored values, in all or per row or column.
@@ -115,6 +116,35 @@ void register_gather_rows(Registry& r) {
       else
         std::memcpy(dst, bytes(data) + static_cast<size_t>(pos[i]) * row, row);
     }
+  };
+  d.cpu.takes_16bit = true;
+  r.add(std::move(d));
+}
+
+void register_scatter_rows(Registry& r) {
+  OpDef d;
+  d.name = "_sparse_scatter_rows";
+  d.doc = "data with rows indices[i] replaced by row i of values (in place when out is data).";
+  d.parse = no_params("_sparse_scatter_rows");
+  d.list_arguments = args({"data", "indices", "values"});
+  d.infer_shape = [](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out, std::vector<Shape>&) {
+    merge_shape(out[0], in[0], "_sparse_scatter_rows", "output");
+    return in[0].known();
+  };
+  d.infer_type = [](const std::any&, std::vector<DType>& in, std::vector<DType>& out, std::vector<DType>&) {
+    check_int64(in[1], "_sparse_scatter_rows", "indices");
+    BRAID_CHECK(in[2] == kDTypeUnknown || in[2] == in[0], "operator _sparse_scatter_rows: values must be ",
+                dtype_name(in[0]), ", got ", dtype_name(in[2]));
+    out[0] = in[0];
+  };
+  d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
+    require_write(a, "_sparse_scatter_rows");
+    const TBlob &data = a.inputs[0], &values = a.inputs[2], &out = a.outputs[0];
+    const size_t row = row_bytes(data);
+    if (out.dptr != data.dptr) std::memcpy(out.dptr, data.dptr, static_cast<size_t>(data.shape[0]) * row);
+    const int64_t* rows = a.inputs[1].ptr<int64_t>();
+    for (int64_t i = 0; i < a.inputs[1].size(); ++i)
+      std::memcpy(bytes(out) + static_cast<size_t>(rows[i]) * row, bytes(values) + static_cast<size_t>(i) * row, row);
   };
   d.cpu.takes_16bit = true;
   r.add(std::move(d));
@@ -242,6 +272,7 @@ void register_sparse_storage_ops(Registry& r) {
   register_to_dense(r, "_sparse_rsp_to_dense", {"data", "indices"});
   register_to_dense(r, "_sparse_csr_to_dense", {"data", "indptr", "indices"});
   register_gather_rows(r);
+  register_scatter_rows(r);
   register_cast_storage(r);
   register_retain(r);
   register_getnnz(r);

@@ -20,6 +20,12 @@ NDArray ints(const I& v) { return nd::array(v, Shape{static_cast<int64_t>(v.size
 NDArray example_csr() { return sparse::csr_matrix(nd::array({7, 8, 9}), ints({0, 1, 1, 3}), ints({1, 0, 3}), {3, 4}); }
 const V kExampleDense{0, 7, 0, 0, 0, 0, 0, 0, 8, 0, 0, 9};
 
+void expect_near(const NDArray& got, const V& want) {
+  const V values = got.to_vector<float>();
+  ASSERT_EQ(values.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(values[i], want[i], 1e-6) << "element " << i;
+}
+
 void expect_error(const std::function<void()>& f, const std::string& piece) {
   try {
     f();
@@ -148,6 +154,35 @@ TEST(Sparse, OperatorsThatKeepZerosKeepTheStorage) {
   NDArray product = nd::invoke1("elemwise_mul", {nd::full(Shape{3, 4}, 3), csr});
   EXPECT_EQ(product.stype(), StorageType::CSR);
   EXPECT_EQ(sparse::data(product).to_vector<float>(), (V{21, 24, 27}));
+}
+
+TEST(Sparse, RowSparseSumsCoverTheUnionOfRows) {
+  NDArray a = sparse::row_sparse_array(nd::array({1, 2}), ints({0, 2}), Shape{4});
+  NDArray b = sparse::row_sparse_array(nd::array({10, 20}), ints({2, 3}), Shape{4});
+  NDArray sum = nd::invoke1("elemwise_add", {a, b});
+  EXPECT_EQ(sum.stype(), StorageType::RowSparse);
+  EXPECT_EQ(sparse::indices(sum).to_vector<int64_t>(), (I{0, 2, 3}));
+  EXPECT_EQ(sum.to_vector<float>(), (V{1, 0, 12, 20}));
+  EXPECT_EQ(nd::invoke1("elemwise_sub", {a, b}).to_vector<float>(), (V{1, 0, -8, -20}));
+}
+
+// sgd_update with weight decay: lazily only the gradient's rows change, otherwise every row decays.
+TEST(Sparse, LazyUpdatesTouchOnlyTheGradientsRows) {
+  NDArray grad = sparse::row_sparse_array(nd::array({1, 1, 2, 2}, Shape{2, 2}), ints({1, 3}), Shape{4, 2});
+  const op::AttrMap attrs{{"lr", "0.1"}, {"wd", "0.5"}};
+  NDArray w = nd::ones(Shape{4, 2});
+  nd::invoke("sgd_update", {w, grad}, attrs, {w});
+  expect_near(w, {1, 1, 0.85f, 0.85f, 1, 1, 0.75f, 0.75f});
+  NDArray dense = nd::ones(Shape{4, 2});
+  op::AttrMap std_attrs = attrs;
+  std_attrs["lazy_update"] = "False";
+  nd::invoke("sgd_update", {dense, grad}, std_attrs, {dense});
+  expect_near(dense, {0.95f, 0.95f, 0.85f, 0.85f, 0.95f, 0.95f, 0.75f, 0.75f});
+  // The momentum of rows without gradient stays as it was.
+  NDArray w2 = nd::ones(Shape{4, 2}), mom = nd::full(Shape{4, 2}, 1);
+  nd::invoke("sgd_mom_update", {w2, grad, mom}, {{"lr", "0.1"}, {"momentum", "0.5"}}, {w2});
+  expect_near(mom, {1, 1, 0.4f, 0.4f, 1, 1, 0.3f, 0.3f});
+  expect_near(w2, {1, 1, 1.4f, 1.4f, 1, 1, 1.3f, 1.3f});
 }
 
 TEST(Sparse, CsrTakeAndCountsOfStoredValues) {
