@@ -1,10 +1,12 @@
 // mx.kv: KVStore of every type (local, device, dist_*, horovod), the parameter server's roles,
 // and the Horovod-style collectives (braid.horovod).
-#include "braid/kvstore/kvstore.h"
+#include <algorithm>
+
 #include "bindings.h"
 #include "braid/base/error.h"
 #include "braid/gluon/distributed_trainer.h"
 #include "braid/kvstore/collective.h"
+#include "braid/kvstore/kvstore.h"
 #include "braid/kvstore/ps.h"
 
 namespace braid::python {
@@ -59,10 +61,37 @@ void bind_kvstore(py::module_& m) {
           py::arg("key"), py::arg("value"), py::arg("priority") = 0)
       .def(
           "pull",
-          [](kv::KVStore& s, py::object key, py::object out, int priority, bool) {
-            for_each_key(key, out, [&](const kv::Key& kk, const std::vector<NDArray>& o) { s.pull(kk, o, priority); });
+          [](kv::KVStore& s, py::object key, py::object out, int priority, bool ignore_sparse) {
+            for_each_key(key, out, [&](const kv::Key& kk, std::vector<NDArray> o) {
+              if (ignore_sparse)  // MXNet's default: compressed outputs take row_sparse_pull
+                o.erase(std::remove_if(o.begin(), o.end(), [](const NDArray& a) { return a.is_sparse(); }), o.end());
+              if (!o.empty()) s.pull(kk, o, priority);
+            });
           },
           py::arg("key"), py::arg("out"), py::arg("priority") = 0, py::arg("ignore_sparse") = true)
+      .def(
+          "row_sparse_pull",
+          [](kv::KVStore& s, py::object key, py::object out, int priority, py::object row_ids) {
+            BRAID_CHECK(!out.is_none() && !row_ids.is_none(), "kvstore.row_sparse_pull: give out= and row_ids=");
+            auto one_key = [&](const kv::Key& k, py::handle o, py::handle r) {
+              std::vector<NDArray> outs = array_list(o), ids = array_list(r);
+              if (ids.size() == 1 && outs.size() > 1) ids.assign(outs.size(), ids[0]);  // the same rows to each
+              py::gil_scoped_release release;
+              s.row_sparse_pull(k, outs, ids, priority);
+            };
+            if (py::isinstance<py::list>(key) || py::isinstance<py::tuple>(key)) {
+              auto keys = py::reinterpret_borrow<py::sequence>(key);
+              auto outs = py::reinterpret_borrow<py::sequence>(out),
+                   ids = py::reinterpret_borrow<py::sequence>(row_ids);
+              BRAID_CHECK(outs.size() == keys.size() && ids.size() == keys.size(),
+                          "kvstore.row_sparse_pull: ", keys.size(), " keys, ", outs.size(), " outputs and ", ids.size(),
+                          " row_ids");
+              for (size_t i = 0; i < keys.size(); ++i) one_key(key_of(keys[i]), outs[i], ids[i]);
+            } else {
+              one_key(key_of(key), out, row_ids);
+            }
+          },
+          py::arg("key"), py::arg("out") = py::none(), py::arg("priority") = 0, py::arg("row_ids") = py::none())
       .def(
           "pushpull",
           [](kv::KVStore& s, py::object key, py::object value, py::object out, int priority) {

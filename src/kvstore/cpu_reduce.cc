@@ -87,7 +87,7 @@ imperative::Kernel kernel_on(const NDArray& out, const char* name) {
 bool on_cpus(const std::vector<NDArray>& arrays, DType dtype) {
   if (dtype != DType::Float32 && dtype != DType::Float64) return false;
   return std::all_of(arrays.begin(), arrays.end(),
-                     [&](const NDArray& a) { return a.ctx().is_cpu_family() && a.dtype() == dtype; });
+                     [&](const NDArray& a) { return a.ctx().is_cpu_family() && a.dtype() == dtype && !a.is_sparse(); });
 }
 
 void sum_into(const std::vector<NDArray>& values, const NDArray& out) {

@@ -57,6 +57,11 @@ void KVStore::pushpull(const Key& key, const std::vector<NDArray>& values, const
   pull(key, outs, priority);
 }
 
+void KVStore::row_sparse_pull(const Key& key, const std::vector<NDArray>&, const std::vector<NDArray>&, int) {
+  throw Error(cat("KVStore row_sparse_pull: the '", type(), "' store does not hold row_sparse values (key ",
+                  key_str(key), "); use a 'local' or 'device' store, or pull the whole value"));
+}
+
 void KVStore::broadcast(const Key& key, const NDArray& value, const std::vector<NDArray>& outs, int priority) {
   if (!is_initialized(key)) init(key, value);
   pull(key, outs, priority);

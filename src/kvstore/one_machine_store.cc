@@ -4,6 +4,7 @@
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
+#include "braid/ndarray/sparse.h"
 #include "cpu_reduce.h"
 
 namespace braid::kv {
@@ -50,6 +51,12 @@ void OneMachineStore::push(const Key& key, const std::vector<NDArray>& values, i
                 dtype_name(e.stored.dtype()), " but got a ", dtype_name(v.dtype()), " array; convert it with astype");
   }
   nd::PriorityScope scope(priority);
+  const bool sparse =
+      e.stored.is_sparse() || std::any_of(values.begin(), values.end(), [](const NDArray& v) { return v.is_sparse(); });
+  if (sparse) {
+    push_sparse(key, e, values);
+    return;
+  }
   place(e, values);
   if (!updater() && !optimizer()) {  // the sum replaces the stored value: write it there
     if (values.size() > 1 && sum_into_shards(e, values)) return;
@@ -63,6 +70,21 @@ void OneMachineStore::push(const Key& key, const std::vector<NDArray>& values, i
     updater()(key, e.summed, e.stored);
   else
     optimizer()->update(e.index, e.stored, e.summed);
+}
+
+// Compressed values are summed on the key's context, where the stored value is; a row_sparse sum
+// covers the union of the pushed rows, and a lazy optimizer updates only those rows.
+void OneMachineStore::push_sparse(const Key& key, Entry& e, const std::vector<NDArray>& values) {
+  const Context home = e.stored.ctx();
+  NDArray summed = values[0].copyto(home);
+  for (size_t i = 1; i < values.size(); ++i)
+    summed = nd::invoke1("elemwise_add", {summed, values[i].as_in_context(home)});
+  if (updater())
+    updater()(key, summed, e.stored);
+  else if (optimizer())
+    optimizer()->update(e.index, e.stored, summed);
+  else
+    summed.copyto(e.stored);
 }
 
 void OneMachineStore::sum(Entry& entry, const std::vector<NDArray>& values, NDArray& out) {
@@ -116,6 +138,24 @@ void OneMachineStore::pull(const Key& key, const std::vector<NDArray>& outs, int
       gather(e);
       transfer(e.stored, out);
     }
+  }
+}
+
+void OneMachineStore::row_sparse_pull(const Key& key, const std::vector<NDArray>& outs,
+                                      const std::vector<NDArray>& row_ids, int priority) {
+  Entry& e = entry(key, "row_sparse_pull");
+  BRAID_CHECK(outs.size() == row_ids.size(), "KVStore row_sparse_pull: ", outs.size(), " outputs but ", row_ids.size(),
+              " row_ids arrays for key ", key_str(key), "; give one per output");
+  nd::PriorityScope scope(priority);
+  gather(e);
+  const NDArray stored =
+      e.stored.is_sparse() ? e.stored : sparse::cast_storage(e.stored, StorageType::RowSparse);  // a dense value
+  for (size_t i = 0; i < outs.size(); ++i) {
+    check_same_shape(key, e.stored, outs[i], "row_sparse_pull");
+    BRAID_CHECK(outs[i].stype() == StorageType::RowSparse, "KVStore row_sparse_pull: output ", i, " of key ",
+                key_str(key), " is ", storage_type_name(outs[i].stype()),
+                "; it must be row_sparse (pull fills dense ones)");
+    sparse::retain(stored, row_ids[i].as_in_context(stored.ctx())).copyto(outs[i]);
   }
 }
 

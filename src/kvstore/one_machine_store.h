@@ -24,6 +24,8 @@ class OneMachineStore : public KVStore {
   bool is_initialized(const Key& key) const override { return entries_.count(key) > 0; }
   void push(const Key& key, const std::vector<NDArray>& values, int priority = 0) override;
   void pull(const Key& key, const std::vector<NDArray>& outs, int priority = 0) override;
+  void row_sparse_pull(const Key& key, const std::vector<NDArray>& outs, const std::vector<NDArray>& row_ids,
+                       int priority = 0) override;
   using KVStore::init;
   using KVStore::pull;
   using KVStore::push;
@@ -61,6 +63,7 @@ class OneMachineStore : public KVStore {
   // The stored value = the sum of `values`, split into shards over their CPU contexts; false
   // (and nothing done) where that does not apply.
   bool sum_into_shards(Entry& entry, const std::vector<NDArray>& values);
+  void push_sparse(const Key& key, Entry& entry, const std::vector<NDArray>& values);
   // Makes entry.stored hold the value again if it lives in shards.
   static void gather(Entry& entry);
 

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "braid/ndarray/invoke.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/op/registry.h"
 #include "sparse_ops.h"
 #include "sparse_parts.h"
@@ -42,26 +43,35 @@ bool lazy(const std::string& op, const op::AttrMap& attrs) {
 std::optional<std::vector<NDArray>> lazy_row_update(const std::string& op, const std::vector<NDArray>& in,
                                                     const op::AttrMap& attrs, const std::vector<NDArray>& out) {
   if (in.size() < 2 || in[1].stype() != StorageType::RowSparse || !lazy(op, attrs)) return std::nullopt;
+  // A compressed weight or state (MXNet's row_sparse weights) is updated on a dense copy, written back.
+  std::vector<NDArray> dense = in;
   for (size_t i = 0; i < in.size(); ++i)
-    if (i != 1 && in[i].is_sparse()) return std::nullopt;
-  const NDArray& weight = in[0];
-  NDArray target = out.empty() ? weight.copy() : out.at(0);
-  if (!out.empty() && !out[0].same_as(weight)) weight.copyto(target);
+    if (i != 1 && in[i].is_sparse()) dense[i] = sparse::cast_storage(in[i], StorageType::Default);
+  const bool in_place = !out.empty() && out[0].same_as(in[0]) && !in[0].is_sparse();
+  NDArray weight = in_place ? in[0] : in[0].is_sparse() ? dense[0] : in[0].copy();
   const SparseParts& grad = SparseAccess::parts(in[1]);
   const NDArray& rows = grad.aux[0];
-  if (rows.shape()[0] == 0) return std::vector<NDArray>{target};
-  std::vector<NDArray> args;
-  for (size_t i = 0; i < in.size(); ++i)
-    args.push_back(i == 1 ? grad.data : nd::invoke1("_sparse_gather_rows", {in[i], rows}));
-  nd::invoke(op, args, attrs, {args[0]});
-  auto write_back = [&](const NDArray& dst, const NDArray& updated) {
-    nd::invoke("_sparse_scatter_rows", {dst, rows, updated}, {}, {dst});
-  };
-  write_back(target, args[0]);
   const op::OpDef& def = op::Registry::get().find(op);
-  for (int i : def.mutate_inputs(def.parse(attrs)))
-    write_back(in.at(static_cast<size_t>(i)), args[static_cast<size_t>(i)]);
-  return std::vector<NDArray>{target};
+  if (rows.shape()[0] > 0) {
+    std::vector<NDArray> args;
+    for (size_t i = 0; i < in.size(); ++i)
+      args.push_back(i == 1 ? grad.data : nd::invoke1("_sparse_gather_rows", {i == 0 ? weight : dense[i], rows}));
+    nd::invoke(op, args, attrs, {args[0]});
+    auto write_back = [&](const NDArray& dst, const NDArray& updated) {
+      nd::invoke("_sparse_scatter_rows", {dst, rows, updated}, {}, {dst});
+    };
+    write_back(weight, args[0]);
+    for (int i : def.mutate_inputs(def.parse(attrs))) {
+      const auto k = static_cast<size_t>(i);
+      write_back(dense[k], args[k]);
+      if (in[k].is_sparse()) copy_into(dense[k], in[k]);
+    }
+  }
+  if (in_place) return std::vector<NDArray>{weight};
+  if (out.empty())
+    return std::vector<NDArray>{in[0].is_sparse() ? sparse::cast_storage(weight, in[0].stype()) : weight};
+  copy_into(weight, out[0]);
+  return out;
 }
 
 }  // namespace braid::detail

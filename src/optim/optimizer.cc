@@ -287,7 +287,8 @@ void Optimizer::update(const std::vector<int>& indices, const std::vector<NDArra
   std::vector<UpdateStep> batch;  // of one context and dtype
   for (size_t i = 0; i < indices.size(); ++i) {
     UpdateStep s = begin_update(indices[i], weights[i], grads[i]);
-    if (aggregated_op(uses_master_copy(s.weight)).empty()) {
+    // Compressed arrays are updated alone: the multi-weight operators are dense (and not lazy).
+    if (aggregated_op(uses_master_copy(s.weight)).empty() || s.grad.is_sparse() || s.weight.is_sparse()) {
       apply(s);
       continue;
     }

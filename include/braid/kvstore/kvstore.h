@@ -64,6 +64,12 @@ class KVStore {
   /// Copies the stored value into every output.
   virtual void pull(const Key& key, const std::vector<NDArray>& outs, int priority = 0) = 0;
   void pull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& outs, int priority = 0);
+  /// Copies rows `row_ids[i]` of the stored value into `outs[i]` as a row_sparse array (MXNet's
+  /// row_sparse_pull: a worker takes the rows its batch uses). Row ids may come in any order and
+  /// repeat; the output holds each once, ascending. Rows the value does not store are zeros.
+  virtual void row_sparse_pull(const Key& key, const std::vector<NDArray>& outs, const std::vector<NDArray>& row_ids,
+                               int priority = 0);
+
   /// push then pull; `outs` may be the pushed arrays themselves (a store may then work in place).
   virtual void pushpull(const Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
                         int priority = 0);

@@ -205,16 +205,13 @@ class Ftrl(Optimizer):
         return _zeros(weight, 2, dtype="float32")
 
     def update(self, index, weight, grad, state):
+        """One ftrl_update; with a row_sparse gradient only its rows change (as MXNet's)."""
         self._update_count(index)
         wd, lr = self._get_wd(index), self._get_lr(index)
-        grad = grad * self.rescale_grad
-        if self.clip_gradient:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
         z, n = state
-        z[:] += grad - (nd.sqrt(n + grad * grad) - nd.sqrt(n)) * weight / lr
-        n[:] += grad * grad
-        weight[:] = (nd.sign(z) * self.lamda1 - z) / ((self.beta + nd.sqrt(n)) / lr + wd) * \
-            (nd.abs(z) > self.lamda1)
+        clip = {"clip_gradient": self.clip_gradient} if self.clip_gradient else {}
+        nd.ftrl_update(weight, grad, z, n, out=weight, lr=lr, wd=wd, lamda1=self.lamda1, beta=self.beta,
+                       rescale_grad=self.rescale_grad, **clip)
 
 
 @register

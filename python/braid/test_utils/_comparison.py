@@ -256,11 +256,14 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
                 compare_ndarray_tuple(state1, state2[i], rtol, atol)
             compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
         return
-    if w_stype != "default" or g_stype != "default":
-        raise NotImplementedError("compare_optimizer: sparse storage types are not supported by Braid")
-    w1 = array(_np.random.uniform(-1, 1, shape), dtype=dtype)
-    g1 = array(_np.random.uniform(-1, 1, shape), dtype=dtype)
-    w2, g2 = w1.copy(), g1.copy()
+    # opt2 gets the compressed arrays (a weight storing every row, a gradient some rows), opt1 their
+    # dense copies.
+    from ._random_inputs import rand_ndarray
+    w2 = array(_np.random.uniform(-1, 1, shape), dtype=dtype) if w_stype == "default" else \
+        rand_ndarray(shape, w_stype, density=1, dtype=dtype)
+    g2 = array(_np.random.uniform(-1, 1, shape), dtype=dtype) if g_stype == "default" else \
+        rand_ndarray(shape, g_stype, dtype=dtype)
+    w1, g1 = w2.tostype("default"), g2.tostype("default")
     state1 = opt1.create_state_multi_precision(0, w1)
     state2 = opt2.create_state_multi_precision(0, w2)
     if compare_states:
