@@ -195,8 +195,9 @@ void bind_ndarray(py::module_& m) {
       .def(
           "attach_grad",
           [](NDArray& a, const std::string& grad_req, py::object stype) {
+            // MXNet's default: the gradient is stored like the array
             a.attach_grad(parse_grad_req(grad_req),
-                          stype.is_none() ? StorageType::Default : parse_storage_type(stype.cast<std::string>()));
+                          stype.is_none() ? a.stype() : parse_storage_type(stype.cast<std::string>()));
           },
           py::arg("grad_req") = "write", py::arg("stype") = py::none())
       .def_property_readonly("grad",

@@ -189,3 +189,26 @@ def test_what_compressed_arrays_cannot_do():
         mx.nd.sparse.csr_matrix(([1, 2], [0], [0, 2]), shape=(1, 3))
     with pytest.raises(mx.base.MXNetError, match="a matrix of 2 rows needs 3"):
         mx.nd.sparse.csr_matrix(([1], [0], [0, 1]), shape=(2, 3))
+
+
+def test_autograd_through_compressed_arrays_matches_numpy():
+    csr_np = _random_dense((3, 5), density=0.5, seed=6)
+    csr = mx.nd.array(csr_np).tostype("csr")
+    w_np = np.random.RandomState(7).rand(5, 2).astype(np.float32)
+    for w, grad_stype in ((mx.nd.array(w_np), "row_sparse"), (mx.nd.array(w_np).tostype("row_sparse"), None)):
+        w.attach_grad(stype=grad_stype)
+        assert w.grad.stype == "row_sparse"  # as asked, or like the array
+        head = np.random.RandomState(8).rand(3, 2).astype(np.float32)
+        with mx.autograd.record():
+            y = mx.nd.dot(csr, w)
+        y.backward(mx.nd.array(head).tostype("row_sparse"))
+        np.testing.assert_allclose(y.asnumpy(), csr_np @ w_np, rtol=1e-5)
+        assert w.grad.stype == "row_sparse"
+        np.testing.assert_allclose(w.grad.asnumpy(), csr_np.T @ head, rtol=1e-5)
+    x = mx.nd.zeros((4, 4)).tostype("csr")
+    x.attach_grad()
+    with mx.autograd.record():
+        z = (x * 3).sum()
+    z.backward()
+    assert x.grad.stype == "csr"
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((4, 4), 3))

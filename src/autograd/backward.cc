@@ -8,6 +8,7 @@
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
+#include "braid/ndarray/sparse.h"
 #include "grad_graph.h"
 #include "imperative/push_op.h"
 #include "imperative/recorder.h"
@@ -52,6 +53,7 @@ class Pass {
                   ") is not part of a recorded graph; compute it "
                   "inside autograd::RecordScope from arrays with attach_grad()");
       NDArray g = i < head_grads.size() ? head_grads[i] : NDArray();
+      if (g.is_sparse()) g = sparse::cast_storage(g, StorageType::Default);  // the kernels read dense gradients
       if (g.is_none()) {
         g = nd::ones(h.shape(), h.ctx(), h.dtype());
       } else if (has_extra_rows(g.shape(), h.shape())) {
@@ -96,7 +98,8 @@ class Pass {
       for (const Entry& p : n->parents)
         if (p && p.node->kind == NodeKind::Variable) ++uses[p.node.get()];
     for (const auto& [node, count] : uses)
-      if (count == 1 && node->req == GradReq::Write && !grads_.count(node)) direct_.insert(node);
+      if (count == 1 && node->req == GradReq::Write && !grads_.count(node) && !node->grad.is_sparse())
+        direct_.insert(node);
   }
 
   void run_op(Node& n) {
@@ -242,8 +245,8 @@ void backward(const std::vector<NDArray>& heads, const std::vector<NDArray>& hea
     if (n->req == GradReq::Add) {
       if (!g.is_none()) n->grad += g;
     } else if (g.is_none()) {
-      n->grad.fill(0);                      // reached, but every path to it carries no gradient
-    } else if (g.var() != n->grad.var()) {  // else the kernel wrote it there
+      n->grad.fill(0);  // reached, but every path to it carries no gradient
+    } else if (g.is_sparse() || n->grad.is_sparse() || g.var() != n->grad.var()) {  // else the kernel wrote it there
       g.copyto(n->grad);
     }
   }

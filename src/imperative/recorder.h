@@ -35,6 +35,19 @@ class Recorder {
 Recorder* recorder();
 Recorder* set_recorder(Recorder* r);
 
+/// Stops recording while it lives (steps that must not be in the graph, such as making a
+/// compressed input dense before a recorded step of its own).
+class RecorderPause {
+ public:
+  RecorderPause() : prev_(set_recorder(nullptr)) {}
+  ~RecorderPause() { set_recorder(prev_); }
+  RecorderPause(const RecorderPause&) = delete;
+  RecorderPause& operator=(const RecorderPause&) = delete;
+
+ private:
+  Recorder* prev_;
+};
+
 /// Whether operators on the calling thread run in training mode; set_training returns the
 /// previous value.
 bool is_training();

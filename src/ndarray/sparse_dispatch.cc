@@ -5,6 +5,7 @@
 
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/sparse.h"
+#include "imperative/recorder.h"
 #include "sparse_ops.h"
 #include "sparse_parts.h"
 
@@ -86,6 +87,30 @@ bool makes_sparse(const std::string& op, const op::AttrMap& attrs) {
   return op == "cast_storage" && wanted_stype(attrs) != StorageType::Default;
 }
 
+// While autograd records, a compressed input is made dense by a recorded step that passes the
+// (dense) gradient back to it; the operator then runs densely and is recorded as usual. Its
+// gradient buffer keeps its own storage type (copies into it convert).
+std::vector<NDArray> recorded_dense(const std::vector<NDArray>& inputs) {
+  std::vector<NDArray> dense;
+  for (const auto& a : inputs) {
+    if (!a.is_sparse()) {
+      dense.push_back(a);
+      continue;
+    }
+    NDArray d;
+    {
+      imperative::RecorderPause pause;
+      d = sparse::cast_storage(a, StorageType::Default);
+    }
+    imperative::recorder()->record_function(
+        {a}, {d}, [](const std::vector<NDArray>& out_grads, const std::vector<bool>&, const std::vector<NDArray>&) {
+          return out_grads;
+        });
+    dense.push_back(d);
+  }
+  return dense;
+}
+
 std::vector<NDArray> into_out(std::vector<NDArray> results, const std::vector<NDArray>& out) {
   if (out.empty()) return results;
   for (size_t i = 0; i < out.size(); ++i) copy_into(results.at(i), out[i]);
@@ -104,6 +129,12 @@ std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std:
                                                const op::AttrMap& attrs, const std::vector<NDArray>& out,
                                                bool all_outputs) {
   if (!any_sparse(inputs) && !any_sparse(out) && !makes_sparse(op, attrs)) return std::nullopt;
+  if (imperative::recorder() && any_sparse(inputs)) {
+    std::vector<NDArray> dense = recorded_dense(inputs);
+    if (all_outputs) return nd::invoke_all(op, dense, attrs);
+    if (!any_sparse(out)) return nd::invoke(op, dense, attrs, out);
+    return into_out(nd::invoke(op, dense, attrs), out);
+  }
   if (auto it = implementations().find(op); it != implementations().end())
     if (auto results = it->second(inputs, attrs)) return into_out(std::move(*results), out);
   if (auto results = lazy_row_update(op, inputs, attrs, out)) return *results;
