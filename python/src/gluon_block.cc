@@ -8,6 +8,7 @@
 #include "braid/gluon/symbol_block.h"
 #include "braid/gluon/symbolic_call.h"
 #include "braid/gluon/tracing.h"
+#include "braid/gluon/trainer.h"
 #include "braid/symbol/symbol.h"
 
 namespace braid::python {
@@ -202,6 +203,14 @@ void bind_gluon_block(py::module_& m) {
       .def_property(
           "grad_req", [](const Parameter& p) { return grad_req_name(p.grad_req()); },
           [](Parameter& p, const std::string& r) { p.set_grad_req(parse_grad_req(r)); })
+      .def_property("_trainer", &Parameter::trainer, &Parameter::set_trainer)
+      .def("_row_sparse_data", &Parameter::row_sparse_data)
+      .def_property(
+          "stype", [](const Parameter& p) { return storage_type_name(p.stype()); },
+          [](Parameter& p, const std::string& s) { p.set_stype(parse_storage_type(s)); })
+      .def_property(
+          "grad_stype", [](const Parameter& p) { return storage_type_name(p.grad_stype()); },
+          [](Parameter& p, const std::string& s) { p.set_grad_stype(parse_storage_type(s)); })
       .def_property(
           "init", [](const Parameter& p) { return std::const_pointer_cast<init::Initializer>(p.init()); },
           [](Parameter& p, std::shared_ptr<init::Initializer> i) { p.set_init(i); })

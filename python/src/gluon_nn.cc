@@ -237,8 +237,8 @@ void bind_gluon_nn(py::module_& m) {
   py::class_<nn::Embedding, HybridBlock, std::shared_ptr<nn::Embedding>>(n, "Embedding")
       .def(py::init([](int64_t input_dim, int64_t output_dim, py::object dtype, py::object weight_init,
                        bool sparse_grad, OptName prefix, py::object params) {
-             BRAID_CHECK(!sparse_grad, "Embedding(sparse_grad=True): sparse gradients are not supported by Braid");
              nn::EmbeddingOptions o;
+             o.sparse_grad = sparse_grad;
              o.dtype = to_dtype(dtype);
              o.weight_initializer = init_of(weight_init);
              o.prefix = std::move(prefix);

@@ -6,6 +6,7 @@
 #include "braid/gluon/block.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/invoke.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
 #include "cached_graph.h"
@@ -34,6 +35,8 @@ std::vector<NDArray> HybridBlock::run(const std::vector<NDArray>& inputs) {
     return forward(inputs);
   }
   if (!hybridized_) return forward(inputs);
+  if (std::any_of(inputs.begin(), inputs.end(), [](const NDArray& a) { return a.is_sparse(); }))
+    return run(sparse::densify(inputs));  // a compiled graph computes on dense arrays
   if (cached_) return (*cached_)(inputs);
   ParameterDict params = collect_params();
   detail::GraphTracer tracer(inputs, params, prefix());

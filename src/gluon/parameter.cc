@@ -7,6 +7,9 @@
 #include "braid/base/np_shape.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
+#include "braid/ndarray/sparse.h"
+#include "imperative/recorder.h"
+#include "imperative/tape.h"
 #include "imperative/tracer.h"
 
 namespace braid::gluon {
@@ -66,6 +69,12 @@ void Parameter::set_grad_req(GradReq req) {
   if (initialized()) attach_grads();
 }
 
+void Parameter::set_grad_stype(StorageType stype) {
+  if (stype == grad_stype_) return;
+  grad_stype_ = stype;
+  if (initialized()) attach_grads();
+}
+
 void Parameter::initialize(const init::InitializerPtr& default_init, const std::vector<Context>& ctx, bool force_reinit,
                            const init::InitializerPtr& init) {
   BRAID_CHECK(!ctx.empty(), "Parameter '", name_, "': initialize needs at least one context");
@@ -120,7 +129,7 @@ void Parameter::attach_grads() {
       d.attach_grad(GradReq::Null);
       continue;
     }
-    d.attach_grad(grad_req_);
+    d.attach_grad(grad_req_, grad_stype_);
     grad_.push_back(d.grad());
   }
 }
@@ -148,6 +157,17 @@ size_t Parameter::index_of(std::optional<Context> ctx) const {
 }
 
 NDArray Parameter::data(std::optional<Context> ctx) const { return data_[index_of(ctx)]; }
+
+NDArray Parameter::row_sparse_data(const NDArray& row_id) const {
+  const NDArray& value = data_[index_of(row_id.ctx())];
+  NDArray rows;
+  {
+    autograd::PauseScope pause(imperative::is_training());
+    rows = sparse::retain(sparse::cast_storage(value, StorageType::RowSparse), row_id);
+  }
+  imperative::Access::entry(rows) = imperative::Access::entry(value);
+  return rows;
+}
 
 std::vector<NDArray> Parameter::list_data() const {
   check_initialized();

@@ -1,5 +1,7 @@
 #include "braid/gluon/trainer.h"
 
+#include <algorithm>
+
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
 #include "braid/io/file.h"
@@ -57,6 +59,11 @@ void Trainer::init_kvstore() {
     int64_t largest = 0;
     for (const auto& p : params_) largest = std::max(largest, p->shape().size());
     chosen = kv::create_for_training(kvstore_choice_.name, contexts, largest);
+    // Row_sparse weights are kept and updated by a store even on one context, as in MXNet.
+    const bool sparse_weights = std::any_of(params_.begin(), params_.end(),
+                                            [](const ParameterPtr& p) { return p->stype() != StorageType::Default; });
+    if (!chosen.store && sparse_weights && !kvstore_choice_.name.empty() && kvstore_choice_.name != "None")
+      chosen = {kv::create(kvstore_choice_.name), true};
   }
   kvstore_ = chosen.store;
   update_on_kvstore_ = kvstore_ && update_on_kvstore_choice_.value_or(chosen.update_on_kvstore);

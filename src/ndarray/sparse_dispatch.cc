@@ -48,6 +48,20 @@ Results copy(const std::vector<NDArray>& in, const op::AttrMap&) {
   return one(sparse_copy_to(in[0], in[0].ctx()));
 }
 
+// Rows of a csr matrix (what split_and_load takes of a batch).
+Results slice_axis(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
+  if (in.at(0).stype() != StorageType::CSR || attr_or(attrs, "axis", "") != "0") return std::nullopt;
+  const int64_t rows = in[0].shape()[0];
+  int64_t begin = std::stoll(attr_or(attrs, "begin", "0"));
+  const std::string end_text = attr_or(attrs, "end", "None");
+  int64_t end = end_text == "None" ? rows : std::stoll(end_text);
+  if (begin < 0) begin += rows;
+  if (end < 0) end += rows;
+  BRAID_CHECK(0 <= begin && begin <= end && end <= rows, "slice_axis: rows [", begin, ", ", end,
+              ") are out of range for a csr matrix of ", rows, " rows");
+  return one(csr_rows(in[0], begin, end));
+}
+
 Results zeros_like(const std::vector<NDArray>& in, const op::AttrMap&) {
   if (!in.at(0).is_sparse()) return std::nullopt;
   return one(sparse::zeros(in[0].stype(), in[0].shape(), in[0].ctx(), in[0].dtype()));
@@ -78,37 +92,14 @@ const std::unordered_map<std::string, SparseImpl>& implementations() {
                                                                              {"_copy", copy},
                                                                              {"zeros_like", zeros_like},
                                                                              {"take", take},
-                                                                             {"_contrib_getnnz", getnnz}};
+                                                                             {"_contrib_getnnz", getnnz},
+                                                                             {"slice_axis", slice_axis}};
   return *table;
 }
 
 // Whether `op` makes a compressed array from dense inputs.
 bool makes_sparse(const std::string& op, const op::AttrMap& attrs) {
   return op == "cast_storage" && wanted_stype(attrs) != StorageType::Default;
-}
-
-// While autograd records, a compressed input is made dense by a recorded step that passes the
-// (dense) gradient back to it; the operator then runs densely and is recorded as usual. Its
-// gradient buffer keeps its own storage type (copies into it convert).
-std::vector<NDArray> recorded_dense(const std::vector<NDArray>& inputs) {
-  std::vector<NDArray> dense;
-  for (const auto& a : inputs) {
-    if (!a.is_sparse()) {
-      dense.push_back(a);
-      continue;
-    }
-    NDArray d;
-    {
-      imperative::RecorderPause pause;
-      d = sparse::cast_storage(a, StorageType::Default);
-    }
-    imperative::recorder()->record_function(
-        {a}, {d}, [](const std::vector<NDArray>& out_grads, const std::vector<bool>&, const std::vector<NDArray>&) {
-          return out_grads;
-        });
-    dense.push_back(d);
-  }
-  return dense;
 }
 
 std::vector<NDArray> into_out(std::vector<NDArray> results, const std::vector<NDArray>& out) {
@@ -130,7 +121,7 @@ std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std:
                                                bool all_outputs) {
   if (!any_sparse(inputs) && !any_sparse(out) && !makes_sparse(op, attrs)) return std::nullopt;
   if (imperative::recorder() && any_sparse(inputs)) {
-    std::vector<NDArray> dense = recorded_dense(inputs);
+    std::vector<NDArray> dense = sparse::densify(inputs);
     if (all_outputs) return nd::invoke_all(op, dense, attrs);
     if (!any_sparse(out)) return nd::invoke(op, dense, attrs, out);
     return into_out(nd::invoke(op, dense, attrs), out);
@@ -148,3 +139,32 @@ std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std:
 }
 
 }  // namespace braid::detail
+
+namespace braid::sparse {
+
+// While autograd records, each copy is made by a recorded step that passes the (dense) gradient
+// back to the compressed array; its gradient buffer keeps its own storage type (copies into it
+// convert).
+std::vector<NDArray> densify(const std::vector<NDArray>& arrays) {
+  std::vector<NDArray> dense;
+  for (const auto& a : arrays) {
+    if (!a.is_sparse()) {
+      dense.push_back(a);
+      continue;
+    }
+    NDArray d;
+    {
+      imperative::RecorderPause pause;
+      d = cast_storage(a, StorageType::Default);
+    }
+    if (imperative::Recorder* r = imperative::recorder())
+      r->record_function(
+          {a}, {d}, [](const std::vector<NDArray>& out_grads, const std::vector<bool>&, const std::vector<NDArray>&) {
+            return out_grads;
+          });
+    dense.push_back(d);
+  }
+  return dense;
+}
+
+}  // namespace braid::sparse

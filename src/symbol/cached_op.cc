@@ -1,7 +1,10 @@
 #include "braid/symbol/cached_op.h"
 
+#include <algorithm>
+
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/sparse.h"
 #include "exec_plan.h"
 #include "imperative/recorder.h"
 #include "op_by_op.h"
@@ -40,6 +43,8 @@ std::vector<NDArray> CachedOp::operator()(const std::vector<NDArray>& args, cons
   BRAID_CHECK(!args.empty() && !args[0].is_none(), "a cached graph needs its input arrays");
   for (size_t i = 0; i < args.size(); ++i)
     BRAID_CHECK(!args[i].is_none(), "the cached graph's argument ", arg_names_[i], " is None");
+  if (std::any_of(args.begin(), args.end(), [](const NDArray& a) { return a.is_sparse(); }))
+    return (*this)(sparse::densify(args), aux);  // graphs compute on dense arrays
   if (op_by_op_) return detail::run_op_by_op(symbol_.outputs(), args, aux);
 
   imperative::Recorder* recorder = imperative::recorder();

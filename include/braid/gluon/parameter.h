@@ -13,6 +13,8 @@
 
 namespace braid::gluon {
 
+class Trainer;
+
 class Parameter {
  public:
   /// `init`: this parameter's own initializer (else the one given to initialize()).
@@ -28,6 +30,16 @@ class Parameter {
   GradReq grad_req() const { return grad_req_; }
   /// Changing it re-creates (write/add) or drops (null) the gradient buffers.
   void set_grad_req(GradReq req);
+  /// How the gradient buffers are stored (MXNet's grad_stype; row_sparse for Embedding's
+  /// sparse_grad). Changing it re-creates them.
+  StorageType grad_stype() const { return grad_stype_; }
+  void set_grad_stype(StorageType stype);
+  /// How MXNet stores the value (row_sparse: read through row_sparse_data); Braid keeps it dense.
+  StorageType stype() const { return stype_; }
+  void set_stype(StorageType stype) { stype_ = stype; }
+  /// The Trainer that updates this parameter, while it lives (MXNet's Parameter._trainer).
+  std::shared_ptr<Trainer> trainer() const { return trainer_.lock(); }
+  void set_trainer(const std::shared_ptr<Trainer>& trainer) { trainer_ = trainer; }
   const init::InitializerPtr& init() const { return init_; }
   void set_init(init::InitializerPtr init) { init_ = std::move(init); }
 
@@ -51,6 +63,9 @@ class Parameter {
   /// The value on `ctx` (the only context when there is one and ctx is omitted).
   NDArray data(std::optional<Context> ctx = std::nullopt) const;
   std::vector<NDArray> list_data() const;
+  /// Rows `row_id` of the value on row_id's context, row_sparse (MXNet's row_sparse_data). To
+  /// autograd it is the parameter itself: gradients computed from it go into grad().
+  NDArray row_sparse_data(const NDArray& row_id) const;
   /// The gradient buffer on `ctx`; throws when grad_req is null.
   NDArray grad(std::optional<Context> ctx = std::nullopt) const;
   std::vector<NDArray> list_grad() const;
@@ -78,6 +93,9 @@ class Parameter {
   Shape shape_;
   DType dtype_;
   GradReq grad_req_;
+  StorageType grad_stype_ = StorageType::Default;
+  StorageType stype_ = StorageType::Default;
+  std::weak_ptr<Trainer> trainer_;
   init::InitializerPtr init_;
   bool allow_deferred_init_;
   bool deferred_ = false;

@@ -38,6 +38,11 @@ NDArray cast_storage(const NDArray& a, StorageType to);
 /// (MXNet's sparse.retain).
 NDArray retain(const NDArray& a, const NDArray& row_ids);
 
+/// `arrays` with the compressed ones replaced by dense copies (what runs where only dense arrays
+/// can, such as a compiled graph). While autograd records, each copy passes its gradient back to
+/// the compressed array.
+std::vector<NDArray> densify(const std::vector<NDArray>& arrays);
+
 /// Checks that the parts describe a valid array: with `full_check`, also their values (indptr
 /// starts at 0, never decreases and ends at nnz; indices in range and strictly ascending per
 /// row). Waits for them; throws a braid::Error naming what is wrong.

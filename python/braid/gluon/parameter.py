@@ -40,7 +40,8 @@ def _parameter_new_init(self, name, grad_req="write", shape=None, dtype="float32
         shape = (shape,)
     _parameter_init(self, name, grad_req if differentiable else "null", shape, dtype, lr_mult, wd_mult, init,
                     allow_deferred_init)
-    self._stype, self._grad_stype, self._differentiable = stype, grad_stype, differentiable
+    self._differentiable = differentiable
+    self.stype, self.grad_stype = stype, grad_stype
     _keep_initializer(self, init)
 
 
@@ -71,22 +72,32 @@ def _var(self):
 
 def _set_trainer(self, trainer):
     """Records the Trainer updating this parameter; a sparse parameter may have only one."""
-    current = getattr(self, "_trainer_ref", None)
+    current = self._trainer
     if self.stype != "default" and current is not None and trainer is not None and current is not trainer:
         raise RuntimeError("Failed to set the trainer for Parameter '%s' because it was already set. More than one "
                            "trainers for a %s Parameter is not supported." % (self.name, self.stype))
-    self._trainer_ref = trainer
+    self._trainer = trainer
 
 
-def _row_sparse_unsupported(self, row_id):
-    if self.stype != "row_sparse":
-        raise RuntimeError("Cannot return copies of Parameter '%s' on all contexts via list_row_sparse_data() "
-                           "because its storage type is %s. Please use data() instead." % (self.name, self.stype))
-    if getattr(self, "_trainer_ref", None) is None:
+def _check_row_sparse(param, method):
+    if param.stype != "row_sparse":
+        raise RuntimeError("Cannot return copies of Parameter '%s' via %s() because its storage type is %s. "
+                           "Please use data() instead." % (param.name, method, param.stype))
+    if param._trainer is None:
         raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with it."
-                           % self.name)
-    raise RuntimeError("Parameter '%s': row_sparse storage is not supported by Braid; create it with "
-                       "stype='default'" % self.name)
+                           % param.name)
+
+
+def _row_sparse_data(self, row_id):
+    """The rows `row_id` of a row_sparse parameter, on row_id's context (MXNet's row_sparse_data)."""
+    _check_row_sparse(self, "row_sparse_data")
+    return self._row_sparse_data(row_id)
+
+
+def _list_row_sparse_data(self, row_id):
+    """The rows `row_id` of a row_sparse parameter on each of its contexts."""
+    _check_row_sparse(self, "list_row_sparse_data")
+    return [self._row_sparse_data(row_id.as_in_context(ctx)) for ctx in self.list_ctx()]
 
 
 _parameter_reset_ctx = Parameter.reset_ctx
@@ -107,16 +118,16 @@ Parameter.reset_ctx = lambda self, ctx: _parameter_reset_ctx(self, ctx)
 _dense_list_data = Parameter.list_data
 Parameter.data = _data_of_dense(Parameter.data)
 Parameter.list_data = _data_of_dense(Parameter.list_data)
-Parameter.stype = _attr("_stype", "default")
-Parameter.grad_stype = _attr("_grad_stype", "default")
 Parameter.differentiable = _attr("_differentiable", True)
-Parameter._trainer = _attr("_trainer_ref", None)
 Parameter._set_trainer = _set_trainer
 Parameter.var = _var
-Parameter.row_sparse_data = _row_sparse_unsupported
-Parameter.list_row_sparse_data = _row_sparse_unsupported
+Parameter.row_sparse_data = _row_sparse_data
+Parameter.list_row_sparse_data = _list_row_sparse_data
 Parameter._grad = property(lambda self: self.list_grad() if self.list_ctx() and self.grad_req != "null" else None)
-Parameter._data = property(lambda self: _dense_list_data(self) if self.list_ctx() else None)
+# Braid keeps a row_sparse parameter's value dense; MXNet's _data shows it row_sparse.
+Parameter._data = property(lambda self: ([d.tostype(self.stype) for d in _dense_list_data(self)]
+                                         if self.stype != "default" else _dense_list_data(self))
+                           if self.list_ctx() else None)
 
 
 # --- Constant ----------------------------------------------------------------------------------
@@ -171,7 +182,7 @@ def _dict_get_kwargs(self, name, **kwargs):
         if existed and k in ("stype", "grad_stype", "differentiable"):
             assert v == current, "Cannot retrieve Parameter '%s' because desired attribute does not match with " \
                                  "stored for attribute '%s': desired '%s' vs stored '%s'." % (p.name, k, v, current)
-        setattr(p, "_" + k if k in ("stype", "grad_stype", "differentiable") else k, v)
+        setattr(p, "_differentiable" if k == "differentiable" else k, v)
     return p
 
 

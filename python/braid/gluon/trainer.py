@@ -52,6 +52,19 @@ class _ParamsOf(collections.abc.Mapping):
         return len(self._params())
 
 
+def _sparse_update_on_kvstore(params, update_on_kvstore):
+    """MXNet's rules for compressed parameters: row_sparse weights are updated on the store (False
+    is refused at the first step, as MXNet does); row_sparse gradients of dense weights are updated
+    here unless asked otherwise. Returns the choice and the refusal (or None)."""
+    if any(p.stype != "default" for p in params.values()):
+        refused = update_on_kvstore is False
+        return True, ValueError("Cannot set update_on_kvstore=False when sparse weights are present.") if refused \
+            else None
+    if update_on_kvstore is None and any(p.grad_stype != "default" for p in params.values()):
+        return False, None
+    return update_on_kvstore, None
+
+
 class Trainer(_g.Trainer):
     """MXNet's gluon.Trainer(params, optimizer, optimizer_params, kvstore, compression_params,
     update_on_kvstore). ``params``: a ParameterDict, or a list or dict of Parameters. An
@@ -82,6 +95,7 @@ class Trainer(_g.Trainer):
             if isinstance(kvstore, str):
                 kvstore = _kv.create(kvstore)
             kvstore.set_gradient_compression(compression_params)
+        update_on_kvstore, self._sparse_refusal = _sparse_update_on_kvstore(params, update_on_kvstore)
         _g.Trainer.__init__(self, params, optimizer, optimizer_params, kvstore, None, update_on_kvstore)
         for p in params.values():
             p._set_trainer(self)
@@ -91,6 +105,7 @@ class Trainer(_g.Trainer):
         (mx.contrib.amp.init_trainer) finds an overflowed gradient."""
         if self._amp_overflowed():
             return
+        self._init_kvstore()
         if self._python_store is not None:
             self.allreduce_grads()
             self.update(batch_size, ignore_stale_grad)
@@ -160,6 +175,8 @@ class Trainer(_g.Trainer):
     def _init_kvstore(self):
         """Sets the store up: a Python store (which cannot run the optimizer unless it is_capable
         of it) gives every copy of each parameter its first copy's value."""
+        if self._sparse_refusal is not None:
+            raise self._sparse_refusal
         self._core_kvstore()
         store = self._python_store
         if store is None or self._python_store_ready:

@@ -16,15 +16,12 @@ std::any parse_embedding(const AttrMap& attrs) {
   p.input_dim = rd.get<int64_t>("input_dim");
   p.output_dim = rd.get<int64_t>("output_dim");
   p.dtype = dtype_from_name(rd.get<std::string>("dtype", "float32"));
-  const bool sparse = rd.get<bool>("sparse_grad", false);
+  rd.get<bool>("sparse_grad", false);  // the gradient's storage is the weight's grad buffer's
   rd.finish();
   BRAID_CHECK(p.input_dim >= 1 && p.output_dim >= 1,
               "operator Embedding: input_dim and output_dim must be "
               "at least 1, got ",
               p.input_dim, " and ", p.output_dim);
-  BRAID_CHECK(!sparse,
-              "operator Embedding: sparse_grad=True (row-sparse gradients) is not supported; "
-              "leave it False");
   return p;
 }
 

@@ -8,6 +8,8 @@ namespace braid::gluon::nn {
 struct EmbeddingOptions {
   DType dtype = DType::Float32;
   init::InitializerPtr weight_initializer = nullptr;
+  /// The weight's gradient stored row_sparse (only the rows a batch looks up), as MXNet's.
+  bool sparse_grad = false;
   std::optional<std::string> prefix = std::nullopt;
 };
 
@@ -23,6 +25,7 @@ class Embedding : public HybridBlock {
  private:
   int64_t input_dim_, output_dim_;
   DType dtype_;
+  bool sparse_grad_;
   ParameterPtr weight_;
 };
 
