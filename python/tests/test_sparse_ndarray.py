@@ -152,6 +152,8 @@ def test_operators_on_compressed_inputs_match_numpy():
         np.testing.assert_allclose((x + mx.nd.array(other)).asnumpy(), dense + other, rtol=1e-6)
         np.testing.assert_allclose(mx.nd.sum(x, axis=1).asnumpy(), dense.sum(axis=1), rtol=1e-6)
         np.testing.assert_allclose(mx.nd.dot(x, mx.nd.array(other.T)).asnumpy(), dense @ other.T, rtol=1e-5)
+        np.testing.assert_allclose(mx.nd.dot(x, mx.nd.array(other), transpose_a=True).asnumpy(), dense.T @ other,
+                                   rtol=1e-5)
         np.testing.assert_allclose(x.exp().asnumpy(), np.exp(dense), rtol=1e-6)
         z = mx.nd.zeros_like(x)
         assert z.stype == stype and z.shape == x.shape

@@ -100,6 +100,7 @@ void with_type(DType t, F&& f) {
 }  // namespace
 
 void convert_elements(const void* src, DType from, void* dst, DType to, int64_t n) {
+  if (n == 0) return;  // zero-size arrays may have no memory at all
   if (from == to) {
     std::memcpy(dst, src, static_cast<size_t>(n) * dtype_size(from));
     return;

@@ -6,6 +6,7 @@
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/sparse.h"
 #include "imperative/recorder.h"
+#include "imperative/tape.h"
 #include "sparse_ops.h"
 #include "sparse_parts.h"
 
@@ -62,6 +63,18 @@ Results slice_axis(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
   return one(csr_rows(in[0], begin, end));
 }
 
+// nd.dot(csr, dense 2-d), transposed or not: from the stored values (_sparse_csr_dot_dense).
+Results csr_dot(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
+  if (in.size() != 2 || in[0].stype() != StorageType::CSR || in[1].is_sparse() || in[1].ndim() != 2)
+    return std::nullopt;
+  const std::string tb = attr_or(attrs, "transpose_b", "False");
+  if (tb == "True" || tb == "true" || tb == "1") return std::nullopt;
+  const SparseParts& p = SparseAccess::parts(in[0]);
+  return one(
+      nd::invoke1("_sparse_csr_dot_dense", {p.data, p.aux[0], p.aux[1], in[1]},
+                  {{"transpose_a", attr_or(attrs, "transpose_a", "False")}, {"num_cols", cat(in[0].shape()[1])}}));
+}
+
 Results zeros_like(const std::vector<NDArray>& in, const op::AttrMap&) {
   if (!in.at(0).is_sparse()) return std::nullopt;
   return one(sparse::zeros(in[0].stype(), in[0].shape(), in[0].ctx(), in[0].dtype()));
@@ -86,14 +99,17 @@ Results getnnz(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
 }
 
 const std::unordered_map<std::string, SparseImpl>& implementations() {
-  static const auto* table = new std::unordered_map<std::string, SparseImpl>{{"cast_storage", cast_storage},
-                                                                             {"_sparse_retain", retain},
-                                                                             {"Cast", cast},
-                                                                             {"_copy", copy},
-                                                                             {"zeros_like", zeros_like},
-                                                                             {"take", take},
-                                                                             {"_contrib_getnnz", getnnz},
-                                                                             {"slice_axis", slice_axis}};
+  static const auto* table = new std::unordered_map<std::string, SparseImpl>{
+      {"cast_storage", cast_storage},
+      {"_sparse_retain", retain},
+      {"Cast", cast},
+      {"_copy", copy},
+      {"zeros_like", zeros_like},
+      {"take", take},
+      {"_contrib_getnnz", getnnz},
+      {"slice_axis", slice_axis},
+      {"dot", csr_dot},
+  };
   return *table;
 }
 
@@ -121,6 +137,9 @@ std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std:
                                                bool all_outputs) {
   if (!any_sparse(inputs) && !any_sparse(out) && !makes_sparse(op, attrs)) return std::nullopt;
   if (imperative::recorder() && any_sparse(inputs)) {
+    // A product with a csr matrix that is data (no gradient wanted) runs as itself: rhs gets its gradient.
+    if (op == "dot" && !imperative::needs_grad(inputs.at(0)))
+      if (auto results = csr_dot(inputs, attrs)) return into_out(std::move(*results), out);
     std::vector<NDArray> dense = sparse::densify(inputs);
     if (all_outputs) return nd::invoke_all(op, dense, attrs);
     if (!any_sparse(out)) return nd::invoke(op, dense, attrs, out);

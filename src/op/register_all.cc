@@ -53,6 +53,7 @@ void register_all_ops(Registry& r) {
   register_resize_ops(r);
   register_quantize_ops(r);
   register_sparse_storage_ops(r);
+  register_csr_dot_ops(r);
   register_histogram_ops(r);
   register_interleaved_matmul_ops(r);
   register_custom_op(r);

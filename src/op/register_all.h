@@ -59,6 +59,7 @@ void register_histogram_ops(Registry& r);                     // src/op/tensor/h
 void register_resize_ops(Registry& r);          // src/op/contrib/resize_ops.cc (AdaptiveAvgPooling2D, BilinearResize2D)
 void register_quantize_ops(Registry& r);        // src/op/contrib/quantize.cc (quantize, dequantize)
 void register_sparse_storage_ops(Registry& r);  // src/op/sparse/storage_ops.cc (cast_storage, _sparse_*)
+void register_csr_dot_ops(Registry& r);         // src/op/sparse/csr_dot.cc (_sparse_csr_dot_dense)
 
 // GPU kernels, attached to the ops registered above (builds with CUDA only).
 void register_elemwise_unary_gpu_kernels(Registry& r);   // src/op/tensor/elemwise_unary.cu

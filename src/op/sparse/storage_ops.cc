@@ -26,6 +26,14 @@ size_t row_bytes(const TBlob& b) {
 
 char* bytes(const TBlob& b) { return static_cast<char*>(b.dptr); }
 
+// memcpy and memset for ranges that may be empty, where zero-size arrays may have no memory.
+void copy_bytes(void* dst, const void* src, size_t n) {
+  if (n) std::memcpy(dst, src, n);
+}
+void zero_bytes(void* dst, size_t n) {
+  if (n) std::memset(dst, 0, n);
+}
+
 void require_write(const ForwardArgs& a, const char* op) {
   BRAID_CHECK(a.req[0] == OpReq::Write || a.req[0] == OpReq::Null, "operator ", op,
               " overwrites its output; it cannot add to it");
@@ -65,10 +73,10 @@ void register_to_dense(Registry& r, const char* name, std::vector<std::string> i
       require_write(a, "_sparse_rsp_to_dense");
       const TBlob &data = a.inputs[0], &out = a.outputs[0];
       const size_t row = row_bytes(out);
-      std::memset(out.dptr, 0, static_cast<size_t>(out.size()) * dtype_size(out.dtype));
+      zero_bytes(out.dptr, static_cast<size_t>(out.size()) * dtype_size(out.dtype));
       const int64_t* rows = a.inputs[1].ptr<int64_t>();
       for (int64_t i = 0; i < a.inputs[1].size(); ++i)
-        std::memcpy(bytes(out) + static_cast<size_t>(rows[i]) * row, bytes(data) + static_cast<size_t>(i) * row, row);
+        copy_bytes(bytes(out) + static_cast<size_t>(rows[i]) * row, bytes(data) + static_cast<size_t>(i) * row, row);
     };
   } else {
     d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
@@ -76,11 +84,11 @@ void register_to_dense(Registry& r, const char* name, std::vector<std::string> i
       const TBlob &data = a.inputs[0], &out = a.outputs[0];
       const size_t elem = dtype_size(out.dtype);
       const int64_t cols = out.shape[1];
-      std::memset(out.dptr, 0, static_cast<size_t>(out.size()) * elem);
+      zero_bytes(out.dptr, static_cast<size_t>(out.size()) * elem);
       const int64_t *ptr = a.inputs[1].ptr<int64_t>(), *col = a.inputs[2].ptr<int64_t>();
       for (int64_t r = 0; r + 1 < a.inputs[1].size(); ++r)
         for (int64_t k = ptr[r]; k < ptr[r + 1]; ++k)
-          std::memcpy(bytes(out) + static_cast<size_t>(r * cols + col[k]) * elem, bytes(data) + k * elem, elem);
+          copy_bytes(bytes(out) + static_cast<size_t>(r * cols + col[k]) * elem, bytes(data) + k * elem, elem);
     };
   }
   d.cpu.takes_16bit = true;
@@ -112,9 +120,9 @@ void register_gather_rows(Registry& r) {
     for (int64_t i = 0; i < a.inputs[1].size(); ++i) {
       char* dst = bytes(out) + static_cast<size_t>(i) * row;
       if (pos[i] < 0)
-        std::memset(dst, 0, row);
+        zero_bytes(dst, row);
       else
-        std::memcpy(dst, bytes(data) + static_cast<size_t>(pos[i]) * row, row);
+        copy_bytes(dst, bytes(data) + static_cast<size_t>(pos[i]) * row, row);
     }
   };
   d.cpu.takes_16bit = true;
@@ -141,10 +149,10 @@ void register_scatter_rows(Registry& r) {
     require_write(a, "_sparse_scatter_rows");
     const TBlob &data = a.inputs[0], &values = a.inputs[2], &out = a.outputs[0];
     const size_t row = row_bytes(data);
-    if (out.dptr != data.dptr) std::memcpy(out.dptr, data.dptr, static_cast<size_t>(data.shape[0]) * row);
+    if (out.dptr != data.dptr) copy_bytes(out.dptr, data.dptr, static_cast<size_t>(data.shape[0]) * row);
     const int64_t* rows = a.inputs[1].ptr<int64_t>();
     for (int64_t i = 0; i < a.inputs[1].size(); ++i)
-      std::memcpy(bytes(out) + static_cast<size_t>(rows[i]) * row, bytes(values) + static_cast<size_t>(i) * row, row);
+      copy_bytes(bytes(out) + static_cast<size_t>(rows[i]) * row, bytes(values) + static_cast<size_t>(i) * row, row);
   };
   d.cpu.takes_16bit = true;
   r.add(std::move(d));
@@ -172,13 +180,13 @@ void register_cast_storage(Registry& r) {
   d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
     require_write(a, "cast_storage");
     if (a.outputs[0].dptr != a.inputs[0].dptr)
-      std::memcpy(a.outputs[0].dptr, a.inputs[0].dptr,
-                  static_cast<size_t>(a.inputs[0].size()) * dtype_size(a.inputs[0].dtype));
+      copy_bytes(a.outputs[0].dptr, a.inputs[0].dptr,
+                 static_cast<size_t>(a.inputs[0].size()) * dtype_size(a.inputs[0].dtype));
   };
   d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
     const TBlob &dy = a.out_grads[0], &dx = a.in_grads[0];
     if (a.req[0] == OpReq::Write) {
-      std::memcpy(dx.dptr, dy.dptr, static_cast<size_t>(dy.size()) * dtype_size(dy.dtype));
+      copy_bytes(dx.dptr, dy.dptr, static_cast<size_t>(dy.size()) * dtype_size(dy.dtype));
     } else if (a.req[0] == OpReq::Add) {
       BRAID_TYPE_SWITCH(dy.dtype, T, "cast_storage gradient (added)", {
         for (int64_t i = 0; i < dy.size(); ++i) dx.ptr<T>()[i] += dy.ptr<T>()[i];
@@ -220,7 +228,7 @@ void register_retain(Registry& r) {
       if (keep[static_cast<size_t>(k)])
         std::memmove(dst, bytes(data) + static_cast<size_t>(k) * row, row);
       else
-        std::memset(dst, 0, row);
+        zero_bytes(dst, row);
     }
   };
   d.cpu.takes_16bit = true;

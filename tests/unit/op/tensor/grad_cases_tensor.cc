@@ -113,6 +113,17 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"_identity_with_attr_like_rhs", {}, {Shape({2, 3}), Shape({2, 3})}});
   c.push_back({"Cast", {{"dtype", "float64"}}, {Shape({2, 3})}});
   c.push_back({"cast_storage", {{"stype", "default"}}, {Shape({2, 3})}});  // inside graphs: the identity
+  // [[a, 0, b], [0, c, d]] (csr parts) times a 3x2 rhs, and its transpose times a 2x2 one; rhs only.
+  for (bool transpose : {false, true})
+    c.push_back({"_sparse_csr_dot_dense",
+                 {{"num_cols", "3"}, {"transpose_a", transpose ? "True" : "False"}},
+                 {Shape({4}), Shape({3}), Shape({4}), Shape({transpose ? 2 : 3, 2})},
+                 {},
+                 {0, 1, 2},
+                 [](auto& in) {
+                   in[1] = {0, 2, 4};
+                   in[2] = {0, 2, 1, 2};
+                 }});
   c.push_back({"amp_cast", {{"dtype", "float16"}}, {Shape({2, 3})}});  // float64 passes unchanged
   c.push_back({"amp_multicast", {{"num_outputs", "2"}}, {Shape({2, 3}), Shape({4})}});
   // A gradient of ones (scaled), not a derivative: shape_like_ops_test checks the values.
