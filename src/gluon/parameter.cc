@@ -163,7 +163,7 @@ NDArray Parameter::row_sparse_data(const NDArray& row_id) const {
   NDArray rows;
   {
     autograd::PauseScope pause(imperative::is_training());
-    rows = sparse::retain(sparse::cast_storage(value, StorageType::RowSparse), row_id);
+    rows = sparse::retain(value, row_id);
   }
   imperative::Access::entry(rows) = imperative::Access::entry(value);
   return rows;

@@ -148,14 +148,12 @@ void OneMachineStore::row_sparse_pull(const Key& key, const std::vector<NDArray>
               " row_ids arrays for key ", key_str(key), "; give one per output");
   nd::PriorityScope scope(priority);
   gather(e);
-  const NDArray stored =
-      e.stored.is_sparse() ? e.stored : sparse::cast_storage(e.stored, StorageType::RowSparse);  // a dense value
   for (size_t i = 0; i < outs.size(); ++i) {
     check_same_shape(key, e.stored, outs[i], "row_sparse_pull");
     BRAID_CHECK(outs[i].stype() == StorageType::RowSparse, "KVStore row_sparse_pull: output ", i, " of key ",
                 key_str(key), " is ", storage_type_name(outs[i].stype()),
                 "; it must be row_sparse (pull fills dense ones)");
-    sparse::retain(stored, row_ids[i].as_in_context(stored.ctx())).copyto(outs[i]);
+    sparse::retain(e.stored, row_ids[i].as_in_context(e.stored.ctx())).copyto(outs[i]);
   }
 }
 

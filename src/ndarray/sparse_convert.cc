@@ -81,25 +81,22 @@ NDArray cast_storage(const NDArray& a, StorageType to) {
 }
 
 NDArray retain(const NDArray& a, const NDArray& row_ids) {
-  BRAID_CHECK(a.stype() == StorageType::RowSparse, "retain: expected a row_sparse array, got a ",
-              storage_type_name(a.stype()), " array");
-  const SparseParts& p = SparseAccess::parts(a);
+  BRAID_CHECK(a.stype() != StorageType::CSR, "retain: expected a row_sparse or dense array, got a csr array");
   std::vector<int64_t> wanted = detail::host_int64(row_ids);
   std::sort(wanted.begin(), wanted.end());
   wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   for (int64_t r : wanted)
     BRAID_CHECK(r >= 0 && r < a.shape()[0], "retain: row id ", r, " is out of range [0, ", a.shape()[0], ")");
-  const std::vector<int64_t> stored = detail::host_int64(p.aux[0]);
-  std::vector<int64_t> positions;
-  for (int64_t r : wanted) {
-    auto it = std::lower_bound(stored.begin(), stored.end(), r);
-    positions.push_back(it != stored.end() && *it == r ? it - stored.begin() : -1);
-  }
+  // A dense array stores every row: the positions are the rows themselves.
+  const bool dense = !a.is_sparse();
+  const std::vector<int64_t> positions =
+      dense ? wanted : detail::positions_in(wanted, detail::host_int64(SparseAccess::parts(a).aux[0]));
   Shape rows = a.shape();
   rows[0] = static_cast<int64_t>(wanted.size());
+  const NDArray& values_of = dense ? a : SparseAccess::parts(a).data;
   NDArray values = wanted.empty()
                        ? NDArray(rows, a.ctx(), a.dtype())
-                       : nd::invoke1("_sparse_gather_rows", {p.data, detail::int64_array(positions, a.ctx())});
+                       : nd::invoke1("_sparse_gather_rows", {values_of, detail::int64_array(positions, a.ctx())});
   return row_sparse_array(values, detail::int64_array(wanted, a.ctx()), a.shape());
 }
 

@@ -124,6 +124,14 @@ std::vector<NDArray> into_out(std::vector<NDArray> results, const std::vector<ND
   return out;
 }
 
+// The dense operator on dense inputs; its results converted into compressed `out` arrays.
+std::vector<NDArray> run_dense(const std::string& op, const std::vector<NDArray>& dense, const op::AttrMap& attrs,
+                               const std::vector<NDArray>& out, bool all_outputs) {
+  if (all_outputs) return nd::invoke_all(op, dense, attrs);
+  if (!any_sparse(out)) return nd::invoke(op, dense, attrs, out);
+  return into_out(nd::invoke(op, dense, attrs), out);
+}
+
 }  // namespace
 
 NDArray with_values(const NDArray& a, const NDArray& data) {
@@ -140,21 +148,13 @@ std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std:
     // A product with a csr matrix that is data (no gradient wanted) runs as itself: rhs gets its gradient.
     if (op == "dot" && !imperative::needs_grad(inputs.at(0)))
       if (auto results = csr_dot(inputs, attrs)) return into_out(std::move(*results), out);
-    std::vector<NDArray> dense = sparse::densify(inputs);
-    if (all_outputs) return nd::invoke_all(op, dense, attrs);
-    if (!any_sparse(out)) return nd::invoke(op, dense, attrs, out);
-    return into_out(nd::invoke(op, dense, attrs), out);
+    return run_dense(op, sparse::densify(inputs), attrs, out, all_outputs);
   }
   if (auto it = implementations().find(op); it != implementations().end())
     if (auto results = it->second(inputs, attrs)) return into_out(std::move(*results), out);
   if (auto results = lazy_row_update(op, inputs, attrs, out)) return *results;
   if (auto result = elementwise_sparse(op, inputs, attrs)) return into_out({*result}, out);
-  // The storage fallback.
-  std::vector<NDArray> dense;
-  for (const auto& a : inputs) dense.push_back(a.is_sparse() ? sparse::cast_storage(a, StorageType::Default) : a);
-  if (all_outputs) return nd::invoke_all(op, dense, attrs);
-  if (!any_sparse(out)) return nd::invoke(op, dense, attrs, out);
-  return into_out(nd::invoke(op, dense, attrs), out);
+  return run_dense(op, sparse::densify(inputs), attrs, out, all_outputs);  // the storage fallback
 }
 
 }  // namespace braid::detail

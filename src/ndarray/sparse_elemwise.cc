@@ -52,16 +52,11 @@ NDArray row_sparse_sum(const std::string& op, const NDArray& a, const NDArray& b
   std::vector<int64_t> rows;
   std::set_union(ra.begin(), ra.end(), rb.begin(), rb.end(), std::back_inserter(rows));
   if (rows.empty()) return sparse::zeros(StorageType::RowSparse, a.shape(), a.ctx(), a.dtype());
-  auto positions_in = [&](const std::vector<int64_t>& stored) {
-    std::vector<int64_t> pos;
-    for (int64_t r : rows) {
-      auto it = std::lower_bound(stored.begin(), stored.end(), r);
-      pos.push_back(it != stored.end() && *it == r ? it - stored.begin() : -1);
-    }
-    return int64_array(pos, a.ctx());
+  auto rows_of = [&](const NDArray& x, const std::vector<int64_t>& stored) {
+    return nd::invoke1("_sparse_gather_rows",
+                       {SparseAccess::parts(x).data, int64_array(positions_in(rows, stored), a.ctx())});
   };
-  NDArray va = nd::invoke1("_sparse_gather_rows", {SparseAccess::parts(a).data, positions_in(ra)});
-  NDArray vb = nd::invoke1("_sparse_gather_rows", {SparseAccess::parts(b).data, positions_in(rb)});
+  NDArray va = rows_of(a, ra), vb = rows_of(b, rb);
   return sparse::row_sparse_array(nd::invoke1(op, {va, vb}), int64_array(rows, a.ctx()), a.shape());
 }
 
@@ -78,9 +73,7 @@ std::optional<NDArray> binary(const std::string& op, const std::vector<NDArray>&
     if (a != StorageType::Default && b != StorageType::Default && a != b) return std::nullopt;
     out = a != StorageType::Default ? a : b;
   }
-  std::vector<NDArray> dense;
-  for (const auto& x : in) dense.push_back(sparse::cast_storage(x, StorageType::Default));
-  return sparse::cast_storage(nd::invoke1(op, dense, attrs), out);
+  return sparse::cast_storage(nd::invoke1(op, sparse::densify(in), attrs), out);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@ namespace braid::detail {
 
 /// The elements of an integer (or integral-valued) array as int64, after waiting for it.
 std::vector<int64_t> host_int64(const NDArray& a);
+/// For each of `rows`, its position in ascending `stored`, or -1 where it is not there.
+std::vector<int64_t> positions_in(const std::vector<int64_t>& rows, const std::vector<int64_t>& stored);
 /// A 1-d int64 array on `ctx` holding `values`.
 NDArray int64_array(const std::vector<int64_t>& values, Context ctx);
 

@@ -34,8 +34,8 @@ std::vector<NDArray> aux(const NDArray& a);
 
 /// A copy of `a`'s values in storage type `to` (MXNet's tostype and cast_storage).
 NDArray cast_storage(const NDArray& a, StorageType to);
-/// The rows of row_sparse `a` listed in `row_ids` (any order, repeats allowed), row_sparse
-/// (MXNet's sparse.retain).
+/// The rows of `a` (row_sparse, or dense: every row stored) listed in `row_ids` (any order,
+/// repeats allowed), row_sparse (MXNet's sparse.retain).
 NDArray retain(const NDArray& a, const NDArray& row_ids);
 
 /// `arrays` with the compressed ones replaced by dense copies (what runs where only dense arrays

@@ -10,6 +10,7 @@ compute on a dense copy (MXNet's storage fallback). ``mx.nd.sparse.<op>`` names 
 operators (``retain``, ``dot``, ``square_sum``...) and every other operator.
 """
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _np
 
@@ -166,20 +167,19 @@ def zeros_like(data, **kwargs):
     return _core.invoke("zeros_like", [data], kwargs)
 
 
-def _elementwise(dense_op, same_shape_op):
+def _elementwise(broadcast_op, same_shape_op, with_number):
     def apply(lhs, rhs):
         if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-            op = same_shape_op if lhs.shape == rhs.shape else dense_op
+            op = same_shape_op if lhs.shape == rhs.shape else broadcast_op
             return _core.invoke(op, [lhs, rhs], {})
-        return {"broadcast_add": lhs + rhs, "broadcast_sub": lhs - rhs, "broadcast_mul": lhs * rhs,
-                "broadcast_div": lhs / rhs}[dense_op]
+        return with_number(lhs, rhs)
     return apply
 
 
-add = _elementwise("broadcast_add", "elemwise_add")
-subtract = _elementwise("broadcast_sub", "elemwise_sub")
-multiply = _elementwise("broadcast_mul", "elemwise_mul")
-divide = _elementwise("broadcast_div", "elemwise_div")
+add = _elementwise("broadcast_add", "elemwise_add", _operator.add)
+subtract = _elementwise("broadcast_sub", "elemwise_sub", _operator.sub)
+multiply = _elementwise("broadcast_mul", "elemwise_mul", _operator.mul)
+divide = _elementwise("broadcast_div", "elemwise_div", _operator.truediv)
 
 
 def _csr_getitem(self, key):

@@ -86,7 +86,10 @@ TEST(Sparse, RetainKeepsTheListedRows) {
   NDArray via_op = nd::invoke("_sparse_retain", {rsp, ints({0})})[0];
   EXPECT_EQ(via_op.stype(), StorageType::RowSparse);
   EXPECT_EQ(via_op.to_vector<float>(), (V{1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
-  // On a dense array the operator zeroes the other rows.
+  // sparse::retain of a dense array gathers the rows; the operator on one zeroes the other rows.
+  NDArray from_dense = sparse::retain(nd::array({1, 2, 3, 4, 5, 6}, Shape{3, 2}), ints({2, 0}));
+  EXPECT_EQ(sparse::indices(from_dense).to_vector<int64_t>(), (I{0, 2}));
+  EXPECT_EQ(sparse::data(from_dense).to_vector<float>(), (V{1, 2, 5, 6}));
   NDArray dense = nd::invoke("_sparse_retain", {nd::ones(Shape{3, 2}), ints({1})})[0];
   EXPECT_EQ(dense.to_vector<float>(), (V{0, 0, 1, 1, 0, 0}));
 }
