@@ -11,8 +11,12 @@
 #include "braid/io/params.h"
 #include "braid/kvstore/ps.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/op/param_reader.h"
 #include "key_value.h"
+#include "ndarray/sparse_host.h"
+#include "rows.h"
 #include "two_bit.h"
 #include "worker.h"
 
@@ -23,6 +27,7 @@ struct KeyState {
   int index = 0;
   Shape shape;
   DType dtype = DType::Float32;
+  int64_t row_width = 0;  // elements per row (the first axis's); 0 for a value of one axis
   std::vector<Slice> slices;
   std::vector<int> servers;         // slices[i].server
   engine::VarHandle var = nullptr;  // orders the key's exchanges; guards `residual`
@@ -32,6 +37,14 @@ struct KeyState {
 };
 
 size_t width(const KeyState& ks) { return dtype_size(ks.dtype); }
+int64_t row_elements(const KeyState& ks) { return ks.row_width > 0 ? ks.row_width : 1; }
+size_t row_bytes(const KeyState& ks) { return static_cast<size_t>(row_elements(ks)) * width(ks); }
+// `n` rows of the key's value.
+Shape rows_shape(const KeyState& ks, int64_t n) {
+  std::vector<int64_t> dims = ks.shape.dims();
+  dims.at(0) = n;
+  return Shape(dims);
+}
 
 // The bytes of `a` from element `begin` on, kept alive by a handle on its storage.
 Payload payload_of(const NDArray& a, const KeyState& ks, const Slice& s) {
@@ -47,6 +60,7 @@ Message data_message(Command command, const KeyState& ks, const Slice& s) {
   m.head.offset = s.begin;
   m.head.total = ks.shape.size();
   m.head.dtype = static_cast<int32_t>(ks.dtype);
+  m.head.row_width = static_cast<uint32_t>(ks.row_width);
   return m;
 }
 
@@ -99,10 +113,16 @@ class DistStore : public KVStore {
     ks.index = index_of_new_key(key);
     ks.shape = value.shape();
     ks.dtype = value.dtype();
-    ks.slices = slices_of(ks.index, value.size(), worker_.num_servers(), bound_);
+    BRAID_CHECK(value.stype() != StorageType::CSR, "KVStore init: key ", key_str(key), " has a csr value; the ",
+                "parameter server holds dense and row_sparse values");
+    if (ks.shape.ndim() >= 2) ks.row_width = ks.shape.size() / ks.shape[0];
+    BRAID_CHECK(ks.row_width <= UINT32_MAX, "KVStore init: key ", key_str(key), " has rows of ", ks.row_width,
+                " elements, more than the parameter server's limit of ", UINT32_MAX);
+    const int64_t rows = ks.shape.ndim() >= 2 ? ks.shape[0] : ks.shape.size();
+    ks.slices = slices_of(ks.index, rows, row_elements(ks), worker_.num_servers(), bound_);
     for (const Slice& s : ks.slices) ks.servers.push_back(s.server);
     if (rank() == 0) {
-      NDArray flat = value.as_in_context(cpu());
+      NDArray flat = sparse::cast_storage(value, StorageType::Default).as_in_context(cpu());
       flat.wait_to_read();
       std::vector<Message> parts;
       for (const Slice& s : ks.slices) {
@@ -122,9 +142,13 @@ class DistStore : public KVStore {
   void push(const Key& key, const std::vector<NDArray>& values, int priority) override {
     KeyState& ks = state(key, "push");
     check_arrays(ks, key, values, "push");
-    NDArray sum = local_sum(ks, values, priority);
-    std::shared_ptr<const std::string> params;
-    if (optimizer()) params = std::make_shared<const std::string>(lines_of(optimizer()->params()));
+    if (std::all_of(values.begin(), values.end(),
+                    [](const NDArray& v) { return v.stype() == StorageType::RowSparse; })) {
+      push_rows(ks, values, priority);
+      return;
+    }
+    NDArray sum = local_sum(ks, sparse::densify(values), priority);
+    std::shared_ptr<const std::string> params = optimizer_params();
     const float threshold = ks.dtype == DType::Float32 ? threshold_ : 0;
     if (threshold > 0 && ks.residual.empty()) ks.residual.assign(static_cast<size_t>(ks.shape.size()), 0.f);
     KeyState* k = &ks;  // std::map keeps it in place
@@ -146,17 +170,74 @@ class DistStore : public KVStore {
             }
             parts.push_back(std::move(m));
           }
-          worker_.request(k->servers, std::move(parts), [k, done](std::exception_ptr error, std::vector<Message>&) {
-            k->push_error = error;
-            done(error);
-          });
+          send_push(*k, std::move(parts), done);
         },
         cpu(), reads, writes, priority, "kvstore push");
+  }
+
+  // Row_sparse values: their sum's rows go to the servers holding them (and an empty push to
+  // the others, which count every worker's push in a round); never compressed.
+  void push_rows(KeyState& ks, const std::vector<NDArray>& values, int priority) {
+    NDArray sum = values[0].as_in_context(cpu());
+    for (size_t i = 1; i < values.size(); ++i) sum = nd::invoke1("elemwise_add", {sum, values[i].as_in_context(cpu())});
+    const NDArray data = sparse::data(sum), indices = sparse::indices(sum);
+    std::shared_ptr<const std::string> params = optimizer_params();
+    KeyState* k = &ks;
+    const engine::VarHandle reads[] = {data.var(), indices.var()}, writes[] = {ks.var};
+    engine::Engine::get().push_async(
+        [this, k, data, indices, params](engine::Done done) {
+          const std::vector<int64_t> ids = braid::detail::host_int64(indices);
+          for (size_t i = 0; i < ids.size(); ++i)
+            if (ids[i] < 0 || ids[i] >= k->shape[0] || (i > 0 && ids[i] <= ids[i - 1])) {
+              k->push_error = std::make_exception_ptr(
+                  Error(cat("KVStore push: the row_sparse value of key ", k->index, " holds row ", ids[i], " at ", i,
+                            ", which is not an ascending row of its ", k->shape[0], " (check_format finds such)")));
+              done(k->push_error);
+              return;
+            }
+          const char* rows = static_cast<const char*>(data.raw_data());
+          std::vector<Message> parts;
+          for (const Slice& s : k->slices) {
+            const auto [lo, hi] = ids_in(*k, s, ids);
+            Message m = data_message(Command::kPushRows, *k, s);
+            if (params && note_params_sent(s.server, *params)) m.body = *params;
+            m.payload = rows_payload(std::vector<int64_t>(ids.begin() + lo, ids.begin() + hi),
+                                     rows + lo * row_bytes(*k), row_bytes(*k));
+            parts.push_back(std::move(m));
+          }
+          send_push(*k, std::move(parts), done);
+        },
+        cpu(), reads, writes, priority, "kvstore push rows");
+  }
+
+  void send_push(KeyState& ks, std::vector<Message> parts, const engine::Done& done) {
+    KeyState* k = &ks;
+    worker_.request(ks.servers, std::move(parts), [k, done](std::exception_ptr error, std::vector<Message>&) {
+      k->push_error = error;
+      done(error);
+    });
+  }
+
+  // The optimizer's hyper-parameters as a push's body sends them; null without an optimizer.
+  std::shared_ptr<const std::string> optimizer_params() const {
+    if (!optimizer()) return nullptr;
+    return std::make_shared<const std::string>(lines_of(optimizer()->params()));
+  }
+
+  // The positions [lo, hi) of the ascending row ids `ids` that lie in slice `s`.
+  static std::pair<size_t, size_t> ids_in(const KeyState& ks, const Slice& s, const std::vector<int64_t>& ids) {
+    const int64_t w = row_elements(ks);
+    const auto lo = std::lower_bound(ids.begin(), ids.end(), s.begin / w);
+    const auto hi = std::lower_bound(lo, ids.end(), s.end / w);
+    return {static_cast<size_t>(lo - ids.begin()), static_cast<size_t>(hi - ids.begin())};
   }
 
   void pull(const Key& key, const std::vector<NDArray>& outs, int priority) override {
     KeyState& ks = state(key, "pull");
     check_arrays(ks, key, outs, "pull");
+    for (const NDArray& out : outs)
+      BRAID_CHECK(!out.is_sparse(), "KVStore pull: key ", key_str(key), " into a ", storage_type_name(out.stype()),
+                  " array; pull fills dense arrays, row_sparse_pull row_sparse ones");
     NDArray target = outs[0].ctx().is_cpu_family() ? outs[0] : merged(ks);
     KeyState* k = &ks;
     const engine::VarHandle writes[] = {ks.var, target.var()};
@@ -179,6 +260,76 @@ class DistStore : public KVStore {
       if (!out.same_as(target)) target.copyto(out);
   }
 
+  // Only the rows asked for travel: each server holding some of them sends those.
+  void row_sparse_pull(const Key& key, const std::vector<NDArray>& outs, const std::vector<NDArray>& row_ids,
+                       int priority) override {
+    KeyState& ks = state(key, "row_sparse_pull");
+    check_arrays(ks, key, outs, "row_sparse_pull");
+    BRAID_CHECK(outs.size() == row_ids.size(), "KVStore row_sparse_pull: ", outs.size(), " outputs but ",
+                row_ids.size(), " row_ids arrays for key ", key_str(key), "; give one per output");
+    BRAID_CHECK(ks.shape.ndim() >= 1, "KVStore row_sparse_pull: key ", key_str(key), " holds a scalar, it has no rows");
+    for (size_t i = 0; i < outs.size(); ++i) {
+      BRAID_CHECK(outs[i].stype() == StorageType::RowSparse, "KVStore row_sparse_pull: output ", i, " of key ",
+                  key_str(key), " is ", storage_type_name(outs[i].stype()),
+                  "; it must be row_sparse (pull fills dense ones)");
+      std::vector<int64_t> ids = braid::detail::host_int64(row_ids[i]);
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      BRAID_CHECK(ids.empty() || (ids.front() >= 0 && ids.back() < ks.shape[0]), "KVStore row_sparse_pull: row ",
+                  ids.empty() || ids.front() < 0 ? ids.front() : ids.back(), " of key ", key_str(key),
+                  " is out of its ", ks.shape[0], " rows");
+      const auto n = static_cast<int64_t>(ids.size());
+      NDArray rows = nd::empty(rows_shape(ks, n), cpu(), ks.dtype);
+      pull_rows(ks, ids, rows, priority);
+      sparse::row_sparse_array(rows, braid::detail::int64_array(ids, cpu()), ks.shape).copyto(outs[i]);
+    }
+  }
+
+  void pull_rows(KeyState& ks, const std::vector<int64_t>& ids, const NDArray& rows, int priority) {
+    KeyState* k = &ks;
+    const engine::VarHandle writes[] = {ks.var, rows.var()};
+    engine::Engine::get().push_async(
+        [this, k, ids, rows](engine::Done done) {
+          if (k->push_error) {
+            done(std::exchange(k->push_error, nullptr));
+            return;
+          }
+          std::vector<int> servers;
+          std::vector<Message> parts;
+          std::vector<size_t> firsts;  // of each request: the position of its first row in `ids`
+          for (const Slice& s : k->slices) {
+            const auto [lo, hi] = ids_in(*k, s, ids);
+            if (lo == hi) continue;
+            servers.push_back(s.server);
+            firsts.push_back(lo);
+            parts.push_back(data_message(Command::kPullRows, *k, s));
+            parts.back().payload = rows_payload(std::vector<int64_t>(ids.begin() + lo, ids.begin() + hi), nullptr, 0);
+          }
+          if (parts.empty()) {
+            done(nullptr);
+            return;
+          }
+          worker_.request(
+              servers, std::move(parts),
+              [k, ids, rows, firsts, servers, done](std::exception_ptr error, std::vector<Message>& replies) {
+                for (size_t i = 0; !error && i < replies.size(); ++i) {
+                  const size_t end = i + 1 < firsts.size() ? firsts[i + 1] : ids.size();
+                  const size_t bytes = (end - firsts[i]) * row_bytes(*k);
+                  if (replies[i].payload.size != bytes) {
+                    error = std::make_exception_ptr(
+                        Error(cat("KVStore row_sparse_pull: server ", servers[i], " answered ", replies[i].payload.size,
+                                  " bytes for key ", k->index, ", expected ", bytes)));
+                    break;
+                  }
+                  std::memcpy(static_cast<char*>(rows.raw_data()) + firsts[i] * row_bytes(*k), replies[i].payload.data,
+                              bytes);
+                }
+                done(error);
+              });
+        },
+        cpu(), {}, writes, priority, "kvstore row_sparse_pull");
+  }
+
   void set_optimizer(std::shared_ptr<optim::Optimizer> optimizer) override {
     KVStore::set_optimizer(optimizer);
     worker_.call_all(server_command(ServerCommand::kOptimizer, optimizer->serialize()));
@@ -190,6 +341,8 @@ class DistStore : public KVStore {
     throw Error(cat("KVStore ", type(), ": the servers cannot run a C++ updater function of this process; give ",
                     "them an optimizer with set_optimizer, or update on the workers (update_on_kvstore=false)"));
   }
+
+  Worker::Traffic traffic() const { return worker_.traffic(); }
 
   void set_gradient_compression(const std::map<std::string, std::string>& params) override {
     const float threshold = two_bit_threshold(params);
@@ -248,8 +401,11 @@ class DistStore : public KVStore {
       BRAID_CHECK(image.arrays[i].size() == ks.shape.size(), "optimizer state '", name, "' has ",
                   image.arrays[i].size(), " elements but its key holds ", ks.shape.size());
       const NDArray flat = image.arrays[i].reshape({-1});
-      for (const Slice& s : ks.slices)
-        per_server[static_cast<size_t>(s.server)].emplace_back(name, flat.slice(s.begin, s.end).copy());
+      for (const Slice& s : ks.slices) {  // in the shape the server's optimizer sees: rows of the key's width
+        const std::vector<int64_t> part = ks.row_width > 0 ? std::vector<int64_t>{s.size() / ks.row_width, ks.row_width}
+                                                           : std::vector<int64_t>{s.size()};
+        per_server[static_cast<size_t>(s.server)].emplace_back(name, flat.slice(s.begin, s.end).copy().reshape(part));
+      }
     }
     std::vector<int> servers;
     std::vector<Message> requests;
@@ -370,6 +526,12 @@ class DistStore : public KVStore {
 
 std::shared_ptr<KVStore> make_worker_store(const std::string& type, Config config) {
   return std::make_shared<DistStore>(store_type(type), std::move(config));
+}
+
+Worker::Traffic worker_traffic(const KVStore& store) {
+  const auto* dist = dynamic_cast<const DistStore*>(&store);
+  BRAID_CHECK(dist, "the '", store.type(), "' store is not a parameter server's");
+  return dist->traffic();
 }
 
 std::vector<StoreType> dist_store_types() {

@@ -12,13 +12,17 @@ int64_t bigarray_bound() {
   return bound;
 }
 
-std::vector<Slice> slices_of(int64_t key, int64_t size, int num_servers, int64_t bound) {
+std::vector<Slice> slices_of(int64_t key, int64_t rows, int64_t row_width, int num_servers, int64_t bound) {
+  const int64_t size = rows * row_width;
   if (size < bound) {
     const int server = static_cast<int>((static_cast<uint64_t>(key) * 9973u) % static_cast<uint64_t>(num_servers));
     return {{server, 0, size}};
   }
   std::vector<Slice> parts;
-  for (int s = 0; s < num_servers; ++s) parts.push_back({s, size * s / num_servers, size * (s + 1) / num_servers});
+  for (int s = 0; s < num_servers; ++s) {
+    const int64_t first = rows * s / num_servers, last = rows * (s + 1) / num_servers;
+    if (last > first) parts.push_back({s, first * row_width, last * row_width});
+  }
   return parts;
 }
 

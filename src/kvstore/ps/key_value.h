@@ -2,7 +2,12 @@
 // Internal: the key-value protocol between workers and servers, on top of message.h. A key's
 // value travels flat, in its dtype's bytes; each server holds one slice of it: a small value
 // whole on server (key * 9973) % S, a value of at least MXNET_KVSTORE_BIGARRAY_BOUND elements
-// split evenly over all servers (as MXNet's KVStoreDist).
+// split over all servers by rows (its first axis), evenly, as MXNet's KVStoreDist does for
+// row_sparse keys.
+//
+// Row messages (kPushRows, kPullRows) carry some rows of a server's slice: the payload is n row
+// numbers (int64, ascending, of the whole value's rows), then for a push the n rows' values
+// (n * row_width elements). The reply to a pull carries the rows' values in the order asked.
 #include <cstdint>
 #include <vector>
 
@@ -36,8 +41,9 @@ struct Slice {
 
 /// MXNET_KVSTORE_BIGARRAY_BOUND (default 1,000,000).
 int64_t bigarray_bound();
-/// Where the `size` elements of key `key` live on `num_servers` servers.
-std::vector<Slice> slices_of(int64_t key, int64_t size, int num_servers, int64_t bound);
+/// Where the elements of key `key`, `rows` rows of `row_width` elements, live on `num_servers`
+/// servers (slices of no rows are left out).
+std::vector<Slice> slices_of(int64_t key, int64_t rows, int64_t row_width, int num_servers, int64_t bound);
 
 /// dst[i] += src[i] for `n` elements of `dtype` (float16 summed through float); throws for a
 /// dtype without addition (bool).

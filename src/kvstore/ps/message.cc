@@ -43,6 +43,10 @@ const char* command_name(Command c) {
       return "reply";
     case Command::kServerCommand:
       return "server-command";
+    case Command::kPushRows:
+      return "push-rows";
+    case Command::kPullRows:
+      return "pull-rows";
     case Command::kLast:
       break;
   }

@@ -27,6 +27,8 @@ enum class Command : uint16_t {
   kPull,           // asks for the value
   kReply,          // answers a request (with the value for a pull)
   kServerCommand,  // a setting for the servers (key: which), body: its value
+  kPushRows,       // some rows of the key's value to add (key_value.h: row messages)
+  kPullRows,       // asks for some rows of the value
   kLast
 };
 const char* command_name(Command c);
@@ -49,13 +51,13 @@ struct Header {
   int32_t dtype = 0;
   int32_t flags = 0;
   uint32_t body_bytes = 0;
-  uint32_t reserved = 0;
+  uint32_t row_width = 0;  // elements per row of the key's value (init and row messages)
   uint64_t payload_bytes = 0;
   uint64_t sequence = 0;  // per sender, increasing: a replayed message is refused (frame_auth.h)
   uint8_t tag[16] = {};   // the frame's MAC when the job has a secret, else zeros
 
   static constexpr uint32_t kMagic = 0x50445242;  // "BRDP"
-  static constexpr uint16_t kVersion = 2;
+  static constexpr uint16_t kVersion = 3;
 };
 static_assert(sizeof(Header) == 96, "the header's wire size");
 

@@ -1,5 +1,6 @@
 #include "server.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -7,12 +8,16 @@
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/optim/optimizer.h"
 #include "key_value.h"
 #include "node.h"
+#include "rows.h"
 #include "two_bit.h"
 
 namespace braid::kv::ps {
@@ -26,17 +31,29 @@ int parse_count(const std::string& text) {
   return static_cast<int>(v);
 }
 
-// This server's slice of one key.
+// This server's slice of one key: whole rows of the key's value.
 struct Value {
   DType dtype = DType::Float32;
   int64_t begin = 0, size = 0, total = 0;
-  NDArray stored;               // the value, flat
-  NDArray merged;               // the sum of the pushes so far (sync), or the push being applied (async)
-  int pushes = 0;               // in this round
-  std::vector<Header> waiting;  // the pushes of this round, answered when it completes
+  int64_t row_width = 0;         // elements per row; 0: a value of one axis (rows of one element)
+  NDArray stored;                // the value, in shape()
+  NDArray merged;                // the sum of the pushes so far (sync), or the push being applied (async)
+  int pushes = 0;                // in this round
+  std::vector<Header> waiting;   // the pushes of this round, answered when it completes
+  bool dense_round = false;      // a push of this round carried the whole slice
+  std::vector<int64_t> touched;  // the rows row pushes of this round carried (whole-value numbers)
+  bool merged_zero = false;      // `merged` holds zeros but in the rows of `touched`
   // `stored` while a pull reply may still be sending its bytes: it is then replaced, not
   // overwritten, by the next update.
   std::shared_ptr<const NDArray> lent;
+
+  int64_t width() const { return row_width > 0 ? row_width : 1; }
+  int64_t first_row() const { return begin / width(); }
+  int64_t rows() const { return size / width(); }
+  size_t row_bytes() const { return static_cast<size_t>(width()) * dtype_size(dtype); }
+  // As the optimizer sees it: rows of the key's width, so that dense and row updates share states.
+  Shape shape() const { return row_width > 0 ? Shape{rows(), row_width} : Shape{size}; }
+  char* row(NDArray& a, int64_t id) const { return a.data<char>() + (id - first_row()) * row_bytes(); }
 };
 
 struct Load {
@@ -61,6 +78,12 @@ class KeyValueServer {
           break;
         case Command::kPull:
           pull(m);
+          break;
+        case Command::kPushRows:
+          push_rows(m);
+          break;
+        case Command::kPullRows:
+          pull_rows(m);
           break;
         case Command::kServerCommand:
           command(m);
@@ -139,6 +162,9 @@ class KeyValueServer {
                 m.head.key);
     const auto size = static_cast<int64_t>(m.payload.size / width);
     BRAID_CHECK(m.head.offset + size <= m.head.total, "init of key ", m.head.key, ": slice past the value's end");
+    const int64_t row_width = m.head.row_width;
+    BRAID_CHECK(row_width == 0 || (size % row_width == 0 && m.head.offset % row_width == 0), "init of key ", m.head.key,
+                ": a slice of ", size, " elements at ", m.head.offset, " is no whole rows of ", row_width);
     if (values_.count(m.head.key)) {  // a repeated init (MXNet's semantics: the first one stays)
       answer(m.head);
       return;
@@ -148,7 +174,8 @@ class KeyValueServer {
     v.begin = m.head.offset;
     v.size = size;
     v.total = m.head.total;
-    v.stored = nd::empty(Shape{size}, cpu(), dtype);
+    v.row_width = row_width;
+    v.stored = nd::empty(v.shape(), cpu(), dtype);
     std::memcpy(v.stored.raw_data(), m.payload.data, m.payload.size);
     if (node_.config().verbose >= 1)
       node_.log(cat("key ", m.head.key, ": elements [", v.begin, ", ", v.begin + size, ") of ", v.total, ", ",
@@ -161,8 +188,10 @@ class KeyValueServer {
     Value& v = value_of(m);
     ++load_.pushes;
     if (!m.body.empty()) set_optimizer_params(m.body);
-    if (v.merged.is_none()) v.merged = nd::empty(Shape{v.size}, cpu(), v.dtype);
+    if (v.merged.is_none()) v.merged = nd::empty(v.shape(), cpu(), v.dtype);
     const bool first = !sync_ || v.pushes == 0;
+    v.dense_round = true;
+    v.merged_zero = false;
     if (m.head.flags & kFlag2Bit) {
       BRAID_CHECK(v.dtype == DType::Float32, "2-bit compression needs float32 values; key ", m.head.key, " holds ",
                   dtype_name(v.dtype));
@@ -178,9 +207,32 @@ class KeyValueServer {
       else
         add_elements(v.dtype, v.merged.raw_data(), m.payload.data, v.size);
     }
-    v.waiting.push_back(m.head);
+    end_push(m.head, v);
+  }
+
+  // Some rows: added to the round's sum, whose other rows are zeros.
+  void push_rows(const Message& m) {
+    Value& v = value_of(m);
+    ++load_.pushes;
+    if (!m.body.empty()) set_optimizer_params(m.body);
+    const Rows rows = parse_rows(m, v.row_bytes(), true, v.first_row(), v.first_row() + v.rows());
+    if (v.merged.is_none()) v.merged = nd::empty(v.shape(), cpu(), v.dtype);
+    const bool first = !sync_ || v.pushes == 0;
+    if (first && !v.merged_zero) {
+      v.merged.fill(0).wait_to_read();
+      v.merged_zero = true;
+    }
+    for (int64_t i = 0; i < rows.n; ++i)
+      add_elements(v.dtype, v.row(v.merged, rows.ids[i]), rows.values + i * v.row_bytes(), v.width());
+    v.touched.insert(v.touched.end(), rows.ids, rows.ids + rows.n);
+    end_push(m.head, v);
+  }
+
+  // The round completes with the push of the last worker left (sync), or with each push (async).
+  void end_push(const Header& head, Value& v) {
+    v.waiting.push_back(head);
     if (sync_ && ++v.pushes < workers_left_) return;
-    complete_round(m.head.key, v);
+    complete_round(head.key, v);
   }
 
   void complete_round(int64_t key, Value& v) {
@@ -200,8 +252,14 @@ class KeyValueServer {
   void apply(int64_t key, Value& v) {
     const bool sending = v.lent && v.lent.use_count() > 1;
     v.lent.reset();
+    if (!v.dense_round) {
+      apply_rows(key, v, sending);
+      return;
+    }
+    v.dense_round = false;
+    v.touched.clear();
     if (!optimizer_) {
-      if (sending) v.stored = nd::empty(Shape{v.size}, cpu(), v.dtype);
+      if (sending) v.stored = nd::empty(v.shape(), cpu(), v.dtype);
       std::swap(v.stored, v.merged);
       return;
     }
@@ -210,12 +268,55 @@ class KeyValueServer {
     v.stored.wait_to_read();
   }
 
+  // A round of row pushes only: the optimizer updates the rows pushed (lazily, as a row_sparse
+  // gradient), or the value becomes the sum: the rows pushed, zeros elsewhere (as MXNet's).
+  void apply_rows(int64_t key, Value& v, bool sending) {
+    std::vector<int64_t> ids;
+    ids.swap(v.touched);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const auto n = static_cast<int64_t>(ids.size());
+    NDArray sum = nd::empty(row_shape(v, n), cpu(), v.dtype);
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(sum.data<char>() + i * v.row_bytes(), v.row(v.merged, ids[i]), v.row_bytes());
+    if (optimizer_) {
+      if (sending) v.stored = v.stored.copy();
+      std::vector<int64_t> local(ids);
+      for (int64_t& id : local) id -= v.first_row();
+      const NDArray grad = sparse::row_sparse_array(sum, nd::array(local, Shape{n}, cpu(), DType::Int64), v.shape());
+      optimizer_->update(static_cast<int>(key), v.stored, grad);
+      v.stored.wait_to_read();
+    } else {
+      if (sending) v.stored = nd::empty(v.shape(), cpu(), v.dtype);
+      v.stored.fill(0).wait_to_read();
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(v.row(v.stored, ids[i]), sum.data<char>() + i * v.row_bytes(), v.row_bytes());
+    }
+    for (int64_t id : ids) std::memset(v.row(v.merged, id), 0, v.row_bytes());  // zeros again
+  }
+
+  // `n` rows of `v` in the value's rank: (n, width), or (n) for a value of one axis.
+  static Shape row_shape(const Value& v, int64_t n) { return v.row_width > 0 ? Shape{n, v.row_width} : Shape{n}; }
+
   void pull(const Message& m) {
     Value& v = value_of(m);
     ++load_.pulls;
     if (!v.lent) v.lent = std::make_shared<const NDArray>(v.stored);
     Message r = reply_to(m.head);
     r.payload = {v.stored.raw_data(), static_cast<size_t>(v.size) * dtype_size(v.dtype), v.lent};
+    load_.bytes_out += static_cast<int64_t>(r.payload.size);
+    node_.send(m.head.sender, r);
+  }
+
+  void pull_rows(const Message& m) {
+    Value& v = value_of(m);
+    ++load_.pulls;
+    const Rows rows = parse_rows(m, v.row_bytes(), false, v.first_row(), v.first_row() + v.rows());
+    auto bytes = std::make_shared<std::string>(static_cast<size_t>(rows.n) * v.row_bytes(), '\0');
+    for (int64_t i = 0; i < rows.n; ++i)
+      std::memcpy(bytes->data() + i * v.row_bytes(), v.row(v.stored, rows.ids[i]), v.row_bytes());
+    Message r = reply_to(m.head);
+    r.payload = {bytes->data(), bytes->size(), bytes};
     load_.bytes_out += static_cast<int64_t>(r.payload.size);
     node_.send(m.head.sender, r);
   }

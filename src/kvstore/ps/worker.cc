@@ -9,6 +9,10 @@
 
 namespace braid::kv::ps {
 
+namespace {
+uint64_t wire_bytes(const Message& m) { return sizeof(Header) + m.body.size() + m.payload.size; }
+}  // namespace
+
 // One request spread over several servers.
 struct Worker::Exchange {
   std::vector<Message> replies;
@@ -53,6 +57,7 @@ void Worker::request(const std::vector<int>& servers, std::vector<Message> reque
     }
   }
   for (size_t i = 0; i < requests.size(); ++i) {
+    sent_ += wire_bytes(requests[i]);
     try {
       node_.send(node_.servers().at(static_cast<size_t>(servers[i])), requests[i]);
     } catch (const Error& e) {
@@ -63,6 +68,7 @@ void Worker::request(const std::vector<int>& servers, std::vector<Message> reque
 }
 
 void Worker::on_data(Message&& m) {
+  received_ += wire_bytes(m);
   std::shared_ptr<Exchange> x;
   {
     std::lock_guard<std::mutex> lock(mu_);

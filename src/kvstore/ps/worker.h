@@ -2,6 +2,7 @@
 // Internal: a worker node's requests to the servers. Each request gets its answer through a
 // callback, run on the receive thread; a request spread over several servers completes once all
 // have answered. When the job fails, every pending request fails with the reason.
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <map>
@@ -38,6 +39,13 @@ class Worker {
   /// One message to every server, waited for.
   std::vector<Message> call_all(const Message& m);
 
+  /// The bytes of the data messages (headers, bodies, payloads) sent to and received from the
+  /// servers so far.
+  struct Traffic {
+    uint64_t sent = 0, received = 0;
+  };
+  Traffic traffic() const { return {sent_, received_}; }
+
  private:
   struct Exchange;
   void on_data(Message&& m);
@@ -48,6 +56,7 @@ class Worker {
   std::map<uint64_t, std::shared_ptr<Exchange>> pending_;  // request id -> exchange
   uint64_t next_request_ = 1;
   std::string failure_;
+  std::atomic<uint64_t> sent_{0}, received_{0};
 };
 
 }  // namespace braid::kv::ps
