@@ -7,7 +7,6 @@
 //
 //   ps_bench [ROUNDS]        (ps_bench --raw-server PORT: the raw server, started by the bench)
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,11 +19,10 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "bench_processes.h"
 #include "braid/engine/engine.h"
 #include "braid/kvstore/kvstore.h"
 #include "braid/ndarray/creation.h"
-
-extern char** environ;
 
 namespace {
 
@@ -52,43 +50,13 @@ int raw_server(int port) {
   }
 }
 
-pid_t spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-  std::vector<std::string> all_env;
-  for (char** e = environ; *e; ++e) all_env.push_back(*e);
-  all_env.insert(all_env.end(), env.begin(), env.end());
-  std::vector<char*> a, e;
-  std::vector<std::string> args = argv;
-  for (auto& s : args) a.push_back(s.data());
-  a.push_back(nullptr);
-  for (auto& s : all_env) e.push_back(s.data());
-  e.push_back(nullptr);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, a[0], nullptr, nullptr, a.data(), e.data()) != 0) {
-    std::perror("posix_spawn");
-    std::exit(1);
-  }
-  return pid;
-}
-
-std::string self_dir() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string p(buf, static_cast<size_t>(std::max<ssize_t>(n, 0)));
-  return p.substr(0, p.rfind('/'));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--raw-server") return raw_server(std::atoi(argv[2]));
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 20;
   const int ps_port = 23000 + getpid() % 1000, secret_port = ps_port + 1, raw_port = ps_port + 1000;
-  const std::string dir = self_dir();
+  const std::string dir = bench::self_dir();
   // Two jobs side by side: one without a secret, one whose messages are authenticated.
   auto job_env = [&](int port, const char* role, bool secret) {
     std::vector<std::string> e = {"DMLC_PS_ROOT_URI=127.0.0.1",
@@ -103,8 +71,8 @@ int main(int argc, char** argv) {
   std::vector<pid_t> processes;
   for (const auto& [port, secret] : {std::pair{ps_port, false}, std::pair{secret_port, true}})
     for (const char* role : {"scheduler", "server"})
-      processes.push_back(spawn({dir + "/braid", "server"}, job_env(port, role, secret)));
-  processes.push_back(spawn({dir + "/ps_bench", "--raw-server", std::to_string(raw_port)}, {}));
+      processes.push_back(bench::spawn({dir + "/braid", "server"}, job_env(port, role, secret)));
+  processes.push_back(bench::spawn({dir + "/ps_bench", "--raw-server", std::to_string(raw_port)}, {}));
   auto worker_store = [&](int port, bool secret) {
     for (const auto& kv : job_env(port, "worker", secret)) putenv(strdup(kv.c_str()));
     if (!secret) unsetenv("BRAID_PS_SECRET");
@@ -151,7 +119,7 @@ int main(int argc, char** argv) {
           theirs.push_back(2.0 * static_cast<double>(bytes) / s_raw / 1e6);
         }
       }
-      const double a = median(ours), b = median(authenticated), c = median(theirs);
+      const double a = bench::median(ours), b = bench::median(authenticated), c = bench::median(theirs);
       std::printf("%10lld %14.0f %14.0f %14.0f %8.2f %11.1f%%\n", static_cast<long long>(bytes), a, b, c, a / c,
                   100.0 * (1.0 - b / a));
       ++key;
