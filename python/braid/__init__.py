@@ -56,7 +56,17 @@ from . import contrib
 from . import monitor
 from . import monitor as mon
 
-# A process started by `braid launch` (or MXNet's launcher) as the scheduler or a server runs that
-# role here and exits when the job ends, as `import mxnet` does: the same script serves every role.
-if _core.kvstore.is_server_process():
-    _sys.exit(_core.kvstore.run_server())
+
+
+def _serve_if_server():
+    """A process started by `braid launch` (or MXNet's launcher) as the scheduler or a server runs
+    that role here and exits when the job ends, as `import mxnet` does: the same script serves
+    every role."""
+    if _core.kvstore.is_server_process():
+        _sys.exit(_core.kvstore.run_server())
+
+
+# Imported as `mxnet`, the alias serves once that name is this package: a module the servers import
+# to rebuild a worker's optimizer may `import mxnet` itself.
+if getattr(_sys.modules.get("mxnet"), "__name__", None) != "mxnet":
+    _serve_if_server()

@@ -3,9 +3,16 @@ server's "dist_sync", "dist_async", "dist_sync_device", "dist_async_device", and
 (allreduce over MPI), and those written in Python (KVStoreBase subclasses registered by name). A
 process started by ``braid launch`` as a server or scheduler runs its role when braid is imported
 (see braid/__init__.py), as MXNet does."""
-from ._core.kvstore import KVStore, create as _create
+import atexit
+
+from ._core.kvstore import KVStore, create as _create, _finish_workers
 from .kvstore_base import KVStoreBase, TestStore
 from .optimizer.core_updater import CoreUpdater
+
+# Python may destroy a parameter server's store late at exit, or not at all (a script's optimizer
+# class registered with mxnet keeps the script's globals alive), and the job would wait for this
+# worker until it timed out: at exit the process's stores tell the job they are done.
+atexit.register(_finish_workers)
 
 
 def create(name="local"):

@@ -50,3 +50,4 @@ class _BraidModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 if not any(isinstance(f, _BraidModules) for f in sys.meta_path):
     sys.meta_path.insert(0, _BraidModules())
 sys.modules[__name__] = braid
+braid._serve_if_server()

@@ -8,6 +8,7 @@
 #include "braid/kvstore/collective.h"
 #include "braid/kvstore/kvstore.h"
 #include "braid/kvstore/ps.h"
+#include "braid/optim/optimizer.h"
 
 namespace braid::python {
 namespace {
@@ -35,9 +36,24 @@ void for_each_key(py::handle key, py::handle value, F fn) {
   fn(key_of(key), array_list(value));
 }
 
+// A server of a job started from a Python script rebuilds the workers' Python optimizers from
+// their pickles (braid.optimizer.optimizer._from_server_image). The optimizer keeps its Python
+// object alive, and lets it go under the GIL.
+std::shared_ptr<optim::Optimizer> load_python_optimizer(const std::string& image) {
+  py::gil_scoped_acquire gil;
+  py::object optimizer = py::module_::import("braid.optimizer.optimizer").attr("_from_server_image")(py::bytes(image));
+  auto* core = optimizer.cast<optim::Optimizer*>();
+  auto* keep = new py::object(std::move(optimizer));
+  return std::shared_ptr<optim::Optimizer>(core, [keep](optim::Optimizer*) {
+    py::gil_scoped_acquire again;
+    delete keep;
+  });
+}
+
 }  // namespace
 
 void bind_kvstore(py::module_& m) {
+  kv::set_optimizer_loader(load_python_optimizer);
   auto k = m.def_submodule("kvstore");
   py::class_<kv::KVStore, std::shared_ptr<kv::KVStore>>(k, "KVStore")
       .def_property_readonly("type", &kv::KVStore::type)
@@ -134,6 +150,7 @@ void bind_kvstore(py::module_& m) {
       .def("save_optimizer_states", &kv::KVStore::save_optimizer_states, py::arg("fname"),
            py::arg("dump_optimizer") = false)
       .def("load_optimizer_states", &kv::KVStore::load_optimizer_states, py::arg("fname"));
+  k.def("_finish_workers", &kv::finish_workers, py::call_guard<py::gil_scoped_release>());
   k.def("create", &kv::create, py::arg("name") = "local", py::call_guard<py::gil_scoped_release>());
   k.def("is_server_process", &kv::is_server_process);
   k.def("run_server", &kv::run_server, py::call_guard<py::gil_scoped_release>());

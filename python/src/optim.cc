@@ -22,6 +22,14 @@ class PyOptimizer : public optim::Optimizer {
   double base_lr() const { return lr_; }
   void set_base_lr(double lr) { lr_ = lr; }
 
+  std::string foreign_image() const override {
+    py::gil_scoped_acquire gil;
+    py::function image = py::get_override(static_cast<const optim::Optimizer*>(this), "_server_image");
+    if (!image) return {};
+    py::object bytes = image();
+    return bytes.is_none() ? std::string() : bytes.cast<std::string>();
+  }
+
   std::vector<std::string> state_names() const override {
     std::vector<std::string> names;
     for (size_t i = 0; i < num_states_; ++i) names.push_back("state" + std::to_string(i));

@@ -91,3 +91,48 @@ def test_horovod_script_under_mpirun():
     code, out = run(argv + ["-x", "PYTHONPATH", sys.executable, SCRIPT, "horovod"], env)
     assert code == 0, out
     check(out)
+
+
+SPARSE_SCRIPT = os.path.join(HERE, "programs", "dist_sparse.py")
+
+
+def test_sparse_model_with_a_users_optimizer_on_two_servers():
+    # Keys of 100 elements or more are split by rows over the two servers; the embedding's
+    # gradients travel as rows, the row_sparse parameter is read with row_sparse_pull, and the
+    # user's optimizer (a pickle, rebuilt by the servers) updates them.
+    env = dict(os.environ, DMLC_PS_ROOT_PORT=str(free_port()), OMP_NUM_THREADS="1",
+               MXNET_KVSTORE_BIGARRAY_BOUND="100")
+    code, out = run([BRAID, "launch", "-n", "2", "-s", "2", "--", sys.executable, SPARSE_SCRIPT, "dist_sync"], env)
+    assert code == 0, out
+    found = results(out)
+    assert [r["rank"] for r in found] == [0, 1], out
+    assert "[server 1] load:" in out, out  # both servers held values
+    code, reference_out = run([sys.executable, SPARSE_SCRIPT, "local"], env)
+    assert code == 0, reference_out
+    [reference] = results(reference_out)
+    for r in found:
+        for name in ("emb", "bias_rows", "out"):
+            np.testing.assert_allclose(r[name], reference[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    for name in ("emb", "bias_rows", "out"):  # the training moved every part of the model
+        assert np.abs(np.subtract(reference[name], reference[name + "_start"])).max() > 1e-3, name
+
+
+def test_an_optimizer_defined_in_the_script_itself_gets_a_clear_error(tmp_path):
+    # The servers run the script only up to `import mxnet`, as MXNet's, so they cannot find a class
+    # the script defines after it: the workers' set_optimizer says so instead of hanging.
+    script = tmp_path / "own_optimizer.py"
+    script.write_text(
+        "import mxnet as mx\n"
+        "@mx.optimizer.register\n"
+        "class Mine(mx.optimizer.Optimizer):\n"
+        "    def update(self, index, weight, grad, state):\n"
+        "        weight[:] -= grad\n"
+        "kv = mx.kv.create('dist_sync')\n"
+        "try:\n"
+        "    kv.set_optimizer(mx.optimizer.create('mine'))\n"
+        "except mx.base.MXNetError as e:\n"
+        "    print('refused:', e)\n")
+    env = dict(os.environ, DMLC_PS_ROOT_PORT=str(free_port()), OMP_NUM_THREADS="1")
+    code, out = run([BRAID, "launch", "-n", "1", "-s", "1", "--", sys.executable, str(script)], env)
+    assert code == 0, out
+    assert "refused:" in out and "define the optimizer's class in a module that the script imports" in out, out

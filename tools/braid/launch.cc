@@ -250,6 +250,16 @@ struct Job {
     return {name, s, env(role), essential};
   }
 
+  // What a server runs: a Python command itself, as MXNet's launcher runs every role's (importing
+  // mxnet runs the server, which can then rebuild the optimizers the script's modules define);
+  // `braid server` for any other program (a C++ program's optimizers are all Braid's own).
+  std::vector<std::string> server_command() const {
+    const std::string& program = o.command.front();
+    const std::string name = program.substr(program.rfind('/') + 1);
+    const bool python = name.rfind("python", 0) == 0 || (name.size() > 3 && name.ends_with(".py"));
+    return python ? o.command : std::vector<std::string>{braid, "server"};
+  }
+
   std::vector<ProcessSpec> plan() const {
     std::vector<ProcessSpec> out;
     if (servers == 0 && o.launcher == "slurm")  // MPI ranks through srun and PMIx (kvstore horovod)
@@ -259,21 +269,21 @@ struct Job {
     // The scheduler runs here in every launcher (as in MXNet): the others reach it at root_uri.
     out.push_back({"scheduler", {braid, "server"}, env("scheduler"), false});
     if (o.launcher == "local") {
-      for (int s = 0; s < servers; ++s) out.push_back({cat("server ", s), {braid, "server"}, env("server", s), false});
+      for (int s = 0; s < servers; ++s) out.push_back({cat("server ", s), server_command(), env("server", s), false});
       for (int w = 0; w < o.workers; ++w) out.push_back({cat("worker ", w), o.command, env("worker", w), true});
     } else if (o.launcher == "ssh") {
       // Servers and workers go round the hosts, as launch.py's ssh launcher.
       for (int s = 0; s < servers; ++s)
         out.push_back(
-            over_ssh(cat("server ", s), hosts[static_cast<size_t>(s) % hosts.size()], "server", s, {braid, "server"}));
+            over_ssh(cat("server ", s), hosts[static_cast<size_t>(s) % hosts.size()], "server", s, server_command()));
       for (int w = 0; w < o.workers; ++w)
         out.push_back(
             over_ssh(cat("worker ", w), hosts[static_cast<size_t>(w) % hosts.size()], "worker", w, o.command));
     } else if (o.launcher == "slurm") {
-      out.push_back(srun_process("servers", servers, "server", {braid, "server"}, false));
+      out.push_back(srun_process("servers", servers, "server", server_command(), false));
       out.push_back(srun_process("workers", o.workers, "worker", o.command, true));
     } else {
-      out.push_back(mpi_process("servers", servers, "server", {braid, "server"}, false));
+      out.push_back(mpi_process("servers", servers, "server", server_command(), false));
       out.push_back(mpi_process("workers", o.workers, "worker", o.command, true));
     }
     return out;

@@ -4,7 +4,13 @@
 /// ends. Workers use kv::create("dist_sync") and friends.
 ///
 ///   int main() { if (kv::is_server_process()) return kv::run_server(); ... }
+#include <functional>
+#include <memory>
 #include <string>
+
+namespace braid::optim {
+class Optimizer;
+}
 
 namespace braid::kv {
 
@@ -14,6 +20,19 @@ bool is_server_process();
 /// ends; returns the process's exit status (0: every worker finished; 1: the job failed, logged).
 /// Throws braid::Error on a bad configuration.
 int run_server();
+
+/// How this process's servers rebuild an optimizer a worker sent as Optimizer::foreign_image()
+/// (a Python optimizer's pickle): set by the Python module, so that servers started from the
+/// same Python script run the user's optimizer. Without one such an optimizer is refused with
+/// an error saying how to start the servers.
+using OptimizerLoader = std::function<std::shared_ptr<optim::Optimizer>(const std::string& image)>;
+void set_optimizer_loader(OptimizerLoader loader);
+
+/// Ends this process's part in its parameter-server job now, after the pending operations of
+/// its dist_* stores: what destroying them does, for language bindings whose stores may outlive
+/// the program (Python destroys objects late, or never, at exit). Later operations on those
+/// stores fail.
+void finish_workers();
 
 /// The job's secret, which authenticates its nodes and every message between them:
 /// BRAID_PS_SECRET, or the first line of the file BRAID_PS_SECRET_FILE names (readable by its owner

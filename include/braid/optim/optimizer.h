@@ -112,6 +112,11 @@ class Optimizer {
   /// An optimizer equal to the serialized one, without states (created through optim::create,
   /// so user-registered optimizers work too).
   static std::unique_ptr<Optimizer> deserialize(const std::string& json);
+  /// An optimizer written in another language (a Python subclass of MXNet's Optimizer): the bytes
+  /// that rebuild it in a process running the same program (Python: its pickle), which is how
+  /// the parameter server's servers get it (kv::set_optimizer_loader). Empty for the core's
+  /// optimizers, which serialize() describes.
+  virtual std::string foreign_image() const { return {}; }
   /// Every index's state arrays as a .params image (names "<index>_<state>", "<index>_weight32")
   /// plus the update counts (kUpdateCountsEntry: rows (index, count); kNumUpdateEntry).
   std::string save_states() const;

@@ -239,8 +239,50 @@ class Optimizer(_Core):
     def __repr__(self):
         return "<%s optimizer>" % type(self).__name__
 
+    # --- pickling, as MXNet's: how a worker hands the parameter server's servers its optimizer
+    def __reduce__(self):
+        core = dict(learning_rate=self._base_lr, wd=float(self.wd), rescale_grad=float(self.rescale_grad),
+                    multi_precision=bool(self.multi_precision), begin_num_update=int(self.begin_num_update))
+        return (_unpickled, (type(self), core, self.name), self.__getstate__())
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("param_dict", None)  # a Trainer's parameters: it sets them again (MXNet's rule)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.param_dict = {}
+        if state.get("lr_scheduler") is not None:
+            _core_opt._set_lr_scheduler(self, state["lr_scheduler"])
+
+    def _server_image(self):
+        """What the parameter server's servers rebuild this optimizer from: its pickle when the
+        class is the user's; None for Braid's own, which travel by name and settings."""
+        if type(self).__module__.split(".")[0] == "braid":
+            return None
+        return pickle.dumps(self)
+
 
 register = Optimizer.register
+
+
+def _unpickled(cls, core, name):
+    optimizer = cls.__new__(cls)
+    _Core.__init__(optimizer, **core)
+    optimizer._set_name(name)
+    return optimizer
+
+
+def _from_server_image(image):
+    """The optimizer a worker sent the servers (Optimizer._server_image)."""
+    try:
+        return pickle.loads(image)
+    except (AttributeError, ImportError) as e:
+        raise RuntimeError(
+            "the servers could not rebuild the workers' optimizer (%s). A server runs the script only up to "
+            "`import mxnet` (as MXNet's do): define the optimizer's class in a module that the script imports, "
+            "not in the script itself" % e) from e
 
 
 def create(name, **kwargs):

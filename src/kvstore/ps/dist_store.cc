@@ -4,6 +4,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <set>
 #include <utility>
 
 #include "braid/base/error.h"
@@ -78,6 +79,14 @@ std::string lines_of(const std::map<std::string, std::string>& params) {
   return out;
 }
 
+class DistStore;
+std::mutex live_stores_mu;
+// The stores of this process (finish_workers).
+std::set<DistStore*>& live_stores() {
+  static std::set<DistStore*> stores;
+  return stores;
+}
+
 class DistStore : public KVStore {
  public:
   DistStore(const StoreType& type, Config config)
@@ -86,9 +95,15 @@ class DistStore : public KVStore {
         local_(create(type.device_aggregation ? "device" : "local")),
         params_sent_(static_cast<size_t>(worker_.num_servers())) {
     worker_.call_all(server_command(ServerCommand::kSyncMode, type.asynchronous ? "async" : "sync"));
+    std::lock_guard<std::mutex> lock(live_stores_mu);
+    live_stores().insert(this);
   }
 
   ~DistStore() override {
+    {
+      std::lock_guard<std::mutex> lock(live_stores_mu);
+      live_stores().erase(this);
+    }
     // Destroyed by an exception: the other workers would wait for this one forever.
     if (std::uncaught_exceptions() > 0) worker_.fail("it stopped with an error (see its output)");
     for (auto& [key, ks] : keys_) {
@@ -336,7 +351,9 @@ class DistStore : public KVStore {
 
   void set_optimizer(std::shared_ptr<optim::Optimizer> optimizer) override {
     KVStore::set_optimizer(optimizer);
-    worker_.call_all(server_command(ServerCommand::kOptimizer, optimizer->serialize()));
+    const std::string foreign = optimizer->foreign_image();
+    worker_.call_all(foreign.empty() ? server_command(ServerCommand::kOptimizer, optimizer->serialize())
+                                     : server_command(ServerCommand::kForeignOptimizer, foreign));
     std::lock_guard<std::mutex> lock(params_mu_);
     std::fill(params_sent_.begin(), params_sent_.end(), lines_of(optimizer->params()));
   }
@@ -347,6 +364,10 @@ class DistStore : public KVStore {
   }
 
   Worker::Traffic traffic() const { return worker_.traffic(); }
+  void finish() {
+    wait_for_keys();
+    worker_.finish();
+  }
 
   void set_gradient_compression(const std::map<std::string, std::string>& params) override {
     const float threshold = two_bit_threshold(params);
@@ -537,6 +558,19 @@ Worker::Traffic worker_traffic(const KVStore& store) {
   BRAID_CHECK(dist, "the '", store.type(), "' store is not a parameter server's");
   return dist->traffic();
 }
+
+}  // namespace braid::kv::ps
+
+namespace braid::kv {
+
+void finish_workers() {
+  std::lock_guard<std::mutex> lock(ps::live_stores_mu);
+  for (ps::DistStore* store : ps::live_stores()) store->finish();
+}
+
+}  // namespace braid::kv
+
+namespace braid::kv::ps {
 
 std::vector<StoreType> dist_store_types() {
   // A process whose DMLC_ROLE is server or scheduler runs that role and exits, as MXNet's do.

@@ -23,13 +23,14 @@ inline constexpr int32_t kFlag2Bit = 2;   // a push of 2-bit codes (two_bit.h), 
 
 /// Header.key of a kServerCommand: what the body (or payload) sets.
 enum class ServerCommand : int64_t {
-  kSyncMode = 1,     // body "sync" or "async": the job's mode, sent by every worker at start
-  kOptimizer = 2,    // body: Optimizer::serialize(); the servers update the values from now on
-  kCompression = 3,  // body: the 2-bit threshold
-  kGetStates = 4,    // reply payload: the optimizer's save_states() for the slices of this server
-  kSetStates = 5,    // payload: a save_states() image of this server's slices
-  kWorkersLeft = 6,  // scheduler -> servers, unanswered: body, how many workers still run
-                     // (a sync round needs the pushes of those only)
+  kSyncMode = 1,          // body "sync" or "async": the job's mode, sent by every worker at start
+  kOptimizer = 2,         // body: Optimizer::serialize(); the servers update the values from now on
+  kCompression = 3,       // body: the 2-bit threshold
+  kGetStates = 4,         // reply payload: the optimizer's save_states() for the slices of this server
+  kSetStates = 5,         // payload: a save_states() image of this server's slices
+  kWorkersLeft = 6,       // scheduler -> servers, unanswered: body, how many workers still run
+                          // (a sync round needs the pushes of those only)
+  kForeignOptimizer = 7,  // body: Optimizer::foreign_image(), rebuilt by the OptimizerLoader
 };
 
 /// One server's part of a key's value: elements [begin, end) of the flat value.

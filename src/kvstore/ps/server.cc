@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "braid/base/error.h"
+#include "braid/kvstore/ps.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/sparse.h"
 #include "braid/optim/optimizer.h"
@@ -22,6 +23,26 @@
 
 namespace braid::kv::ps {
 namespace {
+
+std::mutex loader_mu;
+OptimizerLoader& optimizer_loader() {
+  static OptimizerLoader loader;
+  return loader;
+}
+
+std::shared_ptr<optim::Optimizer> load_foreign_optimizer(const std::string& image) {
+  OptimizerLoader loader;
+  {
+    std::lock_guard<std::mutex> lock(loader_mu);
+    loader = optimizer_loader();
+  }
+  BRAID_CHECK(loader, "a worker sent an optimizer defined in Python, and this server runs without Python (`braid ",
+              "server`); start the servers from the workers' script (braid launch ... -- python3 script.py), as ",
+              "MXNet does, so that they can rebuild it");
+  auto optimizer = loader(image);
+  BRAID_CHECK(optimizer, "the optimizer loader returned no optimizer");
+  return optimizer;
+}
 
 // A count sent as text, e.g. how many workers are left.
 int parse_count(const std::string& text) {
@@ -335,7 +356,10 @@ class KeyValueServer {
         set_mode(m);
         break;
       case ServerCommand::kOptimizer:
-        set_optimizer(m.body);
+        set_optimizer(m.body, false);
+        break;
+      case ServerCommand::kForeignOptimizer:
+        set_optimizer(m.body, true);
         break;
       case ServerCommand::kCompression: {
         char* end = nullptr;
@@ -382,11 +406,12 @@ class KeyValueServer {
     }
   }
 
-  void set_optimizer(const std::string& json) {
-    if (json == optimizer_json_) return;  // every worker sends it
+  // `image`: Optimizer::serialize(), or with `foreign` an Optimizer::foreign_image().
+  void set_optimizer(const std::string& image, bool foreign) {
+    if (image == optimizer_image_) return;  // every worker sends it
     if (optimizer_) node_.log("a worker sent a different optimizer; it replaces the one before, states included");
-    optimizer_ = optim::Optimizer::deserialize(json);
-    optimizer_json_ = json;
+    optimizer_ = foreign ? load_foreign_optimizer(image) : optim::Optimizer::deserialize(image);
+    optimizer_image_ = image;
   }
 
   Node& node_;
@@ -395,8 +420,8 @@ class KeyValueServer {
   bool sync_ = false, mode_set_ = false;
   float threshold_ = 0;                            // of 2-bit pushes
   int workers_left_ = node_.config().num_workers;  // those that have not finished
-  std::unique_ptr<optim::Optimizer> optimizer_;
-  std::string optimizer_json_;
+  std::shared_ptr<optim::Optimizer> optimizer_;
+  std::string optimizer_image_;
   Load load_;
 };
 
@@ -423,3 +448,12 @@ int run_server_node(const Config& config) {
 }
 
 }  // namespace braid::kv::ps
+
+namespace braid::kv {
+
+void set_optimizer_loader(OptimizerLoader loader) {
+  std::lock_guard<std::mutex> lock(ps::loader_mu);
+  ps::optimizer_loader() = std::move(loader);
+}
+
+}  // namespace braid::kv

@@ -31,9 +31,19 @@ Worker::Worker(Config config) : node_(std::move(config)) {
   node_.start([this](Message&& m) { on_data(std::move(m)); }, [this](const std::string& why) { fail_all(why); });
 }
 
+void Worker::finish() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (finished_) return;
+    finished_ = true;
+  }
+  node_.finish();
+  fail_all("this worker has finished its part in the job (its KVStore was closed)");
+}
+
 Worker::~Worker() {
   try {
-    node_.finish();
+    finish();
   } catch (const Error&) {
     // logged by the node; the job's failure was reported to whoever waited on a request
   }

@@ -21,7 +21,10 @@ class Worker {
 
   /// Registers with the job's scheduler (Node::start).
   explicit Worker(Config config);
-  /// Tells the scheduler this worker is done and waits for the job's end; logs a failure.
+  /// Tells the scheduler this worker is done and waits for the job's end (once; later requests
+  /// fail); throws the job's failure.
+  void finish();
+  /// finish(), logging a failure.
   ~Worker();
 
   int rank() const { return node_.rank(); }
@@ -56,6 +59,7 @@ class Worker {
   std::map<uint64_t, std::shared_ptr<Exchange>> pending_;  // request id -> exchange
   uint64_t next_request_ = 1;
   std::string failure_;
+  bool finished_ = false;
   std::atomic<uint64_t> sent_{0}, received_{0};
 };
 
