@@ -83,6 +83,23 @@ def test_dist_sync_script_under_braid_launch():
     assert out.count("script body runs") == 2, out
 
 
+def test_float16_weights_with_float32_master_copies_on_the_servers():
+    env = dict(os.environ, DMLC_PS_ROOT_PORT=str(free_port()), OMP_NUM_THREADS="1")
+    code, out = run([BRAID, "launch", "-n", "2", "-s", "1", "--", sys.executable, SCRIPT, "dist_sync", "float16"], env)
+    assert code == 0, out
+    found = results(out)
+    code, reference_out = run([sys.executable, SCRIPT, "local", "float16"], env)
+    assert code == 0, reference_out
+    [reference] = results(reference_out)
+    assert [r["rank"] for r in found] == [0, 1] and reference["dtype"] == "float16", out
+    w, b = expected_weights()
+    for r in found:
+        assert r["dtype"] == "float16"
+        np.testing.assert_array_equal(r["weight"], reference["weight"])  # as one process, to the bit
+        assert r["bias"] == reference["bias"]
+        np.testing.assert_allclose(r["weight"], w, rtol=2e-2, atol=2e-2)  # and close to float64's
+
+
 def test_horovod_script_under_mpirun():
     argv = ["mpirun", "--oversubscribe", "--bind-to", "none", "-np", "2"]
     if os.getuid() == 0:
