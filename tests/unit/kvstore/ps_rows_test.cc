@@ -155,6 +155,29 @@ TEST(PsRows, WithoutAnOptimizerTheValueBecomesTheRowsPushedAndDensePushesMix) {
   }
 }
 
+// With 2-bit compression dense pushes are quantised while rows travel as they are (MXNet's rule).
+TEST(PsRows, RowsPassUncompressedWhileDensePushesAreQuantised) {
+  SmallBigArrayBound bound;
+  std::vector<float> rows_value, dense_value;
+  auto status = test::run_job("dist_sync", 9114, 1, 2, [&](kv::KVStore& store) {
+    store.init(0, nd::zeros(Shape{kRows, kWidth}));
+    store.init(1, nd::zeros(Shape{kRows, kWidth}));
+    store.set_gradient_compression({{"type", "2bit"}, {"threshold", "0.5"}});
+    store.push(0, {rows_of({2, 700}, 0.3f)});               // below the threshold: exact anyway
+    store.push(1, {nd::full(Shape{kRows, kWidth}, 0.3f)});  // quantised: 0.3 < 0.5 sends 0
+    NDArray a = nd::zeros(Shape{kRows, kWidth}), b = nd::zeros(Shape{kRows, kWidth});
+    store.pull(0, {a});
+    store.pull(1, {b});
+    rows_value = a.to_vector<float>();
+    dense_value = b.to_vector<float>();
+  });
+  expect_job_ok(status);
+  EXPECT_FLOAT_EQ(rows_value[2 * kWidth], 0.3f);
+  EXPECT_FLOAT_EQ(rows_value[700 * kWidth + 7], 0.3f);
+  EXPECT_EQ(rows_value[3 * kWidth], 0.f);
+  EXPECT_EQ(dense_value, std::vector<float>(kRows * kWidth, 0.f));
+}
+
 TEST(PsRows, RowSparseArraysAreRefusedWhereTheyDoNotFit) {
   SmallBigArrayBound bound;
   std::vector<std::string> errors;
