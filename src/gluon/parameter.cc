@@ -5,6 +5,7 @@
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
 #include "braid/base/np_shape.h"
+#include "braid/gluon/trainer.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/sparse.h"
@@ -163,7 +164,13 @@ NDArray Parameter::row_sparse_data(const NDArray& row_id) const {
   NDArray rows;
   {
     autograd::PauseScope pause(imperative::is_training());
-    rows = sparse::retain(value, row_id);
+    auto trainer = trainer_.lock();
+    if (trainer && trainer->serves_rows(*this)) {  // only the rows asked for come from the store
+      rows = sparse::zeros(StorageType::RowSparse, value.shape(), value.ctx(), value.dtype());
+      trainer->pull_rows(*this, rows, row_id);
+    } else {
+      rows = sparse::retain(value, row_id);
+    }
   }
   imperative::Access::entry(rows) = imperative::Access::entry(value);
   return rows;
@@ -224,6 +231,7 @@ void Parameter::cast(DType dtype) {
 NDArray Parameter::reduce() const {
   check_initialized();
   autograd::PauseScope pause;
+  if (auto trainer = trainer_.lock(); trainer && trainer->serves_rows(*this)) trainer->pull_whole(*this);
   NDArray sum = data_[0].copyto(cpu());
   for (size_t i = 1; i < data_.size(); ++i) sum += data_[i].copyto(cpu());
   if (data_.size() > 1) sum /= static_cast<double>(data_.size());

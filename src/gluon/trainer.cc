@@ -124,10 +124,30 @@ void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
     const int key = static_cast<int>(i);
     auto data = params_[i]->list_data();
     kvstore_->push(key, params_[i]->list_grad());
-    kvstore_->pull(key, data);
+    if (params_[i]->stype() != StorageType::RowSparse) kvstore_->pull(key, data);  // rows: row_sparse_data
     for (const auto& d : data) autograd::set_fresh_grad(d, false);
   }
 }
+
+bool Trainer::serves_rows(const Parameter& p) {
+  if (p.stype() != StorageType::RowSparse) return false;
+  if (!kv_initialized_ &&
+      std::all_of(params_.begin(), params_.end(), [](const ParameterPtr& q) { return q->initialized(); }))
+    init_kvstore();
+  return kv_initialized_ && kvstore_ && update_on_kvstore_;
+}
+
+int Trainer::key_of(const Parameter& p) const {
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (params_[i].get() == &p) return static_cast<int>(i);
+  throw Error(cat("Parameter '", p.name(), "' is not one of this Trainer's"));
+}
+
+void Trainer::pull_rows(const Parameter& p, const NDArray& out, const NDArray& row_id) {
+  kvstore_->row_sparse_pull(key_of(p), {out}, {row_id});
+}
+
+void Trainer::pull_whole(const Parameter& p) { kvstore_->pull(key_of(p), p.list_data()); }
 
 void Trainer::allreduce_grads() {
   init_kvstore();

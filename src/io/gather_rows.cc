@@ -12,7 +12,8 @@ NDArray gather_rows(const NDArray& a, const std::vector<int64_t>& rows) {
   for (size_t i = 1; i < rows.size() && consecutive; ++i) consecutive = rows[i] == rows[i - 1] + 1;
   if (consecutive) return a.slice(rows.front(), rows.back() + 1);
   NDArray positions = nd::array(rows, Shape({static_cast<int64_t>(rows.size())}), cpu(), DType::Int64);
-  return nd::take(a, positions.as_in_context(a.ctx()), 0, "raise");
+  // the rows are in range; a csr matrix takes rows in 'clip' mode only (as MXNet's)
+  return nd::take(a, positions.as_in_context(a.ctx()), 0, a.stype() == StorageType::CSR ? "clip" : "raise");
 }
 
 }  // namespace braid::io::detail

@@ -50,7 +50,8 @@ class Trainer {
           std::optional<bool> update_on_kvstore = std::nullopt);
 
   /// allreduce_grads() then update(batch_size), or with update_on_kvstore a push of the gradients
-  /// (the store updates) and a pull of the weights. With ignore_stale_grad, parameters whose
+  /// (the store updates) and a pull of the weights — not of row_sparse weights, whose rows
+  /// row_sparse_data pulls as they are needed. With ignore_stale_grad, parameters whose
   /// gradient no backward wrote since the last step are skipped instead of being an error.
   void step(int64_t batch_size, bool ignore_stale_grad = false);
   virtual ~Trainer() = default;
@@ -79,6 +80,14 @@ class Trainer {
     update_on_kvstore_ = false;
   }
 
+  /// Whether the store keeps `p`'s current value, handing out its rows (a row_sparse weight the
+  /// store updates); sets the store up first when every parameter is initialized.
+  bool serves_rows(const Parameter& p);
+  /// With serves_rows(p): rows `row_id` of p's value into the row_sparse `out` (a row_sparse_pull),
+  /// or the whole value into p's own copies.
+  void pull_rows(const Parameter& p, const NDArray& out, const NDArray& row_id);
+  void pull_whole(const Parameter& p);
+
   double learning_rate() { return optimizer_->learning_rate(); }
   void set_learning_rate(double lr) { optimizer_->set_learning_rate(lr); }
   optim::Optimizer& optimizer() { return *optimizer_; }
@@ -97,6 +106,7 @@ class Trainer {
   // unless ignore_stale_grad.
   bool fresh(size_t i, bool ignore_stale_grad) const;
   void check_initialized(size_t i) const;
+  int key_of(const Parameter& p) const;
 
   std::vector<ParameterPtr> params_;
   std::shared_ptr<optim::Optimizer> optimizer_;

@@ -1,10 +1,11 @@
 """mxnet.io: DataBatch, DataDesc and data iterators (NDArrayIter, MNISTIter in C++; CSVIter,
-ResizeIter in Python) for Module. Subclass DataIter and define next(), reset(), provide_data,
+LibSVMIter, ResizeIter in Python) for Module. Subclass DataIter and define next(), reset(), provide_data,
 provide_label and batch_size for your own."""
 from .._core.io import DataDesc, DataIter, MNISTIter
 from .._core.io import load_idx, load_idx_images, load_idx_labels, fashion_mnist_dir  # Braid's additions
 from .data_batch import DataBatch
 from .io import CSVIter, ResizeIter
+from .libsvm_iter import LibSVMIter
 from .ndarray_iter import NDArrayIter
 
-__all__ = ["DataBatch", "DataDesc", "DataIter", "NDArrayIter", "MNISTIter", "CSVIter", "ResizeIter"]
+__all__ = ["DataBatch", "DataDesc", "DataIter", "NDArrayIter", "MNISTIter", "CSVIter", "LibSVMIter", "ResizeIter"]

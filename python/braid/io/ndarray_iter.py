@@ -30,12 +30,37 @@ def _first_samples(source, count):
     return None if source is None else cut(source)
 
 
+def _csr_arrays(source):
+    """``source`` with SciPy csr matrices as CSRNDArrays; and whether it holds a csr matrix."""
+    def convert(a):
+        if type(a).__module__.startswith("scipy.sparse") and getattr(a, "format", None) == "csr":
+            from ..ndarray import sparse
+            return sparse.csr_matrix(a), True
+        return a, getattr(a, "stype", "default") == "csr"
+
+    if isinstance(source, dict):
+        pairs = {name: convert(a) for name, a in source.items()}
+        return {name: p[0] for name, p in pairs.items()}, any(p[1] for p in pairs.values())
+    if isinstance(source, (list, tuple)):
+        pairs = [convert(a) for a in source]
+        return [p[0] for p in pairs], any(p[1] for p in pairs)
+    if source is None:
+        return None, False
+    return convert(source)
+
+
 class NDArrayIter(_core_io.NDArrayIter):
     """MXNet's NDArrayIter(data, label, batch_size, shuffle, last_batch_handle, data_name,
     label_name): batches of the arrays along axis 0."""
 
     def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle="pad", data_name="data",
                  label_name="softmax_label", seed=None):
+        data, csr_data = _csr_arrays(data)
+        label, csr_label = _csr_arrays(label)
+        if (csr_data or csr_label) and last_batch_handle != "discard":
+            # MXNet's rule: a batch of csr rows is not padded or rolled over
+            raise NotImplementedError("`NDArrayIter` only supports ``CSRNDArray`` with `last_batch_handle` set to "
+                                      "`discard`.")
         arrays = _arrays(data)
         shape = getattr(arrays[0], "shape", None) if arrays else None
         if shape:
