@@ -13,7 +13,33 @@ def _read_csv(path, shape, dtype):
     return rows.reshape((rows.shape[0],) + tuple(shape))
 
 
-class CSVIter(DataIter):
+class BatchIter(DataIter):
+    """An iterator whose iter_next() builds the next DataBatch into ``self._current`` (None at
+    the end): next() and the get*() accessors read it."""
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        return self._current
+
+    def getdata(self):
+        return self._current.data[0]
+
+    def getlabel(self):
+        return self._current.label[0]
+
+    def getpad(self):
+        return self._current.pad
+
+    def getindex(self):
+        return self._current.index
+
+
+class CSVIter(BatchIter):
     """MXNet's CSVIter: each line of data_csv (and label_csv) is one sample, reshaped to data_shape
     (label_shape). With round_batch the last batch wraps around to the start (its pad says how
     many samples were taken twice); without it the last, partial batch is dropped."""
@@ -40,10 +66,6 @@ class CSVIter(DataIter):
         self._current = None
 
     @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
     def provide_data(self):
         return [DataDesc(self._names[0], (self._batch_size,) + self._data.shape[1:], self._dtype)]
 
@@ -68,23 +90,6 @@ class CSVIter(DataIter):
                                   label=[array(self._label[rows], dtype=self._dtype)], pad=pad,
                                   index=[int(i) for i in rows])
         return True
-
-    def next(self):
-        if not self.iter_next():
-            raise StopIteration
-        return self._current
-
-    def getdata(self):
-        return self._current.data[0]
-
-    def getlabel(self):
-        return self._current.label[0]
-
-    def getpad(self):
-        return self._current.pad
-
-    def getindex(self):
-        return self._current.index
 
 
 class ResizeIter(DataIter):

@@ -4,8 +4,9 @@ dense."""
 import numpy as np
 
 from .._core import MXNetError
-from .._core.io import DataDesc, DataIter
+from .._core.io import DataDesc
 from .data_batch import DataBatch
+from .io import BatchIter
 
 __all__ = ["LibSVMIter"]
 
@@ -98,7 +99,7 @@ def _csr(rows, width, dtype):
     return sparse.csr_matrix((values, indices, indptr), shape=(len(rows), width), dtype=dtype)
 
 
-class LibSVMIter(DataIter):
+class LibSVMIter(BatchIter):
     """MXNet's LibSVMIter(data_libsvm, data_shape, label_libsvm=None, label_shape=(1,),
     batch_size=1, round_batch=True, num_parts=1, part_index=0). Each batch's data is a csr matrix
     (batch_size, data_shape[0]); its label is the lines' first numbers, or with label_libsvm a csr
@@ -110,7 +111,7 @@ class LibSVMIter(DataIter):
     def __init__(self, data_libsvm, data_shape, label_libsvm=None, label_shape=(1,), batch_size=1,
                  round_batch=True, num_parts=1, part_index=0, dtype="float32", data_name="data",
                  label_name="softmax_label", **kwargs):
-        DataIter.__init__(self)
+        BatchIter.__init__(self)
         if len(tuple(data_shape)) != 1:
             raise MXNetError("LibSVMIter: data_shape must have one axis (the number of features), got %s" %
                              (tuple(data_shape),))
@@ -133,10 +134,6 @@ class LibSVMIter(DataIter):
         self._names = (data_name, label_name)
         self._head = []  # the part's first rows, for the batch that wraps around
         self._current = None
-
-    @property
-    def batch_size(self):
-        return self._batch_size
 
     @property
     def provide_data(self):
@@ -177,23 +174,6 @@ class LibSVMIter(DataIter):
             label = _csr([p[1] for p in pairs], self._label_width, self._dtype)
         self._current = DataBatch(data=[data], label=[label], pad=pad)
         return True
-
-    def next(self):
-        if not self.iter_next():
-            raise StopIteration
-        return self._current
-
-    def getdata(self):
-        return self._current.data[0]
-
-    def getlabel(self):
-        return self._current.label[0]
-
-    def getpad(self):
-        return self._current.pad
-
-    def getindex(self):
-        return None
 
     def __del__(self):
         for rows in (getattr(self, "_data", None), getattr(self, "_label", None)):
