@@ -251,8 +251,12 @@ void bind_symbol(py::module_& m) {
               for (size_t i = 0; i < names.size(); ++i)
                 if (reqs[i] == GradReq::Null) no_grad.push_back(names[i]);
             }
+            std::map<std::string, StorageType> stypes;
+            if (!stype_dict.is_none())
+              for (auto [k, v] : stype_dict.cast<py::dict>())
+                stypes[k.cast<std::string>()] = parse_storage_type(v.cast<std::string>());
             return std::make_shared<Executor>(Executor::simple_bind(x, to_context(ctx), shapes_of(kw), req, types,
-                                                                    no_grad, group_contexts(group2ctx)));
+                                                                    no_grad, group_contexts(group2ctx), {}, stypes));
           },
           py::arg("ctx"), py::arg("grad_req") = "write", py::arg("type_dict") = py::none(),
           py::arg("stype_dict") = py::none(), py::arg("group2ctx") = py::none(),

@@ -113,9 +113,16 @@ const std::unordered_map<std::string, SparseImpl>& implementations() {
   return *table;
 }
 
+// The storage type a product's caller asks for its result (MXNet's forward_stype of dot).
+StorageType forward_stype(const std::string& op, const op::AttrMap& attrs) {
+  if (op != "dot" && op != "batch_dot") return StorageType::Default;
+  return parse_storage_type(attr_or(attrs, "forward_stype", "default"));
+}
+
 // Whether `op` makes a compressed array from dense inputs.
 bool makes_sparse(const std::string& op, const op::AttrMap& attrs) {
-  return op == "cast_storage" && wanted_stype(attrs) != StorageType::Default;
+  return (op == "cast_storage" && wanted_stype(attrs) != StorageType::Default) ||
+         forward_stype(op, attrs) != StorageType::Default;
 }
 
 std::vector<NDArray> into_out(std::vector<NDArray> results, const std::vector<NDArray>& out) {
@@ -140,10 +147,11 @@ NDArray with_values(const NDArray& a, const NDArray& data) {
   return SparseAccess::make(a.shape(), std::move(p));
 }
 
-std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std::vector<NDArray>& inputs,
-                                               const op::AttrMap& attrs, const std::vector<NDArray>& out,
-                                               bool all_outputs) {
-  if (!any_sparse(inputs) && !any_sparse(out) && !makes_sparse(op, attrs)) return std::nullopt;
+namespace {
+
+std::optional<std::vector<NDArray>> run_any(const std::string& op, const std::vector<NDArray>& inputs,
+                                            const op::AttrMap& attrs, const std::vector<NDArray>& out,
+                                            bool all_outputs) {
   if (imperative::recorder() && any_sparse(inputs)) {
     // A product with a csr matrix that is data (no gradient wanted) runs as itself: rhs gets its gradient.
     if (op == "dot" && !imperative::needs_grad(inputs.at(0)))
@@ -155,6 +163,25 @@ std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std:
   if (auto results = lazy_row_update(op, inputs, attrs, out)) return *results;
   if (auto result = elementwise_sparse(op, inputs, attrs)) return into_out({*result}, out);
   return run_dense(op, sparse::densify(inputs), attrs, out, all_outputs);  // the storage fallback
+}
+
+}  // namespace
+
+std::optional<std::vector<NDArray>> run_sparse(const std::string& op, const std::vector<NDArray>& inputs,
+                                               const op::AttrMap& attrs, const std::vector<NDArray>& out,
+                                               bool all_outputs) {
+  if (!any_sparse(inputs) && !any_sparse(out) && !makes_sparse(op, attrs)) return std::nullopt;
+  const StorageType wanted = forward_stype(op, attrs);
+  if (wanted == StorageType::Default) return run_any(op, inputs, attrs, out, all_outputs);
+  // A product in the storage type asked for: computed as without the request, then converted
+  // (not while recording: the conversion would have no gradient).
+  op::AttrMap plain = attrs;
+  plain.erase("forward_stype");
+  std::vector<NDArray> results = any_sparse(inputs) || any_sparse(out) ? *run_any(op, inputs, plain, out, all_outputs)
+                                                                       : run_dense(op, inputs, plain, out, all_outputs);
+  if (out.empty() && !imperative::recorder())
+    for (NDArray& r : results) r = sparse::cast_storage(r, wanted);
+  return results;
 }
 
 }  // namespace braid::detail

@@ -5,6 +5,8 @@
 #include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/sparse.h"
+#include "compressed_arguments.h"
 #include "eliminate_common_expr.h"
 #include "exec_plan.h"
 #include "run_state.h"
@@ -89,14 +91,23 @@ Executor Executor::bind_sharing(const Symbol& symbol, Context ctx, const std::ve
   ex.options_ = options;
   ex.grad_req_ = info.grad_req;
   ex.plan_ = std::make_shared<const Plan>(symbol::detail::make_plan(ex.optimized_.outputs(), info));
-  ex.state_ = symbol::detail::make_state(*ex.plan_, args, aux_states, grads, shared_slots);
+  ex.compressed_ = symbol::detail::compressed_arrays(args, grads, aux_states);
+  if (!ex.compressed_) {
+    ex.state_ = symbol::detail::make_state(*ex.plan_, args, aux_states, grads, shared_slots);
+    return ex;
+  }
+  auto& c = *ex.compressed_;
+  c.output_stypes = symbol::detail::output_stypes(ex.optimized_.outputs(), args, aux_states);
+  ex.state_ = symbol::detail::make_state(*ex.plan_, symbol::detail::dense_stand_ins(args, c.sparse_args),
+                                         symbol::detail::dense_stand_ins(aux_states, c.sparse_aux),
+                                         symbol::detail::dense_stand_ins(grads, c.sparse_grads), shared_slots);
   return ex;
 }
 
 Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map<std::string, Shape>& shapes,
                                GradReq grad_req, const std::map<std::string, DType>& types,
                                const std::vector<std::string>& no_grad, const std::map<std::string, Context>& group2ctx,
-                               const ExecutorOptions& options) {
+                               const ExecutorOptions& options, const std::map<std::string, StorageType>& stypes) {
   auto s = symbol.infer_shape(shapes);
   auto arg_names = symbol.list_arguments(), aux_names = symbol.list_auxiliary_states();
   // The given dtypes, the variables' own (__dtype__) and what follows from them; as MXNet, the
@@ -118,13 +129,26 @@ Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map
     auto c = group2ctx.find(a->second.at("__ctx_group__"));
     return c == group2ctx.end() ? ctx : c->second;
   };
+  // The storage type given, else the variable's (__storage_type__, MXNet's code).
+  auto stype_of = [&](const std::string& name) {
+    if (auto given = stypes.find(name); given != stypes.end()) return given->second;
+    auto a = attrs.find(name);
+    if (a == attrs.end() || !a->second.count("__storage_type__")) return StorageType::Default;
+    const std::string& code = a->second.at("__storage_type__");
+    return code == "1" ? StorageType::RowSparse : code == "2" ? StorageType::CSR : StorageType::Default;
+  };
+  auto zeros = [](StorageType stype, const Shape& shape, Context c, DType dtype) {
+    return stype == StorageType::Default ? nd::zeros(shape, c, dtype) : sparse::zeros(stype, shape, c, dtype);
+  };
   std::vector<NDArray> args, grads, aux;
   std::vector<GradReq> reqs;
   for (size_t i = 0; i < arg_names.size(); ++i) {
     Context c = where(arg_names[i]);
-    args.push_back(nd::zeros(s.arg[i], c, t.arg[i]));
+    const StorageType stype = stype_of(arg_names[i]);
+    args.push_back(zeros(stype, s.arg[i], c, t.arg[i]));
     bool wanted = grad_req != GradReq::Null && std::find(no_grad.begin(), no_grad.end(), arg_names[i]) == no_grad.end();
-    grads.push_back(wanted ? nd::zeros(s.arg[i], c, t.arg[i]) : NDArray());
+    const StorageType grad_stype = stype == StorageType::RowSparse ? stype : StorageType::Default;
+    grads.push_back(wanted ? zeros(grad_stype, s.arg[i], c, t.arg[i]) : NDArray());
     reqs.push_back(wanted ? grad_req : GradReq::Null);
   }
   for (size_t i = 0; i < s.aux.size(); ++i) aux.push_back(nd::zeros(s.aux[i], where(aux_names[i]), t.aux[i]));
@@ -137,13 +161,15 @@ void Executor::forward(bool is_train, const std::map<std::string, NDArray>& inpu
     for (const auto& [name, array] : inputs) {
       auto it = std::find(names.begin(), names.end(), name);
       BRAID_CHECK(it != names.end(), "forward: '", name, "' is not an argument of the symbol");
-      NDArray& dst = state_->args[static_cast<size_t>(it - names.begin())];
+      const NDArray& dst = arg_arrays()[static_cast<size_t>(it - names.begin())];
       BRAID_CHECK(array.shape() == dst.shape(), "forward: ", name, " has shape ", array.shape(), " but was bound with ",
                   dst.shape(), "; use reshape for new shapes");
       array.copyto(dst);
     }
   }
+  if (compressed_) symbol::detail::copy_in(*compressed_, *state_);
   symbol::detail::run_forward(*plan_, *state_, is_train);
+  if (compressed_) symbol::detail::convert_outputs(*compressed_, *state_);
   forwarded_ = true;
 }
 
@@ -155,12 +181,17 @@ void Executor::backward(const std::vector<NDArray>& out_grads) {
   if (!plan_->has_backward) return;  // no argument wants a gradient: nothing to compute (as MXNet)
   if (!forwarded_) forward(true, {});
   symbol::detail::run_backward(*plan_, *state_, out_grads);
+  if (compressed_) symbol::detail::copy_out(*compressed_, *state_);
 }
 
-const std::vector<NDArray>& Executor::outputs() const { return state_->outputs; }
-const std::vector<NDArray>& Executor::arg_arrays() const { return state_->args; }
-const std::vector<NDArray>& Executor::grad_arrays() const { return state_->arg_grads; }
-const std::vector<NDArray>& Executor::aux_arrays() const { return state_->aux; }
+const std::vector<NDArray>& Executor::outputs() const {
+  return compressed_ && !compressed_->outputs.empty() ? compressed_->outputs : state_->outputs;
+}
+const std::vector<NDArray>& Executor::arg_arrays() const { return compressed_ ? compressed_->args : state_->args; }
+const std::vector<NDArray>& Executor::grad_arrays() const {
+  return compressed_ ? compressed_->arg_grads : state_->arg_grads;
+}
+const std::vector<NDArray>& Executor::aux_arrays() const { return compressed_ ? compressed_->aux : state_->aux; }
 
 namespace {
 
@@ -173,16 +204,12 @@ std::map<std::string, NDArray> by_name(const std::vector<std::string>& names, co
 
 }  // namespace
 
-std::map<std::string, NDArray> Executor::arg_dict() const { return by_name(symbol_.list_arguments(), state_->args); }
-std::map<std::string, NDArray> Executor::grad_dict() const {
-  return by_name(symbol_.list_arguments(), state_->arg_grads);
-}
+std::map<std::string, NDArray> Executor::arg_dict() const { return by_name(symbol_.list_arguments(), arg_arrays()); }
+std::map<std::string, NDArray> Executor::grad_dict() const { return by_name(symbol_.list_arguments(), grad_arrays()); }
 std::map<std::string, NDArray> Executor::aux_dict() const {
-  return by_name(symbol_.list_auxiliary_states(), state_->aux);
+  return by_name(symbol_.list_auxiliary_states(), aux_arrays());
 }
-std::map<std::string, NDArray> Executor::output_dict() const {
-  return by_name(symbol_.list_outputs(), state_->outputs);
-}
+std::map<std::string, NDArray> Executor::output_dict() const { return by_name(symbol_.list_outputs(), outputs()); }
 
 const PlanStats& Executor::plan_stats() const { return plan_->stats; }
 
@@ -193,7 +220,7 @@ void Executor::set_monitor_callback(MonitorCallback callback, bool monitor_all) 
   options.bulk = !callback && ExecutorOptions::default_bulk();
   options.channels_last = !callback && ExecutorOptions::default_channels_last();
   options.all_input_grads = static_cast<bool>(callback);
-  *this = bind(symbol_, ctx_, state_->args, state_->arg_grads, grad_req_, state_->aux, group2ctx_, options);
+  *this = bind(symbol_, ctx_, arg_arrays(), grad_arrays(), grad_req_, aux_arrays(), group2ctx_, options);
   state_->monitor = std::move(callback);
   state_->monitor_all = monitor_all;
   state_->arg_names = symbol_.list_arguments();
@@ -216,11 +243,11 @@ Executor Executor::reshape(const std::map<std::string, Shape>& shapes, bool part
   };
   std::vector<NDArray> args, grads, aux;
   for (size_t i = 0; i < arg_names.size(); ++i) {
-    args.push_back(remake(state_->args[i], s.arg[i], arg_names[i]));
-    grads.push_back(remake(state_->arg_grads[i], s.arg[i], arg_names[i]));
+    args.push_back(remake(arg_arrays()[i], s.arg[i], arg_names[i]));
+    grads.push_back(remake(grad_arrays()[i], s.arg[i], arg_names[i]));
   }
   auto aux_names = symbol_.list_auxiliary_states();
-  for (size_t i = 0; i < aux_names.size(); ++i) aux.push_back(remake(state_->aux[i], s.aux[i], aux_names[i]));
+  for (size_t i = 0; i < aux_names.size(); ++i) aux.push_back(remake(aux_arrays()[i], s.aux[i], aux_names[i]));
   Executor reshaped = bind_sharing(symbol_, ctx_, args, grads, grad_req_, aux, group2ctx_, options_, state_->slots);
   reshaped.state_->monitor = state_->monitor;  // a monitored executor stays monitored (options_ say how)
   reshaped.state_->monitor_all = state_->monitor_all;

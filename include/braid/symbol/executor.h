@@ -30,6 +30,7 @@ namespace braid {
 namespace symbol::detail {
 struct Plan;
 struct RunState;
+struct CompressedArrays;
 }  // namespace symbol::detail
 
 /// What a plan allocates besides the bound arrays.
@@ -83,6 +84,9 @@ class Executor {
   /// MXNet's Symbol.bind. `args` and `aux_states` in list_arguments / list_auxiliary_states
   /// order; `args_grad` one per argument (None where no gradient is wanted) or empty;
   /// `grad_req` one per argument, or one for all, or empty (Write where args_grad has an array).
+  /// Arrays may be compressed (row_sparse, csr): the graph computes on dense copies, taken of
+  /// the arguments at each forward and written back to compressed gradient arrays, in their
+  /// storage type, after each backward.
   /// Nodes with a `__ctx_group__` attribute run on group2ctx's context for it, with copies
   /// between contexts inserted.
   static Executor bind(const Symbol& symbol, Context ctx, const std::vector<NDArray>& args,
@@ -91,12 +95,13 @@ class Executor {
                        const std::map<std::string, Context>& group2ctx = {}, const ExecutorOptions& options = {});
   /// MXNet's Symbol.simple_bind: allocates every argument, gradient (per grad_req; arguments
   /// named in `no_grad` get none) and aux state from the given input shapes (and dtypes,
-  /// float32 by default). Arguments start at zero.
+  /// float32 by default). Arguments start at zero, in the storage type `stypes` gives them, else
+  /// their variable's (Variable(stype=...)); a row_sparse argument gets a row_sparse gradient.
   static Executor simple_bind(const Symbol& symbol, Context ctx, const std::map<std::string, Shape>& shapes,
                               GradReq grad_req = GradReq::Write, const std::map<std::string, DType>& types = {},
                               const std::vector<std::string>& no_grad = {},
-                              const std::map<std::string, Context>& group2ctx = {},
-                              const ExecutorOptions& options = {});
+                              const std::map<std::string, Context>& group2ctx = {}, const ExecutorOptions& options = {},
+                              const std::map<std::string, StorageType>& stypes = {});
 
   Executor(Executor&&) noexcept;
   Executor& operator=(Executor&&) noexcept;
@@ -158,7 +163,8 @@ class Executor {
   std::vector<GradReq> grad_req_;
   std::shared_ptr<const symbol::detail::Plan> plan_;
   std::shared_ptr<symbol::detail::RunState> state_;
-  bool forwarded_ = false;  // a forward has run
+  std::shared_ptr<symbol::detail::CompressedArrays> compressed_;  // null unless arrays are compressed
+  bool forwarded_ = false;                                        // a forward has run
 };
 
 }  // namespace braid

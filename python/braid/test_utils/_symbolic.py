@@ -53,7 +53,7 @@ def simple_forward(sym, ctx=None, is_train=False, **inputs):
 def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_states=None, ctx=None,
                            equal_nan=False, dtype=default_dtype()):
     """Binds sym to location (arrays by argument), runs a forward (not training) and compares every
-    output with expected (a list, or a dict by output name). Returns the outputs as NumPy arrays."""
+    output with expected (a list, or a dict by output name). Returns the executor's outputs."""
     ctx = ctx or default_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
@@ -62,18 +62,19 @@ def check_symbolic_forward(sym, location, expected, rtol=None, atol=None, aux_st
     args_grad = {k: v.copy() for k, v in location.items()}
     exe = sym.bind(ctx, args=location, args_grad=args_grad, aux_states=aux_states)
     exe.forward(is_train=False)
-    outputs = [x.asnumpy() for x in exe.outputs]
-    for name, expect, output in zip(sym.list_outputs(), expected, outputs):
-        assert_almost_equal(expect, output, rtol, atol, ("EXPECTED_%s" % name, "FORWARD_%s" % name),
+    for name, expect, output in zip(sym.list_outputs(), expected, exe.outputs):
+        assert_almost_equal(expect, output.asnumpy(), rtol, atol, ("EXPECTED_%s" % name, "FORWARD_%s" % name),
                             equal_nan=equal_nan)
-    return outputs
+    return exe.outputs
 
 
 def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=None, aux_states=None,
                             grad_req="write", ctx=None, grad_stypes=None, equal_nan=False, dtype=default_dtype()):
     """Binds sym to location, runs a forward (training) and a backward with out_grads, and compares
     the arguments' gradients with expected (a list in argument order or a dict by name; with
-    grad_req 'add', gradients accumulate onto random initial values). Returns the gradients."""
+    grad_req 'add', gradients accumulate onto random initial values). grad_stypes gives gradient
+    arrays other storage types (compressed ones start empty, as MXNet's). Returns the gradient
+    arrays by name."""
     ctx = ctx or default_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
@@ -83,6 +84,10 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     # Gradients in their argument's dtype, which the executor computes them in (MXNet takes
     # `dtype`, converting where they differ).
     args_grad_data = {k: array(v, ctx=ctx, dtype=location[k].dtype) for k, v in args_grad_npy.items()}
+    for k, stype in (grad_stypes or {}).items():
+        if k in args_grad_data and stype not in (None, "default"):
+            from ..ndarray import sparse
+            args_grad_data[k] = sparse.zeros(stype, args_grad_npy[k].shape, ctx=ctx, dtype=location[k].dtype)
     if isinstance(grad_req, str):
         grad_req = {k: grad_req for k in sym.list_arguments()}
     elif isinstance(grad_req, (list, tuple)):
@@ -100,7 +105,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     elif isinstance(out_grads, _np.ndarray):
         out_grads = [as_grad(out_grads)]
     exe.backward(out_grads)
-    grads = {k: v.asnumpy() for k, v in exe.grad_dict.items() if v is not None}
+    grads = {k: v.asnumpy() for k, v in args_grad_data.items()}
     for name in expected:
         req = grad_req.get(name, "write")
         if req == "write":
@@ -114,7 +119,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
                                 ("EXPECTED_%s" % name, "BACKWARD_%s" % name), equal_nan=equal_nan)
         else:
             raise ValueError("Invalid grad_req %s for argument %s" % (req, name))
-    return grads
+    return args_grad_data
 
 
 def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True, dtype=default_dtype()):

@@ -3,6 +3,7 @@
 // what the GPU kernels share).
 #include <optional>
 
+#include "braid/base/storage_type.h"
 #include "matrix_dot.h"
 #include "matrix_util.h"
 
@@ -87,11 +88,11 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
     DotParam p;
     p.transpose_a = rd.get<bool>("transpose_a", false);
     p.transpose_b = rd.get<bool>("transpose_b", false);
-    // MXNet's sparse storage choice; only dense arrays exist here.
+    // MXNet's storage type for the result: the kernel computes densely, NDArray calls convert
+    // (ndarray/sparse_dispatch.cc), a graph's output stays dense.
     auto stype = rd.get_optional<std::string>("forward_stype");
     rd.finish();
-    BRAID_CHECK(!stype || *stype == "default", "operator ", name, ": forward_stype=", stype.value_or(""),
-                " is not supported; only dense (default) storage exists");
+    if (stype) parse_storage_type(*stype);  // checked: default, csr or row_sparse
     return std::any(p);
   };
   d.list_arguments = args({"lhs", "rhs"});
