@@ -39,7 +39,8 @@ for _op, _params in (("normal", ("loc", "scale")), ("uniform", ("low", "high")),
 
 
 def positional_attributes(op):
-    return _POSITIONAL_ATTRIBUTES.get(op, ())
+    # MXNet's scalar operators (_plus_scalar, _scatter_minus_scalar, ...) take the scalar second
+    return _POSITIONAL_ATTRIBUTES.get(op, ("scalar",) if op.endswith("_scalar") else ())
 
 
 def operator_function(name, input_type, run, module):

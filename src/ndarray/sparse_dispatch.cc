@@ -98,6 +98,36 @@ Results getnnz(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
   return one(ptr.slice(rows, rows + 1).copy());
 }
 
+// MXNet's scatter operators: a compressed first input keeps its storage, computed on its stored
+// values only (row_sparse rows of the second input for the division).
+Results scatter_scalar(const std::string& plain, const std::vector<NDArray>& in, const op::AttrMap& attrs) {
+  if (!in.at(0).is_sparse()) return std::nullopt;
+  return one(with_values(in[0], nd::invoke1(plain, {SparseAccess::parts(in[0]).data}, attrs)));
+}
+Results scatter_plus(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
+  return scatter_scalar("_plus_scalar", in, attrs);
+}
+Results scatter_minus(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
+  return scatter_scalar("_minus_scalar", in, attrs);
+}
+Results scatter_div(const std::vector<NDArray>& in, const op::AttrMap&) {
+  if (in.at(0).stype() != StorageType::RowSparse || in.at(1).shape() != in[0].shape()) return std::nullopt;
+  const SparseParts& lhs = SparseAccess::parts(in[0]);
+  const NDArray rhs_rows =
+      nd::invoke1("take", {sparse::cast_storage(in[1], StorageType::Default), lhs.aux[0]}, {{"axis", "0"}});
+  return one(with_values(in[0], nd::invoke1("elemwise_div", {lhs.data, rhs_rows})));
+}
+
+// A row_sparse array's row sums of squares with keepdims stay row_sparse (MXNet's _square_sum).
+Results square_sum(const std::vector<NDArray>& in, const op::AttrMap& attrs) {
+  if (in.at(0).stype() != StorageType::RowSparse) return std::nullopt;
+  const std::string axis = attr_or(attrs, "axis", "0"), keepdims = attr_or(attrs, "keepdims", "False");
+  const NDArray dense = nd::invoke1("_square_sum", {sparse::cast_storage(in[0], StorageType::Default)}, attrs);
+  const bool rows =
+      (axis == "1" || axis == "(1,)" || axis == "-1") && (keepdims == "True" || keepdims == "1" || keepdims == "true");
+  return one(rows ? sparse::cast_storage(dense, StorageType::RowSparse) : dense);
+}
+
 const std::unordered_map<std::string, SparseImpl>& implementations() {
   static const auto* table = new std::unordered_map<std::string, SparseImpl>{
       {"cast_storage", cast_storage},
@@ -109,6 +139,10 @@ const std::unordered_map<std::string, SparseImpl>& implementations() {
       {"_contrib_getnnz", getnnz},
       {"slice_axis", slice_axis},
       {"dot", csr_dot},
+      {"_scatter_plus_scalar", scatter_plus},
+      {"_scatter_minus_scalar", scatter_minus},
+      {"_scatter_elemwise_div", scatter_div},
+      {"_square_sum", square_sum},
   };
   return *table;
 }

@@ -2,11 +2,14 @@
 //  - one compressed input through an operator that maps 0 to 0 (abs, x * 2, x == 1): the same
 //    storage, computed on the stored values only;
 //  - sums and differences of two row_sparse arrays: row_sparse over the union of their rows;
-//  - sums and differences of two arrays of one other compressed type, and products with a
-//    compressed operand: compressed again after a dense computation.
+//  - sums and differences of two arrays of one other compressed type, products with a
+//    compressed operand, and the other element-wise operators of two arrays of one compressed
+//    type that map (0, 0) to 0 (maximum, minimum, hypot): compressed again after a dense
+//    computation.
 #include <algorithm>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
@@ -19,18 +22,19 @@
 namespace braid::detail {
 namespace {
 
-// Whether element-wise `op` with `attrs` maps 0 to 0 for `dtype` (abs, x * 2, x == 1 do; exp, x + 1,
-// x == 0 do not), found by running it once on a zero and kept.
-bool maps_zero_to_zero(const std::string& op, const op::AttrMap& attrs, DType dtype) {
+// Whether element-wise `op` with `attrs` maps zeros (`arity` of them) to 0 for `dtype` (abs, x * 2,
+// x == 1, max(x, y) do; exp, x + 1, x == 0, x / y do not), found by running it once and kept.
+bool maps_zero_to_zero(const std::string& op, const op::AttrMap& attrs, DType dtype, size_t arity = 1) {
   static std::mutex mu;
   static auto* known = new std::unordered_map<std::string, bool>();
-  std::string key = cat(op, "|", dtype_name(dtype));
+  std::string key = cat(op, "|", dtype_name(dtype), "|", arity);
   for (const auto& [k, v] : attrs) key += cat("|", k, "=", v);
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = known->find(key); it != known->end()) return it->second;
   }
-  const double at_zero = nd::invoke1(op, {nd::zeros(Shape{1}, cpu(), dtype)}, attrs).to_vector<double>()[0];
+  const std::vector<NDArray> zeros(arity, nd::zeros(Shape{1}, cpu(), dtype));
+  const double at_zero = nd::invoke1(op, zeros, attrs).to_vector<double>()[0];
   std::lock_guard<std::mutex> lock(mu);
   return (*known)[key] = at_zero == 0;  // NaN is not 0
 }
@@ -60,10 +64,23 @@ NDArray row_sparse_sum(const std::string& op, const NDArray& a, const NDArray& b
   return sparse::row_sparse_array(nd::invoke1(op, {va, vb}), int64_array(rows, a.ctx()), a.shape());
 }
 
+// The element-wise operators of two arrays besides sums and products (MXNet's with a sparse
+// storage rule).
+bool other_binary(const std::string& op) {
+  static const auto* ops = new std::unordered_set<std::string>{
+      "_maximum", "_Maximum", "_minimum", "_Minimum", "_hypot", "_Hypot", "elemwise_div", "_div", "_Div"};
+  return ops->count(op) > 0;
+}
+
 std::optional<NDArray> binary(const std::string& op, const std::vector<NDArray>& in, const op::AttrMap& attrs) {
-  const auto kind = kind_of(op);
-  if (!kind || in.size() != 2 || in[0].shape() != in[1].shape()) return std::nullopt;
+  if (in.size() != 2 || in[0].shape() != in[1].shape()) return std::nullopt;
   const StorageType a = in[0].stype(), b = in[1].stype();
+  const auto kind = kind_of(op);
+  if (!kind) {
+    if (!other_binary(op) || a != b || a == StorageType::Default || !maps_zero_to_zero(op, attrs, in[0].dtype(), 2))
+      return std::nullopt;
+    return sparse::cast_storage(nd::invoke1(op, sparse::densify(in), attrs), a);
+  }
   StorageType out;
   if (*kind == Kind::Sum) {
     if (a != b || a == StorageType::Default) return std::nullopt;

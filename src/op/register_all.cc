@@ -3,6 +3,8 @@
 #include "op/common/float16_compute.h"
 #include "op/control_flow/control_flow.h"
 #include "op/linalg/linalg_util.h"
+#include "op/sparse/scatter_ops.h"
+#include "op/sparse/sparse_embedding.h"
 #include "op/tensor/add_n.h"
 #include "op/tensor/make_loss.h"
 #include "op/tensor/pad.h"
@@ -110,6 +112,9 @@ void register_all_ops(Registry& r) {
   register_add_n_gpu_kernels(r);
   register_pad_gpu_kernels(r);
 #endif
+  // Copies of operators under MXNet's other names, with every kernel registered above.
+  register_scatter_ops(r);
+  register_sparse_embedding(r);
   compute_16bit_in_float32(r);  // after every kernel is registered
 }
 

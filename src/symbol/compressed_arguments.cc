@@ -6,6 +6,7 @@
 #include "braid/base/error.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/sparse.h"
+#include "graph.h"
 #include "op_by_op.h"
 
 namespace braid::symbol::detail {
@@ -38,6 +39,21 @@ std::shared_ptr<CompressedArrays> compressed_arrays(const std::vector<NDArray>& 
   return c;
 }
 
+std::map<std::string, StorageType> embedding_grad_stypes(const Symbol& symbol) {
+  std::map<std::string, StorageType> stypes;
+  dfs_visit(symbol.outputs(), [&](const NodePtr& n) {
+    if (n->is_variable() || n->inputs.size() < 2 || !n->inputs[1].node->is_variable()) return;
+    const std::string& op = n->op->name;
+    if (op != "Embedding" && op != "_contrib_SparseEmbedding") return;
+    auto sparse_grad = n->attrs.find("sparse_grad");
+    const bool rows = op == "_contrib_SparseEmbedding" ||
+                      (sparse_grad != n->attrs.end() &&
+                       (sparse_grad->second == "True" || sparse_grad->second == "1" || sparse_grad->second == "true"));
+    stypes[n->inputs[1].node->name] = rows ? StorageType::RowSparse : StorageType::Default;
+  });
+  return stypes;
+}
+
 void copy_in(const CompressedArrays& given, RunState& state) {
   for (size_t i : given.sparse_args) given.args[i].copyto(state.args[i]);
   for (size_t i : given.sparse_aux) given.aux[i].copyto(state.aux[i]);
@@ -65,6 +81,11 @@ std::vector<StorageType> output_stypes(const std::vector<Entry>& outputs, const 
     // an operator that cannot run on zeros: its outputs stay dense
   }
   return stypes;
+}
+
+void infer_with_ndarrays(CompressedArrays& given, const std::vector<Entry>& outputs) {
+  autograd::PauseScope pause;
+  given.outputs = run_op_by_op(outputs, given.args, given.aux);
 }
 
 void convert_outputs(CompressedArrays& given, const RunState& state) {

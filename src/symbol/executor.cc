@@ -137,6 +137,7 @@ Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map
     const std::string& code = a->second.at("__storage_type__");
     return code == "1" ? StorageType::RowSparse : code == "2" ? StorageType::CSR : StorageType::Default;
   };
+  const std::map<std::string, StorageType> embedding_grads = symbol::detail::embedding_grad_stypes(symbol);
   auto zeros = [](StorageType stype, const Shape& shape, Context c, DType dtype) {
     return stype == StorageType::Default ? nd::zeros(shape, c, dtype) : sparse::zeros(stype, shape, c, dtype);
   };
@@ -147,7 +148,10 @@ Executor Executor::simple_bind(const Symbol& symbol, Context ctx, const std::map
     const StorageType stype = stype_of(arg_names[i]);
     args.push_back(zeros(stype, s.arg[i], c, t.arg[i]));
     bool wanted = grad_req != GradReq::Null && std::find(no_grad.begin(), no_grad.end(), arg_names[i]) == no_grad.end();
-    const StorageType grad_stype = stype == StorageType::RowSparse ? stype : StorageType::Default;
+    auto given = embedding_grads.find(arg_names[i]);
+    const StorageType grad_stype = given != embedding_grads.end()    ? given->second
+                                   : stype == StorageType::RowSparse ? stype
+                                                                     : StorageType::Default;
     grads.push_back(wanted ? zeros(grad_stype, s.arg[i], c, t.arg[i]) : NDArray());
     reqs.push_back(wanted ? grad_req : GradReq::Null);
   }
@@ -167,6 +171,11 @@ void Executor::forward(bool is_train, const std::map<std::string, NDArray>& inpu
       array.copyto(dst);
     }
   }
+  if (compressed_ && !is_train) {
+    symbol::detail::infer_with_ndarrays(*compressed_, optimized_.outputs());
+    forwarded_ = false;  // a backward runs the planned (training) forward first
+    return;
+  }
   if (compressed_) symbol::detail::copy_in(*compressed_, *state_);
   symbol::detail::run_forward(*plan_, *state_, is_train);
   if (compressed_) symbol::detail::convert_outputs(*compressed_, *state_);
@@ -180,7 +189,10 @@ void Executor::backward(const std::vector<NDArray>& out_grads) {
   // the training forward first, so that the gradient is the one of the bound arguments.
   if (!plan_->has_backward) return;  // no argument wants a gradient: nothing to compute (as MXNet)
   if (!forwarded_) forward(true, {});
-  symbol::detail::run_backward(*plan_, *state_, out_grads);
+  std::vector<NDArray> heads = out_grads;  // the kernels read dense head gradients
+  for (NDArray& h : heads)
+    if (!h.is_none() && h.is_sparse()) h = sparse::cast_storage(h, StorageType::Default);
+  symbol::detail::run_backward(*plan_, *state_, heads);
   if (compressed_) symbol::detail::copy_out(*compressed_, *state_);
 }
 

@@ -254,11 +254,18 @@ class DataParallelExecutorGroup(object):
         shared_args = shared.arg_dict if shared is not None else {}
         shared_grads = shared.grad_dict if shared is not None else {}
 
-        def array(name, shape, dtype, pool):
+        attrs = self.symbol.attr_dict()
+
+        def stype_of(name):
+            """A variable's storage type (Variable(stype=...): MXNet's code in __storage_type__)."""
+            return {"1": "row_sparse", "2": "csr"}.get(attrs.get(name, {}).get("__storage_type__"), "default")
+
+        def array(name, shape, dtype, pool, stype="default"):
             old = pool.get(name)
             if old is not None and old.shape == tuple(shape) and (dtype is None or old.dtype == dtype):
                 return old
-            return nd.zeros(shape, ctx=self._context_of(i, name), dtype=dtype if dtype is not None else "float32")
+            return nd.zeros(shape, ctx=self._context_of(i, name), dtype=dtype if dtype is not None else "float32",
+                            stype=stype)
 
         buffer = self.shared_data_arrays[i]
 
@@ -268,6 +275,8 @@ class DataParallelExecutorGroup(object):
             shape = tuple(shape)
             dtype = dtype if dtype is not None else "float32"
             ctx = self._context_of(i, name)
+            if stype_of(name) != "default":  # compressed inputs (csr data) are not views of a buffer
+                return nd.zeros(shape, ctx=ctx, dtype=dtype, stype=stype_of(name))
             size = 1
             for dim in shape:
                 size *= dim
@@ -284,9 +293,11 @@ class DataParallelExecutorGroup(object):
         args, grads = [], {}
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             is_param = name in self.param_names
-            args.append(array(name, shape, dtype, shared_args) if is_param else buffered(name, shape, dtype))
-            if self.grad_req[name] != "null":
-                grads[name] = array(name, shape, dtype, shared_grads if is_param else {})
+            args.append(array(name, shape, dtype, shared_args, stype_of(name)) if is_param
+                        else buffered(name, shape, dtype))
+            if self.grad_req[name] != "null":  # a row_sparse weight gets a row_sparse gradient
+                grad_stype = "row_sparse" if stype_of(name) == "row_sparse" else "default"
+                grads[name] = array(name, shape, dtype, shared_grads if is_param else {}, grad_stype)
         aux = [array(name, shape, dtype, shared.aux_dict if shared is not None else {})
                for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types)]
         executor = self.symbol.bind(self.contexts[i], args, args_grad=grads, grad_req=self.grad_req,

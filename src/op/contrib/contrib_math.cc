@@ -51,6 +51,7 @@ void add_quadratic(Registry& r) {
     });
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
+  d.elementwise = true;  // (a csr or row_sparse input keeps its storage when c is 0, as MXNet's)
   r.add(std::move(d));
 }
 

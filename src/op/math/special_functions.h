@@ -13,7 +13,13 @@ template <class T>
 BRAID_HOST_DEVICE T digamma(T x) {
   const double pi = 3.14159265358979323846;
   double v = static_cast<double>(x), shift = 0.0;
-  if (v == std::floor(v) && v <= 0.0) return static_cast<T>(NAN);  // the poles
+  // At the poles, as MXNet's (Cephes' psi): the largest double, which is +inf in float.
+  if (v == std::floor(v) && v <= 0.0) {
+    if constexpr (sizeof(T) < sizeof(double))
+      return static_cast<T>(INFINITY);
+    else
+      return static_cast<T>(1.7976931348623157e308);
+  }
   if (v < 0.5) {
     // psi(1 - x) - psi(x) = pi / tan(pi x)
     shift = -pi / std::tan(pi * v);

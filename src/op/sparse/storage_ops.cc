@@ -5,7 +5,8 @@
 //  - _sparse_gather_rows(data, positions): row i is data[positions[i]], or zeros where it is -1;
 //  - _sparse_scatter_rows(data, indices, values): data with rows indices[i] set to values[i];
 //  - cast_storage(data, stype): in a graph the identity (a copy);
-//  - _sparse_retain(data, indices): the rows listed in indices, every other row zero;
+//  - _sparse_retain(data, indices): the rows listed in indices, every other row zero (its
+//    gradient: those rows of the output's);
 //  - _contrib_getnnz(data): the number of stored values, in all or per row or column.
 // The copies move bytes, so they take every dtype, 16-bit ones included.
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "braid/base/storage_type.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
+#include "square_sum.h"
 
 namespace braid::op::detail {
 namespace {
@@ -198,6 +200,18 @@ void register_cast_storage(Registry& r) {
   r.add(std::move(d));
 }
 
+// Which of `rows` rows the indices `ids` list (any integer or float dtype; others ignored).
+std::vector<char> listed_rows(const TBlob& ids, int64_t rows) {
+  std::vector<char> keep(static_cast<size_t>(rows), 0);
+  BRAID_TYPE_SWITCH(ids.dtype, I, "_sparse_retain indices", {
+    for (int64_t i = 0; i < ids.size(); ++i) {
+      const auto k = static_cast<int64_t>(ids.ptr<I>()[i]);
+      if (k >= 0 && k < rows) keep[static_cast<size_t>(k)] = 1;
+    }
+  });
+  return keep;
+}
+
 void register_retain(Registry& r) {
   OpDef d;
   d.name = "_sparse_retain";
@@ -216,13 +230,7 @@ void register_retain(Registry& r) {
     const TBlob &data = a.inputs[0], &ids = a.inputs[1], &out = a.outputs[0];
     const size_t row = row_bytes(data);
     const int64_t rows = data.shape[0];
-    std::vector<char> keep(static_cast<size_t>(rows), 0);
-    BRAID_TYPE_SWITCH(ids.dtype, I, "_sparse_retain indices", {
-      for (int64_t i = 0; i < ids.size(); ++i) {
-        const auto k = static_cast<int64_t>(ids.ptr<I>()[i]);
-        if (k >= 0 && k < rows) keep[static_cast<size_t>(k)] = 1;
-      }
-    });
+    const std::vector<char> keep = listed_rows(ids, rows);
     for (int64_t k = 0; k < rows; ++k) {
       char* dst = bytes(out) + static_cast<size_t>(k) * row;
       if (keep[static_cast<size_t>(k)])
@@ -231,6 +239,23 @@ void register_retain(Registry& r) {
         zero_bytes(dst, row);
     }
   };
+  d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
+    const TBlob &dy = a.out_grads[0], &dx = a.in_grads[0];
+    const std::vector<char> keep = listed_rows(a.inputs[1], dy.shape[0]);
+    const int64_t width = dy.shape.ndim() > 1 ? dy.shape.prod(1, dy.shape.ndim()) : 1;
+    if (a.req[0] != OpReq::Null)
+      BRAID_TYPE_SWITCH(dy.dtype, T, "_sparse_retain gradient", {
+        for (int64_t k = 0; k < dy.shape[0]; ++k)
+          for (int64_t c = 0; c < width; ++c) {
+            const int64_t i = k * width + c;
+            const T g = keep[static_cast<size_t>(k)] ? dy.ptr<T>()[i] : T(0);
+            dx.ptr<T>()[i] = a.req[0] == OpReq::Add ? static_cast<T>(dx.ptr<T>()[i] + g) : g;
+          }
+      });
+    if (a.req[1] == OpReq::Write)  // the indices get none
+      zero_bytes(a.in_grads[1].dptr, static_cast<size_t>(a.in_grads[1].size()) * dtype_size(a.in_grads[1].dtype));
+  };
+  d.backward_reads = [](const std::any&) { return BackwardReads{true, false}; };
   d.cpu.takes_16bit = true;
   r.add(std::move(d));
 }
@@ -284,6 +309,7 @@ void register_sparse_storage_ops(Registry& r) {
   register_cast_storage(r);
   register_retain(r);
   register_getnnz(r);
+  register_square_sum(r);
 }
 
 }  // namespace braid::op::detail

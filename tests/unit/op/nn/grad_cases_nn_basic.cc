@@ -157,6 +157,12 @@ void add_layer_cases(std::vector<GradCase>& c) {
                {},
                {0},
                integers(0, 0, 4)});
+  c.push_back({"_contrib_SparseEmbedding",
+               {{"input_dim", "5"}, {"output_dim", "4"}, {"deterministic", "True"}},
+               {Shape({2, 3}), Shape({5, 4})},
+               {},
+               {0},
+               integers(0, 0, 4)});
   GradCase drop{"Dropout", {{"p", "0.3"}}, {Shape({4, 5})}};
   drop.is_train = true;
   c.push_back(drop);

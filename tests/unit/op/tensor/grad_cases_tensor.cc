@@ -113,6 +113,13 @@ std::vector<GradCase> tensor_grad_cases() {
   c.push_back({"_identity_with_attr_like_rhs", {}, {Shape({2, 3}), Shape({2, 3})}});
   c.push_back({"Cast", {{"dtype", "float64"}}, {Shape({2, 3})}});
   c.push_back({"cast_storage", {{"stype", "default"}}, {Shape({2, 3})}});  // inside graphs: the identity
+  // rows 0 and 2 of 4 kept (indices in any order, repeated); their gradient passes, the others' is 0
+  c.push_back({"_sparse_retain", {}, {Shape({4, 3}), Shape({3})}, {}, {1}, [](auto& in) { in[1] = {2, 0, 2}; }});
+  c.push_back({"_scatter_elemwise_div", {}, {Shape({2, 3}), Shape({2, 3})}, {{-1, 1}, {0.5, 2}}});
+  c.push_back({"_scatter_plus_scalar", {{"scalar", "2"}}, {Shape({2, 3})}});
+  c.push_back({"_scatter_minus_scalar", {{"scalar", "2"}}, {Shape({2, 3})}});
+  for (const char* axis : {"0", "1"})
+    c.push_back({"_square_sum", {{"axis", axis}, {"keepdims", "True"}}, {Shape({3, 4})}});
   // [[a, 0, b], [0, c, d]] (csr parts) times a 3x2 rhs, and its transpose times a 2x2 one; rhs only.
   for (bool transpose : {false, true})
     c.push_back({"_sparse_csr_dot_dense",
