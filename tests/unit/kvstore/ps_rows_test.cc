@@ -155,6 +155,42 @@ TEST(PsRows, WithoutAnOptimizerTheValueBecomesTheRowsPushedAndDensePushesMix) {
   }
 }
 
+// dist_async: each worker's rows are applied as they come, sparse and dense keys in one store.
+TEST(PsRows, AsyncRowPushesApplyAsTheyComeBesideDenseKeys) {
+  SmallBigArrayBound bound;
+  std::vector<float> rows_value, dense_value;
+  auto status = test::run_job("dist_async", 9115, 2, 2, [&](kv::KVStore& store) {
+    const int rank = store.rank();
+    store.init(0, nd::zeros(Shape{kRows, kWidth}));
+    store.init(1, nd::zeros(Shape{4}));
+    store.set_optimizer(optim::create("sgd", {{"learning_rate", "1"}}));
+    for (int step = 0; step < 3; ++step) {
+      store.push(0, {rows_of({static_cast<int64_t>(rank), 999}, 1.f)});
+      store.push(1, {nd::ones(Shape{4})});
+    }
+    NDArray a = nd::zeros(Shape{kRows, kWidth}), b = nd::zeros(Shape{4});
+    store.pull(0, {a});
+    store.pull(1, {b});
+    a.wait_to_read();
+    b.wait_to_read();
+    store.barrier();  // every push has been applied once both workers are here
+    store.pull(0, {a});
+    store.pull(1, {b});
+    if (rank == 0) {
+      rows_value = a.to_vector<float>();
+      dense_value = b.to_vector<float>();
+    }
+    store.barrier();
+  });
+  expect_job_ok(status);
+  ASSERT_EQ(rows_value.size(), static_cast<size_t>(kRows * kWidth));
+  EXPECT_EQ(rows_value[0], -3.f);                 // worker 0's row, 3 pushes of lr * 1
+  EXPECT_EQ(rows_value[kWidth], -3.f);            // worker 1's
+  EXPECT_EQ(rows_value[999 * kWidth + 5], -6.f);  // both workers'
+  EXPECT_EQ(rows_value[2 * kWidth], 0.f);         // nobody's
+  EXPECT_EQ(dense_value, std::vector<float>(4, -6.f));
+}
+
 // With 2-bit compression dense pushes are quantised while rows travel as they are (MXNet's rule).
 TEST(PsRows, RowsPassUncompressedWhileDensePushesAreQuantised) {
   SmallBigArrayBound bound;
