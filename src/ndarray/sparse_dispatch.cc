@@ -150,7 +150,9 @@ const std::unordered_map<std::string, SparseImpl>& implementations() {
 // The storage type a product's caller asks for its result (MXNet's forward_stype of dot).
 StorageType forward_stype(const std::string& op, const op::AttrMap& attrs) {
   if (op != "dot" && op != "batch_dot") return StorageType::Default;
-  return parse_storage_type(attr_or(attrs, "forward_stype", "default"));
+  const std::string stype = attr_or(attrs, "forward_stype", "default");
+  // anything else is refused by the operator itself, naming it
+  return stype == "csr" ? StorageType::CSR : stype == "row_sparse" ? StorageType::RowSparse : StorageType::Default;
 }
 
 // Whether `op` makes a compressed array from dense inputs.

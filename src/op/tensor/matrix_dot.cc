@@ -3,7 +3,6 @@
 // what the GPU kernels share).
 #include <optional>
 
-#include "braid/base/storage_type.h"
 #include "matrix_dot.h"
 #include "matrix_util.h"
 
@@ -92,7 +91,8 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
     // (ndarray/sparse_dispatch.cc), a graph's output stays dense.
     auto stype = rd.get_optional<std::string>("forward_stype");
     rd.finish();
-    if (stype) parse_storage_type(*stype);  // checked: default, csr or row_sparse
+    BRAID_CHECK(!stype || *stype == "default" || *stype == "csr" || *stype == "row_sparse", "operator ", name,
+                ": forward_stype must be 'default', 'csr' or 'row_sparse', got '", stype.value_or(""), "'");
     return std::any(p);
   };
   d.list_arguments = args({"lhs", "rhs"});

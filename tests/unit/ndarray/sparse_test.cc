@@ -159,6 +159,23 @@ TEST(Sparse, OperatorsThatKeepZerosKeepTheStorage) {
   EXPECT_EQ(sparse::data(product).to_vector<float>(), (V{21, 24, 27}));
 }
 
+// maximum of two csr matrices keeps csr (max(0, 0) is 0); a division does not (0 / 0 is NaN); a
+// product in the storage type its caller asks (dot's forward_stype); the scatter operators compute
+// on the stored values only.
+TEST(Sparse, BinaryRulesForwardStypesAndScatterOperators) {
+  NDArray csr = example_csr();
+  EXPECT_EQ(nd::invoke1("_maximum", {csr, csr}).stype(), StorageType::CSR);
+  EXPECT_EQ(nd::invoke1("elemwise_div", {csr, csr}).stype(), StorageType::Default);
+  NDArray product = nd::invoke1("dot", {nd::ones(Shape{2, 3}), csr}, {{"forward_stype", "row_sparse"}});
+  EXPECT_EQ(product.stype(), StorageType::RowSparse);
+  EXPECT_EQ(product.to_vector<float>(), (nd::invoke1("dot", {nd::ones(Shape{2, 3}), csr}).to_vector<float>()));
+  NDArray plus = nd::invoke1("_scatter_plus_scalar", {csr}, {{"scalar", "1"}});
+  EXPECT_EQ(plus.stype(), StorageType::CSR);
+  EXPECT_EQ(sparse::data(plus).to_vector<float>(), (V{8, 9, 10}));  // the zeros stay zeros
+  EXPECT_EQ(nd::invoke1("_scatter_plus_scalar", {nd::zeros(Shape{2})}, {{"scalar", "1"}}).to_vector<float>(),
+            (V{1, 1}));
+}
+
 TEST(Sparse, RowSparseSumsCoverTheUnionOfRows) {
   NDArray a = sparse::row_sparse_array(nd::array({1, 2}), ints({0, 2}), Shape{4});
   NDArray b = sparse::row_sparse_array(nd::array({10, 20}), ints({2, 3}), Shape{4});

@@ -117,7 +117,7 @@ TEST(MatrixDot, BadShapesAndAttributesThrow) {
       },
       {"dot", "int32"});
   expect_error([&] { nd::invoke1("dot", {a, a}, {{"transpose_a", "maybe"}}); }, {"dot", "transpose_a"});
-  expect_error([&] { nd::invoke1("dot", {a, a}, {{"forward_stype", "csr"}}); }, {"dot", "forward_stype"});
+  expect_error([&] { nd::invoke1("dot", {a, a}, {{"forward_stype", "dense"}}); }, {"dot", "forward_stype", "dense"});
   expect_error(
       [&] {
         nd::batch_dot(NDArray(Shape({2, 3, 4})), NDArray(Shape({3, 4, 5})));
