@@ -256,7 +256,8 @@ TEST(PsRows, MalformedRowMessagesAreRefused) {
       return std::string(e.what());
     }
   };
-  const kv::ps::Rows ok = kv::ps::parse_rows(message({100, 150, 199}, 0), 16, false, 100, 200);
+  const kv::ps::Message good = message({100, 150, 199}, 0);  // the rows point into its payload
+  const kv::ps::Rows ok = kv::ps::parse_rows(good, 16, false, 100, 200);
   EXPECT_EQ(ok.n, 3);
   EXPECT_EQ(ok.ids[2], 199);
   EXPECT_NE(error_of(message({100, 120}, 0), true).find("no whole number of rows of 24 bytes"), std::string::npos);
