@@ -170,11 +170,16 @@ void bind_optim(py::module_& m) {
         [](optim::Optimizer& opt, std::shared_ptr<optim::LRScheduler> s) { opt.set_lr_scheduler(s); });
 
   auto l = m.def_submodule("lr_scheduler");
+  // A scheduler from _serialize(), as its own class (pickling).
+  l.def("_deserialize", [](const std::string& json) {
+    return std::shared_ptr<optim::LRScheduler>(optim::LRScheduler::deserialize(json));
+  });
   auto warmup = [](int steps, double begin_lr, const std::string& mode) {
     return optim::Warmup{steps, begin_lr, mode};
   };
   py::class_<optim::LRScheduler, std::shared_ptr<optim::LRScheduler>>(l, "LRScheduler")
       .def("__call__", &optim::LRScheduler::operator())
+      .def("_serialize", &optim::LRScheduler::serialize)
       .def_property("base_lr", &optim::LRScheduler::base_lr, &optim::LRScheduler::set_base_lr);
   py::class_<optim::FactorScheduler, optim::LRScheduler, std::shared_ptr<optim::FactorScheduler>>(l, "FactorScheduler")
       .def(py::init([=](int step, double factor, double stop_factor_lr, double base_lr, int warmup_steps,
