@@ -46,6 +46,7 @@ from . import kvstore
 from . import kvstore as kv
 from . import runtime
 from . import profiler
+from . import recordio
 from . import engine
 from . import operator
 from . import numpy

@@ -4,6 +4,7 @@
 #include "braid/io/idx.h"
 #include "braid/io/mnist_iter.h"
 #include "braid/io/ndarray_iter.h"
+#include "braid/io/recordio.h"
 
 namespace braid::python {
 namespace {
@@ -76,6 +77,21 @@ io::NamedInputs named_inputs(py::handle v, const std::string& default_name) {
 
 void bind_io(py::module_& m) {
   auto i = m.def_submodule("io");
+  // RecordIO files (braid/io/recordio.h), under mx.recordio's MXRecordIO and MXIndexedRecordIO.
+  py::class_<io::RecordWriter>(i, "RecordWriter")
+      .def(py::init<const std::string&>(), py::arg("path"))
+      .def("write", [](io::RecordWriter& w, const py::bytes& record) { w.write(std::string(record)); })
+      .def("tell", &io::RecordWriter::tell)
+      .def("close", &io::RecordWriter::close);
+  py::class_<io::RecordReader>(i, "RecordReader")
+      .def(py::init<const std::string&>(), py::arg("path"))
+      .def("read",
+           [](io::RecordReader& r) -> py::object {
+             std::optional<std::string> record = r.read();
+             return record ? py::object(py::bytes(*record)) : py::object(py::none());
+           })
+      .def("seek", &io::RecordReader::seek)
+      .def("tell", &io::RecordReader::tell);
   py::class_<io::DataDesc>(i, "DataDesc")
       .def(py::init([](const std::string& name, py::object shape, py::object dtype, const std::string& layout) {
              return io::DataDesc{name, to_shape(shape), dtype.is_none() ? DType::Float32 : to_dtype(dtype), layout};
