@@ -12,10 +12,12 @@ packages=(
   libopenmpi-dev openmpi-bin
   slurmd slurmctld slurm-client  # braid launch --launcher slurm (its test starts a one-node Slurm)
   nlohmann-json3-dev libcpp-httplib-dev libcli11-dev zlib1g-dev
+  libjpeg-dev libpng-dev  # mx.image: JPEG (libjpeg-turbo) and PNG
   dataset-fashion-mnist
   python3 python3-dev python3-numpy python3-torch python3-pytest pybind11-dev
   python3-scipy python3-nose  # MXNet's own unit tests (make conformance) import them
   python3-onnx  # mx.onnx
+  python3-pil  # the image tests' reference decoder
   python3-venv python3-pip  # pip install . into a virtual environment (its test)
   gnuplot-nox
   nginx

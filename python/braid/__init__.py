@@ -47,6 +47,8 @@ from . import kvstore as kv
 from . import runtime
 from . import profiler
 from . import recordio
+from . import image
+from . import image as img
 from . import engine
 from . import operator
 from . import numpy

@@ -65,6 +65,7 @@ void bind_profiler(py::module_& m);
 void bind_random(py::module_& m);
 void bind_amp(py::module_& m);
 void bind_dlpack(py::module_& m);
+void bind_image(py::module_& m);  // image.cc
 
 /// A Python callable that C++ code may copy and drop without the GIL: it is released with the
 /// GIL held, whoever drops the last copy.

@@ -45,4 +45,5 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_random(m);
   braid::python::bind_amp(m);
   braid::python::bind_dlpack(m);
+  braid::python::bind_image(m);
 }

@@ -1,0 +1,150 @@
+// Separable resampling with OpenCV's tap positions and weights for each interpolation.
+#include "braid/image/resize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "braid/base/error.h"
+
+namespace braid::image {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+void cubic_weights(double x, float* w) {  // OpenCV's interpolateCubic, a = -0.75
+  constexpr double a = -0.75;
+  w[0] = float(((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a);
+  w[1] = float(((a + 2) * x - (a + 3)) * x * x + 1);
+  w[2] = float(((a + 2) * (1 - x) - (a + 3)) * (1 - x) * (1 - x) + 1);
+  w[3] = 1.f - w[0] - w[1] - w[2];
+}
+
+void lanczos_weights(double x, float* w) {  // sinc(d) · sinc(d / 4) at distances d = x + 3 - t, normalised
+  double sum = 0, v[8];
+  for (int t = 0; t < 8; ++t) {
+    const double d = x + 3 - t;
+    v[t] = std::abs(d) < 1e-9 ? 1.0 : 4 * std::sin(kPi * d) * std::sin(kPi * d / 4) / (kPi * kPi * d * d);
+    sum += v[t];
+  }
+  for (int t = 0; t < 8; ++t) w[t] = float(v[t] / sum);
+}
+
+// Shrinking by area: each source pixel weighs by how much of it the output pixel's span covers.
+AxisTaps area_shrink_taps(int64_t in, int64_t out) {
+  const double scale = double(in) / double(out);
+  AxisTaps t;
+  t.taps = static_cast<int64_t>(std::ceil(scale)) + 1;
+  t.index.assign(size_t(out * t.taps), 0);
+  t.weight.assign(size_t(out * t.taps), 0.f);
+  for (int64_t o = 0; o < out; ++o) {
+    const double begin = double(o) * scale, end = std::min(double(in), begin + scale);
+    int64_t k = 0;
+    for (int64_t s = static_cast<int64_t>(std::floor(begin)); s < end && k < t.taps; ++s, ++k) {
+      const double covered = std::min(end, double(s + 1)) - std::max(begin, double(s));
+      t.index[size_t(o * t.taps + k)] = std::min(s, in - 1);
+      t.weight[size_t(o * t.taps + k)] = float(covered / scale);
+    }
+  }
+  return t;
+}
+
+template <class T>
+T from_float(double v) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(
+        std::clamp(std::round(v), double(std::numeric_limits<T>::lowest()), double(std::numeric_limits<T>::max())));
+  else
+    return static_cast<T>(v);
+}
+
+}  // namespace
+
+Interp interp_from_int(int interp, const char* where) {
+  BRAID_CHECK(interp >= 0 && interp <= 4, where, ": interp=", interp,
+              " is not supported; use 0 (nearest), 1 (bilinear), 2 (bicubic), 3 (area) or 4 (Lanczos)");
+  return static_cast<Interp>(interp);
+}
+
+AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
+  const double scale = double(in) / double(out);
+  if (interp == Interp::Area && in > out) return area_shrink_taps(in, out);
+  AxisTaps t;
+  t.taps = interp == Interp::Nearest ? 1 : interp == Interp::Cubic ? 4 : interp == Interp::Lanczos ? 8 : 2;
+  t.index.resize(size_t(out * t.taps));
+  t.weight.resize(size_t(out * t.taps));
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t* idx = t.index.data() + o * t.taps;
+    float* w = t.weight.data() + o * t.taps;
+    if (interp == Interp::Nearest) {
+      idx[0] = std::min(static_cast<int64_t>(std::floor(double(o) * scale)), in - 1);
+      w[0] = 1.f;
+      continue;
+    }
+    double src = (double(o) + 0.5) * scale - 0.5;
+    int64_t lo = static_cast<int64_t>(std::floor(src));
+    double frac = src - double(lo);
+    if (interp == Interp::Area) {  // growing by area: OpenCV's linear taps with sharper weights
+      lo = static_cast<int64_t>(std::floor(double(o) * scale));
+      frac = double(o + 1) - double(lo + 1) / scale;
+      frac = frac <= 0 ? 0 : frac - std::floor(frac);
+    }
+    if (t.taps == 2) {
+      if (lo < 0) lo = 0, frac = 0;
+      if (lo >= in - 1) lo = in - 1, frac = 0;
+      w[0] = float(1 - frac), w[1] = float(frac);
+    } else if (t.taps == 4) {
+      cubic_weights(frac, w);
+    } else {
+      lanczos_weights(frac, w);
+    }
+    const int64_t first = lo - (t.taps / 2 - 1);
+    for (int64_t k = 0; k < t.taps; ++k) idx[k] = std::clamp(first + k, int64_t(0), in - 1);
+  }
+  return t;
+}
+
+template <class T>
+void resize(const T* src, int64_t h, int64_t w, int64_t c, T* dst, int64_t oh, int64_t ow, Interp interp) {
+  const AxisTaps cols = axis_taps(w, ow, interp), rows = axis_taps(h, oh, interp);
+  // Rows first: every source row resampled to ow columns, then the columns.
+  std::vector<double> wide(size_t(h * ow * c));
+  for (int64_t y = 0; y < h; ++y) {
+    const T* in = src + y * w * c;
+    double* out = wide.data() + y * ow * c;
+    for (int64_t x = 0; x < ow; ++x) {
+      const int64_t* idx = cols.index.data() + x * cols.taps;
+      const float* wt = cols.weight.data() + x * cols.taps;
+      for (int64_t k = 0; k < c; ++k) {
+        double sum = 0;
+        for (int64_t t = 0; t < cols.taps; ++t) sum += double(wt[t]) * double(in[idx[t] * c + k]);
+        out[x * c + k] = sum;
+      }
+    }
+  }
+  const int64_t row = ow * c;
+  std::vector<double> acc(static_cast<size_t>(row));
+  for (int64_t y = 0; y < oh; ++y) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    for (int64_t t = 0; t < rows.taps; ++t) {
+      const double* in = wide.data() + rows.index[size_t(y * rows.taps + t)] * row;
+      const double wt = rows.weight[size_t(y * rows.taps + t)];
+      if (wt == 0) continue;
+      for (int64_t i = 0; i < row; ++i) acc[size_t(i)] += wt * in[i];
+    }
+    T* out = dst + y * row;
+    for (int64_t i = 0; i < row; ++i) out[i] = from_float<T>(acc[size_t(i)]);
+  }
+}
+
+#define BRAID_RESIZE_FOR(T) template void resize<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, int64_t, Interp);
+BRAID_RESIZE_FOR(uint8_t)
+BRAID_RESIZE_FOR(int8_t)
+BRAID_RESIZE_FOR(int32_t)
+BRAID_RESIZE_FOR(int64_t)
+BRAID_RESIZE_FOR(float)
+BRAID_RESIZE_FOR(double)
+#undef BRAID_RESIZE_FOR
+
+}  // namespace braid::image
