@@ -28,7 +28,10 @@ for _name in ("_contrib_Proposal", "_contrib_MultiProposal"):
 for _op in ("brightness", "contrast", "saturation", "hue"):  # Gluon's transforms pass the range by position
     _POSITIONAL_ATTRIBUTES["_image_random_" + _op] = ("min_factor", "max_factor")
 _POSITIONAL_ATTRIBUTES.update({"_image_random_color_jitter": ("brightness", "contrast", "saturation", "hue"),
-                               "_image_adjust_lighting": ("alpha",), "_image_random_lighting": ("alpha_std",)})
+                               "_image_adjust_lighting": ("alpha",), "_image_random_lighting": ("alpha_std",),
+                               "_image_resize": ("size", "keep_ratio", "interp"),
+                               "_image_crop": ("x", "y", "width", "height"),
+                               "_image_normalize": ("mean", "std")})
 for _name in ("_contrib_box_nms", "_contrib_box_non_maximum_suppression"):
     _POSITIONAL_ATTRIBUTES[_name] = ("overlap_thresh", "valid_thresh", "topk", "coord_start", "score_index", "id_index",
                                      "background_id", "force_suppress", "in_format", "out_format")

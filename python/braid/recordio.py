@@ -1,7 +1,8 @@
 """mxnet.recordio: MXNet's RecordIO files (`.rec`, written and read by the C++ core,
 braid/io/recordio.h) and the image-record header: ``MXRecordIO`` (records in order),
 ``MXIndexedRecordIO`` (with an ``.idx`` file of "key<TAB>offset" lines for random access),
-``IRHeader``, ``pack`` and ``unpack``."""
+``IRHeader``, ``pack`` and ``unpack``, and ``pack_img``/``unpack_img`` for records holding an encoded
+image (pixels in OpenCV's BGR order, as MXNet's, which calls OpenCV)."""
 import numbers
 import os
 import struct
@@ -9,9 +10,10 @@ from collections import namedtuple
 
 import numpy as np
 
+from ._core import image as _codec
 from ._core.io import RecordReader as _RecordReader, RecordWriter as _RecordWriter
 
-__all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack"]
+__all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img", "unpack_img"]
 
 
 class MXRecordIO(object):
@@ -185,3 +187,25 @@ def unpack(s):
         header = header._replace(label=np.frombuffer(s, np.float32, header.flag))
         s = s[header.flag * 4:]
     return header, s
+
+
+def pack_img(header, img, quality=95, img_fmt=".jpg"):
+    """A record of ``header`` and the image ``img`` (uint8 (H, W) or (H, W, C), colour in BGR
+    order) encoded as img_fmt ('.jpg' with quality 1..100, or '.png' with quality as the
+    compression level)."""
+    img = np.asarray(img)
+    if img.dtype != np.uint8:
+        img = np.clip(np.rint(img), 0, 255).astype(np.uint8)
+    return pack(header, _codec.encode(img, img_fmt, int(quality), True))
+
+
+def unpack_img(s, iscolor=-1):
+    """(IRHeader, image) of a record made by ``pack_img``: a uint8 NumPy array in BGR order,
+    (H, W, 3) for iscolor=1, (H, W) for 0, as stored for -1."""
+    header, s = unpack(s)
+    img = _codec.decode(np.frombuffer(s, dtype=np.uint8), int(iscolor), False)
+    if iscolor < 0 and img.shape[2] >= 3:
+        img = img[:, :, [2, 1, 0] + list(range(3, img.shape[2]))]
+    if img.shape[2] == 1:
+        img = img[:, :, 0]
+    return header, np.ascontiguousarray(img)
