@@ -13,22 +13,22 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-void cubic_weights(double x, float* w) {  // OpenCV's interpolateCubic, a = -0.75
+void cubic_weights(double x, double* w) {  // OpenCV's interpolateCubic, a = -0.75
   constexpr double a = -0.75;
-  w[0] = float(((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a);
-  w[1] = float(((a + 2) * x - (a + 3)) * x * x + 1);
-  w[2] = float(((a + 2) * (1 - x) - (a + 3)) * (1 - x) * (1 - x) + 1);
-  w[3] = 1.f - w[0] - w[1] - w[2];
+  w[0] = ((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a;
+  w[1] = ((a + 2) * x - (a + 3)) * x * x + 1;
+  w[2] = ((a + 2) * (1 - x) - (a + 3)) * (1 - x) * (1 - x) + 1;
+  w[3] = 1 - w[0] - w[1] - w[2];
 }
 
-void lanczos_weights(double x, float* w) {  // sinc(d) · sinc(d / 4) at distances d = x + 3 - t, normalised
+void lanczos_weights(double x, double* w) {  // sinc(d) · sinc(d / 4) at distances d = x + 3 - t, normalised
   double sum = 0, v[8];
   for (int t = 0; t < 8; ++t) {
     const double d = x + 3 - t;
     v[t] = std::abs(d) < 1e-9 ? 1.0 : 4 * std::sin(kPi * d) * std::sin(kPi * d / 4) / (kPi * kPi * d * d);
     sum += v[t];
   }
-  for (int t = 0; t < 8; ++t) w[t] = float(v[t] / sum);
+  for (int t = 0; t < 8; ++t) w[t] = v[t] / sum;
 }
 
 // Shrinking by area: each source pixel weighs by how much of it the output pixel's span covers.
@@ -37,14 +37,14 @@ AxisTaps area_shrink_taps(int64_t in, int64_t out) {
   AxisTaps t;
   t.taps = static_cast<int64_t>(std::ceil(scale)) + 1;
   t.index.assign(size_t(out * t.taps), 0);
-  t.weight.assign(size_t(out * t.taps), 0.f);
+  t.weight.assign(size_t(out * t.taps), 0.0);
   for (int64_t o = 0; o < out; ++o) {
     const double begin = double(o) * scale, end = std::min(double(in), begin + scale);
     int64_t k = 0;
     for (int64_t s = static_cast<int64_t>(std::floor(begin)); s < end && k < t.taps; ++s, ++k) {
       const double covered = std::min(end, double(s + 1)) - std::max(begin, double(s));
       t.index[size_t(o * t.taps + k)] = std::min(s, in - 1);
-      t.weight[size_t(o * t.taps + k)] = float(covered / scale);
+      t.weight[size_t(o * t.taps + k)] = covered / scale;
     }
   }
   return t;
@@ -76,10 +76,10 @@ AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
   t.weight.resize(size_t(out * t.taps));
   for (int64_t o = 0; o < out; ++o) {
     int64_t* idx = t.index.data() + o * t.taps;
-    float* w = t.weight.data() + o * t.taps;
+    double* w = t.weight.data() + o * t.taps;
     if (interp == Interp::Nearest) {
       idx[0] = std::min(static_cast<int64_t>(std::floor(double(o) * scale)), in - 1);
-      w[0] = 1.f;
+      w[0] = 1;
       continue;
     }
     double src = (double(o) + 0.5) * scale - 0.5;
@@ -93,7 +93,7 @@ AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
     if (t.taps == 2) {
       if (lo < 0) lo = 0, frac = 0;
       if (lo >= in - 1) lo = in - 1, frac = 0;
-      w[0] = float(1 - frac), w[1] = float(frac);
+      w[0] = 1 - frac, w[1] = frac;
     } else if (t.taps == 4) {
       cubic_weights(frac, w);
     } else {
@@ -115,10 +115,10 @@ void resize(const T* src, int64_t h, int64_t w, int64_t c, T* dst, int64_t oh, i
     double* out = wide.data() + y * ow * c;
     for (int64_t x = 0; x < ow; ++x) {
       const int64_t* idx = cols.index.data() + x * cols.taps;
-      const float* wt = cols.weight.data() + x * cols.taps;
+      const double* wt = cols.weight.data() + x * cols.taps;
       for (int64_t k = 0; k < c; ++k) {
         double sum = 0;
-        for (int64_t t = 0; t < cols.taps; ++t) sum += double(wt[t]) * double(in[idx[t] * c + k]);
+        for (int64_t t = 0; t < cols.taps; ++t) sum += wt[t] * double(in[idx[t] * c + k]);
         out[x * c + k] = sum;
       }
     }

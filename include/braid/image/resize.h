@@ -19,7 +19,7 @@ Interp interp_from_int(int interp, const char* where);
 struct AxisTaps {
   int64_t taps = 0;
   std::vector<int64_t> index;
-  std::vector<float> weight;
+  std::vector<double> weight;
 };
 AxisTaps axis_taps(int64_t in, int64_t out, Interp interp);
 
