@@ -2,6 +2,7 @@
 #include "bindings.h"
 #include "braid/base/error.h"
 #include "braid/io/idx.h"
+#include "braid/io/image_record_iter.h"
 #include "braid/io/mnist_iter.h"
 #include "braid/io/ndarray_iter.h"
 #include "braid/io/recordio.h"
@@ -181,6 +182,41 @@ void bind_io(py::module_& m) {
            py::arg("batch_size") = 128, py::arg("shuffle") = true, py::arg("flat") = false, py::arg("seed") = 0,
            py::arg("silent") = false, py::arg("num_parts") = 1, py::arg("part_index") = 0,
            py::arg("data_name") = "data", py::arg("label_name") = "softmax_label");
+
+  // ImageRecordIter's options under MXNet's argument names; mx.io.ImageRecordIter (Python) fills them.
+  py::class_<io::ImageRecordIterOptions>(i, "ImageRecordIterOptions")
+      .def(py::init<>())
+      .def_readwrite("path_imgrec", &io::ImageRecordIterOptions::path_imgrec)
+      .def_readwrite("path_imgidx", &io::ImageRecordIterOptions::path_imgidx)
+      .def_property(
+          "data_shape", [](const io::ImageRecordIterOptions& o) { return o.data_shape.dims(); },
+          [](io::ImageRecordIterOptions& o, const std::vector<int64_t>& s) { o.data_shape = Shape(s); })
+      .def_readwrite("batch_size", &io::ImageRecordIterOptions::batch_size)
+      .def_readwrite("label_width", &io::ImageRecordIterOptions::label_width)
+      .def_readwrite("shuffle", &io::ImageRecordIterOptions::shuffle)
+      .def_readwrite("seed", &io::ImageRecordIterOptions::seed)
+      .def_readwrite("num_parts", &io::ImageRecordIterOptions::num_parts)
+      .def_readwrite("part_index", &io::ImageRecordIterOptions::part_index)
+      .def_readwrite("round_batch", &io::ImageRecordIterOptions::round_batch)
+      .def_readwrite("preprocess_threads", &io::ImageRecordIterOptions::preprocess_threads)
+      .def_readwrite("prefetch_buffer", &io::ImageRecordIterOptions::prefetch_buffer)
+      .def_readwrite("resize", &io::ImageRecordIterOptions::resize)
+      .def_readwrite("inter_method", &io::ImageRecordIterOptions::inter_method)
+      .def_readwrite("rand_crop", &io::ImageRecordIterOptions::rand_crop)
+      .def_readwrite("rand_mirror", &io::ImageRecordIterOptions::rand_mirror)
+      .def_readwrite("mirror", &io::ImageRecordIterOptions::mirror)
+      .def_readwrite("mean", &io::ImageRecordIterOptions::mean)
+      .def_readwrite("std", &io::ImageRecordIterOptions::std)
+      .def_readwrite("scale", &io::ImageRecordIterOptions::scale)
+      .def_readwrite("data_name", &io::ImageRecordIterOptions::data_name)
+      .def_readwrite("label_name", &io::ImageRecordIterOptions::label_name);
+  py::class_<io::ImageRecordIter, io::DataIter, std::shared_ptr<io::ImageRecordIter>>(i, "ImageRecordIter")
+      .def(py::init([](io::ImageRecordIterOptions o) {
+             py::gil_scoped_release release;  // reading the offsets may take a while
+             return std::make_shared<io::ImageRecordIter>(std::move(o));
+           }),
+           py::arg("options"))
+      .def_property_readonly("num_images", &io::ImageRecordIter::num_images);
 
   // Braid's own readers of (Fashion-)MNIST's IDX files (the C++ examples use them).
   i.def("load_idx", &io::load_idx, py::arg("path"));

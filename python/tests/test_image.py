@@ -271,3 +271,26 @@ def test_pack_img_round_trips_bgr_pixels():
     np.testing.assert_array_equal(back, stored[:, :, ::-1])  # the file holds RGB; BGR comes back
     assert np.abs(back.astype(int) - bgr).mean() < 8  # JPEG loss; swapped channels would differ by ~100
     assert mx.recordio.unpack_img(record, 0)[1].shape == (40, 60)
+
+
+def test_image_record_iter_matches_image_iter_and_refuses_what_it_lacks(tmp_path):
+    rec = str(tmp_path / "d.rec")
+    writer = mx.recordio.MXRecordIO(rec, "w")
+    for i in range(5):
+        writer.write(mx.recordio.pack_img((0, float(i), i, 0), smooth_image(30, 34, seed=i)[:, :, ::-1], img_fmt=".png"))
+    writer.close()
+    native = mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=2, path_imgrec=rec, preprocess_threads=2)
+    python = mx.image.ImageIter(2, (3, 24, 24), path_imgrec=rec)
+    assert native.provide_data[0].shape == (2, 3, 24, 24)
+    for a, b in zip(native, python):
+        np.testing.assert_array_equal(a.data[0].asnumpy(), b.data[0].asnumpy())
+        np.testing.assert_array_equal(a.label[0].asnumpy(), b.label[0].asnumpy())
+    normalised = mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=5, path_imgrec=rec, mean_r=100, std_b=4,
+                                       scale=0.5).next().data[0].asnumpy()
+    plain = mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=5, path_imgrec=rec).next().data[0].asnumpy()
+    np.testing.assert_allclose(normalised[:, 0], (plain[:, 0] - 100) * 0.5)
+    np.testing.assert_allclose(normalised[:, 2], plain[:, 2] * 0.5 / 4)
+    with pytest.raises(ValueError, match="max_rotate_angle=10"):
+        mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=2, path_imgrec=rec, max_rotate_angle=10)
+    with pytest.raises(TypeError, match="bogus"):
+        mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=2, path_imgrec=rec, bogus=1)

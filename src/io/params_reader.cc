@@ -184,7 +184,6 @@ class Parser {
     const uint64_t storage_at = offset_;
     std::vector<int64_t> storage_dims, dims;
     const bool has_storage = read_shape(Version::V2, 0, storage_dims);
-    const uint64_t shape_at = offset_;
     if (!read_shape(Version::V2, 0, dims)) return NDArray();
     if (!has_storage) fail(storage_at, "a compressed array without the shape of its stored values");
     const uint64_t ctx_at = offset_;

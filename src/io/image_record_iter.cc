@@ -1,0 +1,228 @@
+// ImageRecordIter: worker threads claim whole batches, at most prefetch_buffer ahead of the
+// consumer, and leave them in ready_ by number; next() takes them in order.
+#include "braid/io/image_record_iter.h"
+
+#include <algorithm>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include "braid/base/error.h"
+#include "braid/image/codec.h"
+#include "braid/image/resize.h"
+#include "braid/io/image_record.h"
+#include "braid/io/recordio.h"
+
+namespace braid::io {
+namespace {
+
+std::vector<uint64_t> offsets_from_index(const std::string& path) {
+  std::ifstream in(path);
+  BRAID_CHECK(in, "ImageRecordIter: cannot open the index file path_imgidx=", path);
+  std::vector<uint64_t> offsets;
+  std::string line;
+  for (int64_t n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    std::istringstream fields(line);
+    std::string key;
+    uint64_t offset = 0;
+    BRAID_CHECK(fields >> key >> offset, "ImageRecordIter: line ", n, " of ", path,
+                " is not 'key<TAB>offset' (an .idx file as im2rec writes it)");
+    offsets.push_back(offset);
+  }
+  std::sort(offsets.begin(), offsets.end());  // file order: reading moves forward
+  return offsets;
+}
+
+std::vector<uint64_t> offsets_by_reading(const std::string& path) {
+  RecordReader reader(path);
+  std::vector<uint64_t> offsets;
+  for (uint64_t at = reader.tell(); reader.read(); at = reader.tell()) offsets.push_back(at);
+  return offsets;
+}
+
+// A seed from (seed, epoch, place) that differs in every bit for neighbouring places (splitmix64).
+uint64_t mix(uint64_t seed, uint64_t epoch, uint64_t place) {
+  uint64_t z = seed ^ (epoch * 0x9E3779B97F4A7C15ULL) ^ (place * 0xBF58476D1CE4E5B9ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+image::Image resize_shorter(image::Image im, int64_t side, int interp) {
+  const int64_t h = im.height > im.width ? side * im.height / im.width : side;
+  const int64_t w = im.height > im.width ? side : side * im.width / im.height;
+  image::Image out{h, w, im.channels, std::vector<uint8_t>(size_t(h * w * im.channels))};
+  image::resize<uint8_t>(im.pixels.data(), im.height, im.width, im.channels, out.pixels.data(), h, w,
+                         static_cast<image::Interp>(interp));
+  return out;
+}
+
+}  // namespace
+
+ImageRecordIter::ImageRecordIter(ImageRecordIterOptions options) : opts_(std::move(options)) {
+  const auto& o = opts_;
+  BRAID_CHECK(!o.path_imgrec.empty(), "ImageRecordIter: path_imgrec (the .rec file) is required");
+  BRAID_CHECK(o.data_shape.ndim() == 3 && (o.data_shape[0] == 1 || o.data_shape[0] == 3) && o.data_shape[1] > 0 &&
+                  o.data_shape[2] > 0,
+              "ImageRecordIter: data_shape must be (channels, height, width) with 1 or 3 channels; got ", o.data_shape);
+  BRAID_CHECK(o.batch_size > 0, "ImageRecordIter: batch_size must be positive; got ", o.batch_size);
+  BRAID_CHECK(o.label_width > 0, "ImageRecordIter: label_width must be positive; got ", o.label_width);
+  BRAID_CHECK(o.num_parts > 0 && o.part_index >= 0 && o.part_index < o.num_parts,
+              "ImageRecordIter: part_index must be in [0, num_parts); got part_index=", o.part_index,
+              ", num_parts=", o.num_parts);
+  BRAID_CHECK(o.preprocess_threads > 0 && o.prefetch_buffer > 0,
+              "ImageRecordIter: preprocess_threads and prefetch_buffer must be positive");
+  image::interp_from_int(o.inter_method, "ImageRecordIter inter_method");
+  for (float s : o.std) BRAID_CHECK(s != 0.f, "ImageRecordIter: std_r/std_g/std_b must not be 0");
+  std::vector<uint64_t> all =
+      o.path_imgidx.empty() ? offsets_by_reading(o.path_imgrec) : offsets_from_index(o.path_imgidx);
+  const int64_t n = int64_t(all.size());
+  offsets_.assign(all.begin() + n * o.part_index / o.num_parts, all.begin() + n * (o.part_index + 1) / o.num_parts);
+  BRAID_CHECK(!offsets_.empty(), "ImageRecordIter: ", o.path_imgrec, " holds no records",
+              o.num_parts > 1 ? " for this part" : "");
+  batches_ = (num_images() + o.batch_size - 1) / o.batch_size;
+  order_.resize(offsets_.size());
+  std::iota(order_.begin(), order_.end(), 0);
+  start();
+}
+
+ImageRecordIter::~ImageRecordIter() { stop(); }
+
+void ImageRecordIter::start() {
+  if (opts_.shuffle) {
+    std::mt19937_64 rng(mix(opts_.seed, uint64_t(epoch_), ~0ULL));
+    std::shuffle(order_.begin(), order_.end(), rng);
+  }
+  stopping_ = false;
+  claimed_ = returned_ = 0;
+  ready_.clear();
+  for (int64_t t = 0; t < opts_.preprocess_threads; ++t) workers_.emplace_back([this] { work(); });
+}
+
+void ImageRecordIter::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (auto& t : workers_) t.join();
+  workers_.clear();
+}
+
+void ImageRecordIter::work() {
+  std::unique_ptr<RecordReader> reader;
+  for (;;) {
+    int64_t k = 0;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      changed_.wait(lock,
+                    [&] { return stopping_ || claimed_ >= batches_ || claimed_ < returned_ + opts_.prefetch_buffer; });
+      if (stopping_ || claimed_ >= batches_) return;
+      k = claimed_++;
+    }
+    Made made;
+    try {
+      if (!reader) reader = std::make_unique<RecordReader>(opts_.path_imgrec);
+      made.batch = make_batch(k, *reader);
+    } catch (...) {
+      made.error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ready_.emplace(k, std::move(made));
+    }
+    changed_.notify_all();
+  }
+}
+
+DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
+  const auto& o = opts_;
+  const int64_t c = o.data_shape[0], h = o.data_shape[1], w = o.data_shape[2], plane = h * w;
+  auto data = std::make_shared<std::vector<float>>(size_t(o.batch_size * c * plane), 0.f);
+  auto labels = std::make_shared<std::vector<float>>(size_t(o.batch_size * o.label_width), 0.f);
+  DataBatch batch;
+  for (int64_t i = 0; i < o.batch_size; ++i) {
+    int64_t place = k * o.batch_size + i;
+    if (place >= num_images()) {
+      ++batch.pad;
+      if (!o.round_batch) continue;
+      place %= num_images();
+    }
+    const uint64_t offset = offsets_[size_t(order_[size_t(place)])];
+    reader.seek(offset);
+    const std::optional<std::string> raw = reader.read();
+    BRAID_CHECK(raw, "ImageRecordIter: no record at offset ", offset, " of ", o.path_imgrec);
+    const ImageRecord rec = unpack_image_record(*raw);
+    BRAID_CHECK(int64_t(rec.labels.size()) == o.label_width, "ImageRecordIter: the record at offset ", offset, " of ",
+                o.path_imgrec, " holds ", rec.labels.size(), " labels but label_width is ", o.label_width);
+    std::copy(rec.labels.begin(), rec.labels.end(), labels->begin() + i * o.label_width);
+    image::Image im;
+    try {
+      im = image::decode(rec.image, c == 1 ? image::Color::Gray : image::Color::Rgb);
+    } catch (const Error& e) {
+      throw Error("ImageRecordIter: the image of the record at offset " + std::to_string(offset) + " of " +
+                  o.path_imgrec + " (id " + std::to_string(rec.id) + ") is broken: " + e.what());
+    }
+    if (o.resize > 0) im = resize_shorter(std::move(im), o.resize, o.inter_method);
+    BRAID_CHECK(im.height >= h && im.width >= w, "ImageRecordIter: the image of the record at offset ", offset, " is ",
+                im.height, " x ", im.width, ", smaller than data_shape's ", h, " x ", w, "; set resize to at least ",
+                std::max(h, w));
+    std::mt19937 rng(static_cast<uint32_t>(mix(o.seed, uint64_t(epoch_), uint64_t(place))));
+    int64_t y0 = (im.height - h) / 2, x0 = (im.width - w) / 2;
+    if (o.rand_crop) {
+      y0 = std::uniform_int_distribution<int64_t>(0, im.height - h)(rng);
+      x0 = std::uniform_int_distribution<int64_t>(0, im.width - w)(rng);
+    }
+    const bool mirrored = o.mirror || (o.rand_mirror && std::bernoulli_distribution(0.5)(rng));
+    float* out = data->data() + i * c * plane;
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float mean = o.mean[size_t(ch)], mult = o.scale / o.std[size_t(ch)];
+      for (int64_t y = 0; y < h; ++y) {
+        const uint8_t* row = im.pixels.data() + ((y0 + y) * im.width + x0) * c + ch;
+        float* dst = out + ch * plane + y * w;
+        for (int64_t x = 0; x < w; ++x) dst[mirrored ? w - 1 - x : x] = (float(row[x * c]) - mean) * mult;
+      }
+    }
+  }
+  const Shape label_shape = o.label_width == 1 ? Shape({o.batch_size}) : Shape({o.batch_size, o.label_width});
+  batch.data.push_back(NDArray::borrowed(data->data(), Shape({o.batch_size, c, h, w}), DType::Float32, cpu(), data));
+  batch.label.push_back(NDArray::borrowed(labels->data(), label_shape, DType::Float32, cpu(), labels));
+  return batch;
+}
+
+std::optional<DataBatch> ImageRecordIter::next() {
+  Made made;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (returned_ >= batches_) return std::nullopt;
+    changed_.wait(lock, [&] { return ready_.count(returned_) > 0; });
+    auto it = ready_.find(returned_);
+    made = std::move(it->second);
+    ready_.erase(it);
+    ++returned_;
+  }
+  changed_.notify_all();
+  if (made.error) std::rethrow_exception(made.error);
+  return std::move(made.batch);
+}
+
+void ImageRecordIter::reset() {
+  stop();
+  ++epoch_;
+  start();
+}
+
+std::vector<DataDesc> ImageRecordIter::provide_data() const {
+  return {DataDesc{opts_.data_name,
+                   Shape({opts_.batch_size, opts_.data_shape[0], opts_.data_shape[1], opts_.data_shape[2]})}};
+}
+
+std::vector<DataDesc> ImageRecordIter::provide_label() const {
+  const Shape s = opts_.label_width == 1 ? Shape({opts_.batch_size}) : Shape({opts_.batch_size, opts_.label_width});
+  return {DataDesc{opts_.label_name, s, DType::Float32, "N"}};
+}
+
+}  // namespace braid::io
