@@ -47,6 +47,21 @@ CLI::App* add_launch_command(CLI::App& app, LaunchOptions& o);
 /// when every process succeeded, else the first failure's status (130 after Ctrl-C).
 int launch(LaunchOptions o, std::vector<std::string> command);
 
+/// braid im2rec's options, MXNet's tools/im2rec.py's (see add_im2rec_command).
+struct Im2recOptions {
+  std::string prefix, root;
+  bool list = false, recursive = false, no_shuffle = false, pass_through = false, center_crop = false;
+  bool pack_label = false;
+  std::vector<std::string> exts{".jpeg", ".jpg", ".png"};
+  int chunks = 1, resize = 0, quality = 95, num_thread = 1, color = 1;
+  double train_ratio = 1.0, test_ratio = 0.0;
+  std::string encoding = ".jpg";
+};
+CLI::App* add_im2rec_command(CLI::App& app, Im2recOptions& o);
+/// With --list writes PREFIX.lst (or chunks and train/val/test splits) of the images under ROOT;
+/// otherwise packs every PREFIX*.lst into a .rec and its .idx.
+int im2rec(const Im2recOptions& o, std::ostream& out);
+
 /// braid onnx's options (see add_onnx_command).
 struct OnnxOptions {
   std::string symbol, params, output = "model.onnx", model, prefix;

@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   braid::cli::OnnxOptions onnx_opt;
   auto* onnx = braid::cli::add_onnx_command(app, onnx_opt);
 
+  braid::cli::Im2recOptions im2rec_opt;
+  auto* im2rec = braid::cli::add_im2rec_command(app, im2rec_opt);
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
@@ -102,6 +105,7 @@ int main(int argc, char** argv) {
     if (serve->parsed()) return braid::cli::serve(serve_opt);
     if (infer->parsed()) return braid::cli::infer(infer_opt);
     if (onnx->parsed()) return braid::cli::onnx(*onnx, onnx_opt);
+    if (im2rec->parsed()) return braid::cli::im2rec(im2rec_opt, std::cout);
     if (launch->parsed()) {
       std::vector<std::string> command = launch->remaining();
       command.insert(command.end(), workers_command.begin(), workers_command.end());
