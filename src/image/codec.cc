@@ -25,10 +25,31 @@ std::string lower(std::string_view s) {
 
 bool is_image(std::string_view bytes) { return is_jpeg(bytes) || is_png(bytes); }
 
+[[noreturn]] void throw_not_an_image(std::string_view bytes);
+
 Image decode(std::string_view bytes, Color color) {
+  Image im;
+  decode(bytes, color, im);
+  return im;
+}
+
+void decode(std::string_view bytes, Color color, Image& into) {
   BRAID_CHECK(!bytes.empty(), "imdecode: the buffer is empty; pass the bytes of a JPEG or PNG file");
-  if (is_jpeg(bytes)) return detail::decode_jpeg(bytes, color);
-  if (is_png(bytes)) return detail::decode_png(bytes, color);
+  if (is_jpeg(bytes)) return detail::decode_jpeg(bytes, color, nullptr, into);
+  if (is_png(bytes)) return detail::decode_png(bytes, color, into);
+  throw_not_an_image(bytes);
+}
+
+void decode_region(std::string_view bytes, Color color, const std::function<Region(int64_t, int64_t)>& pick,
+                   Image& into) {
+  BRAID_CHECK(!bytes.empty(), "imdecode: the buffer is empty; pass the bytes of a JPEG or PNG file");
+  if (is_jpeg(bytes)) return detail::decode_jpeg(bytes, color, &pick, into);
+  Image whole;
+  decode(bytes, color, whole);
+  detail::cut(whole, detail::picked_region(pick, whole.height, whole.width), into);
+}
+
+[[noreturn]] void throw_not_an_image(std::string_view bytes) {
   throw Error("imdecode: the " + std::to_string(bytes.size()) +
               " bytes given are not a JPEG or PNG file (no JPEG or PNG signature at their start); Braid decodes "
               "these two formats");
@@ -51,6 +72,23 @@ void check_size(const char* format, int64_t height, int64_t width) {
               width, ")");
   BRAID_CHECK(height * width <= kMaxPixels, "imdecode: the ", format, " file declares a ", height, " x ", width,
               " image, more than the ", kMaxPixels, " pixels Braid decodes");
+}
+
+Region picked_region(const RegionPicker& pick, int64_t height, int64_t width) {
+  const Region r = pick(height, width);
+  BRAID_CHECK(
+      r.y0 >= 0 && r.x0 >= 0 && r.height > 0 && r.width > 0 && r.y0 + r.height <= height && r.x0 + r.width <= width,
+      "imdecode: the region ", r.height, " x ", r.width, " at (", r.y0, ", ", r.x0, ") is not inside the ", height,
+      " x ", width, " image");
+  return r;
+}
+
+void cut(const Image& im, const Region& r, Image& out) {
+  out.height = r.height, out.width = r.width, out.channels = im.channels;
+  out.pixels.resize(size_t(r.height * r.width * im.channels));
+  for (int64_t y = 0; y < r.height; ++y)
+    std::copy_n(im.pixels.data() + ((r.y0 + y) * im.width + r.x0) * im.channels, r.width * im.channels,
+                out.pixels.data() + y * r.width * im.channels);
 }
 
 Image convert_channels(Image im, Color color) {

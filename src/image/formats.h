@@ -7,10 +7,13 @@
 
 namespace braid::image::detail {
 
-Image decode_jpeg(std::string_view bytes, Color color);
+using RegionPicker = std::function<Region(int64_t height, int64_t width)>;
+
+/// Decode into `out`, reusing its memory; only pick's region when `pick` is given.
+void decode_jpeg(std::string_view bytes, Color color, const RegionPicker* pick, Image& out);
 std::string encode_jpeg(const Image& im, int quality, bool bgr);
 
-Image decode_png(std::string_view bytes, Color color);
+void decode_png(std::string_view bytes, Color color, Image& out);
 std::string encode_png(const Image& im, int level, bool bgr);
 
 /// `im` (1, 2, 3 or 4 channels; colour ones in RGB order) as `color` asks: alpha dropped, gray
@@ -20,5 +23,11 @@ Image convert_channels(Image im, Color color);
 
 /// Throws if `height` × `width` is not a sensible image size (empty, or above kMaxPixels).
 void check_size(const char* format, int64_t height, int64_t width);
+
+/// pick(height, width), checked to lie inside the image.
+Region picked_region(const RegionPicker& pick, int64_t height, int64_t width);
+
+/// The region `r` of `im`, into `out`.
+void cut(const Image& im, const Region& r, Image& out);
 
 }  // namespace braid::image::detail

@@ -4,7 +4,9 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <vector>
 
 #include <jpeglib.h>
 
@@ -70,6 +72,24 @@ bool read_rows(jpeg_decompress_struct* d, JpegErrors* errors, unsigned char* out
   return true;
 }
 
+// Only `r`'s rows and the column blocks it touches (libjpeg-turbo's jpeg_crop_scanline and
+// jpeg_skip_scanlines), the region's columns copied out of each decoded row.
+bool read_region(jpeg_decompress_struct* d, JpegErrors* errors, const Region* r, unsigned char* row_buffer,
+                 unsigned char* out, int channels) {
+  if (setjmp(errors->jump)) return false;
+  JDIMENSION first = JDIMENSION(r->x0), width = JDIMENSION(r->width);
+  jpeg_crop_scanline(d, &first, &width);  // widened to whole blocks: `first` may move left
+  if (r->y0 > 0) jpeg_skip_scanlines(d, JDIMENSION(r->y0));
+  const size_t skip = (size_t(r->x0) - first) * size_t(channels), row_bytes = size_t(r->width) * size_t(channels);
+  for (int64_t y = 0; y < r->height; ++y) {
+    JSAMPROW row = row_buffer;
+    jpeg_read_scanlines(d, &row, 1);
+    std::memcpy(out + size_t(y) * row_bytes, row_buffer + skip, row_bytes);
+  }
+  jpeg_abort_decompress(d);  // the rows below are not needed
+  return true;
+}
+
 // CMYK as Adobe writes it (inverted): R = C·K/255, and so on.
 Image from_cmyk(Image cmyk, bool inverted) {
   Image rgb{cmyk.height, cmyk.width, 3, std::vector<uint8_t>(size_t(cmyk.height * cmyk.width * 3))};
@@ -110,7 +130,7 @@ bool write_rows(jpeg_compress_struct* c, JpegErrors* errors, const unsigned char
 
 }  // namespace
 
-Image decode_jpeg(std::string_view bytes, Color color) {
+void decode_jpeg(std::string_view bytes, Color color, const RegionPicker* pick, Image& im) {
   jpeg_decompress_struct d{};
   JpegErrors errors;
   install_errors(reinterpret_cast<jpeg_common_struct*>(&d), &errors);
@@ -120,12 +140,24 @@ Image decode_jpeg(std::string_view bytes, Color color) {
   if (!start_decoding(&d, &errors, data, static_cast<unsigned long>(bytes.size()), color))
     throw Error(std::string("imdecode: not a readable JPEG file: ") + errors.message);
   check_size("JPEG", d.output_height, d.output_width);
-  Image im{d.output_height, d.output_width, d.output_components, {}};
-  im.pixels.resize(size_t(im.height * im.width * im.channels));
+  if (pick && d.out_color_space != JCS_CMYK) {
+    const Region r = picked_region(*pick, d.output_height, d.output_width);
+    im.height = r.height, im.width = r.width, im.channels = d.output_components;
+    im.pixels.resize(size_t(im.height * im.width * im.channels));
+    std::vector<unsigned char> row(size_t(d.output_width) * size_t(d.output_components));
+    if (!read_region(&d, &errors, &r, row.data(), im.pixels.data(), d.output_components))
+      throw Error(std::string("imdecode: the JPEG file is corrupt: ") + errors.message);
+    return;
+  }
+  im.height = d.output_height, im.width = d.output_width, im.channels = d.output_components;
+  im.pixels.resize(size_t(im.height * im.width * im.channels));  // keeps (and reuses) the memory it had
   if (!read_rows(&d, &errors, im.pixels.data(), size_t(im.width * im.channels)))
     throw Error(std::string("imdecode: the JPEG file is corrupt: ") + errors.message);
-  if (d.out_color_space == JCS_CMYK) return convert_channels(from_cmyk(std::move(im), d.saw_Adobe_marker), color);
-  return im;
+  if (d.out_color_space == JCS_CMYK) im = convert_channels(from_cmyk(std::move(im), d.saw_Adobe_marker), color);
+  if (pick) {
+    Image whole = std::move(im);
+    cut(whole, picked_region(*pick, whole.height, whole.width), im);
+  }
 }
 
 std::string encode_jpeg(const Image& im, int quality, bool bgr) {

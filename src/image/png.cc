@@ -69,7 +69,7 @@ struct PngImage : png_image {
 
 }  // namespace
 
-Image decode_png(std::string_view bytes, Color color) {
+void decode_png(std::string_view bytes, Color color, Image& out) {
   PngSource source{reinterpret_cast<const png_byte*>(bytes.data()), bytes.size(), 0, {}};
   PngReader reader;
   reader.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, png_fail, png_quiet);
@@ -84,7 +84,7 @@ Image decode_png(std::string_view bytes, Color color) {
   for (png_uint_32 y = 0; y < h; ++y) rows[y] = im.pixels.data() + size_t(y) * w * size_t(channels);
   if (!read_pixels(reader.png, reader.info, rows.data()))
     throw Error(std::string("imdecode: the PNG file is corrupt: ") + source.message);
-  return convert_channels(std::move(im), color);
+  out = convert_channels(std::move(im), color);
 }
 
 std::string encode_png(const Image& im, int level, bool bgr) {

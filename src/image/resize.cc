@@ -1,6 +1,8 @@
 // Separable resampling with OpenCV's tap positions and weights for each interpolation.
 #include "braid/image/resize.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -50,13 +52,57 @@ AxisTaps area_shrink_taps(int64_t in, int64_t out) {
   return t;
 }
 
-template <class T>
-T from_float(double v) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(
-        std::clamp(std::round(v), double(std::numeric_limits<T>::lowest()), double(std::numeric_limits<T>::max())));
-  else
+// Rounds half to even (the SSE conversion in the default rounding mode: OpenCV's cvRound),
+// without std::nearbyint's library call.
+inline int64_t round_even(float v) { return _mm_cvtss_si64(_mm_set_ss(v)); }
+inline int64_t round_even(double v) { return _mm_cvtsd_si64(_mm_set_sd(v)); }
+
+// Integers round half to even and saturate, as OpenCV's saturate_cast.
+template <class T, class Acc>
+T from_float(Acc v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (!(v > Acc(std::numeric_limits<T>::lowest()))) return std::numeric_limits<T>::lowest();  // NaN too
+    if (v >= Acc(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(round_even(v));
+  } else {
     return static_cast<T>(v);
+  }
+}
+
+// One row resampled along x: out[x, k] = sum over taps of weight · in[offset + k], C channels.
+template <class T, class Acc, int C>
+void resample_row(const T* in, int64_t ow, int64_t taps, const int64_t* offset, const Acc* weight, Acc* out) {
+  for (int64_t x = 0; x < ow; ++x, offset += taps, weight += taps, out += C) {
+    Acc sum[C] = {};
+    for (int64_t t = 0; t < taps; ++t) {
+      const T* p = in + offset[t];
+      for (int k = 0; k < C; ++k) sum[k] += weight[t] * Acc(p[k]);
+    }
+    for (int k = 0; k < C; ++k) out[k] = sum[k];
+  }
+}
+
+// resample_row for 3 channels and 2 taps, the sums in registers.
+template <class T, class Acc>
+void bilinear_rgb_row(const T* in, int64_t ow, const int64_t* offset, const Acc* weight, Acc* out) {
+  for (int64_t x = 0; x < ow; ++x, offset += 2, weight += 2, out += 3) {
+    const T *a = in + offset[0], *b = in + offset[1];
+    const Acc wa = weight[0], wb = weight[1];
+    out[0] = wa * Acc(a[0]) + wb * Acc(b[0]);
+    out[1] = wa * Acc(a[1]) + wb * Acc(b[1]);
+    out[2] = wa * Acc(a[2]) + wb * Acc(b[2]);
+  }
+}
+
+// The same for one channel of `stride` interleaved ones.
+template <class T, class Acc>
+void resample_channel(const T* in, int64_t stride, int64_t ow, int64_t taps, const int64_t* offset, const Acc* weight,
+                      Acc* out) {
+  for (int64_t x = 0; x < ow; ++x, offset += taps, weight += taps) {
+    Acc sum = 0;
+    for (int64_t t = 0; t < taps; ++t) sum += weight[t] * Acc(in[offset[t]]);
+    out[x * stride] = sum;
+  }
 }
 
 }  // namespace
@@ -107,31 +153,45 @@ AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
 
 template <class T>
 void resize(const T* src, int64_t h, int64_t w, int64_t c, T* dst, int64_t oh, int64_t ow, Interp interp) {
-  const AxisTaps cols = axis_taps(w, ow, interp), rows = axis_taps(h, oh, interp);
-  // Rows first: every source row resampled to ow columns, then the columns.
-  std::vector<double> wide(size_t(h * ow * c));
-  for (int64_t y = 0; y < h; ++y) {
-    const T* in = src + y * w * c;
-    double* out = wide.data() + y * ow * c;
-    for (int64_t x = 0; x < ow; ++x) {
-      const int64_t* idx = cols.index.data() + x * cols.taps;
-      const double* wt = cols.weight.data() + x * cols.taps;
-      for (int64_t k = 0; k < c; ++k) {
-        double sum = 0;
-        for (int64_t t = 0; t < cols.taps; ++t) sum += wt[t] * double(in[idx[t] * c + k]);
-        out[x * c + k] = sum;
-      }
-    }
+  if (h == oh && w == ow) {
+    std::copy(src, src + h * w * c, dst);
+    return;
   }
+  // 8-bit pixels are summed in float (exact enough for 256 levels), the rest in double.
+  using Acc = std::conditional_t<sizeof(T) == 1, float, double>;
+  const AxisTaps cols = axis_taps(w, ow, interp), rows = axis_taps(h, oh, interp);
+  // Rows first: each source row some output row reads, resampled to ow columns; then the columns.
+  std::vector<char> needed(size_t(h), 0);
+  for (size_t t = 0; t < rows.index.size(); ++t)
+    if (rows.weight[t] != 0) needed[size_t(rows.index[t])] = 1;
   const int64_t row = ow * c;
-  std::vector<double> acc(static_cast<size_t>(row));
+  std::vector<Acc> wide(size_t(h * row)), col_weight(cols.weight.begin(), cols.weight.end());
+  std::vector<int64_t> col_offset(cols.index.size());  // element offsets of the taps in a row
+  for (size_t t = 0; t < cols.index.size(); ++t) col_offset[t] = cols.index[t] * c;
+  for (int64_t y = 0; y < h; ++y) {
+    if (!needed[size_t(y)]) continue;
+    if (c == 3 && cols.taps == 2)  // bilinear colour images, the common case
+      bilinear_rgb_row<T, Acc>(src + y * w * c, ow, col_offset.data(), col_weight.data(), wide.data() + y * row);
+    else if (c == 3)
+      resample_row<T, Acc, 3>(src + y * w * c, ow, cols.taps, col_offset.data(), col_weight.data(),
+                              wide.data() + y * row);
+    else if (c == 1)
+      resample_row<T, Acc, 1>(src + y * w * c, ow, cols.taps, col_offset.data(), col_weight.data(),
+                              wide.data() + y * row);
+    else
+      for (int64_t k = 0; k < c; ++k)  // one channel at a time, as a 1-channel row with stride c
+        resample_channel(src + y * w * c + k, c, ow, cols.taps, col_offset.data(), col_weight.data(),
+                         wide.data() + y * row + k);
+  }
+  std::vector<Acc> acc(static_cast<size_t>(row));
   for (int64_t y = 0; y < oh; ++y) {
-    std::fill(acc.begin(), acc.end(), 0.0);
+    std::fill(acc.begin(), acc.end(), Acc(0));
     for (int64_t t = 0; t < rows.taps; ++t) {
-      const double* in = wide.data() + rows.index[size_t(y * rows.taps + t)] * row;
-      const double wt = rows.weight[size_t(y * rows.taps + t)];
+      const Acc wt = Acc(rows.weight[size_t(y * rows.taps + t)]);
       if (wt == 0) continue;
-      for (int64_t i = 0; i < row; ++i) acc[size_t(i)] += wt * in[i];
+      const Acc* __restrict in = wide.data() + rows.index[size_t(y * rows.taps + t)] * row;
+      Acc* __restrict sum = acc.data();
+      for (int64_t i = 0; i < row; ++i) sum[i] += wt * in[i];
     }
     T* out = dst + y * row;
     for (int64_t i = 0; i < row; ++i) out[i] = from_float<T>(acc[size_t(i)]);

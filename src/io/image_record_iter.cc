@@ -2,6 +2,8 @@
 // consumer, and leave them in ready_ by number; next() takes them in order.
 #include "braid/io/image_record_iter.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <fstream>
 #include <memory>
@@ -51,13 +53,58 @@ uint64_t mix(uint64_t seed, uint64_t epoch, uint64_t place) {
   return z ^ (z >> 31);
 }
 
-image::Image resize_shorter(image::Image im, int64_t side, int interp) {
-  const int64_t h = im.height > im.width ? side * im.height / im.width : side;
-  const int64_t w = im.height > im.width ? side : side * im.width / im.height;
-  image::Image out{h, w, im.channels, std::vector<uint8_t>(size_t(h * w * im.channels))};
-  image::resize<uint8_t>(im.pixels.data(), im.height, im.width, im.channels, out.pixels.data(), h, w,
+// `im` with its shorter side resized to `side`, into `out` (reusing its memory).
+void resize_shorter(const image::Image& im, int64_t side, int interp, image::Image& out) {
+  out.height = im.height > im.width ? side * im.height / im.width : side;
+  out.width = im.height > im.width ? side : side * im.width / im.height;
+  out.channels = im.channels;
+  out.pixels.resize(size_t(out.height * out.width * out.channels));
+  image::resize<uint8_t>(im.pixels.data(), im.height, im.width, im.channels, out.pixels.data(), out.height, out.width,
                          static_cast<image::Interp>(interp));
-  return out;
+}
+
+// Copies n floats to dst with non-temporal stores where dst is 16-byte aligned: a batch is far
+// bigger than the caches, and streaming stores skip reading each line before writing it.
+void stream_copy(const float* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  if (reinterpret_cast<uintptr_t>(dst) % 16 == 0)
+    for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+// The h x w crop at (y0, x0) of `im` into planes (c, h, w) of `out`, each value through the
+// channel's 256-entry table, columns reversed when mirrored (Step -1). Row by row through a small
+// buffer per plane, then streamed out.
+template <int Step>
+void normalise_rows(const image::Image& im, int64_t y0, int64_t x0, int64_t h, int64_t w, const float* lut,
+                    float* out) {
+  const int64_t c = im.channels, plane = h * w, first = Step > 0 ? 0 : w - 1;
+  std::vector<float> buffer(size_t(3 * w));
+  float* __restrict p0 = buffer.data() + first;
+  float* __restrict p1 = p0 + w;
+  float* __restrict p2 = p1 + w;
+  for (int64_t y = 0; y < h; ++y) {
+    const uint8_t* row = im.pixels.data() + ((y0 + y) * im.width + x0) * c;
+    if (c == 1) {
+      for (int64_t x = 0; x < w; ++x) p0[Step * x] = lut[row[x]];
+    } else {
+      for (int64_t x = 0; x < w; ++x, row += 3) {
+        p0[Step * x] = lut[row[0]];
+        p1[Step * x] = lut[256 + row[1]];
+        p2[Step * x] = lut[512 + row[2]];
+      }
+    }
+    for (int64_t ch = 0; ch < c; ++ch) stream_copy(buffer.data() + ch * w, out + ch * plane + y * w, w);
+  }
+  _mm_sfence();
+}
+
+void normalise(const image::Image& im, int64_t y0, int64_t x0, int64_t h, int64_t w, bool mirrored, const float* lut,
+               float* out) {
+  if (mirrored)
+    normalise_rows<-1>(im, y0, x0, h, w, lut, out);
+  else
+    normalise_rows<1>(im, y0, x0, h, w, lut, out);
 }
 
 }  // namespace
@@ -141,14 +188,28 @@ void ImageRecordIter::work() {
 DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
   const auto& o = opts_;
   const int64_t c = o.data_shape[0], h = o.data_shape[1], w = o.data_shape[2], plane = h * w;
-  auto data = std::make_shared<std::vector<float>>(size_t(o.batch_size * c * plane), 0.f);
-  auto labels = std::make_shared<std::vector<float>>(size_t(o.batch_size * o.label_width), 0.f);
+  // From the storage pool, whose blocks come back when the consumer drops a batch: no fresh pages
+  // to fault in per batch. Nothing else refers to the new arrays, so the thread may write them.
+  NDArray data_array(Shape({o.batch_size, c, h, w})),
+      label_array(o.label_width == 1 ? Shape({o.batch_size}) : Shape({o.batch_size, o.label_width}));
+  float* const data = data_array.data<float>();
+  float* const labels = label_array.data<float>();
+  std::fill_n(labels, o.batch_size * o.label_width, 0.f);
+  image::Image decoded, resized;  // reused image after image
+  // Each channel's 256 normalised values, (v - mean) · scale / std.
+  std::vector<float> lut(size_t(256 * c));
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int v = 0; v < 256; ++v)
+      lut[size_t(256 * ch + v)] = (float(v) - o.mean[size_t(ch)]) * (o.scale / o.std[size_t(ch)]);
   DataBatch batch;
   for (int64_t i = 0; i < o.batch_size; ++i) {
     int64_t place = k * o.batch_size + i;
     if (place >= num_images()) {
       ++batch.pad;
-      if (!o.round_batch) continue;
+      if (!o.round_batch) {
+        std::fill_n(data + i * c * plane, c * plane, 0.f);
+        continue;
+      }
       place %= num_images();
     }
     const uint64_t offset = offsets_[size_t(order_[size_t(place)])];
@@ -158,38 +219,46 @@ DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
     const ImageRecord rec = unpack_image_record(*raw);
     BRAID_CHECK(int64_t(rec.labels.size()) == o.label_width, "ImageRecordIter: the record at offset ", offset, " of ",
                 o.path_imgrec, " holds ", rec.labels.size(), " labels but label_width is ", o.label_width);
-    std::copy(rec.labels.begin(), rec.labels.end(), labels->begin() + i * o.label_width);
-    image::Image im;
+    std::copy(rec.labels.begin(), rec.labels.end(), labels + i * o.label_width);
+    // The crop: centred, or drawn from the image's place in the epoch. Without a resize only the
+    // crop is decoded (decode_region); with one the whole image is decoded and resized first.
+    std::mt19937 rng(static_cast<uint32_t>(mix(o.seed, uint64_t(epoch_), uint64_t(place))));
+    bool too_small = false;
+    int64_t source_h = 0, source_w = 0;
+    auto crop = [&](int64_t height, int64_t width) {
+      source_h = height, source_w = width;
+      too_small = height < h || width < w;
+      if (too_small) return image::Region{0, 0, height, width};
+      image::Region r{(height - h) / 2, (width - w) / 2, h, w};
+      if (o.rand_crop) {
+        r.y0 = std::uniform_int_distribution<int64_t>(0, height - h)(rng);
+        r.x0 = std::uniform_int_distribution<int64_t>(0, width - w)(rng);
+      }
+      return r;
+    };
+    const image::Color color = c == 1 ? image::Color::Gray : image::Color::Rgb;
     try {
-      im = image::decode(rec.image, c == 1 ? image::Color::Gray : image::Color::Rgb);
+      if (o.resize > 0)
+        image::decode(rec.image, color, decoded);
+      else
+        image::decode_region(rec.image, color, crop, decoded);
     } catch (const Error& e) {
       throw Error("ImageRecordIter: the image of the record at offset " + std::to_string(offset) + " of " +
                   o.path_imgrec + " (id " + std::to_string(rec.id) + ") is broken: " + e.what());
     }
-    if (o.resize > 0) im = resize_shorter(std::move(im), o.resize, o.inter_method);
-    BRAID_CHECK(im.height >= h && im.width >= w, "ImageRecordIter: the image of the record at offset ", offset, " is ",
-                im.height, " x ", im.width, ", smaller than data_shape's ", h, " x ", w, "; set resize to at least ",
-                std::max(h, w));
-    std::mt19937 rng(static_cast<uint32_t>(mix(o.seed, uint64_t(epoch_), uint64_t(place))));
-    int64_t y0 = (im.height - h) / 2, x0 = (im.width - w) / 2;
-    if (o.rand_crop) {
-      y0 = std::uniform_int_distribution<int64_t>(0, im.height - h)(rng);
-      x0 = std::uniform_int_distribution<int64_t>(0, im.width - w)(rng);
+    image::Region r{0, 0, h, w};
+    if (o.resize > 0) {
+      resize_shorter(decoded, o.resize, o.inter_method, resized);
+      r = crop(resized.height, resized.width);
     }
+    BRAID_CHECK(!too_small, "ImageRecordIter: the image of the record at offset ", offset, " is ", source_h, " x ",
+                source_w, ", smaller than data_shape's ", h, " x ", w, "; set resize to at least ", std::max(h, w));
+    const image::Image& im = o.resize > 0 ? resized : decoded;
     const bool mirrored = o.mirror || (o.rand_mirror && std::bernoulli_distribution(0.5)(rng));
-    float* out = data->data() + i * c * plane;
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const float mean = o.mean[size_t(ch)], mult = o.scale / o.std[size_t(ch)];
-      for (int64_t y = 0; y < h; ++y) {
-        const uint8_t* row = im.pixels.data() + ((y0 + y) * im.width + x0) * c + ch;
-        float* dst = out + ch * plane + y * w;
-        for (int64_t x = 0; x < w; ++x) dst[mirrored ? w - 1 - x : x] = (float(row[x * c]) - mean) * mult;
-      }
-    }
+    normalise(im, r.y0, r.x0, h, w, mirrored, lut.data(), data + i * c * plane);
   }
-  const Shape label_shape = o.label_width == 1 ? Shape({o.batch_size}) : Shape({o.batch_size, o.label_width});
-  batch.data.push_back(NDArray::borrowed(data->data(), Shape({o.batch_size, c, h, w}), DType::Float32, cpu(), data));
-  batch.label.push_back(NDArray::borrowed(labels->data(), label_shape, DType::Float32, cpu(), labels));
+  batch.data.push_back(std::move(data_array));
+  batch.label.push_back(std::move(label_array));
   return batch;
 }
 

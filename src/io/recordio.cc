@@ -113,6 +113,7 @@ std::optional<std::string> RecordReader::read() {
 }
 
 void RecordReader::seek(uint64_t offset) {
+  if (offset == offset_) return;  // reading on: keep stdio's buffer
   BRAID_CHECK(std::fseek(file_, static_cast<long>(offset), SEEK_SET) == 0, "RecordIO: cannot seek '", path_,
               "' to byte ", offset);
   offset_ = offset;

@@ -8,6 +8,7 @@
 /// Bad input (empty, truncated beyond repair, not an image, too big) throws braid::Error naming
 /// what was wrong; nothing is read past the buffer given.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,20 @@ constexpr int64_t kMaxPixels = int64_t(1) << 28;
 /// the file's channels (1 or 3 for JPEG; 1, 2, 3 or 4 for PNG, colour as RGB(A)); 16-bit PNGs come
 /// back as 8 bits per channel.
 Image decode(std::string_view bytes, Color color);
+/// The same into `into`, reusing its memory (a loop decoding many images allocates once).
+void decode(std::string_view bytes, Color color, Image& into);
+
+/// A rectangle of an image: rows [y0, y0 + height), columns [x0, x0 + width).
+struct Region {
+  int64_t y0 = 0, x0 = 0, height = 0, width = 0;
+};
+
+/// Decodes only the region that `pick(height, width)` chooses once the file's size is known, into
+/// `into`: a JPEG skips the rows above and below it and decodes only the column blocks it touches
+/// (libjpeg-turbo's partial decoding), a PNG is decoded whole and cut. `pick` may throw; a region
+/// outside the image is an error.
+void decode_region(std::string_view bytes, Color color, const std::function<Region(int64_t, int64_t)>& pick,
+                   Image& into);
 
 /// Encodes `im` (1 or 3 channels; 4 for PNG) as ".jpg"/".jpeg" with `quality` 1..100, or ".png"
 /// with `quality` read as the zlib level 0..9 (larger values clamp to 9, as OpenCV does).

@@ -4,6 +4,7 @@
 #include <smmintrin.h>
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <vector>
 
 #include "braid/base/error.h"
