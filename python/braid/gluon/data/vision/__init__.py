@@ -1,6 +1,6 @@
-"""gluon.data.vision: MNIST, FashionMNIST (Debian's dataset-fashion-mnist) and transforms."""
-from ...._core.gluon.data.vision import MNIST, FashionMNIST
-from . import transforms
+"""gluon.data.vision: datasets (MNIST, FashionMNIST, CIFAR10, CIFAR100, ImageFolderDataset,
+ImageRecordDataset) and transforms."""
+from . import datasets, transforms
+from .datasets import *  # noqa: F401,F403
 
-datasets = __import__(__name__, fromlist=["MNIST"])
-__all__ = ["MNIST", "FashionMNIST", "transforms", "datasets"]
+__all__ = datasets.__all__ + ["datasets", "transforms"]
