@@ -22,14 +22,17 @@ std::string next_global_name(const std::string& hint) {
 
 }  // namespace
 
-NameScope::NameScope(Block& block) : prev_(t_scope) { t_scope = &block; }
+NameScope::NameScope(Block& block) : prev_(t_scope) {
+  if (!block.empty_prefix_) t_scope = &block;
+}
 NameScope::~NameScope() { t_scope = prev_; }
 
 ShareParameters::ShareParameters(const ParameterDict& shared)
     : prev_(std::exchange(t_shared, std::make_shared<ParameterDict>(shared))) {}
 ShareParameters::~ShareParameters() { t_shared = prev_; }
 
-Block::Block(const std::string& hint, std::optional<std::string> prefix) : hint_(hint) {
+Block::Block(const std::string& hint, std::optional<std::string> prefix)
+    : hint_(hint), empty_prefix_(prefix && prefix->empty()) {
   std::string own;
   if (t_scope == nullptr) {
     prefix_ = prefix ? *prefix : next_global_name(hint) + "_";

@@ -25,7 +25,9 @@ namespace braid::gluon {
 class Block;
 using BlockPtr = std::shared_ptr<Block>;
 
-/// `with block.name_scope():` — blocks created while it lives are named under `block`.
+/// `with block.name_scope():` — blocks created while it lives are named under `block`. As in
+/// MXNet, a block made with an empty prefix ("") opens no scope: its children are named in the
+/// scope around it.
 class NameScope {
  public:
   explicit NameScope(Block& block);
@@ -153,6 +155,7 @@ class Block {
   std::vector<std::pair<std::string, ParameterPtr>> reg_params_;  // attribute name -> parameter
   std::vector<std::pair<std::string, BlockPtr>> children_;
   std::map<std::string, int> child_counters_;  // per hint, for children named in this scope
+  bool empty_prefix_ = false;                  // made with prefix "": opens no name scope
   std::map<int, ForwardPreHook> pre_hooks_;
   std::map<int, ForwardHook> hooks_;
   int next_hook_id_ = 0;

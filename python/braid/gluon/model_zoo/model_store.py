@@ -2,12 +2,14 @@
 them from a local folder (``root``) and cannot fetch them."""
 import os
 
-from ...base import MXNetError
+from ...base import MXNetError, data_dir
 
-__all__ = ["get_model_file", "purge"]
+__all__ = ["get_model_file", "load_pretrained", "purge"]
+
+DEFAULT_ROOT = os.path.join(data_dir(), "models")  # $MXNET_HOME/models, else ~/.mxnet/models
 
 
-def get_model_file(name, root=os.path.join("~", ".mxnet", "models")):
+def get_model_file(name, root=DEFAULT_ROOT):
     """The path of the pretrained parameters of model ``name`` (``<root>/<name>.params``, or
     MXNet's hashed file name ``<name>-<hash>.params``)."""
     root = os.path.expanduser(root)
@@ -20,7 +22,14 @@ def get_model_file(name, root=os.path.join("~", ".mxnet", "models")):
                      % (name, root, name))
 
 
-def purge(root=os.path.join("~", ".mxnet", "models")):
+def load_pretrained(net, name, pretrained, ctx, root):
+    """Loads MXNet's pretrained parameters of model ``name`` into ``net`` when ``pretrained``."""
+    if pretrained:
+        net.load_parameters(get_model_file(name, root=root), ctx=ctx)
+    return net
+
+
+def purge(root=DEFAULT_ROOT):
     """Removes the pretrained parameter files in ``root``."""
     root = os.path.expanduser(root)
     for f in os.listdir(root) if os.path.isdir(root) else []:

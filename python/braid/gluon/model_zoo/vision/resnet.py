@@ -1,12 +1,10 @@
 """ResNet v1 ("Deep Residual Learning for Image Recognition") and v2 ("Identity Mappings in Deep
 Residual Networks"), with MXNet's block structure and parameter names, so that MXNet's
 pretrained files load."""
-import os
-
 from ....context import cpu
 from ...block import HybridBlock
 from ... import nn
-from ..model_store import get_model_file
+from ..model_store import DEFAULT_ROOT, load_pretrained
 
 __all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1", "BottleneckV2", "get_resnet",
            "resnet18_v1", "resnet34_v1", "resnet50_v1", "resnet101_v1", "resnet152_v1",
@@ -168,7 +166,7 @@ _BLOCKS = [{"basic_block": BasicBlockV1, "bottle_neck": BottleneckV1},
            {"basic_block": BasicBlockV2, "bottle_neck": BottleneckV2}]
 
 
-def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=os.path.join("~", ".mxnet", "models"),
+def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=DEFAULT_ROOT,
                **kwargs):
     """ResNet ``version`` (1 or 2) with ``num_layers`` (18, 34, 50, 101 or 152) layers;
     ``pretrained`` loads MXNet's ImageNet parameters from ``root`` onto ``ctx``."""
@@ -176,9 +174,7 @@ def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=os.path.jo
     assert 1 <= version <= 2, "Invalid resnet version: %d. Options are 1 and 2." % version
     block_type, layers, channels = _SPEC[num_layers]
     net = _NETS[version - 1](_BLOCKS[version - 1][block_type], layers, channels, **kwargs)
-    if pretrained:
-        net.load_parameters(get_model_file("resnet%d_v%d" % (num_layers, version), root=root), ctx=ctx)
-    return net
+    return load_pretrained(net, "resnet%d_v%d" % (num_layers, version), pretrained, ctx, root)
 
 
 def _variant(version, num_layers):
