@@ -68,7 +68,9 @@ _BORDER_MODES = {1: "edge", 2: "symmetric", 3: "wrap", 4: "reflect"}
 def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(), out=None):  # noqa: A002 (MXNet's name)
     """`src` padded by top/bot rows and left/right columns: type 0 a constant (`values` per
     channel, else `value`), 1 the edge repeated, 2 mirrored (fedcba|abcdef), 3 wrapped around,
-    4 mirrored without repeating the edge (gfedcb|abcdefg)."""
+    4 mirrored without repeating the edge (gfedcb|abcdefg). OpenCV's BORDER_ISOLATED flag (16)
+    changes nothing for a whole image."""
+    type &= ~16  # noqa: A001
     if type not in (0, 1, 2, 3, 4):
         raise MXNetError("copyMakeBorder: unknown border type %d; use 0 (constant), 1 (replicate), 2 (reflect), "
                          "3 (wrap) or 4 (reflect_101)" % type)
