@@ -208,6 +208,9 @@ void bind_io(py::module_& m) {
       .def_readwrite("mean", &io::ImageRecordIterOptions::mean)
       .def_readwrite("std", &io::ImageRecordIterOptions::std)
       .def_readwrite("scale", &io::ImageRecordIterOptions::scale)
+      .def_property(
+          "dtype", [](const io::ImageRecordIterOptions& o) { return std::string(dtype_name(o.dtype)); },
+          [](io::ImageRecordIterOptions& o, py::object dtype) { o.dtype = to_dtype(dtype); })
       .def_readwrite("data_name", &io::ImageRecordIterOptions::data_name)
       .def_readwrite("label_name", &io::ImageRecordIterOptions::label_name);
   py::class_<io::ImageRecordIter, io::DataIter, std::shared_ptr<io::ImageRecordIter>>(i, "ImageRecordIter")

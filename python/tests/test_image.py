@@ -290,6 +290,9 @@ def test_image_record_iter_matches_image_iter_and_refuses_what_it_lacks(tmp_path
     plain = mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=5, path_imgrec=rec).next().data[0].asnumpy()
     np.testing.assert_allclose(normalised[:, 0], (plain[:, 0] - 100) * 0.5)
     np.testing.assert_allclose(normalised[:, 2], plain[:, 2] * 0.5 / 4)
+    pixels = mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=5, path_imgrec=rec, dtype="uint8").next()
+    assert pixels.data[0].dtype == np.uint8
+    np.testing.assert_array_equal(pixels.data[0].asnumpy(), plain.astype(np.uint8))
     with pytest.raises(ValueError, match="max_rotate_angle=10"):
         mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=2, path_imgrec=rec, max_rotate_angle=10)
     with pytest.raises(TypeError, match="bogus"):

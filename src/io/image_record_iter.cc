@@ -5,11 +5,13 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <type_traits>
 
 #include "braid/base/error.h"
 #include "braid/image/codec.h"
@@ -74,15 +76,14 @@ void stream_copy(const float* src, float* dst, int64_t n) {
 
 // The h x w crop at (y0, x0) of `im` into planes (c, h, w) of `out`, each value through the
 // channel's 256-entry table, columns reversed when mirrored (Step -1). Row by row through a small
-// buffer per plane, then streamed out.
-template <int Step>
-void normalise_rows(const image::Image& im, int64_t y0, int64_t x0, int64_t h, int64_t w, const float* lut,
-                    float* out) {
+// buffer per plane, then copied out (float32 rows streamed).
+template <class T, int Step>
+void normalise_rows(const image::Image& im, int64_t y0, int64_t x0, int64_t h, int64_t w, const T* lut, T* out) {
   const int64_t c = im.channels, plane = h * w, first = Step > 0 ? 0 : w - 1;
-  std::vector<float> buffer(size_t(3 * w));
-  float* __restrict p0 = buffer.data() + first;
-  float* __restrict p1 = p0 + w;
-  float* __restrict p2 = p1 + w;
+  std::vector<T> buffer(size_t(3 * w));
+  T* __restrict p0 = buffer.data() + first;
+  T* __restrict p1 = p0 + w;
+  T* __restrict p2 = p1 + w;
   for (int64_t y = 0; y < h; ++y) {
     const uint8_t* row = im.pixels.data() + ((y0 + y) * im.width + x0) * c;
     if (c == 1) {
@@ -94,17 +95,55 @@ void normalise_rows(const image::Image& im, int64_t y0, int64_t x0, int64_t h, i
         p2[Step * x] = lut[512 + row[2]];
       }
     }
-    for (int64_t ch = 0; ch < c; ++ch) stream_copy(buffer.data() + ch * w, out + ch * plane + y * w, w);
+    for (int64_t ch = 0; ch < c; ++ch) {
+      if constexpr (std::is_same_v<T, float>)
+        stream_copy(buffer.data() + ch * w, out + ch * plane + y * w, w);
+      else
+        std::copy_n(buffer.data() + ch * w, w, out + ch * plane + y * w);
+    }
   }
-  _mm_sfence();
+  if constexpr (std::is_same_v<T, float>) _mm_sfence();
 }
 
-void normalise(const image::Image& im, int64_t y0, int64_t x0, int64_t h, int64_t w, bool mirrored, const float* lut,
-               float* out) {
+// Each channel's 256 output values, as MXNet's ImageRecordIter makes them: float32
+// (v - mean) · scale / std, int8 v - round(mean) saturated, uint8 the pixel itself.
+struct ValueTables {
+  std::vector<float> f32;
+  std::vector<int8_t> i8;
+  std::vector<uint8_t> u8;
+};
+
+ValueTables value_tables(const ImageRecordIterOptions& o, int64_t c) {
+  ValueTables t;
+  for (int64_t ch = 0; ch < c; ++ch) {
+    const float mean = o.mean[size_t(ch)], mult = o.scale / o.std[size_t(ch)];
+    for (int v = 0; v < 256; ++v) {
+      t.f32.push_back((float(v) - mean) * mult);
+      t.i8.push_back(int8_t(std::clamp(v - int(std::lround(mean)), -128, 127)));
+      t.u8.push_back(uint8_t(v));
+    }
+  }
+  return t;
+}
+
+template <class T>
+void normalise(const image::Image& im, const image::Region& r, bool mirrored, const T* lut, T* out) {
   if (mirrored)
-    normalise_rows<-1>(im, y0, x0, h, w, lut, out);
+    normalise_rows<T, -1>(im, r.y0, r.x0, r.height, r.width, lut, out);
   else
-    normalise_rows<1>(im, y0, x0, h, w, lut, out);
+    normalise_rows<T, 1>(im, r.y0, r.x0, r.height, r.width, lut, out);
+}
+
+// Image i of a batch of `dtype` at `data`.
+void write_image(DType dtype, const image::Image& im, const image::Region& r, bool mirrored, const ValueTables& t,
+                 void* data, int64_t i) {
+  const int64_t count = im.channels * r.height * r.width;
+  if (dtype == DType::UInt8)
+    normalise(im, r, mirrored, t.u8.data(), static_cast<uint8_t*>(data) + i * count);
+  else if (dtype == DType::Int8)
+    normalise(im, r, mirrored, t.i8.data(), static_cast<int8_t*>(data) + i * count);
+  else
+    normalise(im, r, mirrored, t.f32.data(), static_cast<float*>(data) + i * count);
 }
 
 }  // namespace
@@ -123,6 +162,8 @@ ImageRecordIter::ImageRecordIter(ImageRecordIterOptions options) : opts_(std::mo
   BRAID_CHECK(o.preprocess_threads > 0 && o.prefetch_buffer > 0,
               "ImageRecordIter: preprocess_threads and prefetch_buffer must be positive");
   image::interp_from_int(o.inter_method, "ImageRecordIter inter_method");
+  BRAID_CHECK(o.dtype == DType::Float32 || o.dtype == DType::UInt8 || o.dtype == DType::Int8,
+              "ImageRecordIter: dtype must be float32, uint8 or int8; got ", dtype_name(o.dtype));
   for (float s : o.std) BRAID_CHECK(s != 0.f, "ImageRecordIter: std_r/std_g/std_b must not be 0");
   std::vector<uint64_t> all =
       o.path_imgidx.empty() ? offsets_by_reading(o.path_imgrec) : offsets_from_index(o.path_imgidx);
@@ -190,24 +231,21 @@ DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
   const int64_t c = o.data_shape[0], h = o.data_shape[1], w = o.data_shape[2], plane = h * w;
   // From the storage pool, whose blocks come back when the consumer drops a batch: no fresh pages
   // to fault in per batch. Nothing else refers to the new arrays, so the thread may write them.
-  NDArray data_array(Shape({o.batch_size, c, h, w})),
+  NDArray data_array(Shape({o.batch_size, c, h, w}), cpu(), o.dtype),
       label_array(o.label_width == 1 ? Shape({o.batch_size}) : Shape({o.batch_size, o.label_width}));
-  float* const data = data_array.data<float>();
+  void* const data = data_array.raw_data();
+  const size_t image_bytes = size_t(c * plane) * dtype_size(o.dtype);
   float* const labels = label_array.data<float>();
   std::fill_n(labels, o.batch_size * o.label_width, 0.f);
   image::Image decoded, resized;  // reused image after image
-  // Each channel's 256 normalised values, (v - mean) · scale / std.
-  std::vector<float> lut(size_t(256 * c));
-  for (int64_t ch = 0; ch < c; ++ch)
-    for (int v = 0; v < 256; ++v)
-      lut[size_t(256 * ch + v)] = (float(v) - o.mean[size_t(ch)]) * (o.scale / o.std[size_t(ch)]);
+  const ValueTables tables = value_tables(o, c);
   DataBatch batch;
   for (int64_t i = 0; i < o.batch_size; ++i) {
     int64_t place = k * o.batch_size + i;
     if (place >= num_images()) {
       ++batch.pad;
       if (!o.round_batch) {
-        std::fill_n(data + i * c * plane, c * plane, 0.f);
+        std::memset(static_cast<char*>(data) + size_t(i) * image_bytes, 0, image_bytes);
         continue;
       }
       place %= num_images();
@@ -255,7 +293,7 @@ DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
                 source_w, ", smaller than data_shape's ", h, " x ", w, "; set resize to at least ", std::max(h, w));
     const image::Image& im = o.resize > 0 ? resized : decoded;
     const bool mirrored = o.mirror || (o.rand_mirror && std::bernoulli_distribution(0.5)(rng));
-    normalise(im, r.y0, r.x0, h, w, mirrored, lut.data(), data + i * c * plane);
+    write_image(o.dtype, im, image::Region{r.y0, r.x0, h, w}, mirrored, tables, data, i);
   }
   batch.data.push_back(std::move(data_array));
   batch.label.push_back(std::move(label_array));
@@ -286,7 +324,8 @@ void ImageRecordIter::reset() {
 
 std::vector<DataDesc> ImageRecordIter::provide_data() const {
   return {DataDesc{opts_.data_name,
-                   Shape({opts_.batch_size, opts_.data_shape[0], opts_.data_shape[1], opts_.data_shape[2]})}};
+                   Shape({opts_.batch_size, opts_.data_shape[0], opts_.data_shape[1], opts_.data_shape[2]}),
+                   opts_.dtype}};
 }
 
 std::vector<DataDesc> ImageRecordIter::provide_label() const {

@@ -16,7 +16,8 @@
 /// whatever the thread count. Per image: shorter side resized to `resize` (when > 0, with
 /// `inter_method`), a data_shape crop (random with rand_crop, else centred; the image must be at
 /// least that big), a mirror (rand_mirror: half the time; mirror: always), then per channel
-/// (pixel - mean) · scale / std, channels in RGB order.
+/// (pixel - mean) · scale / std, channels in RGB order (or, with dtype uint8 or int8, the pixels
+/// or the pixels less the rounded mean).
 #include <array>
 #include <condition_variable>
 #include <cstdint>
@@ -48,6 +49,9 @@ struct ImageRecordIterOptions {
   bool rand_crop = false, rand_mirror = false, mirror = false;
   std::array<float, 3> mean{0.f, 0.f, 0.f}, std{1.f, 1.f, 1.f};  ///< per channel, R G B
   float scale = 1.f;
+  /// The data's type: float32 as above; uint8 the pixels themselves; int8 pixel - round(mean),
+  /// saturated (MXNet's: neither takes std or scale).
+  DType dtype = DType::Float32;
   std::string data_name = "data", label_name = "softmax_label";
 };
 

@@ -127,6 +127,31 @@ TEST(ImageRecordIter, BatchesHoldTheCentredCropsNormalised) {
   EXPECT_EQ(all_batches(it), batches);  // unshuffled epochs repeat
 }
 
+TEST(ImageRecordIter, Uint8AndInt8BatchesHoldPixelsAsMXNets) {
+  const std::string rec = write_records(3, "irec_types", one_label);
+  auto o = options(rec);
+  o.dtype = DType::UInt8;
+  o.mean = {100.4f, 0.f, 0.f};
+  o.std = {3.f, 3.f, 3.f};  // not applied to 8-bit output, as in MXNet
+  io::ImageRecordIter raw(o);
+  EXPECT_EQ(raw.provide_data()[0].dtype, DType::UInt8);
+  const auto pixels = raw.next()->data[0].to_vector<uint8_t>();
+  o.dtype = DType::Int8;
+  io::ImageRecordIter centred(o);
+  const auto shifted = centred.next()->data[0].to_vector<int8_t>();
+  ASSERT_EQ(pixels.size(), shifted.size());
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 8; ++x) {
+      const int pixel = 3 * (x + 2) + 2 * (y + 2);  // image 0, channel 0, centred crop
+      EXPECT_EQ(pixels[size_t(y * 8 + x)], pixel);
+      EXPECT_EQ(shifted[size_t(y * 8 + x)], std::clamp(pixel - 100, -128, 127));
+    }
+  const size_t green = 6 * 8;  // channel 1 of image 0: 50 more, minus a mean of 0
+  EXPECT_EQ(shifted[green], std::clamp(3 * 2 + 2 * 2 + 50, -128, 127));
+  o.dtype = DType::Float64;
+  EXPECT_THROW(io::ImageRecordIter bad(o), Error);
+}
+
 TEST(ImageRecordIter, MirrorsFlipColumnsAndLastBatchPads) {
   const std::string rec = write_records(4, "irec_mirror", one_label);
   auto o = options(rec);
