@@ -96,3 +96,62 @@ def test_a_hybridized_layer_with_a_deferred_input_size_gives_the_same_output_eac
     first = layer(x).asnumpy()
     assert np.array_equal(layer(x).asnumpy(), first)
     assert np.array_equal(layer(x).asnumpy(), first)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_lstm_with_projection_matches_pytorch(bidirectional):
+    P = 3
+    layer = gluon.rnn.LSTM(H, num_layers=L, bidirectional=bidirectional, projection_size=P)
+    layer.initialize(mx.init.Uniform(0.5))
+    layer.cast("float64")
+    dirs = 2 if bidirectional else 1
+    rng = np.random.RandomState(1)
+    x = rng.uniform(-1, 1, (T, N, C))
+    h0, c0 = rng.uniform(-1, 1, (L * dirs, N, P)), rng.uniform(-1, 1, (L * dirs, N, H))
+    assert [s["shape"] for s in layer.state_info(N)] == [(L * dirs, N, P), (L * dirs, N, H)]
+    xs = nd.array(x, dtype="float64")
+    xs.attach_grad()
+    with autograd.record():
+        out, (hn, cn) = layer(xs, [nd.array(h0, dtype="float64"), nd.array(c0, dtype="float64")])
+        loss = (out * out).sum() + (hn * hn).sum() + (cn * cn).sum()
+    loss.backward()
+    twin = torch.nn.LSTM(C, H, num_layers=L, bidirectional=bidirectional, proj_size=P).double()
+    params = layer.collect_params()
+    with torch.no_grad():
+        for l in range(L):
+            for d, suffix in (("l", ""), ("r", "_reverse"))[:dirs]:
+                for mine, theirs in (("i2h_weight", "weight_ih"), ("h2h_weight", "weight_hh"), ("i2h_bias", "bias_ih"),
+                                     ("h2h_bias", "bias_hh"), ("h2r_weight", "weight_hr")):
+                    value = params[layer.prefix + "%s%d_%s" % (d, l, mine)].data().asnumpy()
+                    getattr(twin, "%s_l%d%s" % (theirs, l, suffix)).copy_(torch.tensor(value))
+    tx = torch.tensor(x, requires_grad=True)
+    ref, (rh, rc) = twin(tx, (torch.tensor(h0), torch.tensor(c0)))
+    ((ref * ref).sum() + (rh * rh).sum() + (rc * rc).sum()).backward()
+    assert out.shape == (T, N, P * dirs)
+    np.testing.assert_allclose(out.asnumpy(), ref.detach().numpy(), atol=1e-10)
+    np.testing.assert_allclose(hn.asnumpy(), rh.detach().numpy(), atol=1e-10)
+    np.testing.assert_allclose(cn.asnumpy(), rc.detach().numpy(), atol=1e-10)
+    np.testing.assert_allclose(xs.grad.asnumpy(), tx.grad.numpy(), atol=1e-9)
+    w = params[layer.prefix + "l1_h2r_weight"]
+    np.testing.assert_allclose(w.grad().asnumpy(), twin.weight_hr_l1.grad.numpy(), atol=1e-9)
+
+
+def test_lstm_state_clipping_clips_the_cell_state_each_step():
+    layer = gluon.rnn.LSTM(H, num_layers=1, state_clip_min=-0.2, state_clip_max=0.1)
+    layer.initialize(mx.init.Uniform(1.0))
+    x = np.random.RandomState(2).uniform(-2, 2, (T, N, C))
+    out, (h, c) = layer(nd.array(x), layer.begin_state(N))
+    # the same LSTM step by step in NumPy, clipping c after each step
+    p = {k[len(layer.prefix):]: v.data().asnumpy() for k, v in layer.collect_params().items()}
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    hs, cs = np.zeros((N, H)), np.zeros((N, H))
+    for t in range(T):
+        g = x[t] @ p["l0_i2h_weight"].T + p["l0_i2h_bias"] + hs @ p["l0_h2h_weight"].T + p["l0_h2h_bias"]
+        i, f, gg, o = np.split(g, 4, axis=1)
+        cs = np.clip(sig(f) * cs + sig(i) * np.tanh(gg), -0.2, 0.1)
+        hs = sig(o) * np.tanh(cs)
+        np.testing.assert_allclose(out.asnumpy()[t], hs, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(c.asnumpy()[0], cs, rtol=1e-4, atol=1e-5)
+    assert c.asnumpy().min() >= -0.2 - 1e-6 and c.asnumpy().max() <= 0.1 + 1e-6
+    with pytest.raises(ValueError, match="both"):
+        gluon.rnn.LSTM(H, state_clip_min=-1)

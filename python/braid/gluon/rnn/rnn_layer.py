@@ -13,12 +13,13 @@ class _RNNLayer(HybridBlock):
 
     def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
                  h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, mode, projection_size=None,
-                 dtype="float32", **kwargs):
+                 h2r_weight_initializer=None, dtype="float32", **kwargs):
         super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise ValueError("Invalid layout %s; must be one of ['TNC' or 'NTC']" % layout)
-        if projection_size:
-            raise NotImplementedError("projection_size: an LSTM with a projection is not supported by Braid")
+        if projection_size and mode != "lstm":
+            raise ValueError("projection_size applies to LSTM layers only")
+        self._projection_size = projection_size or None
         self._hidden_size, self._num_layers, self._layout = hidden_size, num_layers, layout
         self._dropout, self._dir, self._input_size, self._mode = dropout, 2 if bidirectional else 1, input_size, mode
         self._dtype = dtype
@@ -26,14 +27,17 @@ class _RNNLayer(HybridBlock):
                               "h2h_weight_initializer": h2h_weight_initializer,
                               "i2h_bias_initializer": i2h_bias_initializer,
                               "h2h_bias_initializer": h2h_bias_initializer}
+        if self._projection_size:
+            self._initializers["h2r_weight_initializer"] = h2r_weight_initializer
         gates = _GATES[mode]
+        recurrent = self._projection_size or hidden_size  # the width of the state fed back
         self._weight_names = []
         ni = input_size
         with self.name_scope():
             for layer in range(num_layers):
                 for d in ["l", "r"][:self._dir]:
                     for group, shape, init in (("i2h", (gates * hidden_size, ni), i2h_weight_initializer),
-                                               ("h2h", (gates * hidden_size, hidden_size), h2h_weight_initializer)):
+                                               ("h2h", (gates * hidden_size, recurrent), h2h_weight_initializer)):
                         name = "%s%d_%s_weight" % (d, layer, group)
                         setattr(self, name, self.params.get(name, shape=shape, init=init, dtype=dtype,
                                                             allow_deferred_init=True))
@@ -41,7 +45,12 @@ class _RNNLayer(HybridBlock):
                         name = "%s%d_%s_bias" % (d, layer, group)
                         setattr(self, name, self.params.get(name, shape=(gates * hidden_size,), init=init,
                                                             dtype=dtype, allow_deferred_init=True))
-                ni = hidden_size * self._dir
+                    if self._projection_size:
+                        name = "%s%d_h2r_weight" % (d, layer)
+                        setattr(self, name, self.params.get(name, shape=(recurrent, hidden_size),
+                                                            init=h2r_weight_initializer, dtype=dtype,
+                                                            allow_deferred_init=True))
+                ni = recurrent * self._dir
 
     def __repr__(self):
         mapping = ("{0} -> {1}".format(self._input_size if self._input_size else None, self._hidden_size))
@@ -60,10 +69,13 @@ class _RNNLayer(HybridBlock):
     def _unfuse(self):
         """The same network as a stack of cells sharing this layer's parameters (MXNet's)."""
         from . import rnn_cell
+        from ..contrib.rnn import LSTMPCell
         make = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="relu", **kw),
                 "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="tanh", **kw),
                 "lstm": lambda **kw: rnn_cell.LSTMCell(self._hidden_size, **kw),
                 "gru": lambda **kw: rnn_cell.GRUCell(self._hidden_size, **kw)}[self._mode]
+        if self._projection_size:
+            make = lambda **kw: LSTMPCell(self._hidden_size, self._projection_size, **kw)  # noqa: E731
         stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
         with stack.name_scope():
             ni = self._input_size
@@ -76,7 +88,7 @@ class _RNNLayer(HybridBlock):
                     stack.add(make(prefix="l%d_" % i, **kwargs))
                 if self._dropout > 0 and i != self._num_layers - 1:
                     stack.add(rnn_cell.DropoutCell(self._dropout))
-                ni = self._hidden_size * self._dir
+                ni = (self._projection_size or self._hidden_size) * self._dir
         return stack
 
     def begin_state(self, batch_size=0, func=_nd.zeros, **kwargs):
@@ -107,8 +119,20 @@ class _RNNLayer(HybridBlock):
                 if state.shape != info["shape"]:
                     raise ValueError("Invalid recurrent state shape. Expecting %s, got %s."
                                      % (str(info["shape"]), str(state.shape)))
-        out = super().forward(inputs, states)
+        out = self._forward_projected(inputs, states) if self._projection_size else super().forward(inputs, states)
         return out[0] if skip_states else out
+
+    def _forward_projected(self, inputs, states):
+        """An LSTM with projections, run as its stack of LSTMPCells over the sequence (the fused
+        operator has no projection): (outputs, [r, c]) in the layer's state layout."""
+        if not isinstance(inputs, _nd.NDArray):
+            raise ValueError("an LSTM layer with projection_size runs imperatively (on NDArrays), not in a symbol")
+        if getattr(self, "_cells", None) is None:
+            self._cells = self._unfuse()
+        length = inputs.shape[self._layout.find("T")]
+        begin = [s[k] for k in range(self._num_layers * self._dir) for s in states]  # per cell: r, c
+        outputs, ends = self._cells.unroll(length, inputs, begin_state=begin, layout=self._layout, merge_outputs=True)
+        return outputs, [_nd.stack(*ends[0::2], axis=0), _nd.stack(*ends[1::2], axis=0)]
 
     def infer_shape(self, inputs, *args):
         """Completes the parameters' shapes from the inputs (MXNet's HybridBlock.infer_shape)."""
@@ -131,7 +155,8 @@ class _RNNLayer(HybridBlock):
                 for d in ["l", "r"][:self._dir] for group in ("i2h", "h2h")]
         packed = F._internal._rnn_param_concat(*flat, dim=0)
         rnn = F.RNN(inputs, packed, *states, state_size=self._hidden_size, num_layers=self._num_layers,
-                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode)
+                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode,
+                    **getattr(self, "_clip", {}))
         outputs = rnn[0]
         new_states = [rnn[1], rnn[2]] if self._mode == "lstm" else [rnn[1]]
         if self._layout == "NTC":
@@ -161,21 +186,33 @@ class RNN(_RNNLayer):
 
 class LSTM(_RNNLayer):
     """Long short-term memory layers (gates i, f, g, o, as MXNet and cuDNN order them). Two
-    states, hidden and cell, each (num_layers * directions, N, hidden_size)."""
+    states, hidden and cell, each (num_layers * directions, N, hidden_size). With
+    projection_size P the hidden state is projected (h2r_weight, P x hidden_size) before it is
+    output and fed back: the first state is then (num_layers * directions, N, P); such layers
+    run cell by cell (contrib.rnn.LSTMPCell), not through the fused operator. state_clip_min and
+    state_clip_max clip the cell state at every step (state_clip_nan: NaN becomes the minimum)."""
 
     def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False, input_size=0,
                  i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
                  h2h_bias_initializer="zeros", projection_size=None, h2r_weight_initializer=None,
                  state_clip_min=None, state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
-        if state_clip_min is not None or state_clip_max is not None or state_clip_nan:
-            raise NotImplementedError("LSTM: state clipping is not supported by Braid")
+        clipping = state_clip_min is not None or state_clip_max is not None or state_clip_nan
+        if clipping and (state_clip_min is None or state_clip_max is None):
+            raise ValueError("LSTM: give both state_clip_min and state_clip_max, or neither")
+        if clipping and projection_size:
+            raise ValueError("LSTM: state clipping and projection_size cannot be combined")
         super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
                          h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "lstm",
-                         projection_size=projection_size, dtype=dtype, **kwargs)
+                         projection_size=projection_size, h2r_weight_initializer=h2r_weight_initializer,
+                         dtype=dtype, **kwargs)
+        # the fused operator clips the cell state to [min, max] at every step (NaN to min with _nan)
+        self._clip = {"lstm_state_clip_min": state_clip_min, "lstm_state_clip_max": state_clip_max,
+                      "lstm_state_clip_nan": state_clip_nan} if clipping else {}
 
     def state_info(self, batch_size=0):
         shape = _state_shape(self, batch_size)
-        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype},
+        first = shape[:2] + (self._projection_size,) if self._projection_size else shape
+        return [{"shape": first, "__layout__": "LNC", "dtype": self._dtype},
                 {"shape": shape, "__layout__": "LNC", "dtype": self._dtype}]
 
 

@@ -1,4 +1,4 @@
-"""gluon.contrib.rnn: contributed recurrent cells (VariationalDropoutCell)."""
-from .rnn_cell import VariationalDropoutCell
+"""gluon.contrib.rnn: contributed recurrent cells (VariationalDropoutCell, LSTMPCell)."""
+from .rnn_cell import LSTMPCell, VariationalDropoutCell
 
-__all__ = ["VariationalDropoutCell"]
+__all__ = ["VariationalDropoutCell", "LSTMPCell"]
