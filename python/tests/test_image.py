@@ -297,3 +297,19 @@ def test_image_record_iter_matches_image_iter_and_refuses_what_it_lacks(tmp_path
         mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=2, path_imgrec=rec, max_rotate_angle=10)
     with pytest.raises(TypeError, match="bogus"):
         mx.io.ImageRecordIter(data_shape=(3, 24, 24), batch_size=2, path_imgrec=rec, bogus=1)
+
+
+@pytest.mark.parametrize("interp", [1, 2, 3])
+def test_image_record_iter_resizes_as_resize_short_then_crops(tmp_path, interp):
+    rec = str(tmp_path / "d.rec")
+    writer = mx.recordio.MXRecordIO(rec, "w")
+    images = [smooth_image(37 + 5 * i, 53 - 4 * i, seed=i) for i in range(4)]
+    for i, img in enumerate(images):
+        writer.write(mx.recordio.pack_img((0, float(i), i, 0), img[:, :, ::-1], img_fmt=".png"))
+    writer.close()
+    it = mx.io.ImageRecordIter(data_shape=(3, 20, 24), batch_size=4, path_imgrec=rec, resize=26, inter_method=interp)
+    got = it.next().data[0].asnumpy()
+    for i, img in enumerate(images):  # the whole image resized, then the centred crop cut out
+        small = mx.image.resize_short(mx.nd.array(img, dtype="uint8"), 26, interp=interp).asnumpy()
+        y0, x0 = (small.shape[0] - 20) // 2, (small.shape[1] - 24) // 2
+        np.testing.assert_array_equal(got[i], small[y0:y0 + 20, x0:x0 + 24].transpose(2, 0, 1))

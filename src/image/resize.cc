@@ -152,22 +152,28 @@ AxisTaps axis_taps(int64_t in, int64_t out, Interp interp) {
 }
 
 template <class T>
-void resize(const T* src, int64_t h, int64_t w, int64_t c, T* dst, int64_t oh, int64_t ow, Interp interp) {
-  if (h == oh && w == ow) {
-    std::copy(src, src + h * w * c, dst);
-    return;
-  }
+void resample(const T* src, int64_t h, int64_t w, int64_t c, int64_t row0, int64_t col0, const AxisTaps& rows,
+              const AxisTaps& cols, T* dst) {
   // 8-bit pixels are summed in float (exact enough for 256 levels), the rest in double.
   using Acc = std::conditional_t<sizeof(T) == 1, float, double>;
-  const AxisTaps cols = axis_taps(w, ow, interp), rows = axis_taps(h, oh, interp);
+  const int64_t oh = int64_t(rows.index.size()) / rows.taps, ow = int64_t(cols.index.size()) / cols.taps;
   // Rows first: each source row some output row reads, resampled to ow columns; then the columns.
   std::vector<char> needed(size_t(h), 0);
-  for (size_t t = 0; t < rows.index.size(); ++t)
-    if (rows.weight[t] != 0) needed[size_t(rows.index[t])] = 1;
+  for (size_t t = 0; t < rows.index.size(); ++t) {
+    if (rows.weight[t] == 0) continue;
+    BRAID_CHECK(rows.index[t] >= row0 && rows.index[t] < row0 + h, "resample: a tap reads source row ", rows.index[t],
+                ", outside the rows held [", row0, ", ", row0 + h, ")");
+    needed[size_t(rows.index[t] - row0)] = 1;
+  }
   const int64_t row = ow * c;
   std::vector<Acc> wide(size_t(h * row)), col_weight(cols.weight.begin(), cols.weight.end());
   std::vector<int64_t> col_offset(cols.index.size());  // element offsets of the taps in a row
-  for (size_t t = 0; t < cols.index.size(); ++t) col_offset[t] = cols.index[t] * c;
+  for (size_t t = 0; t < cols.index.size(); ++t) {
+    if (cols.weight[t] == 0) continue;  // a tap that adds nothing reads the first column held
+    BRAID_CHECK(cols.index[t] >= col0 && cols.index[t] < col0 + w, "resample: a tap reads source column ",
+                cols.index[t], ", outside the columns held [", col0, ", ", col0 + w, ")");
+    col_offset[t] = (cols.index[t] - col0) * c;
+  }
   for (int64_t y = 0; y < h; ++y) {
     if (!needed[size_t(y)]) continue;
     if (c == 3 && cols.taps == 2)  // bilinear colour images, the common case
@@ -189,7 +195,7 @@ void resize(const T* src, int64_t h, int64_t w, int64_t c, T* dst, int64_t oh, i
     for (int64_t t = 0; t < rows.taps; ++t) {
       const Acc wt = Acc(rows.weight[size_t(y * rows.taps + t)]);
       if (wt == 0) continue;
-      const Acc* __restrict in = wide.data() + rows.index[size_t(y * rows.taps + t)] * row;
+      const Acc* __restrict in = wide.data() + (rows.index[size_t(y * rows.taps + t)] - row0) * row;
       Acc* __restrict sum = acc.data();
       for (int64_t i = 0; i < row; ++i) sum[i] += wt * in[i];
     }
@@ -198,7 +204,34 @@ void resize(const T* src, int64_t h, int64_t w, int64_t c, T* dst, int64_t oh, i
   }
 }
 
-#define BRAID_RESIZE_FOR(T) template void resize<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, int64_t, Interp);
+template <class T>
+void resize(const T* src, int64_t h, int64_t w, int64_t c, T* dst, int64_t oh, int64_t ow, Interp interp) {
+  if (h == oh && w == ow) {
+    std::copy(src, src + h * w * c, dst);
+    return;
+  }
+  resample(src, h, w, c, 0, 0, axis_taps(h, oh, interp), axis_taps(w, ow, interp), dst);
+}
+
+AxisTaps AxisTaps::slice(int64_t first, int64_t count) const {
+  AxisTaps out;
+  out.taps = taps;
+  out.index.assign(index.begin() + first * taps, index.begin() + (first + count) * taps);
+  out.weight.assign(weight.begin() + first * taps, weight.begin() + (first + count) * taps);
+  return out;
+}
+
+std::pair<int64_t, int64_t> AxisTaps::source_span() const {
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = -1;
+  for (size_t t = 0; t < index.size(); ++t)
+    if (weight[t] != 0) lo = std::min(lo, index[t]), hi = std::max(hi, index[t]);
+  return hi < 0 ? std::pair<int64_t, int64_t>{0, 0} : std::pair<int64_t, int64_t>{lo, hi + 1};
+}
+
+#define BRAID_RESIZE_FOR(T)                                                                                          \
+  template void resize<T>(const T*, int64_t, int64_t, int64_t, T*, int64_t, int64_t, Interp);                        \
+  template void resample<T>(const T*, int64_t, int64_t, int64_t, int64_t, int64_t, const AxisTaps&, const AxisTaps&, \
+                            T*);
 BRAID_RESIZE_FOR(uint8_t)
 BRAID_RESIZE_FOR(int8_t)
 BRAID_RESIZE_FOR(int32_t)

@@ -55,16 +55,6 @@ uint64_t mix(uint64_t seed, uint64_t epoch, uint64_t place) {
   return z ^ (z >> 31);
 }
 
-// `im` with its shorter side resized to `side`, into `out` (reusing its memory).
-void resize_shorter(const image::Image& im, int64_t side, int interp, image::Image& out) {
-  out.height = im.height > im.width ? side * im.height / im.width : side;
-  out.width = im.height > im.width ? side : side * im.width / im.height;
-  out.channels = im.channels;
-  out.pixels.resize(size_t(out.height * out.width * out.channels));
-  image::resize<uint8_t>(im.pixels.data(), im.height, im.width, im.channels, out.pixels.data(), out.height, out.width,
-                         static_cast<image::Interp>(interp));
-}
-
 // Copies n floats to dst with non-temporal stores where dst is 16-byte aligned: a batch is far
 // bigger than the caches, and streaming stores skip reading each line before writing it.
 void stream_copy(const float* src, float* dst, int64_t n) {
@@ -274,24 +264,44 @@ DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
       }
       return r;
     };
+    // With a resize, the crop is chosen in the resized image's coordinates; only the source
+    // pixels its taps read are decoded, and only the crop is resampled (the same values as
+    // resizing the whole image and cutting the crop out).
+    image::AxisTaps row_taps, col_taps;
+    image::Region source;
+    auto resized_crop = [&](int64_t height, int64_t width) {
+      const int64_t rh = height > width ? o.resize * height / width : o.resize;
+      const int64_t rw = height > width ? o.resize : o.resize * width / height;
+      const image::Region r = crop(rh, rw);
+      if (too_small) return image::Region{0, 0, height, width};
+      const auto interp = static_cast<image::Interp>(o.inter_method);
+      row_taps = image::axis_taps(height, rh, interp).slice(r.y0, h);
+      col_taps = image::axis_taps(width, rw, interp).slice(r.x0, w);
+      const auto [top, bottom] = row_taps.source_span();
+      const auto [left, right] = col_taps.source_span();
+      return source = image::Region{top, left, bottom - top, right - left};
+    };
     const image::Color color = c == 1 ? image::Color::Gray : image::Color::Rgb;
     try {
       if (o.resize > 0)
-        image::decode(rec.image, color, decoded);
+        image::decode_region(rec.image, color, resized_crop, decoded);
       else
         image::decode_region(rec.image, color, crop, decoded);
     } catch (const Error& e) {
       throw Error("ImageRecordIter: the image of the record at offset " + std::to_string(offset) + " of " +
                   o.path_imgrec + " (id " + std::to_string(rec.id) + ") is broken: " + e.what());
     }
-    image::Region r{0, 0, h, w};
-    if (o.resize > 0) {
-      resize_shorter(decoded, o.resize, o.inter_method, resized);
-      r = crop(resized.height, resized.width);
-    }
     BRAID_CHECK(!too_small, "ImageRecordIter: the image of the record at offset ", offset, " is ", source_h, " x ",
-                source_w, ", smaller than data_shape's ", h, " x ", w, "; set resize to at least ", std::max(h, w));
+                source_w, o.resize > 0 ? " once resized" : "", ", smaller than data_shape's ", h, " x ", w,
+                "; set resize to at least ", std::max(h, w));
+    if (o.resize > 0) {
+      resized.height = h, resized.width = w, resized.channels = decoded.channels;
+      resized.pixels.resize(size_t(h * w * decoded.channels));
+      image::resample<uint8_t>(decoded.pixels.data(), decoded.height, decoded.width, decoded.channels, source.y0,
+                               source.x0, row_taps, col_taps, resized.pixels.data());
+    }
     const image::Image& im = o.resize > 0 ? resized : decoded;
+    const image::Region r{0, 0, h, w};
     const bool mirrored = o.mirror || (o.rand_mirror && std::bernoulli_distribution(0.5)(rng));
     write_image(o.dtype, im, image::Region{r.y0, r.x0, h, w}, mirrored, tables, data, i);
   }

@@ -3,6 +3,7 @@
 /// MXNet's imresize, resize_short and _image_resize name by number): each output pixel is a
 /// weighted sum of nearby source pixels, row-wise then column-wise, borders replicated.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace braid::image {
@@ -20,8 +21,21 @@ struct AxisTaps {
   int64_t taps = 0;
   std::vector<int64_t> index;
   std::vector<double> weight;
+  /// The taps of outputs [first, first + count) only (a window of the resized image).
+  AxisTaps slice(int64_t first, int64_t count) const;
+  /// [begin, end): the source pixels the taps with a nonzero weight read.
+  std::pair<int64_t, int64_t> source_span() const;
 };
 AxisTaps axis_taps(int64_t in, int64_t out, Interp interp);
+
+/// Resamples `src`, which holds source rows [row0, row0 + h) and columns [col0, col0 + w) (c
+/// channels), with the given taps (axis_taps of the whole image, or a slice of them for a window
+/// of the output) into `dst` (rows × columns × c of the taps' outputs): a window of a resized
+/// image from only the part of the source it reads. Throws if a tap reads outside what `src`
+/// holds. Defined for the types resize is.
+template <class T>
+void resample(const T* src, int64_t h, int64_t w, int64_t c, int64_t row0, int64_t col0, const AxisTaps& rows,
+              const AxisTaps& cols, T* dst);
 
 /// Resizes `src` (h × w × c) into `dst` (oh × ow × c). Integer results round to nearest and clamp.
 /// Defined for uint8_t, int8_t, int32_t, int64_t, float and double.

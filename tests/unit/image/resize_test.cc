@@ -40,5 +40,31 @@ TEST(ImageResize, SameSizeIsIdentityAndFlatStaysFlat) {
   EXPECT_THROW(image::interp_from_int(5, "test"), Error);
 }
 
+TEST(ImageResize, AWindowFromPartOfTheSourceEqualsTheWholeResizeCut) {
+  std::vector<uint8_t> img(30 * 41 * 3);
+  for (size_t i = 0; i < img.size(); ++i) img[i] = uint8_t((i * 53) % 251);
+  for (int interp = 0; interp <= 4; ++interp) {
+    const auto kind = static_cast<image::Interp>(interp);
+    std::vector<uint8_t> whole(17 * 23 * 3);
+    image::resize<uint8_t>(img.data(), 30, 41, 3, whole.data(), 17, 23, kind);
+    // output rows [4, 13), columns [6, 20), from only the source pixels their taps read
+    const image::AxisTaps rows = image::axis_taps(30, 17, kind).slice(4, 9);
+    const image::AxisTaps cols = image::axis_taps(41, 23, kind).slice(6, 14);
+    const auto [top, bottom] = rows.source_span();
+    const auto [left, right] = cols.source_span();
+    std::vector<uint8_t> part;
+    for (int64_t y = top; y < bottom; ++y)
+      part.insert(part.end(), img.begin() + (y * 41 + left) * 3, img.begin() + (y * 41 + right) * 3);
+    std::vector<uint8_t> window(9 * 14 * 3);
+    image::resample<uint8_t>(part.data(), bottom - top, right - left, 3, top, left, rows, cols, window.data());
+    for (int64_t y = 0; y < 9; ++y)
+      for (int64_t x = 0; x < 14 * 3; ++x)
+        EXPECT_EQ(window[size_t(y * 42 + x)], whole[size_t((y + 4) * 69 + 18 + x)]) << "interp " << interp;
+    EXPECT_THROW(image::resample<uint8_t>(part.data(), bottom - top - 1, right - left, 3, top + 1, left, rows, cols,
+                                          window.data()),
+                 Error);  // a row the taps read is missing
+  }
+}
+
 }  // namespace
 }  // namespace braid
