@@ -17,8 +17,9 @@ __all__ = ["Augmenter", "SequentialAug", "ResizeAug", "ForceResizeAug", "RandomC
 _GRAY_WEIGHTS = [[[0.299, 0.587, 0.114]]]
 
 
-class Augmenter(object):
-    """An image augmenter; its keyword arguments are kept (as lists, not arrays) for dumps()."""
+class _KeptArguments(object):
+    """What image and detection augmenters share: their keyword arguments, kept (as lists, not
+    arrays) for dumps()."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -31,6 +32,10 @@ class Augmenter(object):
     def dumps(self):
         """JSON of [class name in lower case, arguments]."""
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+
+
+class Augmenter(_KeptArguments):
+    """An image augmenter: image to image."""
 
     def __call__(self, src):
         raise NotImplementedError("Must override implementation.")

@@ -3,7 +3,6 @@ pixels, and ImageDetIter. A detection label is a row per object, [class, xmin, y
 ...] with coordinates as fractions of the image's width and height; in a record or list it is
 stored flat behind a header: [header width A, object width B, (A - 2 more header values),
 object 1's B values, object 2's, ...]."""
-import json
 import logging
 import random
 import warnings
@@ -13,7 +12,7 @@ from numbers import Number
 import numpy as np
 
 from .. import ndarray as nd
-from .augmenters import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug, HueJitterAug,
+from .augmenters import (Augmenter, _KeptArguments, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug, HueJitterAug,
                          LightingAug, RandomGrayAug, ResizeAug, _IMAGENET_MEAN, _IMAGENET_STD, _PCA_EIGVAL,
                          _PCA_EIGVEC)
 from .image import copyMakeBorder, fixed_crop
@@ -23,19 +22,8 @@ __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalF
            "DetRandomPadAug", "CreateMultiRandCropAugmenter", "CreateDetAugmenter", "ImageDetIter"]
 
 
-class DetAugmenter(object):
+class DetAugmenter(_KeptArguments):
     """A detection augmenter: (image, label) to (image, label)."""
-
-    def __init__(self, **kwargs):
-        self._kwargs = kwargs
-        for k, v in self._kwargs.items():
-            if isinstance(v, nd.NDArray):
-                v = v.asnumpy()
-            if isinstance(v, np.ndarray):
-                self._kwargs[k] = v.tolist()
-
-    def dumps(self):
-        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
     def __call__(self, src, label):
         raise NotImplementedError("Must override implementation.")
