@@ -53,6 +53,7 @@ void bind_autograd(py::module_& m);
 void bind_init(py::module_& m);
 void bind_gluon_block(py::module_& m);
 void bind_gluon_nn(py::module_& m);
+void bind_gluon_model_zoo(py::module_& m);  // gluon_model_zoo.cc (after bind_gluon_nn)
 void bind_gluon_loss(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_gluon_data(py::module_& m);

@@ -35,6 +35,7 @@ PYBIND11_MODULE(_core, m) {
   braid::python::bind_optim(m);
   braid::python::bind_gluon_block(m);
   braid::python::bind_gluon_nn(m);
+  braid::python::bind_gluon_model_zoo(m);
   braid::python::bind_gluon_loss(m);
   braid::python::bind_gluon_data(m);
   braid::python::bind_kvstore(m);  // after gluon (DistributedTrainer derives from Trainer)

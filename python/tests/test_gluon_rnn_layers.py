@@ -99,11 +99,14 @@ def test_a_hybridized_layer_with_a_deferred_input_size_gives_the_same_output_eac
 
 
 @pytest.mark.parametrize("bidirectional", [False, True])
-def test_lstm_with_projection_matches_pytorch(bidirectional):
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_lstm_with_projection_matches_pytorch(bidirectional, hybridize):
     P = 3
     layer = gluon.rnn.LSTM(H, num_layers=L, bidirectional=bidirectional, projection_size=P)
     layer.initialize(mx.init.Uniform(0.5))
     layer.cast("float64")
+    if hybridize:
+        layer.hybridize()
     dirs = 2 if bidirectional else 1
     rng = np.random.RandomState(1)
     x = rng.uniform(-1, 1, (T, N, C))
@@ -132,8 +135,12 @@ def test_lstm_with_projection_matches_pytorch(bidirectional):
     np.testing.assert_allclose(hn.asnumpy(), rh.detach().numpy(), atol=1e-10)
     np.testing.assert_allclose(cn.asnumpy(), rc.detach().numpy(), atol=1e-10)
     np.testing.assert_allclose(xs.grad.asnumpy(), tx.grad.numpy(), atol=1e-9)
-    w = params[layer.prefix + "l1_h2r_weight"]
-    np.testing.assert_allclose(w.grad().asnumpy(), twin.weight_hr_l1.grad.numpy(), atol=1e-9)
+    for l in range(L):
+        for d, suffix in (("l", ""), ("r", "_reverse"))[:dirs]:
+            for mine, theirs in (("h2r_weight", "weight_hr"), ("h2h_weight", "weight_hh"), ("i2h_bias", "bias_ih")):
+                want = getattr(twin, "%s_l%d%s" % (theirs, l, suffix)).grad.numpy()
+                np.testing.assert_allclose(params[layer.prefix + "%s%d_%s" % (d, l, mine)].grad().asnumpy(), want,
+                                           atol=1e-9)
 
 
 def test_lstm_state_clipping_clips_the_cell_state_each_step():

@@ -91,6 +91,19 @@ def test_lists_follow_the_folders(tmp_path):
     assert counts == {"train": 6, "val": 3, "test": 3}
 
 
+def test_shuffled_lists_are_in_mxnets_order(tmp_path):
+    # MXNet's im2rec.py lists the sorted walk, then random.seed(100); random.shuffle(list): the
+    # same lines, in the same order, come out of braid im2rec (Python's random is the reference).
+    import random
+    render(tmp_path / "img", "png")
+    braid("--list", "--recursive", "--no-shuffle", tmp_path / "sorted", tmp_path / "img", cwd=tmp_path)
+    braid("--list", "--recursive", tmp_path / "shuffled", tmp_path / "img", cwd=tmp_path)
+    expected = (tmp_path / "sorted.lst").read_text().splitlines()
+    random.seed(100)
+    random.shuffle(expected)
+    assert (tmp_path / "shuffled.lst").read_text().splitlines() == expected
+
+
 def test_png_records_hold_the_exact_pixels(tmp_path):
     files = render(tmp_path / "img", "png")
     braid("--list", "--recursive", tmp_path / "data", tmp_path / "img", cwd=tmp_path)

@@ -119,3 +119,31 @@ def test_image_det_iter_batches_images_and_padded_labels(tmp_path):
     assert one.label_shape == (2, 5) and one.next().label[0].shape == (1, 2, 5)
     with pytest.raises(ValueError, match="reduce label count"):
         it.reshape(label_shape=(1, 5))
+
+
+def test_draw_next_yields_bgr_images_with_the_boxes_outlined(tmp_path):
+    image = np.full((20, 40, 3), 100, dtype=np.uint8)
+    image[:, :, 0] = 10  # red channel 10, green and blue 100
+    path = tmp_path / "flat.png"
+    Image.fromarray(image).save(path)
+    imglist = [list(flat([3, 0.25, 0.25, 0.75, 0.75])) + [str(path)]]
+    it = mx.image.ImageDetIter(1, (3, 20, 40), imglist=imglist, path_root="")
+    drawn = list(it.draw_next(color=(255, 0, 0), thickness=1))
+    assert len(drawn) == 1
+    out = drawn[0]
+    assert out.dtype == np.uint8 and out.shape == (20, 40, 3)
+    x1, y1, x2, y2 = 10, 5, 30, 15  # the box in pixels
+    edge = np.zeros((20, 40), dtype=bool)
+    edge[[y1, y2], x1:x2 + 1] = True
+    edge[y1:y2 + 1, [x1, x2]] = True
+    assert (out[edge] == [0, 0, 255]).all()  # red, in BGR
+    assert (out[~edge] == [100, 100, 10]).all()  # the picture, in BGR
+    filled = next(mx.image.ImageDetIter(1, (3, 20, 40), imglist=imglist, path_root="").draw_next(
+        color=(0, 255, 0), thickness=-1))
+    assert (filled[y1:y2 + 1, x1:x2 + 1] == [0, 255, 0]).all()
+    assert (filled[:y1] == [100, 100, 10]).all()
+    normalised = mx.image.ImageDetIter(1, (3, 20, 40), imglist=imglist, path_root="", mean=True, std=True)
+    back = next(normalised.draw_next(color=(255, 0, 0), mean=True, std=True))
+    assert np.abs(back[0, 0].astype(int) - [100, 100, 10]).max() <= 1  # the normalisation undone
+    with pytest.warns(UserWarning, match="window"):
+        next(it.draw_next(waitKey=0), None)

@@ -107,3 +107,22 @@ def test_unknown_models_are_named():
     with pytest.raises(ValueError, match="resnet18_v1"):
         get_model("resnet19")
     assert len(vision._models) == len(MXNET_MODELS)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("resnet18_v1", ["m_stage1__plus0_output", "m_stage1_activation0_output", "m_stage4_activation1_output",
+                     "m_dense0_fwd_output"]),
+    ("resnet50_v2", ["m_stage1_activation0_output", "m_stage4__plus2_output", "m_batchnorm1_fwd_output"]),
+    ("mobilenetv2_0.5", ["m_features_linearbottleneck0_relu60_relu6_output",
+                         "m_features_linearbottleneck2_elemwise_add0_output"]),
+    ("inceptionv3", ["m_A1_concat0_output", "m_E2_concat2_output"]),
+    ("densenet121", ["m_stage1_concat0_output", "m_stage4_concat15_output"]),
+    ("squeezenet1.1", ["m_concat7_output"])])
+def test_graph_node_names_are_mxnets_and_unique(name, expected):
+    # The names MXNet's hybrid_forward gives its nodes ("_plus0" for a +, "activation0" for
+    # F.Activation, "concat0" for a HybridConcurrent's join, the layers' "fwd"), so that
+    # get_internals() lookups written for MXNet find the same nodes.
+    outputs = get_model(name, prefix="m_")(mx.sym.var("data")).get_internals().list_outputs()
+    assert len(set(outputs)) == len(outputs)
+    for e in expected:
+        assert e in outputs, (e, [o for o in outputs if o.startswith(e[:12])][:10])

@@ -93,6 +93,79 @@ def test_sequence_length_equals_each_sequence_alone(mode):
             np.testing.assert_allclose(outs[k].asnumpy()[:, n], alone[k].asnumpy()[:, 0], rtol=1e-5, atol=1e-6)
 
 
+def pack_torch_lstmp(net, layers, directions):
+    """The packed vector of an LSTM with a projection: per layer and direction Wx, Wh, Wr; then
+    the biases."""
+    suffixes = ["", "_reverse"][:directions]
+    weights = [getattr(net, "weight_%s_l%d%s" % (kind, l, sfx)) for l in range(layers) for sfx in suffixes
+               for kind in ("ih", "hh", "hr")]
+    biases = [getattr(net, "bias_%s_l%d%s" % (kind, l, sfx)) for l in range(layers) for sfx in suffixes
+              for kind in ("ih", "hh")]
+    return torch.cat([p.reshape(-1) for p in weights + biases])
+
+
+@pytest.mark.parametrize("layers,bidirectional", [(1, False), (2, True), (3, False)])
+def test_lstm_projection_matches_torch(layers, bidirectional):
+    T, N, I, H, P = 5, 3, 4, 6, 2
+    D = 2 if bidirectional else 1
+    torch.manual_seed(layers + D)
+    net = torch.nn.LSTM(I, H, num_layers=layers, bidirectional=bidirectional, proj_size=P).double()
+    x = torch.randn(T, N, I, dtype=torch.float64, requires_grad=True)
+    h0 = torch.randn(layers * D, N, P, dtype=torch.float64, requires_grad=True)
+    c0 = torch.randn(layers * D, N, H, dtype=torch.float64, requires_grad=True)
+    y, (hy, cy) = net(x, (h0, c0))
+    grads = [torch.randn_like(t) for t in (y, hy, cy)]
+    torch.autograd.backward([y, hy, cy], grads)
+
+    params = pack_torch_lstmp(net, layers, D).detach()
+    args = [mx.nd.array(t.detach().numpy(), dtype="float64") for t in (x, params, h0, c0)]
+    for a in args:
+        a.attach_grad()
+    with mx.autograd.record():
+        outs = mx.nd.RNN(*args, state_size=H, num_layers=layers, bidirectional=bidirectional, mode="lstm",
+                         projection_size=P, state_outputs=True)
+    mx.autograd.backward(outs, [mx.nd.array(g.numpy(), dtype="float64") for g in grads])
+    assert [o.shape for o in outs] == [(T, N, D * P), (layers * D, N, P), (layers * D, N, H)]
+    for got, want in zip(outs, (y, hy, cy)):
+        np.testing.assert_allclose(got.asnumpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    torch_param_grad = pack_torch_lstmp(type("Grads", (), {n: p.grad for n, p in net.named_parameters()}), layers, D)
+    for got, want in zip(args, (x.grad, torch_param_grad, h0.grad, c0.grad)):
+        np.testing.assert_allclose(got.grad.asnumpy(), want.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_lstm_projection_with_sequence_length_equals_each_sequence_alone():
+    T, N, I, H, P, layers = 6, 3, 4, 5, 3, 2
+    lengths = [6, 2, 4]
+    rng = np.random.RandomState(1)
+    size = sum(2 * (4 * H * ((I if l == 0 else 2 * P) + P + 2) + P * H) for l in range(layers))
+    x, w = rng.uniform(-1, 1, (T, N, I)), rng.uniform(-0.5, 0.5, size)
+    h0, c0 = rng.uniform(-1, 1, (2 * layers, N, P)), rng.uniform(-1, 1, (2 * layers, N, H))
+    kwargs = dict(state_size=H, num_layers=layers, bidirectional=True, mode="lstm", projection_size=P,
+                  state_outputs=True)
+    args = [mx.nd.array(a) for a in (x, w, h0, c0)]
+    for a in args:
+        a.attach_grad()
+    with mx.autograd.record():
+        outs = mx.nd.RNN(*args, mx.nd.array(lengths), use_sequence_length=True, **kwargs)
+        loss = sum((o * o).sum() for o in outs)
+    loss.backward()
+    for n, length in enumerate(lengths):
+        alone_args = [mx.nd.array(x[:length, n:n + 1]), mx.nd.array(w), mx.nd.array(h0[:, n:n + 1]),
+                      mx.nd.array(c0[:, n:n + 1])]
+        alone_args[0].attach_grad()
+        with mx.autograd.record():
+            alone = mx.nd.RNN(*alone_args, **kwargs)
+            alone_loss = sum((o * o).sum() for o in alone)
+        alone_loss.backward()
+        np.testing.assert_allclose(outs[0].asnumpy()[:length, n], alone[0].asnumpy()[:, 0], rtol=1e-5, atol=1e-6)
+        assert np.all(outs[0].asnumpy()[length:, n] == 0)
+        for k in (1, 2):
+            np.testing.assert_allclose(outs[k].asnumpy()[:, n], alone[k].asnumpy()[:, 0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(args[0].grad.asnumpy()[:length, n], alone_args[0].grad.asnumpy()[:, 0],
+                                   rtol=1e-4, atol=1e-5)
+        assert np.all(args[0].grad.asnumpy()[length:, n] == 0)
+
+
 def test_output_names_shapes_and_errors():
     sym = mx.sym.RNN(mx.sym.Variable("x"), mx.sym.Variable("w"), mx.sym.Variable("h"), mx.sym.Variable("c"),
                      state_size=7, num_layers=2, mode="lstm", bidirectional=True, state_outputs=True, name="rnn")
@@ -111,6 +184,15 @@ def test_output_names_shapes_and_errors():
     with pytest.raises(mx.MXNetError, match="sequence_length"):
         mx.nd.RNN(mx.nd.ones((2, 1, 2)), mx.nd.ones((12,)), mx.nd.ones((1, 1, 2)), mx.nd.array([3]), state_size=2,
                   num_layers=1, mode="rnn_tanh", use_sequence_length=True).asnumpy()
+    with pytest.raises(mx.MXNetError, match="projection_size is for LSTM only"):
+        mx.nd.RNN(mx.nd.ones((2, 1, 2)), mx.nd.ones((12,)), mx.nd.ones((1, 1, 2)), state_size=2, num_layers=1,
+                  mode="gru", projection_size=1)
+    lstmp = mx.sym.RNN(mx.sym.Variable("x"), state_size=7, num_layers=2, mode="lstm", projection_size=3,
+                       bidirectional=True, state_outputs=True, name="p")
+    args, outs, _ = lstmp.infer_shape(x=(5, 2, 4))
+    assert args == [(5, 2, 4), (2 * (4 * 7 * (4 + 3 + 2) + 3 * 7) + 2 * (4 * 7 * (6 + 3 + 2) + 3 * 7),), (4, 2, 3),
+                    (4, 2, 7)]
+    assert outs == [(5, 2, 6), (4, 2, 3), (4, 2, 7)]
 
 
 def test_dropout_between_layers_only_in_training():

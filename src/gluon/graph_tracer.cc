@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "braid/base/error.h"
 #include "braid/gluon/tracing.h"
@@ -24,7 +25,8 @@ op::AttrMap variable_attrs(const Parameter& p) {
 }
 }  // namespace
 
-GraphTracer::GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix)
+GraphTracer::GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix,
+                         bool first_op_fwd)
     : prev_(imperative::set_tracer(this)) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::string name = inputs.size() == 1 ? "data" : cat("data", i);
@@ -32,15 +34,15 @@ GraphTracer::GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict
     known_.emplace_back(inputs[i], Symbol::Variable(name).outputs()[0]);
   }
   for (const auto& [name, p] : params) params_.push_back(p);
-  scopes_.push_back(Scope{prefix, false, {}});
+  push_scope(prefix, first_op_fwd);
   prev_current_ = t_current;
   t_current = this;
 }
 
-GraphTracer::GraphTracer(const std::vector<symbol::Entry>& inputs, const std::string& prefix)
+GraphTracer::GraphTracer(const std::vector<symbol::Entry>& inputs, const std::string& prefix, bool first_op_fwd)
     : symbolic_(true), prev_(imperative::set_tracer(this)) {
   for (const auto& e : inputs) tokens_.push_back(token_for(e));
-  scopes_.push_back(Scope{prefix, false, {}});
+  push_scope(prefix, first_op_fwd);
   prev_current_ = t_current;
   t_current = this;
 }
@@ -59,14 +61,15 @@ symbol::Entry GraphTracer::param_entry(const ParameterPtr& p) {
   return e;
 }
 
-std::vector<NDArray> GraphTracer::symbolic_node(const op::OpDef& def, const op::AttrMap& attrs,
-                                                const std::vector<symbol::Entry>& inputs, int num_outputs) {
+std::vector<NDArray> GraphTracer::symbolic_node(const op::OpDef& def, const std::string& spelling,
+                                                const op::AttrMap& attrs, const std::vector<symbol::Entry>& inputs,
+                                                int num_outputs) {
   auto node = std::make_shared<symbol::Node>();
   node->op = &def;
   node->op_name = def.name;
   node->attrs = attrs;
   symbol::parse_node_params(*node);
-  node->name = next_name(def.name);
+  node->name = next_name(spelling);
   node->inputs = inputs;
   std::vector<NDArray> out;
   for (int k = 0; k < num_outputs; ++k) out.push_back(token_for(symbol::Entry{node, static_cast<uint32_t>(k)}));
@@ -94,12 +97,15 @@ void trace_cannot_replay(const std::string& why) {
 
 namespace braid::gluon::detail {
 
-void GraphTracer::push_scope(const std::string& prefix) { scopes_.push_back(Scope{prefix, false, {}}); }
+void GraphTracer::push_scope(const std::string& prefix, bool first_op_fwd) {
+  scopes_.push_back(Scope{prefix, first_op_fwd, false, {}});
+}
 void GraphTracer::pop_scope() { scopes_.pop_back(); }
 
 std::string GraphTracer::next_name(const std::string& op) {
   Scope& s = scopes_.back();
-  if (!s.used_fwd) {
+  if (!next_name_.empty()) return s.prefix + std::exchange(next_name_, "");
+  if (s.first_op_fwd && !s.used_fwd) {
     s.used_fwd = true;
     return s.prefix + "fwd";
   }

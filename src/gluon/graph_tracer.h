@@ -4,8 +4,8 @@
 // inputs are the nodes that produced its input arrays; the block's inputs are the variables
 // "data" (or "data0", "data1", ...) and its parameters variables named as the parameters, with
 // MXNet's __shape__/__dtype__/__lr_mult__/__wd_mult__ attributes. Nodes are named after the
-// block running them, as MXNet names them: "<prefix>fwd" for a block's first op, then
-// "<prefix><op><n>".
+// block running them, as MXNet names them: "<prefix>fwd" for a layer's first op, then
+// "<prefix><op><n>" (the only form for blocks with their own forward, such as the model zoo's).
 #include <map>
 #include <optional>
 #include <string>
@@ -20,11 +20,13 @@ namespace braid::gluon::detail {
 
 class GraphTracer : public imperative::Tracer {
  public:
-  GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix);
+  /// `first_op_fwd`: the block is a layer, whose first op MXNet names "<prefix>fwd".
+  GraphTracer(const std::vector<NDArray>& inputs, const ParameterDict& params, const std::string& prefix,
+              bool first_op_fwd);
   /// Symbolic mode (a block called on Symbols): nothing runs; `inputs` stand for the block's
   /// inputs through placeholder arrays (tokens()), and every operator a layer calls through
   /// invoke_with_parameters becomes a node (symbolic_node) whose outputs are new placeholders.
-  GraphTracer(const std::vector<symbol::Entry>& inputs, const std::string& prefix);
+  GraphTracer(const std::vector<symbol::Entry>& inputs, const std::string& prefix, bool first_op_fwd);
   ~GraphTracer() override;
   GraphTracer(const GraphTracer&) = delete;
   GraphTracer& operator=(const GraphTracer&) = delete;
@@ -32,7 +34,9 @@ class GraphTracer : public imperative::Tracer {
   void record(const op::OpDef& def, const std::string& spelling, const op::AttrMap& attrs,
               const std::vector<NDArray>& inputs, const std::vector<NDArray>& outputs) override;
   /// Names nodes after `prefix` until the matching pop_scope (a child block's forward).
-  void push_scope(const std::string& prefix);
+  void push_scope(const std::string& prefix, bool first_op_fwd = true);
+  /// The next node is named `<prefix><name>` (MXNet's name= argument of an operator call).
+  void name_next(std::string name) { next_name_ = std::move(name); }
   void pop_scope();
   /// The graph computing `outputs`.
   Symbol finish(const std::vector<NDArray>& outputs);
@@ -43,8 +47,9 @@ class GraphTracer : public imperative::Tracer {
   symbol::Entry entry_of(const NDArray& a) { return lookup(a); }
   /// The variable of a parameter, with MXNet's attributes (made once per parameter).
   symbol::Entry param_entry(const ParameterPtr& p);
-  /// A node of `def` on `inputs`; returns one placeholder per output.
-  std::vector<NDArray> symbolic_node(const op::OpDef& def, const op::AttrMap& attrs,
+  /// A node of `def` (called as `spelling`, which names it) on `inputs`; returns one placeholder
+  /// per output.
+  std::vector<NDArray> symbolic_node(const op::OpDef& def, const std::string& spelling, const op::AttrMap& attrs,
                                      const std::vector<symbol::Entry>& inputs, int num_outputs);
   /// A placeholder standing for `e` (a Symbol a Python forward returned).
   NDArray token_for(const symbol::Entry& e);
@@ -78,9 +83,10 @@ class GraphTracer : public imperative::Tracer {
 
   struct Scope {
     std::string prefix;
-    bool used_fwd = false;
+    bool first_op_fwd = true, used_fwd = false;
     std::map<std::string, int> counters;
   };
+  std::string next_name_;  // name_next's, for the next node only
   std::vector<std::pair<NDArray, symbol::Entry>> known_;
   std::vector<std::pair<const Parameter*, symbol::Entry>> param_vars_;
   std::vector<NDArray> tokens_;

@@ -24,10 +24,16 @@ void HybridBlock::hybridize(bool active, bool static_alloc, bool static_shape) {
   Block::hybridize(active, static_alloc, static_shape);
 }
 
+void HybridBlock::name_next_op(const std::string& name) const {
+  if (auto* tracer = detail::GraphTracer::current()) tracer->name_next(name);
+}
+
 std::vector<NDArray> HybridBlock::run(const std::vector<NDArray>& inputs) {
   if (auto* tracer = detail::GraphTracer::current()) {
-    // Inside an outer block's trace: name this block's nodes after it.
-    tracer->push_scope(prefix());
+    // Inside an outer block's trace: name this block's nodes after it (in the enclosing scope
+    // for a block made with an empty prefix, as MXNet does).
+    if (!opens_name_scope()) return forward(inputs);
+    tracer->push_scope(prefix(), names_first_op_fwd());
     struct Pop {
       detail::GraphTracer* t;
       ~Pop() { t->pop_scope(); }
@@ -39,7 +45,7 @@ std::vector<NDArray> HybridBlock::run(const std::vector<NDArray>& inputs) {
     return run(sparse::densify(inputs));  // a compiled graph computes on dense arrays
   if (cached_) return (*cached_)(inputs);
   ParameterDict params = collect_params();
-  detail::GraphTracer tracer(inputs, params, prefix());
+  detail::GraphTracer tracer(inputs, params, prefix(), names_first_op_fwd());
   if (op_hook_) tracer.set_op_hook(op_hook_, op_hook_all_);
   std::vector<NDArray> out = forward(inputs);
   if (!tracer.why_not_replayable().empty()) {  // control flow in Python: keep running forward
@@ -113,7 +119,7 @@ std::vector<NDArray> invoke_with_parameters(const std::string& op_name,
       const auto* arr = std::get_if<NDArray>(placed[i]);
       entries.push_back(arr ? tracer->entry_of(*arr) : tracer->param_entry(std::get<ParameterPtr>(*placed[i])));
     }
-    return tracer->symbolic_node(def, attrs, entries, def.num_visible_outputs(param));
+    return tracer->symbolic_node(def, op_name, attrs, entries, def.num_visible_outputs(param));
   }
   std::optional<Context> ctx;
   bool deferred = false;

@@ -14,7 +14,7 @@ Symbol Block::call_symbolic(const std::vector<Symbol>& inputs) {
                 s.outputs().size(), " (pass the outputs one by one)");
     entries.push_back(s.outputs()[0]);
   }
-  detail::GraphTracer tracer(entries, prefix());
+  detail::GraphTracer tracer(entries, prefix(), names_first_op_fwd());
   std::vector<NDArray> out = forward(tracer.tokens());
   return tracer.finish(out);
 }

@@ -136,11 +136,29 @@ void write_image(DType dtype, const image::Image& im, const image::Region& r, bo
     normalise(im, r, mirrored, t.f32.data(), static_cast<float*>(data) + i * count);
 }
 
+// This part's share [n·i/parts, n·(i+1)/parts) of `all`.
+template <class T>
+std::vector<T> part_of(const std::vector<T>& all, int64_t index, int64_t parts) {
+  const int64_t n = int64_t(all.size());
+  return std::vector<T>(all.begin() + n * index / parts, all.begin() + n * (index + 1) / parts);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  BRAID_CHECK(in, "ImageRecordIter: cannot open the image file ", path);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  BRAID_CHECK(in.good() || in.eof(), "ImageRecordIter: cannot read the image file ", path);
+  return std::move(bytes).str();
+}
+
 }  // namespace
 
 ImageRecordIter::ImageRecordIter(ImageRecordIterOptions options) : opts_(std::move(options)) {
   const auto& o = opts_;
-  BRAID_CHECK(!o.path_imgrec.empty(), "ImageRecordIter: path_imgrec (the .rec file) is required");
+  BRAID_CHECK(o.path_imgrec.empty() != o.files.empty(),
+              "ImageRecordIter: give either path_imgrec (the .rec file) or image files, ",
+              o.files.empty() ? "neither was given" : "not both");
   BRAID_CHECK(o.data_shape.ndim() == 3 && (o.data_shape[0] == 1 || o.data_shape[0] == 3) && o.data_shape[1] > 0 &&
                   o.data_shape[2] > 0,
               "ImageRecordIter: data_shape must be (channels, height, width) with 1 or 3 channels; got ", o.data_shape);
@@ -155,14 +173,22 @@ ImageRecordIter::ImageRecordIter(ImageRecordIterOptions options) : opts_(std::mo
   BRAID_CHECK(o.dtype == DType::Float32 || o.dtype == DType::UInt8 || o.dtype == DType::Int8,
               "ImageRecordIter: dtype must be float32, uint8 or int8; got ", dtype_name(o.dtype));
   for (float s : o.std) BRAID_CHECK(s != 0.f, "ImageRecordIter: std_r/std_g/std_b must not be 0");
-  std::vector<uint64_t> all =
-      o.path_imgidx.empty() ? offsets_by_reading(o.path_imgrec) : offsets_from_index(o.path_imgidx);
-  const int64_t n = int64_t(all.size());
-  offsets_.assign(all.begin() + n * o.part_index / o.num_parts, all.begin() + n * (o.part_index + 1) / o.num_parts);
-  BRAID_CHECK(!offsets_.empty(), "ImageRecordIter: ", o.path_imgrec, " holds no records",
-              o.num_parts > 1 ? " for this part" : "");
+  if (o.files.empty()) {
+    const auto all = o.path_imgidx.empty() ? offsets_by_reading(o.path_imgrec) : offsets_from_index(o.path_imgidx);
+    total_ = int64_t(all.size());
+    offsets_ = part_of(all, o.part_index, o.num_parts);
+    BRAID_CHECK(!offsets_.empty(), "ImageRecordIter: ", o.path_imgrec, " holds no records",
+                o.num_parts > 1 ? " for this part" : "");
+  } else {
+    for (const auto& f : o.files)
+      BRAID_CHECK(int64_t(f.labels.size()) == o.label_width, "ImageRecordIter: the image file ", f.path, " has ",
+                  f.labels.size(), " labels but label_width is ", o.label_width);
+    total_ = int64_t(o.files.size());
+    files_ = part_of(o.files, o.part_index, o.num_parts);
+    BRAID_CHECK(!files_.empty(), "ImageRecordIter: no image files", o.num_parts > 1 ? " for this part" : "");
+  }
   batches_ = (num_images() + o.batch_size - 1) / o.batch_size;
-  order_.resize(offsets_.size());
+  order_.resize(size_t(num_images()));
   std::iota(order_.begin(), order_.end(), 0);
   start();
 }
@@ -191,7 +217,7 @@ void ImageRecordIter::stop() {
 }
 
 void ImageRecordIter::work() {
-  std::unique_ptr<RecordReader> reader;
+  std::unique_ptr<RecordReader> reader;  // opened at the first record read
   for (;;) {
     int64_t k = 0;
     {
@@ -203,8 +229,7 @@ void ImageRecordIter::work() {
     }
     Made made;
     try {
-      if (!reader) reader = std::make_unique<RecordReader>(opts_.path_imgrec);
-      made.batch = make_batch(k, *reader);
+      made.batch = make_batch(k, reader);
     } catch (...) {
       made.error = std::current_exception();
     }
@@ -216,7 +241,7 @@ void ImageRecordIter::work() {
   }
 }
 
-DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
+DataBatch ImageRecordIter::make_batch(int64_t k, std::unique_ptr<RecordReader>& reader) const {
   const auto& o = opts_;
   const int64_t c = o.data_shape[0], h = o.data_shape[1], w = o.data_shape[2], plane = h * w;
   // From the storage pool, whose blocks come back when the consumer drops a batch: no fresh pages
@@ -240,13 +265,28 @@ DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
       }
       place %= num_images();
     }
-    const uint64_t offset = offsets_[size_t(order_[size_t(place)])];
-    reader.seek(offset);
-    const std::optional<std::string> raw = reader.read();
-    BRAID_CHECK(raw, "ImageRecordIter: no record at offset ", offset, " of ", o.path_imgrec);
-    const ImageRecord rec = unpack_image_record(*raw);
-    BRAID_CHECK(int64_t(rec.labels.size()) == o.label_width, "ImageRecordIter: the record at offset ", offset, " of ",
-                o.path_imgrec, " holds ", rec.labels.size(), " labels but label_width is ", o.label_width);
+    // The image's labels and bytes, from its record or its file; `what` names it in errors.
+    const size_t item = size_t(order_[size_t(place)]);
+    std::string raw, what;
+    ImageRecord rec;
+    if (files_.empty()) {
+      const uint64_t offset = offsets_[item];
+      what = cat("the image of the record at offset ", offset, " of ", o.path_imgrec);
+      if (!reader) reader = std::make_unique<RecordReader>(o.path_imgrec);
+      reader->seek(offset);
+      std::optional<std::string> read = reader->read();
+      BRAID_CHECK(read, "ImageRecordIter: no record at offset ", offset, " of ", o.path_imgrec);
+      raw = std::move(*read);
+      rec = unpack_image_record(raw);
+      what += cat(" (id ", rec.id, ")");
+      BRAID_CHECK(int64_t(rec.labels.size()) == o.label_width, "ImageRecordIter: the record at offset ", offset, " of ",
+                  o.path_imgrec, " holds ", rec.labels.size(), " labels but label_width is ", o.label_width);
+    } else {
+      what = "the image file " + files_[item].path;
+      raw = read_file(files_[item].path);
+      rec.labels = files_[item].labels;
+      rec.image = raw;
+    }
     std::copy(rec.labels.begin(), rec.labels.end(), labels + i * o.label_width);
     // The crop: centred, or drawn from the image's place in the epoch. Without a resize only the
     // crop is decoded (decode_region); with one the whole image is decoded and resized first.
@@ -288,11 +328,10 @@ DataBatch ImageRecordIter::make_batch(int64_t k, RecordReader& reader) const {
       else
         image::decode_region(rec.image, color, crop, decoded);
     } catch (const Error& e) {
-      throw Error("ImageRecordIter: the image of the record at offset " + std::to_string(offset) + " of " +
-                  o.path_imgrec + " (id " + std::to_string(rec.id) + ") is broken: " + e.what());
+      throw Error(cat("ImageRecordIter: ", what, " is broken: ", e.what()));
     }
-    BRAID_CHECK(!too_small, "ImageRecordIter: the image of the record at offset ", offset, " is ", source_h, " x ",
-                source_w, o.resize > 0 ? " once resized" : "", ", smaller than data_shape's ", h, " x ", w,
+    BRAID_CHECK(!too_small, "ImageRecordIter: ", what, " is ", source_h, " x ", source_w,
+                o.resize > 0 ? " once resized" : "", ", smaller than data_shape's ", h, " x ", w,
                 "; set resize to at least ", std::max(h, w));
     if (o.resize > 0) {
       resized.height = h, resized.width = w, resized.channels = decoded.channels;

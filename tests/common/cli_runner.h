@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace braid::test {
 
@@ -22,6 +24,14 @@ inline std::string slurp(const std::filesystem::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/// The objects of a file of one JSON object per line (braid train --json-log).
+inline std::vector<nlohmann::json> read_json_lines(const std::filesystem::path& path) {
+  std::istringstream lines(slurp(path));
+  std::vector<nlohmann::json> objects;
+  for (std::string line; std::getline(lines, line);) objects.push_back(nlohmann::json::parse(line));
+  return objects;
 }
 
 /// Runs `command` (shell syntax) and captures its exit status and output.

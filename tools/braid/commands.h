@@ -21,8 +21,10 @@ int plot(const std::vector<std::string>& logs, const std::string& output);
 /// braid train's options (see add_train_command for their meaning).
 struct TrainOptions {
   std::string model = "lenet", dataset = "fashion-mnist", data_dir, optimizer = "sgd", ctx = "cpu(0)";
-  std::string kvstore = "device";             // with several contexts
-  int model_parallel = 1, micro_batches = 4;  // stages on cpu(0) .. cpu(N-1), batch run in micro-batches
+  std::string data_train, data_val, image_shape;  // images: folders or .rec files; "C,H,W" ("": the model's)
+  int64_t classes = 0;                            // 0: the number of class folders
+  std::string kvstore = "device";                 // with several contexts
+  int model_parallel = 1, micro_batches = 4;      // stages on cpu(0) .. cpu(N-1), batch run in micro-batches
   int epochs = 10, num_workers = 1;
   int64_t batch_size = 64, limit = 0, test_limit = 0;
   double lr = 0.05, momentum = 0.9, wd = 0.0;

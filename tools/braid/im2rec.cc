@@ -9,7 +9,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <thread>
 
@@ -19,6 +18,7 @@
 #include "braid/io/image_record.h"
 #include "braid/io/recordio.h"
 #include "commands.h"
+#include "python_random.h"
 
 namespace braid::cli {
 namespace {
@@ -90,7 +90,7 @@ void write_list(const std::string& path, const std::vector<ListItem>& items) {
 
 int make_lists(const Im2recOptions& o, std::ostream& out) {
   std::vector<ListItem> items = list_images(o, out);
-  if (!o.no_shuffle) std::shuffle(items.begin(), items.end(), std::mt19937(100));
+  if (!o.no_shuffle) PythonRandom(100).shuffle(items);  // im2rec.py's random.seed(100); random.shuffle
   const size_t n = items.size(), chunk_size = (n + size_t(o.chunks) - 1) / size_t(o.chunks);
   for (int c = 0; c < o.chunks; ++c) {
     const size_t begin = std::min(n, size_t(c) * chunk_size), end = std::min(n, begin + chunk_size);

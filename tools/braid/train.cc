@@ -7,21 +7,21 @@
 #include <nlohmann/json.hpp>
 
 #include "braid/autograd/autograd.h"
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
+#include "braid/base/suggest.h"
 #include "braid/device/cpu_share.h"
-#include "braid/gluon/data/dataloader.h"
-#include "braid/gluon/data/vision/datasets.h"
-#include "braid/gluon/data/vision/transforms.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/model_zoo/simple.h"
+#include "braid/gluon/model_zoo/vision.h"
 #include "braid/gluon/nn.h"
 #include "braid/gluon/trainer.h"
 #include "braid/gluon/utils.h"
 #include "braid/io/file.h"
-#include "braid/io/idx.h"
 #include "braid/kvstore/kvstore.h"
 #include "braid/kvstore/store_types.h"
 #include "braid/metric/classification.h"
+#include "braid/ndarray/creation.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/random.h"
 #include "braid/ndarray/reduce.h"
@@ -29,6 +29,7 @@
 #include "braid/util/progress_bar.h"
 #include "checkpoints.h"
 #include "commands.h"
+#include "train_data.h"
 #include "training_log.h"
 
 namespace braid::cli {
@@ -37,19 +38,17 @@ namespace {
 using namespace gluon;
 using Clock = std::chrono::steady_clock;
 
-data::DatasetPtr load_dataset(const TrainOptions& o, bool train) {
-  data::DatasetPtr ds;
-  if (o.dataset == "fashion-mnist") {
-    ds = std::make_shared<data::vision::FashionMNIST>(o.data_dir.empty() ? io::fashion_mnist_dir() : o.data_dir, train);
-  } else if (o.dataset == "mnist") {
-    BRAID_CHECK(!o.data_dir.empty(), "--dataset mnist needs --data-dir (the folder of the MNIST idx files)");
-    ds = std::make_shared<data::vision::MNIST>(o.data_dir, train);
-  } else {
-    throw Error(cat("unknown dataset '", o.dataset, "'; valid: fashion-mnist, mnist"));
-  }
-  ds = ds->transform_first(data::vision::transforms::ToTensor());
-  const int64_t limit = train ? o.limit : o.test_limit;
-  return limit > 0 && limit < ds->size() ? ds->take(limit) : ds;
+// A network of the vision zoo (resnet18_v1, ...) or a small one (mlp, lenet, resnet-mini).
+BlockPtr make_model(const std::string& name, int64_t classes) {
+  const auto simple = model_zoo::simple_model_names();
+  if (std::find(simple.begin(), simple.end(), name) != simple.end())
+    return model_zoo::get_simple_model(name, static_cast<int>(classes));
+  const auto zoo = model_zoo::vision::model_names();
+  if (std::find(zoo.begin(), zoo.end(), to_lower(name)) != zoo.end())
+    return model_zoo::vision::get_model(name, classes);
+  std::vector<std::string> all = simple;
+  all.insert(all.end(), zoo.begin(), zoo.end());
+  throw Error(cat("unknown model '", name, "'", did_you_mean(name, all), "; valid: ", comma_list(all)));
 }
 
 // MXNet's export of the trained model (PREFIX-symbol.json, PREFIX-0000.params), what braid serve,
@@ -107,10 +106,11 @@ BlockPtr split_into_stages(const BlockPtr& model, int stages) {
   return net;
 }
 
-double evaluate(Block& net, data::DataLoader& loader, Context ctx) {
+double evaluate(Block& net, TrainData& test, int epoch, Context ctx) {
   metric::Accuracy acc;
   autograd::PauseScope predict;
-  for (const auto& batch : loader) acc.update({batch[1]}, {net(batch[0].as_in_context(ctx))});
+  test.start_epoch(epoch);
+  while (auto batch = test.next()) acc.update({batch->label}, {net(batch->data.as_in_context(ctx))});
   return acc.get().value();
 }
 
@@ -125,10 +125,22 @@ void make_save_folder(const std::string& prefix) {
 }  // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
-  auto* t = app.add_subcommand("train", "train a network on Fashion-MNIST (or MNIST) with Gluon");
-  t->add_option("--model", o.model, "mlp, lenet or resnet-mini")->capture_default_str();
-  t->add_option("--dataset", o.dataset, "fashion-mnist or mnist")->capture_default_str();
+  auto* t = app.add_subcommand("train", "train a network on Fashion-MNIST, MNIST or your images with Gluon");
+  t->add_option("--model", o.model,
+                "mlp, lenet, resnet-mini, or a model zoo name: resnet18_v1 .. resnet152_v2, vgg11 .. vgg19_bn, "
+                "alexnet, densenet121 .. densenet201, squeezenet1.0/1.1, inceptionv3, mobilenet1.0 .. 0.25, "
+                "mobilenetv2_1.0 .. mobilenetv2_0.25")
+      ->capture_default_str();
+  t->add_option("--dataset", o.dataset, "fashion-mnist or mnist (without --data-train)")->capture_default_str();
   t->add_option("--data-dir", o.data_dir, "folder of the idx files (default: Debian's dataset-fashion-mnist)");
+  t->add_option("--data-train", o.data_train,
+                "training images: a folder with one sub-folder of .jpg/.png images per class, or a .rec file made "
+                "by braid im2rec (its .idx beside it is used)");
+  t->add_option("--data-val", o.data_val, "test images, as --data-train");
+  t->add_option("--image-shape", o.image_shape,
+                "C,H,W the images are cropped to (default: 3,224,224; 3,299,299 for inceptionv3)");
+  t->add_option("--classes", o.classes, "number of classes (default: the class folders; required for .rec files)")
+      ->check(kPositive);
   t->add_option("--epochs", o.epochs)->capture_default_str()->check(kPositive);
   t->add_option("--batch-size", o.batch_size)->capture_default_str()->check(kPositive);
   t->add_option("--lr", o.lr, "learning rate")->capture_default_str();
@@ -171,28 +183,24 @@ int train(const TrainOptions& o) {
   const std::vector<Context> contexts = parse_contexts(o.ctx);
   const Context ctx = contexts[0];
   nd::seed(o.seed);
-  // A parameter-server worker (under braid launch) trains on its own shard of the data, all
-  // shards of one size so that every worker runs the same number of batches (a worker with one
-  // batch more would wait for the others' pushes forever, MXNet issue 7888).
   const bool no_store = o.kvstore.empty() || o.kvstore == "None";
   const kv::StoreType* kind = no_store ? nullptr : &kv::store_type(o.kvstore);
   std::shared_ptr<kv::KVStore> dist_store;  // parameter server (dist_*) or allreduce over MPI (horovod)
   if (kind && kind->distributed) dist_store = kind->make(*kind);
   const int rank = dist_store ? dist_store->rank() : 0, workers = dist_store ? dist_store->num_workers() : 1;
   const bool sync_rounds = dist_store && !kind->asynchronous;
-  auto train_set = load_dataset(o, true), test_set = load_dataset(o, false);
-  if (workers > 1) train_set = train_set->shard(workers, rank)->take(train_set->size() / workers);
-  data::DataLoader train_loader(train_set, {.batch_size = o.batch_size,
-                                            .shuffle = true,
-                                            .last_batch = data::LastBatch::Discard,
-                                            .num_workers = o.num_workers});
-  data::DataLoader test_loader(test_set, {.batch_size = 1000, .num_workers = o.num_workers});
-  BRAID_CHECK(train_loader.size() > 0, "--batch-size ", o.batch_size, " is larger than the ", train_set->size(),
+  // Each worker of a distributed job (under braid launch or mpirun) trains on its own share.
+  auto train_data = open_train_data(o, true, rank, workers), test_data = open_train_data(o, false);
+  BRAID_CHECK(train_data->batches() > 0, "--batch-size ", o.batch_size, " is larger than the ", train_data->images(),
               " training images");
+  const int64_t num_batches = train_data->batches();
+  // One image of zeros: the shapes for deferred initialization and the export.
+  const Shape image = train_data->image_shape();
+  const NDArray sample = nd::zeros(Shape({1, image[0], image[1], image[2]}), ctx);
 
   const bool model_parallel = o.model_parallel > 1;
   BRAID_CHECK(!model_parallel || contexts.size() == 1, "--model-parallel and a --ctx list cannot be combined");
-  BlockPtr model = model_zoo::get_simple_model(o.model), net = model;
+  BlockPtr model = make_model(o.model, train_data->classes()), net = model;
   if (model_parallel)
     net = split_into_stages(model, o.model_parallel);
   else
@@ -201,10 +209,10 @@ int train(const TrainOptions& o) {
                   dist_store ? KVStoreChoice(dist_store) : KVStoreChoice(o.kvstore));
   Checkpoints checkpoints(o, rank, workers);
   Position start_at = o.resume ? checkpoints.restore(*model, trainer, contexts) : Position{};
-  if (start_at.batch >= train_loader.size()) start_at = {start_at.epoch + 1, 0};  // saved at an epoch's end
+  if (start_at.batch >= num_batches) start_at = {start_at.epoch + 1, 0};  // saved at an epoch's end
   if (dist_store) {  // shapes known, then the store set up: every worker starts from worker 0's weights
     autograd::PauseScope predict;
-    (*net)(train_set->get(0)[0].expand_dims(0).as_in_context(ctx));
+    (*net)(sample);
     trainer.kvstore();
   }
   loss::SoftmaxCrossEntropyLoss loss_fn;
@@ -212,43 +220,44 @@ int train(const TrainOptions& o) {
   std::FILE* out = stdout;
   std::fprintf(
       out, "%s on %s: %lld training and %lld test images, batch %lld, %s lr %g, %s\n", o.model.c_str(),
-      o.dataset.c_str(), static_cast<long long>(train_set->size()), static_cast<long long>(test_set->size()),
-      static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr,
+      train_data->describe().c_str(), static_cast<long long>(train_data->images()),
+      static_cast<long long>(test_data->images()), static_cast<long long>(o.batch_size), o.optimizer.c_str(), o.lr,
       (model_parallel ? cat("model parallel over ", o.model_parallel, " contexts, ", o.micro_batches, " micro-batches")
        : contexts.size() == 1 && !dist_store ? ctx.str()
                                              : o.ctx + ", kvstore " + o.kvstore)
           .c_str());
   if (dist_store)
     std::fprintf(out, "worker %d of %d: a shard of %lld training images\n", rank, workers,
-                 static_cast<long long>(train_set->size()));
+                 static_cast<long long>(train_data->images()));
   std::fflush(out);  // before the progress bar on stderr
   // Workers other than worker 0 of a distributed job log next to it: PATH.worker<rank>.
   TrainingLog log(o.json_log.empty() || rank == 0 ? o.json_log : cat(o.json_log, ".worker", rank), start_at.epoch);
   if (log.kept() > 0)
     std::fprintf(out, "%s: kept the %d record(s) of the epochs before epoch %d\n", o.json_log.c_str(), log.kept(),
                  start_at.epoch);
-  util::ProgressBar bar(o.epochs, train_loader.size(), stderr);
+  util::ProgressBar bar(o.epochs, num_batches, stderr);
   const auto start = Clock::now();
   double test_acc = 0, last_loss = 0, total_samples = 0;
   for (int epoch = start_at.epoch; epoch <= o.epochs; ++epoch) {
     nd::seed(o.seed + static_cast<uint64_t>(epoch));  // the epoch's order, the same when it resumes
+    train_data->start_epoch(epoch);
     bar.start_epoch(epoch);
     const auto epoch_start = Clock::now();
     metric::Accuracy train_acc;
     NDArray loss_sum;  // summed on the device; read when the bar is drawn
     int64_t samples = 0, done = 0;
-    for (const auto& batch : train_loader) {
+    while (auto batch = train_data->next()) {
       if (epoch == start_at.epoch && done < start_at.batch) {  // done before the checkpoint
         ++done;
         continue;
       }
       // One slice of the batch per context (split_and_load; one context gets it whole), or with
       // model parallelism micro-batches that the engine pipelines over the stages.
-      const int micro = std::min<int64_t>(o.micro_batches, batch[0].shape()[0]);
-      auto xs = model_parallel ? utils::split_data(batch[0], micro, 0, false)
-                               : utils::split_and_load(batch[0], contexts, 0, false);
-      auto ys = model_parallel ? utils::split_data(batch[1], micro, 0, false)
-                               : utils::split_and_load(batch[1], contexts, 0, false);
+      const int micro = std::min<int64_t>(o.micro_batches, batch->data.shape()[0]);
+      auto xs = model_parallel ? utils::split_data(batch->data, micro, 0, false)
+                               : utils::split_and_load(batch->data, contexts, 0, false);
+      auto ys = model_parallel ? utils::split_data(batch->label, micro, 0, false)
+                               : utils::split_and_load(batch->label, contexts, 0, false);
       std::vector<NDArray> preds, losses;
       {
         autograd::RecordScope record;
@@ -260,22 +269,22 @@ int train(const TrainOptions& o) {
       }
       autograd::backward(losses);
       // dist_sync: the servers sum the gradients of every worker's batch.
-      trainer.step(batch[0].shape()[0] * (sync_rounds ? workers : 1));
+      trainer.step(batch->data.shape()[0] * (sync_rounds ? workers : 1));
       for (size_t c = 0; c < xs.size(); ++c) {
         NDArray s = nd::sum(losses[c]).as_in_context(ctx);
         loss_sum = loss_sum.is_none() ? s : loss_sum + s;
         train_acc.update({ys[c]}, {preds[c]});
       }
-      samples += batch[0].shape()[0];
+      samples += batch->data.shape()[0];
       ++done;
-      if (o.checkpoint_every > 0 && ((epoch - 1) * train_loader.size() + done) % o.checkpoint_every == 0)
+      if (o.checkpoint_every > 0 && ((epoch - 1) * num_batches + done) % o.checkpoint_every == 0)
         checkpoints.save(*model, trainer, {epoch, done});
-      if (done % 10 == 0 || done == train_loader.size())
+      if (done % 10 == 0 || done == num_batches)
         bar.update(done, samples, loss_sum.scalar<float>() / static_cast<double>(samples), train_acc.get().value());
     }
     const double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
     last_loss = samples > 0 ? loss_sum.scalar<float>() / static_cast<double>(samples) : 0;
-    test_acc = evaluate(*net, test_loader, ctx);
+    test_acc = evaluate(*net, *test_data, epoch, ctx);
     total_samples += static_cast<double>(samples);
     bar.finish_epoch(cat("test acc ", op::format_number(test_acc)));
     nlohmann::json rec{{"epoch", epoch},
@@ -302,7 +311,7 @@ int train(const TrainOptions& o) {
       std::fprintf(out, "saved %s.params and %s.states (no model export with --model-parallel)\n", o.save.c_str(),
                    o.save.c_str());
     else
-      export_for_serving(model, test_set->get(0)[0].expand_dims(0).as_in_context(ctx), o.save, out);
+      export_for_serving(model, sample, o.save, out);
   }
   std::fprintf(out, "test accuracy %.4f after %d epoch(s), %s\n", test_acc, o.epochs,
                util::format_duration(total).c_str());

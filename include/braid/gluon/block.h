@@ -64,6 +64,9 @@ class Block {
   const std::string& prefix() const { return prefix_; }
   /// The prefix without its trailing underscore.
   std::string name() const;
+  /// False for a block made with an empty prefix: its children and operators are named in the
+  /// scope around it.
+  bool opens_name_scope() const { return !empty_prefix_; }
   /// This block's own parameters (full names).
   ParameterDict& params() { return params_; }
   const ParameterDict& params() const { return params_; }
@@ -142,6 +145,10 @@ class Block {
   virtual std::string describe() const;
   /// Called when a child is added or replaced (a hybridized block drops its traced graph).
   virtual void children_changed() {}
+  /// Whether a trace names the block's first operator "<prefix>fwd", as MXNet's layers name
+  /// theirs (true); blocks with a forward of their own (containers, the model zoo's) name every
+  /// operator "<prefix><op><n>".
+  virtual bool names_first_op_fwd() const { return true; }
   /// What a call computes: forward, or for a hybridized block its compiled graph.
   virtual std::vector<NDArray> run(const std::vector<NDArray>& inputs) { return forward(inputs); }
 
@@ -204,6 +211,8 @@ class HybridBlock : public Block {
   std::vector<NDArray> call_op(const std::string& op, const std::vector<OpArg>& args,
                                const op::AttrMap& attrs = {}) const;
   NDArray call_op1(const std::string& op, const std::vector<OpArg>& args, const op::AttrMap& attrs = {}) const;
+  /// The next operator this block calls is named "<prefix><name>" in a trace (MXNet's name=).
+  void name_next_op(const std::string& name) const;
 
   /// The compiled graph calls run through: traced at the first hybridized call, or given
   /// (SymbolBlock).

@@ -18,11 +18,15 @@
 /// least that big), a mirror (rand_mirror: half the time; mirror: always), then per channel
 /// (pixel - mean) · scale / std, channels in RGB order (or, with dtype uint8 or int8, the pixels
 /// or the pixels less the rounded mean).
+///
+/// The images may instead be files on disk (`files`, e.g. an image folder's: list_image_folder),
+/// read by the same threads through the same pipeline.
 #include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -32,8 +36,20 @@
 
 namespace braid::io {
 
+/// An image file (JPEG or PNG) and its labels.
+struct ImageFile {
+  std::string path;
+  std::vector<float> labels;
+};
+
+/// The images of an image folder, MXNet's ImageFolderDataset layout: root/<class>/<image>, the
+/// classes (sub-folders) in sorted order labelled 0, 1, ..., the .jpg, .jpeg and .png files of each
+/// in sorted order. `classes`, when given, receives the class names. Throws naming `root` when it
+/// is not a folder or holds no images.
+std::vector<ImageFile> list_image_folder(const std::string& root, std::vector<std::string>* classes = nullptr);
+
 struct ImageRecordIterOptions {
-  std::string path_imgrec;  ///< the .rec file (required)
+  std::string path_imgrec;  ///< the .rec file (required unless `files` is given)
   std::string path_imgidx;  ///< its .idx file; else the records are found by reading the file once
   Shape data_shape;         ///< (channels, height, width), 1 or 3 channels
   int64_t batch_size = 0;
@@ -53,6 +69,7 @@ struct ImageRecordIterOptions {
   /// saturated (MXNet's: neither takes std or scale).
   DType dtype = DType::Float32;
   std::string data_name = "data", label_name = "softmax_label";
+  std::vector<ImageFile> files;  ///< instead of path_imgrec: these files, each with label_width labels
 };
 
 class ImageRecordIter : public DataIter {
@@ -69,7 +86,9 @@ class ImageRecordIter : public DataIter {
   std::vector<DataDesc> provide_label() const override;
   int64_t batch_size() const override { return opts_.batch_size; }
   /// Images of this part (one epoch).
-  int64_t num_images() const { return int64_t(offsets_.size()); }
+  int64_t num_images() const { return int64_t(opts_.files.empty() ? offsets_.size() : files_.size()); }
+  /// Images of all parts together.
+  int64_t total_images() const { return total_; }
 
  private:
   struct Made {
@@ -79,11 +98,13 @@ class ImageRecordIter : public DataIter {
   void start();
   void stop();
   void work();
-  DataBatch make_batch(int64_t k, class RecordReader& reader) const;
+  DataBatch make_batch(int64_t k, std::unique_ptr<class RecordReader>& reader) const;
 
   ImageRecordIterOptions opts_;
   std::vector<uint64_t> offsets_;  // this part's records
-  std::vector<int64_t> order_;     // this epoch's order of offsets_
+  std::vector<ImageFile> files_;   // or this part's files
+  int64_t total_ = 0;
+  std::vector<int64_t> order_;  // this epoch's order of offsets_
   int64_t epoch_ = 0, batches_ = 0;
 
   std::mutex mu_;

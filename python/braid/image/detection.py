@@ -305,6 +305,27 @@ def CreateDetAugmenter(data_shape, resize=0, rand_crop=0, rand_pad=0, rand_gray=
     return auglist
 
 
+def _draw_rectangle(image, x1, y1, x2, y2, color, thickness):
+    """The outline of the box (x1, y1)-(x2, y2), inclusive, ``thickness`` pixels wide centred on
+    its edges (odd widths as OpenCV's rectangle draws them), or the box filled for a negative
+    thickness; clipped to the image."""
+    height, width = image.shape[:2]
+
+    def fill(ya, yb, xa, xb):
+        ya, yb, xa, xb = max(ya, 0), min(yb, height - 1), max(xa, 0), min(xb, width - 1)
+        if ya <= yb and xa <= xb:
+            image[ya:yb + 1, xa:xb + 1] = color
+
+    if thickness < 0:
+        fill(y1, y2, x1, x2)
+        return
+    r = max(thickness, 1) // 2
+    for y in (y1, y2):
+        fill(y - r, y + r, x1 - r, x2 + r)
+    for x in (x1, x2):
+        fill(y1 - r, y2 + r, x - r, x + r)
+
+
 class ImageDetIter(ImageIter):
     """ImageIter for detection: labels (batch, objects, object width), each image's objects
     first and rows of -1 after them; the object count is the largest in the data set."""
@@ -408,6 +429,53 @@ class ImageDetIter(ImageIter):
         if label_shape[1] != self._provide_label[0].shape[2]:
             raise ValueError("label_shape object width inconsistent: %d vs %d." % (
                 self._provide_label[0].shape[2], label_shape[1]))
+
+    def draw_next(self, color=None, thickness=2, mean=None, std=None, clip=True, waitKey=None,
+                  window_name="draw_next", id2labels=None):
+        """Yields the next images (numpy uint8, BGR, as MXNet's) after augmentation with their boxes
+        drawn: ``color`` in RGB (None: a random colour per box), ``thickness`` pixels wide (-1
+        fills the box); ``std`` / ``mean`` (True: ImageNet's) undo a colour normalisation, ``clip``
+        keeps values in [0, 255]. Braid has no window system and no font renderer: ``waitKey`` (show
+        each image) and ``id2labels`` (write class names) are accepted and warned about once."""
+        if waitKey is not None or id2labels is not None:
+            warnings.warn("draw_next: Braid cannot show images in a window (waitKey) or write class names "
+                          "(id2labels); the images with their boxes are yielded")
+        if std is True:
+            std = np.array([58.395, 57.12, 57.375])
+        if mean is True:
+            mean = np.array([123.68, 116.28, 103.53])
+        bgr = tuple(color[::-1]) if color else None
+        while True:
+            try:
+                label, raw = self.next_sample()
+            except StopIteration:
+                return
+            data = self.imdecode(raw)
+            try:
+                self.check_valid_image([data])
+                label = self._parse_label(label)
+            except RuntimeError as e:
+                logging.debug("Invalid image, skipping:  %s", str(e))
+                continue
+            data, label = self.augmentation_transform(data, label)
+            image = data.asnumpy().astype(np.float64)
+            if std is not None:
+                image *= std
+            if mean is not None:
+                image += mean
+            image = image[:, :, ::-1]  # RGB to BGR
+            if clip:
+                image = np.clip(image, 0, 255)
+            image = np.ascontiguousarray(image.astype(np.uint8))
+            height, width = image.shape[:2]
+            for obj in label:
+                x1 = int(obj[1] * width)
+                if x1 < 0:
+                    continue
+                box_color = bgr if bgr else tuple(np.random.rand(3) * 255)
+                _draw_rectangle(image, x1, int(obj[2] * height), int(obj[3] * width), int(obj[4] * height), box_color,
+                                thickness)
+            yield image
 
     def sync_label_shape(self, it, verbose=False):
         """Gives this iterator and `it` (another ImageDetIter, e.g. validation's) the same label

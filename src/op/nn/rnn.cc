@@ -1,8 +1,8 @@
 // RNN (MXNet 1.x's fused recurrent operator): stacked, optionally bidirectional LSTM, GRU or
 // plain tanh/relu RNN layers over a time-major sequence (T, N, input), with MXNet's packed
 // weight vector (rnn_layout.h), dropout between layers, the final states as optional outputs,
-// variable sequence lengths and LSTM state clipping. Computed in rnn_compute.cc; a hidden
-// output keeps what backward needs.
+// variable sequence lengths, LSTM state clipping and LSTM projections (projection_size). Computed in rnn_compute.cc; a
+// hidden output keeps what backward needs.
 #include <limits>
 
 #include "nn_util.h"
@@ -34,9 +34,11 @@ std::any parse_rnn(const AttrMap& attrs) {
   BRAID_CHECK(p.state_size > 0, "operator RNN: state_size must be positive; got ", p.state_size);
   BRAID_CHECK(p.num_layers > 0, "operator RNN: num_layers must be positive; got ", p.num_layers);
   BRAID_CHECK(p.p >= 0 && p.p < 1, "operator RNN: the dropout rate p must be in [0, 1); got ", p.p);
-  BRAID_CHECK(!projection.has_value(),
-              "operator RNN: projection_size (LSTM with a projection) is not supported; MXNet has it on cuDNN "
-              "only. Add a FullyConnected layer after the LSTM instead");
+  if (projection) {
+    BRAID_CHECK(p.mode == RnnMode::kLstm, "operator RNN: projection_size is for LSTM only");
+    BRAID_CHECK(*projection > 0, "operator RNN: projection_size must be positive; got ", *projection);
+    p.projection = *projection;
+  }
   BRAID_CHECK(p.clip_min.has_value() == p.clip_max.has_value(),
               "operator RNN: lstm_state_clip_min and lstm_state_clip_max go together; give both or neither");
   if (p.clip_min) {
@@ -64,14 +66,15 @@ bool infer_rnn_shape(const std::any& pa, std::vector<Shape>& in, std::vector<Sha
               in[0]);
   const RnnDims m(p, in[0][0], in[0][1], in[0][2]);
   merge_shape(in[1], Shape({m.param_size()}), "RNN", "parameters");
-  const Shape state({m.L * m.D, m.N, m.H});
+  const Shape state({m.L * m.D, m.N, m.R}), cell({m.L * m.D, m.N, m.H});  // R: P with a projection, else H
   merge_shape(in[2], state, "RNN", "state");
   size_t next = 3;
-  if (p.has_cell()) merge_shape(in[next++], state, "RNN", "state_cell");
+  if (p.has_cell()) merge_shape(in[next++], cell, "RNN", "state_cell");
   if (p.use_sequence_length) merge_shape(in[next], Shape({m.N}), "RNN", "sequence_length");
-  merge_shape(out[0], Shape({m.T, m.N, m.D * m.H}), "RNN", "output");
+  merge_shape(out[0], Shape({m.T, m.N, m.D * m.R}), "RNN", "output");
   const int visible = rnn_visible_outputs(p);
-  for (int k = 1; k < visible; ++k) merge_shape(out[static_cast<size_t>(k)], state, "RNN", "state output");
+  if (visible > 1) merge_shape(out[1], state, "RNN", "state output");
+  if (visible > 2) merge_shape(out[2], cell, "RNN", "cell state output");
   merge_shape(out.back(), Shape({m.reserve_size()}), "RNN", "saved state");
   return true;
 }

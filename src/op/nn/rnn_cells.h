@@ -36,6 +36,7 @@ struct CellClip {
 template <class T>
 struct RnnStep {
   int64_t N = 0, H = 0;
+  int64_t R = 0;  // h_prev's width: H, or with a projection P (then h is o·tanh(c), projected after the step)
   RnnMode mode = RnnMode::kLstm;
   CellClip clip;
   const uint8_t* active = nullptr;  // per row; null: every row is active
@@ -61,7 +62,7 @@ void rnn_step_forward(const RnnStep<T>& s) {
     if (s.active && !s.active[n]) {
       for (int64_t j = 0; j < gh; ++j) g[j] = T(0);
       for (int64_t j = 0; j < H; ++j) {
-        h[j] = hp[j];
+        h[j] = s.R == H ? hp[j] : T(0);
         y[j] = T(0);
         if (s.c) s.c[n * H + j] = s.c_prev[n * H + j];
         if (s.extra) s.extra[n * H + j] = T(0);

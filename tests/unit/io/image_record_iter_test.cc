@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -249,6 +250,70 @@ TEST(ImageRecordIter, BadInputIsNamed) {
   EXPECT_NE(message(options(broken)).find("offset 0"), std::string::npos);
   auto missing = options(temp_path("irec_missing"));
   EXPECT_NE(message(missing).find("irec_missing"), std::string::npos);
+}
+
+// Image files read from disk go through the same pipeline: an image folder (classes in sorted
+// order, files sorted, other files ignored) gives the batches the same images packed in a .rec give.
+TEST(ImageRecordIter, ImageFolderFilesGiveTheRecordsBatches) {
+  namespace fs = std::filesystem;
+  const fs::path root = temp_path("irec_folder");
+  fs::remove_all(root);
+  std::vector<std::string> pngs;
+  for (int i = 0; i < 7; ++i) pngs.push_back(image::encode(picture(i), ".png", 1));
+  // Class "a" holds images 0..3, class "b" images 4..6 (its folder made first: order is by name).
+  for (const char* cls : {"b", "a"}) fs::create_directories(root / cls);
+  for (int i = 0; i < 7; ++i) {
+    std::ofstream(root / (i < 4 ? "a" : "b") / (std::string(1, char('k' + i)) + ".png"), std::ios::binary)
+        << pngs[size_t(i)];
+  }
+  std::ofstream(root / "a" / "notes.txt") << "not an image";
+  std::ofstream(root / "stray.png") << "outside every class";
+  std::vector<std::string> classes;
+  const auto files = io::list_image_folder(root.string(), &classes);
+  EXPECT_EQ(classes, (std::vector<std::string>{"a", "b"}));
+  ASSERT_EQ(files.size(), 7u);
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(files[size_t(i)].labels, std::vector<float>{i < 4 ? 0.f : 1.f});
+
+  const std::string rec =
+      write_records(7, "irec_folder_rec", [](int i) { return std::vector<float>{i < 4 ? 0.f : 1.f}; });
+  for (bool random : {false, true}) {
+    auto from_rec = options(rec);
+    from_rec.shuffle = from_rec.rand_crop = from_rec.rand_mirror = random;
+    from_rec.resize = random ? 9 : -1;
+    auto from_files = from_rec;
+    from_files.path_imgrec.clear();
+    from_files.files = files;
+    io::ImageRecordIter a(from_rec), b(from_files);
+    std::vector<std::vector<float>> labels_a, labels_b;
+    EXPECT_EQ(all_batches(a, &labels_a), all_batches(b, &labels_b));
+    EXPECT_EQ(labels_a, labels_b);
+    EXPECT_EQ(b.total_images(), 7);
+  }
+}
+
+TEST(ImageRecordIter, ImageFolderErrorsNameThePath) {
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string missing = temp_path("irec_no_folder");
+  EXPECT_NE(message([&] { io::list_image_folder(missing); }).find(missing + " is not a folder"), std::string::npos);
+  const std::string empty = temp_path("irec_empty_folder");
+  std::filesystem::create_directories(std::filesystem::path(empty) / "cls");
+  EXPECT_NE(message([&] { io::list_image_folder(empty); }).find("holds no images"), std::string::npos);
+  auto o = options("");
+  o.files = {{temp_path("irec_gone.png"), {0.f}}};
+  EXPECT_NE(message([&] {
+              io::ImageRecordIter it(o);
+              it.next();
+            }).find("cannot open the image file"),
+            std::string::npos);
+  o.path_imgrec = "also.rec";
+  EXPECT_NE(message([&] { io::ImageRecordIter it(o); }).find("not both"), std::string::npos);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "braid/io/params.h"
@@ -13,13 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<nlohmann::json> read_log(const fs::path& log) {
-  std::istringstream lines(slurp(log));
-  std::vector<nlohmann::json> recs;
-  for (std::string line; std::getline(lines, line);) recs.push_back(nlohmann::json::parse(line));
-  return recs;
-}
-
 TEST(Train, WritesTheJsonLogAndTheParameters) {
   fs::path dir = fs::path(::testing::TempDir()) / "braid_train_test";
   fs::create_directories(dir);
@@ -27,7 +19,7 @@ TEST(Train, WritesTheJsonLogAndTheParameters) {
   auto r = braid_cli("train --model mlp --epochs 2 --limit 1280 --test-limit 500 --batch-size 64 --json-log '" +
                      log.string() + "' --save '" + prefix.string() + "'");
   ASSERT_EQ(r.code, 0) << r.err;
-  auto recs = read_log(log);
+  auto recs = read_json_lines(log);
   ASSERT_EQ(recs.size(), 3u);
   for (int e = 0; e < 2; ++e) {
     EXPECT_EQ(recs[e]["epoch"], e + 1);
@@ -56,12 +48,12 @@ TEST(Train, AResumedRunKeepsTheLogsHistory) {
       (dir / "ckpt").string() + "' --json-log '" + (dir / "log.json").string() + "'";
   auto first = braid_cli(common + " --epochs 2");
   ASSERT_EQ(first.code, 0) << first.err;
-  const auto before = read_log(dir / "log.json");
+  const auto before = read_json_lines(dir / "log.json");
   ASSERT_EQ(before.size(), 3u);
   auto resumed = braid_cli(common + " --epochs 3 --resume");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_NE(resumed.out.find("kept the 2 record(s) of the epochs before epoch 3"), std::string::npos) << resumed.out;
-  const auto after = read_log(dir / "log.json");
+  const auto after = read_json_lines(dir / "log.json");
   ASSERT_EQ(after.size(), 4u);
   EXPECT_EQ(after[0], before[0]);
   EXPECT_EQ(after[1], before[1]);
@@ -105,7 +97,7 @@ TEST(Train, SameSeedAndOneEngineThreadGiveIdenticalLosses) {
                        "BRAID_CPU_WORKER_NTHREADS=1 ");
     EXPECT_EQ(r.code, 0) << r.err;
     std::vector<double> out;
-    for (const auto& rec : read_log(log))
+    for (const auto& rec : read_json_lines(log))
       if (!rec.contains("final")) out.push_back(rec["train_loss"].get<double>());
     return out;
   };
@@ -130,7 +122,7 @@ TEST(Train, TwoContextsTrainLikeOne) {
       EXPECT_NE(r.out.find("kvstore " + kvstore), std::string::npos) << r.out;
     }
     std::vector<double> out;
-    for (const auto& rec : read_log(log))
+    for (const auto& rec : read_json_lines(log))
       if (!rec.contains("final")) out.push_back(rec["train_loss"].get<double>());
     return out;
   };
@@ -157,7 +149,7 @@ TEST(Train, ModelParallelTrainsLikeOneContext) {
                        " --json-log '" + log.string() + "' --save '" + (dir / name).string() + "'");
     EXPECT_EQ(r.code, 0) << r.err;
     std::vector<double> out;
-    for (const auto& rec : read_log(log))
+    for (const auto& rec : read_json_lines(log))
       if (!rec.contains("final")) out.push_back(rec["train_loss"].get<double>());
     return std::make_pair(out, r.out);
   };

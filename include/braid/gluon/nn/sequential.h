@@ -24,6 +24,7 @@ class Sequential : public Block {
 
  protected:
   std::string describe() const override { return "Sequential"; }
+  bool names_first_op_fwd() const override { return false; }
 };
 
 /// Like Sequential, but every child must be a HybridBlock, so the whole can be hybridized.
@@ -43,6 +44,9 @@ class HybridSequential : public HybridBlock {
 
  protected:
   std::string describe() const override { return "HybridSequential"; }
+  bool names_first_op_fwd() const override { return false; }
+  /// For containers built on this one (HybridConcurrent): their own class name as the hint.
+  HybridSequential(const std::string& hint, std::optional<std::string> prefix) : HybridBlock(hint, std::move(prefix)) {}
 };
 
 }  // namespace braid::gluon::nn

@@ -119,20 +119,8 @@ class _RNNLayer(HybridBlock):
                 if state.shape != info["shape"]:
                     raise ValueError("Invalid recurrent state shape. Expecting %s, got %s."
                                      % (str(info["shape"]), str(state.shape)))
-        out = self._forward_projected(inputs, states) if self._projection_size else super().forward(inputs, states)
+        out = super().forward(inputs, states)
         return out[0] if skip_states else out
-
-    def _forward_projected(self, inputs, states):
-        """An LSTM with projections, run as its stack of LSTMPCells over the sequence (the fused
-        operator has no projection): (outputs, [r, c]) in the layer's state layout."""
-        if not isinstance(inputs, _nd.NDArray):
-            raise ValueError("an LSTM layer with projection_size runs imperatively (on NDArrays), not in a symbol")
-        if getattr(self, "_cells", None) is None:
-            self._cells = self._unfuse()
-        length = inputs.shape[self._layout.find("T")]
-        begin = [s[k] for k in range(self._num_layers * self._dir) for s in states]  # per cell: r, c
-        outputs, ends = self._cells.unroll(length, inputs, begin_state=begin, layout=self._layout, merge_outputs=True)
-        return outputs, [_nd.stack(*ends[0::2], axis=0), _nd.stack(*ends[1::2], axis=0)]
 
     def infer_shape(self, inputs, *args):
         """Completes the parameters' shapes from the inputs (MXNet's HybridBlock.infer_shape)."""
@@ -149,14 +137,18 @@ class _RNNLayer(HybridBlock):
     def hybrid_forward(self, F, inputs, states, **params):
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
-        # the fused operator's packing: every weight (layer, direction, i2h then h2h), then every bias
+        # the fused operator's packing: every weight (layer, direction, i2h, h2h and with a
+        # projection h2r), then every bias (i2h, h2h)
+        groups = ("i2h", "h2h", "h2r") if self._projection_size else ("i2h", "h2h")
         flat = [F.reshape(params["%s%d_%s_%s" % (d, layer, group, kind)], shape=(-1,))
                 for kind in ("weight", "bias") for layer in range(self._num_layers)
-                for d in ["l", "r"][:self._dir] for group in ("i2h", "h2h")]
+                for d in ["l", "r"][:self._dir] for group in groups if group != "h2r" or kind == "weight"]
         packed = F._internal._rnn_param_concat(*flat, dim=0)
+        extra = dict(getattr(self, "_clip", {}))
+        if self._projection_size:
+            extra["projection_size"] = self._projection_size
         rnn = F.RNN(inputs, packed, *states, state_size=self._hidden_size, num_layers=self._num_layers,
-                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode,
-                    **getattr(self, "_clip", {}))
+                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode, **extra)
         outputs = rnn[0]
         new_states = [rnn[1], rnn[2]] if self._mode == "lstm" else [rnn[1]]
         if self._layout == "NTC":
@@ -188,9 +180,9 @@ class LSTM(_RNNLayer):
     """Long short-term memory layers (gates i, f, g, o, as MXNet and cuDNN order them). Two
     states, hidden and cell, each (num_layers * directions, N, hidden_size). With
     projection_size P the hidden state is projected (h2r_weight, P x hidden_size) before it is
-    output and fed back: the first state is then (num_layers * directions, N, P); such layers
-    run cell by cell (contrib.rnn.LSTMPCell), not through the fused operator. state_clip_min and
-    state_clip_max clip the cell state at every step (state_clip_nan: NaN becomes the minimum)."""
+    output and fed back (LSTMP): the output is (T, N, directions * P) and the first state
+    (num_layers * directions, N, P). state_clip_min and state_clip_max clip the cell state at every
+    step (state_clip_nan: NaN becomes the minimum)."""
 
     def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False, input_size=0,
                  i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
@@ -199,8 +191,6 @@ class LSTM(_RNNLayer):
         clipping = state_clip_min is not None or state_clip_max is not None or state_clip_nan
         if clipping and (state_clip_min is None or state_clip_max is None):
             raise ValueError("LSTM: give both state_clip_min and state_clip_max, or neither")
-        if clipping and projection_size:
-            raise ValueError("LSTM: state clipping and projection_size cannot be combined")
         super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
                          h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "lstm",
                          projection_size=projection_size, h2r_weight_initializer=h2r_weight_initializer,

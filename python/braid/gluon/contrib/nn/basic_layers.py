@@ -1,7 +1,7 @@
 """Containers that run their children side by side and join the outputs, the identity layer,
 and SyncBatchNorm (MXNet's gluon.contrib.nn)."""
 from ... import nn
-from ...block import HybridBlock
+from ...._core.gluon import nn as _n
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SyncBatchNorm"]
 
@@ -18,32 +18,9 @@ class Concurrent(nn.Sequential):
         return nd.concat(*[block(x) for block in self._children.values()], dim=self.axis)
 
 
-class HybridConcurrent(HybridBlock):
-    """Concurrent for HybridBlocks: can be hybridized."""
-
-    def __init__(self, axis=-1, prefix=None, params=None):
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
-
-    def add(self, *blocks):
-        for block in blocks:
-            self.register_child(block)
-
-    def __len__(self):
-        return len(self._children)
-
-    def __getitem__(self, key):
-        return list(self._children.values())[key]
-
-    def hybrid_forward(self, F, x):
-        return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
-
-
-class Identity(HybridBlock):
-    """Returns its input (a placeholder branch in a Concurrent)."""
-
-    def hybrid_forward(self, F, x):
-        return x
+# C++ layers (braid/gluon/nn/concurrent.h): HybridConcurrent is a HybridSequential whose children
+# run side by side on the same input, outputs concatenated along ``axis``.
+HybridConcurrent, Identity = _n.HybridConcurrent, _n.Identity
 
 
 class SyncBatchNorm(nn.BatchNorm):
