@@ -31,8 +31,9 @@ const std::map<std::string, Factory>& factories() {
       m["squeezenet" + version] = [=](int64_t c, Prefix p) {
         return std::make_shared<SqueezeNet>(version, c, std::move(p));
       };
-    for (const auto& [width, multiplier] :
+    for (const auto& [width, scale] :
          std::map<std::string, double>{{"1.0", 1.0}, {"0.75", 0.75}, {"0.5", 0.5}, {"0.25", 0.25}}) {
+      const double multiplier = scale;  // clang 14 cannot capture a structured binding in a lambda
       m["mobilenet" + width] = [=](int64_t c, Prefix p) {
         return std::make_shared<MobileNet>(multiplier, c, std::move(p));
       };
