@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 
-def run(script, doc, labels, measure, target=1.2):
+def run(script, doc, labels, measure, target=1.2, what="forward + backward, float32"):
     """`labels`: case name -> table label; `measure(side, threads, repetitions, min_time)` gives
     microseconds per step of each repetition, by case name. `script` is the benchmark's file: it
     is run again as the child of each side."""
@@ -31,7 +31,7 @@ def run(script, doc, labels, measure, target=1.2):
                                  env=env, check=True, capture_output=True, text=True).stdout
             for name, t in json.loads(out).items():
                 times[side].setdefault(name, []).extend(t)
-    print(f"forward + backward, float32, {args.threads} threads, best of {args.rounds * args.repetitions}")
+    print(f"{what}, {args.threads} threads, best of {args.rounds * args.repetitions}")
     width = max(len(label) for label in labels.values()) + 2
     print(f"{'op':{width}} {'Braid us':>10} {'PyTorch us':>11} {'ratio':>7}")
     worst = 0.0

@@ -105,6 +105,10 @@ void convert_elements(const void* src, DType from, void* dst, DType to, int64_t 
     std::memcpy(dst, src, static_cast<size_t>(n) * dtype_size(from));
     return;
   }
+  if (from == DType::Float16 && to == DType::Float32)
+    return halves_to_floats(static_cast<const half_t*>(src), static_cast<float*>(dst), n);
+  if (from == DType::Float32 && to == DType::Float16)
+    return floats_to_halves(static_cast<const float*>(src), static_cast<half_t*>(dst), n);
   with_type<void>(from, [&](auto s) {
     using S = decltype(s);
     with_type<void>(to, [&](auto d) {

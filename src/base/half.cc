@@ -1,5 +1,10 @@
 #include "braid/base/half.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define BRAID_HAVE_F16C_PATH 1
+#endif
+
 namespace braid {
 
 float half_to_float(half_t h) {
@@ -48,6 +53,47 @@ half_t float_to_half(float f) {
   }
   uint32_t rounded = abs + 0xfffu + ((abs >> 13) & 1u);
   return half_t{static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13))};
+}
+
+namespace {
+
+#if BRAID_HAVE_F16C_PATH
+// Compiled for F16C whatever the build's -march; called only where the processor has it.
+__attribute__((target("avx,f16c"))) void halves_to_floats_f16c(const half_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
+  for (; i < n; ++i) out[i] = half_to_float(in[i]);
+}
+
+__attribute__((target("avx,f16c"))) void floats_to_halves_f16c(const float* in, half_t* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+  for (; i < n; ++i) out[i] = float_to_half(in[i]);
+}
+
+bool has_f16c() {
+  static const bool yes = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return yes;
+}
+#endif
+
+}  // namespace
+
+void halves_to_floats(const half_t* in, float* out, int64_t n) {
+#if BRAID_HAVE_F16C_PATH
+  if (has_f16c()) return halves_to_floats_f16c(in, out, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = half_to_float(in[i]);
+}
+
+void floats_to_halves(const float* in, half_t* out, int64_t n) {
+#if BRAID_HAVE_F16C_PATH
+  if (has_f16c()) return floats_to_halves_f16c(in, out, n);
+#endif
+  for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(in[i]);
 }
 
 }  // namespace braid

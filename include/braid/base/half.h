@@ -15,6 +15,11 @@ struct bfloat16_t {
 float half_to_float(half_t h);
 half_t float_to_half(float f);  // round to nearest even
 
+/// The same conversions for n values at once: with the processor's F16C instructions where it has
+/// them (several times faster), the same results bit for bit except NaN payloads.
+void halves_to_floats(const half_t* in, float* out, int64_t n);
+void floats_to_halves(const float* in, half_t* out, int64_t n);
+
 inline float bfloat16_to_float(bfloat16_t b) {
   uint32_t u = static_cast<uint32_t>(b.bits) << 16;
   float f;

@@ -237,6 +237,13 @@ def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
         assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
 
 
+def _uniform(shape, dtype):
+    """Weights and gradients for compare_optimizer: uniform in [0, 1), drawn in `dtype` by mx.random
+    as MXNet's test_utils draws them."""
+    from ..ndarray import random as _random
+    return _random.uniform(shape=shape, dtype=dtype)
+
+
 def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default", rtol=1e-4, atol=1e-5,
                       compare_states=True, ntensors=1):
     """Runs one update of each optimizer on the same random weights and gradients and compares the
@@ -244,8 +251,8 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
     if ntensors > 1:
         # opt2 updates all the tensors in one call (indices 0..n-1); opt1, the reference, one by one
         shapes = shape if isinstance(shape, list) else [shape] * ntensors
-        w1 = [array(_np.random.uniform(-1, 1, s), dtype=dtype) for s in shapes]
-        g1 = [array(_np.random.uniform(-1, 1, s), dtype=dtype) for s in shapes]
+        w1 = [_uniform(s, dtype) for s in shapes]
+        g1 = [_uniform(s, dtype) for s in shapes]
         w2, g2 = [w.copy() for w in w1], [g.copy() for g in g1]
         state2 = [opt2.create_state_multi_precision(0, w) for w in w2]
         opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
@@ -259,9 +266,9 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
     # opt2 gets the compressed arrays (a weight storing every row, a gradient some rows), opt1 their
     # dense copies.
     from ._random_inputs import rand_ndarray
-    w2 = array(_np.random.uniform(-1, 1, shape), dtype=dtype) if w_stype == "default" else \
+    w2 = _uniform(shape, dtype) if w_stype == "default" else \
         rand_ndarray(shape, w_stype, density=1, dtype=dtype)
-    g2 = array(_np.random.uniform(-1, 1, shape), dtype=dtype) if g_stype == "default" else \
+    g2 = _uniform(shape, dtype) if g_stype == "default" else \
         rand_ndarray(shape, g_stype, dtype=dtype)
     w1, g1 = w2.tostype("default"), g2.tostype("default")
     state1 = opt1.create_state_multi_precision(0, w1)

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "broadcast.h"
+#include "op/common/elementwise_loop.h"
 #include "op/math/binary_functions.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -32,7 +33,7 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
       T* z = o.ptr<T>();
       const OpReq req = a.req[0];
       if (l.shape == rb.shape) {
-        for (int64_t i = 0, end = o.size(); i < end; ++i) assign(z[i], req, Fn::f(x[i], y[i]));
+        write_all(z, req, o.size(), [=](int64_t i) { return Fn::f(x[i], y[i]); });
       } else {
         BroadcastWalker(o.shape, l.shape, rb.shape).for_each([&](int64_t k, int64_t i, int64_t j) {
           assign(z[k], req, Fn::f(x[i], y[j]));
@@ -51,13 +52,18 @@ void add_binary(Registry& r, const std::string& name, bool broadcast) {
         const T* g = a.out_grads[0].ptr<T>();
         T* dx = a.req[0] == OpReq::Null ? nullptr : a.in_grads[0].ptr<T>();
         T* dy = a.req[1] == OpReq::Null ? nullptr : a.in_grads[1].ptr<T>();
-        if (dx && a.req[0] == OpReq::Write) std::fill(dx, dx + l.size(), T(0));
-        if (dy && a.req[1] == OpReq::Write) std::fill(dy, dy + rb.size(), T(0));
-        // Accumulating over the output sums the gradient over broadcast dimensions.
-        BroadcastWalker(o.shape, l.shape, rb.shape).for_each([&](int64_t k, int64_t i, int64_t j) {
-          if (dx) dx[i] += static_cast<T>(g[k] * Fn::dl(x[i], y[j], z[k]));
-          if (dy) dy[j] += static_cast<T>(g[k] * Fn::dr(x[i], y[j], z[k]));
-        });
+        if (l.shape == rb.shape) {
+          write_all(dx, a.req[0], l.size(), [=](int64_t i) { return static_cast<T>(g[i] * Fn::dl(x[i], y[i], z[i])); });
+          write_all(dy, a.req[1], l.size(), [=](int64_t i) { return static_cast<T>(g[i] * Fn::dr(x[i], y[i], z[i])); });
+        } else {
+          if (dx && a.req[0] == OpReq::Write) std::fill(dx, dx + l.size(), T(0));
+          if (dy && a.req[1] == OpReq::Write) std::fill(dy, dy + rb.size(), T(0));
+          // Accumulating over the output sums the gradient over broadcast dimensions.
+          BroadcastWalker(o.shape, l.shape, rb.shape).for_each([&](int64_t k, int64_t i, int64_t j) {
+            if (dx) dx[i] += static_cast<T>(g[k] * Fn::dl(x[i], y[j], z[k]));
+            if (dy) dy[j] += static_cast<T>(g[k] * Fn::dr(x[i], y[j], z[k]));
+          });
+        }
       });
     };
   } else {

@@ -1,5 +1,6 @@
 // Binary operations with a scalar attribute: _plus_scalar, _rminus_scalar, _power_scalar, ...
 #include "elemwise_scalar.h"
+#include "op/common/elementwise_loop.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 
@@ -29,8 +30,7 @@ void add_scalar(Registry& r, const std::string& name) {
       const T s = static_cast<T>(param<ScalarParam>(pa).scalar);
       const T* x = a.inputs[0].ptr<T>();
       T* z = a.outputs[0].ptr<T>();
-      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
-        assign(z[i], a.req[0], reversed ? Fn::f(s, x[i]) : Fn::f(x[i], s));
+      write_all(z, a.req[0], a.inputs[0].size(), [=](int64_t i) { return reversed ? Fn::f(s, x[i]) : Fn::f(x[i], s); });
     });
   };
   if constexpr (Fn::differentiable) {
@@ -42,8 +42,9 @@ void add_scalar(Registry& r, const std::string& name) {
         const T* z = a.outputs[0].ptr<T>();
         const T* g = a.out_grads[0].ptr<T>();
         T* dx = a.in_grads[0].ptr<T>();
-        for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
-          assign(dx[i], a.req[0], static_cast<T>(g[i] * (reversed ? Fn::dr(s, x[i], z[i]) : Fn::dl(x[i], s, z[i]))));
+        write_all(dx, a.req[0], a.inputs[0].size(), [=](int64_t i) {
+          return static_cast<T>(g[i] * (reversed ? Fn::dr(s, x[i], z[i]) : Fn::dl(x[i], s, z[i])));
+        });
       });
     };
   } else {

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "clip_param.h"
+#include "op/common/elementwise_loop.h"
 #include "op/math/unary_functions.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
@@ -47,12 +48,7 @@ void add_unary(Registry& r, const std::string& name, const std::string& doc) {
     BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, name.c_str(), {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
-      const int64_t n = a.inputs[0].size();
-      if (a.req[0] == OpReq::Write) {
-        for (int64_t i = 0; i < n; ++i) y[i] = apply<F>(x[i]);
-      } else if (a.req[0] == OpReq::Add) {
-        for (int64_t i = 0; i < n; ++i) y[i] += apply<F>(x[i]);
-      }
+      write_all(y, a.req[0], a.inputs[0].size(), [=](int64_t i) { return apply<F>(x[i]); });
     });
   };
   d.cpu.backward = [name](const OpContext&, const std::any&, const BackwardArgs& a) {
@@ -62,8 +58,7 @@ void add_unary(Registry& r, const std::string& name, const std::string& doc) {
       const T* y = a.outputs[0].ptr<T>();
       const T* g = a.out_grads[0].ptr<T>();
       T* dx = a.in_grads[0].ptr<T>();
-      const int64_t n = a.inputs[0].size();
-      for (int64_t i = 0; i < n; ++i) assign(dx[i], a.req[0], static_cast<T>(g[i] * F::df(x[i], y[i])));
+      write_all(dx, a.req[0], a.inputs[0].size(), [=](int64_t i) { return static_cast<T>(g[i] * F::df(x[i], y[i])); });
     });
   };
   d.zero_gradient = F::zero_gradient;
@@ -92,7 +87,7 @@ void add_clip(Registry& r) {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
       const T lo = static_cast<T>(p.a_min), hi = static_cast<T>(p.a_max);
-      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i) assign(y[i], a.req[0], math::clip(x[i], lo, hi));
+      write_all(y, a.req[0], a.inputs[0].size(), [=](int64_t i) { return math::clip(x[i], lo, hi); });
     });
   };
   d.cpu.backward = [](const OpContext&, const std::any& pa, const BackwardArgs& a) {
@@ -103,8 +98,8 @@ void add_clip(Registry& r) {
       const T* g = a.out_grads[0].ptr<T>();
       T* dx = a.in_grads[0].ptr<T>();
       const T lo = static_cast<T>(p.a_min), hi = static_cast<T>(p.a_max);
-      for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i)
-        assign(dx[i], a.req[0], math::clip_passes(x[i], lo, hi) ? g[i] : T(0));
+      write_all(dx, a.req[0], a.inputs[0].size(),
+                [=](int64_t i) { return math::clip_passes(x[i], lo, hi) ? g[i] : T(0); });
     });
   };
   r.add(std::move(d));

@@ -51,9 +51,9 @@ void register_random_ops(Registry& r) {
                 if (out.dtype != DType::Float32 && out.dtype != DType::Float64)  // float16: through double
                   return fill_draws(g, distributions()[0].draw, p.a, p.b, out, 0, out.size());
                 BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_uniform", {
-                  std::uniform_real_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
+                  const T low = static_cast<T>(p.a), width = static_cast<T>(p.b - p.a);
                   T* o = out.ptr<T>();
-                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = dist(g);
+                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = low + width * unit_uniform<T>(g);
                 });
               });
   add_sampler(r, "_random_normal", "loc", "scale", 0.0, 1.0, DType::Float32,

@@ -9,7 +9,7 @@ namespace braid::op::detail {
 namespace {
 
 double draw_uniform(std::mt19937_64& g, double low, double high) {
-  return std::uniform_real_distribution<double>(low, high)(g);
+  return low + (high - low) * unit_uniform<double>(g);
 }
 double draw_normal(std::mt19937_64& g, double loc, double scale) {
   return std::normal_distribution<double>(loc, scale)(g);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "braid/base/context.h"
 #include "braid/base/dtype.h"
@@ -58,6 +59,29 @@ TEST(Half, RoundTripsAndRounds) {
   EXPECT_TRUE(std::isinf(half_to_float(float_to_half(70000.f))));
   EXPECT_EQ(float_to_half(1.0f + 1.0f / 4096).bits, float_to_half(1.0f).bits);  // ties to even
   EXPECT_EQ(bfloat16_to_float(float_to_bfloat16(3.140625f)), 3.140625f);
+}
+
+TEST(Half, BulkConversionsEqualTheScalarOnes) {
+  // Every half value, and floats around every rounding boundary, overflow and the subnormals;
+  // lengths that are not multiples of the vector width take the scalar tail.
+  std::vector<half_t> halves;
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) halves.push_back(half_t{static_cast<uint16_t>(bits)});
+  std::vector<float> widened(halves.size());
+  halves_to_floats(halves.data(), widened.data(), static_cast<int64_t>(halves.size()) - 3);
+  for (size_t i = 0; i + 3 < halves.size(); ++i) {
+    const float expected = half_to_float(halves[i]);
+    if (std::isnan(expected))
+      EXPECT_TRUE(std::isnan(widened[i])) << i;
+    else
+      EXPECT_EQ(widened[i], expected) << i;
+  }
+  std::vector<float> floats;
+  for (float f : widened)
+    if (std::isfinite(f)) floats.insert(floats.end(), {f, std::nextafter(f, 1e9f), std::nextafter(f, -1e9f)});
+  for (float f : {70000.f, 65519.f, 65520.f, 1e-8f, 3e-8f, 2.98e-8f, 1e30f, -1e30f}) floats.push_back(f);
+  std::vector<half_t> narrowed(floats.size());
+  floats_to_halves(floats.data(), narrowed.data(), static_cast<int64_t>(floats.size()));
+  for (size_t i = 0; i < floats.size(); ++i) EXPECT_EQ(narrowed[i].bits, float_to_half(floats[i]).bits) << floats[i];
 }
 
 TEST(Env, IntegersAndErrors) {
