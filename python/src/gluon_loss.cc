@@ -110,6 +110,8 @@ void bind_gluon_loss(py::module_& m) {
       .def("update", &gluon::Trainer::update, py::arg("batch_size"), py::arg("ignore_stale_grad") = false,
            py::call_guard<py::gil_scoped_release>())
       .def_property("_scale", &gluon::Trainer::scale, &gluon::Trainer::set_scale)
+      .def_property("stop_on_divergence", &gluon::Trainer::stop_on_divergence, &gluon::Trainer::set_stop_on_divergence)
+      .def("_check_finite_gradients", &gluon::Trainer::check_finite_gradients, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("learning_rate", &gluon::Trainer::learning_rate)
       .def("set_learning_rate", &gluon::Trainer::set_learning_rate)
       .def_property_readonly(

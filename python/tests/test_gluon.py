@@ -127,6 +127,28 @@ def test_trainer_sgd_step_is_the_sgd_formula():
     assert_almost_equal(grad, np.outer([3.0, 2.0], [1, 2, 3]) / 2, rtol=1e-6)
 
 
+def test_trainer_stops_on_a_nan_gradient_when_asked():
+    net = nn.Dense(1, in_units=2)
+    net.initialize(mx.init.Constant(1.0))
+    x = nd.array([[float("nan"), 1.0]])
+
+    def backward():
+        with autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+    backward()
+    gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}).step(1)  # off by default, as MXNet
+    assert np.isnan(net.weight.data().asnumpy()).any()
+    net.weight.set_data(nd.ones((1, 2)))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, stop_on_divergence=True)
+    assert trainer.stop_on_divergence
+    backward()
+    with pytest.raises(mx.MXNetError, match="the gradient of '%s' holds NaN or infinite values(.|\n)*try 0.01"
+                       % net.weight.name):
+        trainer.step(1)
+    assert_almost_equal(net.weight.data(), np.ones((1, 2)))  # not updated with it
+
+
 def test_python_dataset_and_dataloader():
     class Squares(gluon.data.Dataset):
         def __len__(self):

@@ -4,7 +4,9 @@
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/error.h"
+#include "braid/gluon/loss_watch.h"
 #include "braid/io/file.h"
+#include "braid/ndarray/invoke.h"
 #include "braid/op/param_reader.h"
 
 namespace braid::gluon {
@@ -114,9 +116,11 @@ void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
   init_kvstore();
   if (!update_on_kvstore_) {
     allreduce_grads();
+    if (stop_on_divergence_) check_finite_gradients();
     update(batch_size, ignore_stale_grad);
     return;
   }
+  if (stop_on_divergence_) check_finite_gradients();
   autograd::PauseScope pause;
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -126,6 +130,20 @@ void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
     kvstore_->push(key, params_[i]->list_grad());
     if (params_[i]->stype() != StorageType::RowSparse) kvstore_->pull(key, data);  // rows: row_sparse_data
     for (const auto& d : data) autograd::set_fresh_grad(d, false);
+  }
+}
+
+void Trainer::check_finite_gradients() const {
+  autograd::PauseScope pause;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (!fresh(i, true)) continue;
+    for (const NDArray& g : params_[i]->list_grad()) {
+      if (g.stype() != StorageType::Default || nd::invoke1("all_finite", {g}).scalar<float>() != 0) continue;
+      throw Error(cat("Trainer.step: the gradient of '", params_[i]->name(),
+                      "' holds NaN or infinite values, training has diverged. ",
+                      divergence_advice(optimizer_->learning_rate(), kvstore_ ? kvstore_->type() : "",
+                                        kvstore_ ? kvstore_->num_workers() : 1)));
+    }
   }
 }
 

@@ -33,6 +33,7 @@ struct TrainOptions {
   int64_t checkpoint_every = 0;                 // batches; 0: no checkpoints
   std::string checkpoint = "braid-checkpoint";  // prefix of the checkpoint files
   bool resume = false;
+  bool ignore_divergence = false;  // train on when the loss is NaN or stays at chance
 };
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o);
 int train(const TrainOptions& o);

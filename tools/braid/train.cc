@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "braid/autograd/autograd.h"
 #include "braid/base/ascii.h"
@@ -12,6 +13,7 @@
 #include "braid/base/suggest.h"
 #include "braid/device/cpu_share.h"
 #include "braid/gluon/loss.h"
+#include "braid/gluon/loss_watch.h"
 #include "braid/gluon/model_zoo/simple.h"
 #include "braid/gluon/model_zoo/vision.h"
 #include "braid/gluon/nn.h"
@@ -173,6 +175,9 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
       ->check(kNonNegative);
   t->add_option("--checkpoint", o.checkpoint, "prefix of the checkpoint files")->capture_default_str();
   t->add_flag("--resume", o.resume, "start from the checkpoint at --checkpoint when there is one");
+  t->add_flag("--ignore-divergence", o.ignore_divergence,
+              "train on when the loss becomes NaN or stays at chance level (by default training stops with "
+              "the likely cause and the learning rate to try)");
   return t;
 }
 
@@ -216,6 +221,13 @@ int train(const TrainOptions& o) {
     trainer.kvstore();
   }
   loss::SoftmaxCrossEntropyLoss loss_fn;
+  // Stops a run whose loss is NaN or stays at chance level, saying which learning rate to try.
+  std::optional<LossWatch> watch;
+  if (!o.ignore_divergence)
+    watch.emplace(LossWatch::Options{.classes = train_data->classes(),
+                                     .learning_rate = o.lr,
+                                     .kvstore = dist_store ? o.kvstore : "",
+                                     .workers = workers});
 
   std::FILE* out = stdout;
   std::fprintf(
@@ -270,18 +282,24 @@ int train(const TrainOptions& o) {
       autograd::backward(losses);
       // dist_sync: the servers sum the gradients of every worker's batch.
       trainer.step(batch->data.shape()[0] * (sync_rounds ? workers : 1));
+      NDArray batch_loss;  // summed over the contexts' slices
       for (size_t c = 0; c < xs.size(); ++c) {
         NDArray s = nd::sum(losses[c]).as_in_context(ctx);
-        loss_sum = loss_sum.is_none() ? s : loss_sum + s;
+        batch_loss = batch_loss.is_none() ? s : batch_loss + s;
         train_acc.update({ys[c]}, {preds[c]});
       }
+      loss_sum = loss_sum.is_none() ? batch_loss : loss_sum + batch_loss;
+      if (watch) watch->add(batch_loss, batch->data.shape()[0]);
       samples += batch->data.shape()[0];
       ++done;
       if (o.checkpoint_every > 0 && ((epoch - 1) * num_batches + done) % o.checkpoint_every == 0)
         checkpoints.save(*model, trainer, {epoch, done});
-      if (done % 10 == 0 || done == num_batches)
+      if (done % 10 == 0 || done == num_batches) {
+        if (watch) watch->check_finite(epoch, done);
         bar.update(done, samples, loss_sum.scalar<float>() / static_cast<double>(samples), train_acc.get().value());
+      }
     }
+    if (watch) watch->end_epoch(epoch);
     const double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
     last_loss = samples > 0 ? loss_sum.scalar<float>() / static_cast<double>(samples) : 0;
     test_acc = evaluate(*net, *test_data, epoch, ctx);

@@ -58,6 +58,13 @@ class Trainer {
   /// The scale of the gradients before the division by the batch size (MXNet's Trainer._scale;
   /// mixed precision's loss scaling divides it by the loss scale).
   double scale() const { return scale_; }
+  /// On request (off by default, as in MXNet: it waits for the gradients), step() first checks
+  /// that the dense gradients are finite and throws braid::Error naming the parameter, the likely
+  /// cause and the fix (divergence_advice) rather than updating the weights with NaN.
+  void set_stop_on_divergence(bool on) { stop_on_divergence_ = on; }
+  bool stop_on_divergence() const { return stop_on_divergence_; }
+  /// The check itself: throws when a dense gradient written since the last step is not finite.
+  void check_finite_gradients() const;
   void set_scale(double scale) { scale_ = scale; }
   /// Sums each parameter's gradients over its contexts (into every context's buffer). Not with
   /// update_on_kvstore (as MXNet): use step().
@@ -120,6 +127,7 @@ class Trainer {
   bool kv_initialized_ = false;
   std::shared_ptr<kv::KVStore> kvstore_;
   bool update_on_kvstore_ = false;
+  bool stop_on_divergence_ = false;
 };
 
 }  // namespace braid::gluon

@@ -70,10 +70,14 @@ class Trainer(_g.Trainer):
     update_on_kvstore). ``params``: a ParameterDict, or a list or dict of Parameters. An
     ``lr_scheduler`` in optimizer_params and compression_params are set on the optimizer and the
     store before the C++ Trainer takes them. The store is set up at the first step (``_kvstore``
-    is None before)."""
+    is None before).
+
+    ``stop_on_divergence=True`` (Braid's addition, off by default) makes step() check the
+    gradients first and raise MXNetError naming the parameter whose gradient is NaN or infinite,
+    with the likely cause and the learning rate to try, instead of updating with it."""
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device", compression_params=None,
-                 update_on_kvstore=None):
+                 update_on_kvstore=None, stop_on_divergence=False):
         from .. import optimizer as _opt
         params = _as_parameter_dict(params)
         if isinstance(optimizer, str):
@@ -97,6 +101,7 @@ class Trainer(_g.Trainer):
             kvstore.set_gradient_compression(compression_params)
         update_on_kvstore, self._sparse_refusal = _sparse_update_on_kvstore(params, update_on_kvstore)
         _g.Trainer.__init__(self, params, optimizer, optimizer_params, kvstore, None, update_on_kvstore)
+        self.stop_on_divergence = stop_on_divergence
         for p in params.values():
             p._set_trainer(self)
 
@@ -108,6 +113,8 @@ class Trainer(_g.Trainer):
         self._init_kvstore()
         if self._python_store is not None:
             self.allreduce_grads()
+            if self.stop_on_divergence:
+                self._check_finite_gradients()
             self.update(batch_size, ignore_stale_grad)
             return
         sync_param_mults(self._optimizer_object, self._optimizer_object.param_dict)

@@ -54,7 +54,7 @@ const fs::path& image_data() {
 // LeNet on 1x28x28 crops of the folder and of the .rec file: both reach far above chance (0.1).
 TEST(TrainImages, FolderAndRecordFileTrainLeNet) {
   const fs::path& dir = image_data();
-  for (const std::string& kind : {"folder", "rec"}) {
+  for (const std::string kind : {"folder", "rec"}) {
     const bool rec = kind == "rec";
     const fs::path log = dir / ("lenet_" + kind + ".json");
     const std::string train = rec ? (dir / "train_rec.rec").string() : (dir / "train").string();

@@ -164,6 +164,24 @@ TEST(Train, ModelParallelTrainsLikeOneContext) {
   EXPECT_NE(bad.err.find("layers to place"), std::string::npos) << bad.err;
 }
 
+// A run whose loss turns NaN, or stays at chance after its first epoch, stops with the cause and
+// the learning rate to try (exit status 2) unless --ignore-divergence.
+TEST(Train, ADivergedOrStuckRunStopsWithTheLearningRateToTry) {
+  const std::string base = "train --model mlp --epochs 3 --limit 3200 --test-limit 100 ";
+  auto nan = braid_cli(base + "--lr 1e8");
+  EXPECT_EQ(nan.code, 2);
+  EXPECT_NE(nan.err.find("at epoch 1, batch 10: the training loss is NaN"), std::string::npos) << nan.err;
+  EXPECT_NE(nan.err.find("too high: try 10000000"), std::string::npos) << nan.err;
+  auto stuck = braid_cli(base + "--lr 1e-9");
+  EXPECT_EQ(stuck.code, 2);
+  EXPECT_NE(stuck.err.find("training stopped after epoch 1"), std::string::npos) << stuck.err;
+  EXPECT_NE(stuck.err.find("chance level for 10 classes"), std::string::npos) << stuck.err;
+  EXPECT_NE(stuck.err.find("too low: try 1e-08"), std::string::npos) << stuck.err;
+  auto ignored = braid_cli("train --model mlp --epochs 2 --limit 3200 --test-limit 100 --lr 1e-9 --ignore-divergence");
+  EXPECT_EQ(ignored.code, 0) << ignored.err;
+  EXPECT_NE(ignored.out.find("test accuracy"), std::string::npos) << ignored.out;
+}
+
 TEST(Train, UnknownModelIsAClearError) {
   auto r = braid_cli("train --model vgg99 --epochs 1");
   EXPECT_EQ(r.code, 2);
