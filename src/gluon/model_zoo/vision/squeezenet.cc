@@ -1,5 +1,8 @@
 #include "braid/gluon/model_zoo/vision/squeezenet.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "braid/base/error.h"
 #include "braid/gluon/nn/activations.h"
 #include "braid/gluon/nn/concurrent.h"
@@ -42,34 +45,17 @@ SqueezeNet::SqueezeNet(const std::string& version, int64_t classes, std::optiona
               ": 1.0 or 1.1 expected");
   auto scope = name_scope();
   auto& f = *features_;
-  if (version == "1.0") {
-    f.add(std::make_shared<Conv2D>(96, 7, ConvOptions{.strides = 2}));
-    f.add(std::make_shared<Activation>("relu"));
-    f.add(pool());
-    f.add(fire(16, 64, 64));
-    f.add(fire(16, 64, 64));
-    f.add(fire(32, 128, 128));
-    f.add(pool());
-    f.add(fire(32, 128, 128));
-    f.add(fire(48, 192, 192));
-    f.add(fire(48, 192, 192));
-    f.add(fire(64, 256, 256));
-    f.add(pool());
-    f.add(fire(64, 256, 256));
-  } else {
-    f.add(std::make_shared<Conv2D>(64, 3, ConvOptions{.strides = 2}));
-    f.add(std::make_shared<Activation>("relu"));
-    f.add(pool());
-    f.add(fire(16, 64, 64));
-    f.add(fire(16, 64, 64));
-    f.add(pool());
-    f.add(fire(32, 128, 128));
-    f.add(fire(32, 128, 128));
-    f.add(pool());
-    f.add(fire(48, 192, 192));
-    f.add(fire(48, 192, 192));
-    f.add(fire(64, 256, 256));
-    f.add(fire(64, 256, 256));
+  // Both versions run the same eight fire modules (squeeze channels, expanded to four times as
+  // many); they differ in the first convolution and in where the max-poolings fall.
+  const bool v10 = version == "1.0";
+  f.add(std::make_shared<Conv2D>(v10 ? 96 : 64, v10 ? 7 : 3, ConvOptions{.strides = 2}));
+  f.add(std::make_shared<Activation>("relu"));
+  f.add(pool());
+  const int64_t squeeze[] = {16, 16, 32, 32, 48, 48, 64, 64};
+  const std::vector<int> pool_before = v10 ? std::vector<int>{3, 7} : std::vector<int>{2, 4};
+  for (int i = 0; i < 8; ++i) {
+    if (std::find(pool_before.begin(), pool_before.end(), i) != pool_before.end()) f.add(pool());
+    f.add(fire(squeeze[i], 4 * squeeze[i], 4 * squeeze[i]));
   }
   f.add(std::make_shared<Dropout>(0.5));
   auto output = std::make_shared<HybridSequential>("");
