@@ -65,11 +65,20 @@ namespace {
 
 class CpuExecutor final : public DeviceExecutor {
  public:
-  CpuExecutor(int workers, std::function<void(OprBlock*)> run) : queue_(workers, std::move(run)) {}
-  void enqueue(OprBlock* op) override { queue_.enqueue(op); }
+  CpuExecutor(int workers, std::function<void(OprBlock*)> run) : run_(run), queue_(workers, std::move(run)) {}
+  void enqueue(OprBlock* op) override { (op->async_fn ? communication() : queue_).enqueue(op); }
 
  private:
+  // Started by the first asynchronous operation: most contexts never communicate.
+  WorkerQueue& communication() {
+    std::call_once(started_, [this] { communication_ = std::make_unique<WorkerQueue>(1, run_); });
+    return *communication_;
+  }
+
+  std::function<void(OprBlock*)> run_;
   WorkerQueue queue_;
+  std::once_flag started_;
+  std::unique_ptr<WorkerQueue> communication_;
 };
 
 class GpuExecutor final : public DeviceExecutor {

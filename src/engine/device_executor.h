@@ -3,7 +3,10 @@
 // each context's executor on first use and hands it every operation whose variables are granted.
 //
 // - A CPU context: one queue served by `cpu_workers` threads (kernels bring their own OpenMP
-//   threads).
+//   threads), and a communication queue with its own thread for the asynchronous operations
+//   (push_async: a KVStore's requests, collectives), so that a request starts as soon as its
+//   data is ready instead of waiting behind the kernels queued meanwhile (a gradient's push
+//   during the rest of backward).
 // - A GPU: a compute queue and a copy queue, each with one worker thread bound to the device.
 //   A worker thread's kernels and copies go to its own CUDA stream (the per-thread stream), so
 //   copies to and from the GPU overlap its kernels; operations pushed as FnProperty::Copy take

@@ -125,10 +125,14 @@ void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
   for (size_t i = 0; i < params_.size(); ++i) {
     if (!fresh(i, ignore_stale_grad)) continue;
+    // Priority -i (MXNet's): of the exchanges ready together, the first layers' go first, as the
+    // next forward needs their weights first.
     const int key = static_cast<int>(i);
     auto data = params_[i]->list_data();
-    kvstore_->push(key, params_[i]->list_grad());
-    if (params_[i]->stype() != StorageType::RowSparse) kvstore_->pull(key, data);  // rows: row_sparse_data
+    if (params_[i]->stype() == StorageType::RowSparse)
+      kvstore_->push(key, params_[i]->list_grad(), -key);  // pulled by row_sparse_data
+    else
+      kvstore_->pushpull(key, params_[i]->list_grad(), data, -key);
     for (const auto& d : data) autograd::set_fresh_grad(d, false);
   }
 }
@@ -179,7 +183,7 @@ void Trainer::allreduce_grads() {
     auto grads = p->list_grad();
     if (kvstore_) {
       const int key = static_cast<int>(i);
-      kvstore_->pushpull(key, grads, grads);
+      kvstore_->pushpull(key, grads, grads, -key);
       continue;
     }
     kv::sum_in_every_context(grads);

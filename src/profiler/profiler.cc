@@ -137,6 +137,25 @@ void record_span(const std::string& domain, const std::string& name, const char*
     r.stats.add_time(domain.empty() ? category : domain, name, static_cast<double>(end_us - start_us) / 1000.0);
 }
 
+void record_exchange(const Exchange& x) {
+  if (!recording()) return;
+  Recorder& r = recorder();
+  std::lock_guard<std::mutex> lock(r.mu);
+  const std::string name = cat("kvstore ", x.name);
+  nlohmann::json args{{"key", x.key}, {"bytes", x.bytes}};
+  if (x.server_work_us >= 0) args["server_work_us"] = x.server_work_us;
+  if (x.server_wait_us >= 0) args["server_wait_us"] = x.server_wait_us;
+  add_event(r, {{"name", name},
+                {"cat", "kvstore"},
+                {"ph", "X"},
+                {"ts", x.start_us},
+                {"dur", x.end_us - x.start_us},
+                {"pid", -2},
+                {"tid", thread_row()},
+                {"args", std::move(args)}});
+  if (r.config.aggregate_stats) r.stats.add_time("kvstore", name, static_cast<double>(x.end_us - x.start_us) / 1000.0);
+}
+
 void record_counter(const std::string& domain, const std::string& name, int64_t value) {
   if (!recording()) return;
   Recorder& r = recorder();

@@ -223,5 +223,35 @@ TEST(Launch, AKilledTrainingJobResumesFromItsCheckpointToTheSameWeights) {
     EXPECT_EQ(a.arrays[i].to_vector<float>(), b.arrays[i].to_vector<float>()) << a.names[i];
 }
 
+// Each worker's --profile trace holds its steps; braid profile steps breaks them down, each step
+// one pushpull per parameter carrying the parameters' bytes both ways.
+TEST(Launch, EachWorkerProfilesItsStepsAndBraidProfileBreaksThemDown) {
+  Launch job("profile");
+  const std::string trace = job.dir + "/trace.json";
+  job.start({"-n", "2", "-s", "1", "--", kBraid, "train", "--kvstore", "dist_sync", "--epochs", "1", "--limit", "1280",
+             "--test-limit", "200", "--batch-size", "64", "--profile", trace});
+  ASSERT_EQ(job.launcher->wait(120), std::optional<int>(0)) << job.output();
+  const std::string out = job.output();
+  // The server's summary: "load: 8 keys, B bytes stored".
+  const size_t stored = out.find(" bytes stored");
+  ASSERT_NE(stored, std::string::npos) << out;
+  const double value_bytes = std::stod(out.substr(out.rfind(' ', stored - 1) + 1));
+  Process steps({kBraid, "profile", "steps", trace, trace + ".worker1"}, {}, job.dir + "/steps.txt");
+  ASSERT_EQ(steps.wait(60), std::optional<int>(0)) << read(job.dir + "/steps.txt");
+  const std::string table = read(job.dir + "/steps.txt");
+  for (const std::string& file : {trace, trace + ".worker1"}) {
+    const size_t at = table.find(file + ": 10 steps, ");  // 640 images per worker
+    ASSERT_NE(at, std::string::npos) << table;
+    const std::string part = table.substr(at, table.find("\n/", at) - at);
+    char kb[32];
+    std::snprintf(kb, sizeof kb, "%.1f KB per step", 2 * value_bytes / 1024);
+    EXPECT_NE(part.find(std::string("kvstore pushpull: 8.0 per step, ") + kb), std::string::npos) << part;
+    double shares = 0;
+    for (size_t pct = part.find('%'); pct != std::string::npos; pct = part.find('%', pct + 1))
+      shares += std::stod(part.substr(part.rfind(' ', pct) + 1, pct));
+    EXPECT_NEAR(shares, 100.0, 0.2) << part;
+  }
+}
+
 }  // namespace
 }  // namespace braid::test

@@ -15,6 +15,9 @@ namespace braid::cli {
 int ops_list(std::ostream& out);
 /// One line per array: `NAME DTYPE (d0, d1, ...)`.
 int params_show(const std::string& path, std::ostream& out);
+/// Where the steps of `braid train --profile` traces went: compute, waiting for the kvstore,
+/// waiting for data; the kvstore's requests split into wire, server work and server wait.
+int profile_steps(const std::vector<std::string>& traces, std::ostream& out);
 /// Draws loss and accuracy per epoch of `logs` (braid train --json-log files) into a PNG.
 int plot(const std::vector<std::string>& logs, const std::string& output);
 
@@ -29,7 +32,7 @@ struct TrainOptions {
   int64_t batch_size = 64, limit = 0, test_limit = 0;
   double lr = 0.05, momentum = 0.9, wd = 0.0;
   uint64_t seed = 42;
-  std::string json_log, save;
+  std::string json_log, save, profile;
   int64_t checkpoint_every = 0;                 // batches; 0: no checkpoints
   std::string checkpoint = "braid-checkpoint";  // prefix of the checkpoint files
   bool resume = false;

@@ -23,6 +23,15 @@ int main(int argc, char** argv) {
   ops->require_subcommand(1);
   auto* list = ops->add_subcommand("list", "list the registered operators");
 
+  auto* profile = app.add_subcommand("profile", "read profiler traces");
+  profile->require_subcommand(1);
+  std::vector<std::string> traces;
+  auto* profile_steps = profile->add_subcommand(
+      "steps",
+      "where the steps of braid train --profile traces went: compute, waiting for the kvstore (wire, server "
+      "work, other workers), waiting for data");
+  profile_steps->add_option("FILES", traces, "traces written by braid train --profile")->required();
+
   std::vector<std::string> logs;
   std::string plot_out = "curves.png";
   auto* plot = app.add_subcommand("plot", "draw loss and accuracy curves of braid train --json-log files");
@@ -98,6 +107,7 @@ int main(int argc, char** argv) {
     if (show->parsed()) return braid::cli::params_show(params_file, std::cout);
     if (list->parsed()) return braid::cli::ops_list(std::cout);
     if (plot->parsed()) return braid::cli::plot(logs, plot_out);
+    if (profile_steps->parsed()) return braid::cli::profile_steps(traces, std::cout);
     if (train->parsed()) return braid::cli::train(train_opt);
     if (eval->parsed()) return braid::cli::eval(model_opt, std::cout);
     if (predict->parsed()) return braid::cli::predict(model_opt);

@@ -33,6 +33,7 @@
 #include "commands.h"
 #include "train_data.h"
 #include "training_log.h"
+#include "training_profile.h"
 
 namespace braid::cli {
 namespace {
@@ -166,6 +167,9 @@ CLI::App* add_train_command(CLI::App& app, TrainOptions& o) {
   t->add_option("--limit", o.limit, "train on the first N images only (0: all)");
   t->add_option("--test-limit", o.test_limit, "test on the first N images only (0: all)");
   t->add_option("--json-log", o.json_log, "write one JSON object per epoch to this file");
+  t->add_option("--profile", o.profile,
+                "write a profiler trace of the training batches to this file (Chrome trace format; `braid profile "
+                "steps FILE` breaks the steps down); workers other than worker 0 write FILE.worker<rank>");
   t->add_option("--save", o.save,
                 "write PREFIX-symbol.json and PREFIX-0000.params (MXNet's export, for braid serve, eval and predict), "
                 "PREFIX.params (save_parameters) and PREFIX.states (the optimizer's)");
@@ -247,6 +251,7 @@ int train(const TrainOptions& o) {
   if (log.kept() > 0)
     std::fprintf(out, "%s: kept the %d record(s) of the epochs before epoch %d\n", o.json_log.c_str(), log.kept(),
                  start_at.epoch);
+  TrainingProfile profile(o.profile.empty() || rank == 0 ? o.profile : cat(o.profile, ".worker", rank));
   util::ProgressBar bar(o.epochs, num_batches, stderr);
   const auto start = Clock::now();
   double test_acc = 0, last_loss = 0, total_samples = 0;
@@ -282,6 +287,7 @@ int train(const TrainOptions& o) {
       autograd::backward(losses);
       // dist_sync: the servers sum the gradients of every worker's batch.
       trainer.step(batch->data.shape()[0] * (sync_rounds ? workers : 1));
+      profile.step();
       NDArray batch_loss;  // summed over the contexts' slices
       for (size_t c = 0; c < xs.size(); ++c) {
         NDArray s = nd::sum(losses[c]).as_in_context(ctx);
@@ -302,7 +308,9 @@ int train(const TrainOptions& o) {
     if (watch) watch->end_epoch(epoch);
     const double secs = std::chrono::duration<double>(Clock::now() - epoch_start).count();
     last_loss = samples > 0 ? loss_sum.scalar<float>() / static_cast<double>(samples) : 0;
+    profile.pause(true);
     test_acc = evaluate(*net, *test_data, epoch, ctx);
+    profile.pause(false);
     total_samples += static_cast<double>(samples);
     bar.finish_epoch(cat("test acc ", op::format_number(test_acc)));
     nlohmann::json rec{{"epoch", epoch},
@@ -313,6 +321,8 @@ int train(const TrainOptions& o) {
                        {"seconds", secs}};
     log.append(rec);
   }
+  if (const std::string trace = profile.finish(); !trace.empty())
+    std::fprintf(out, "profile of the training batches: %s\n", trace.c_str());
   const double total = std::chrono::duration<double>(Clock::now() - start).count();
   nlohmann::json final_rec{{"final", true},
                            {"model", o.model},

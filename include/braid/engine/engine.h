@@ -47,7 +47,8 @@ class Engine {
                     int priority = 0, const char* name = "", FnProperty property = FnProperty::Normal) = 0;
   /// As push, but the operation lasts until `fn` calls its `done`: the variables stay held until
   /// then, while the worker that started it goes on with other work (MXNet's PushAsync, used by
-  /// communication). The naive engine waits for `done` before returning.
+  /// communication). On a CPU context it starts on the context's communication thread, never
+  /// queued behind kernels. The naive engine waits for `done` before returning.
   virtual void push_async(AsyncFn fn, Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,
                           int priority = 0, const char* name = "") = 0;
   /// Runs `on_delete` (e.g. freeing memory) after every pending use of `var`, then frees `var`.

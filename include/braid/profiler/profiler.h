@@ -50,6 +50,20 @@ const std::string& scope();
 /// Records a span a program declared (a task, frame or event) in `domain`.
 void record_span(const std::string& domain, const std::string& name, const char* category, int64_t start_us,
                  int64_t end_us);
+/// One request a KVStore made of its servers (a push, a pull): when it started and ended on this
+/// process, the bytes it sent and received, and what the servers said they spent on it: their own
+/// work (summing the workers' pushes, running the optimizer) and, in a synchronous round, the
+/// wait for the other workers' pushes. The rest of its time is the wire and the queues on both
+/// sides. Recorded in the "kvstore" domain as "kvstore <name>" with these figures as arguments.
+struct Exchange {
+  std::string name;  // "push", "pull", "push rows", "pull rows"
+  int64_t key = 0;
+  uint64_t bytes = 0;
+  int64_t start_us = 0, end_us = 0;
+  int64_t server_work_us = -1, server_wait_us = -1;  // -1: not reported
+};
+void record_exchange(const Exchange& x);
+
 /// Records a counter's new value.
 void record_counter(const std::string& domain, const std::string& name, int64_t value);
 /// Records an instant marker; `scope` is "global", "process", "thread" or "task".

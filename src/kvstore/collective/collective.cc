@@ -9,6 +9,7 @@
 
 #include "braid/base/error.h"
 #include "braid/engine/engine.h"
+#include "braid/profiler/profiler.h"
 #include "braid/storage/storage.h"
 #include "coordinator.h"
 
@@ -61,7 +62,16 @@ Handle submit(Entry e, const NDArray& out) {
   entry->out = out;
   engine::Engine::get().push_async(
       [entry, state](engine::Done done) {
-        entry->done = [state, done](std::exception_ptr error, NDArray result) {
+        // A running profiler sees the collective as an exchange of the tensor's bytes, from its
+        // submission to its end (negotiation, fusion, MPI).
+        profiler::Exchange x{kind_name(entry->request.kind), -1,
+                             static_cast<uint64_t>(entry->in.shape().size()) * dtype_size(entry->in.dtype()),
+                             profiler::now_us()};
+        entry->done = [state, done, x](std::exception_ptr error, NDArray result) mutable {
+          if (!error && profiler::running()) {
+            x.end_us = profiler::now_us();
+            profiler::record_exchange(x);
+          }
           finish(state, error, std::move(result));
           done(error);
         };

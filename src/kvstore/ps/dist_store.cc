@@ -15,6 +15,7 @@
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/sparse.h"
 #include "braid/op/param_reader.h"
+#include "braid/profiler/profiler.h"
 #include "key_value.h"
 #include "ndarray/sparse_host.h"
 #include "rows.h"
@@ -62,7 +63,32 @@ Message data_message(Command command, const KeyState& ks, const Slice& s) {
   m.head.total = ks.shape.size();
   m.head.dtype = static_cast<int32_t>(ks.dtype);
   m.head.row_width = static_cast<uint32_t>(ks.row_width);
+  if (profiler::running()) m.head.flags |= kFlagTimed;
   return m;
+}
+
+// Tells a running profiler about an exchange of `ks` that began at `start_us` and ends now: its
+// bytes both ways, and the servers' time on the part that took them longest. An exchange whose
+// requests went out before the profiler ran (no timing asked, none answered) is left out.
+void record_exchange(const char* name, const KeyState& ks, int64_t start_us, uint64_t sent_bytes,
+                     const std::vector<Message>& replies) {
+  if (!profiler::running()) return;
+  profiler::Exchange x{name, ks.index, sent_bytes, start_us, profiler::now_us()};
+  for (const Message& r : replies) {
+    x.bytes += r.payload.size;
+    const ServerTiming t = parse_timing(r.body);
+    if (t.work_us + t.wait_us > x.server_work_us + x.server_wait_us) {
+      x.server_work_us = t.work_us;
+      x.server_wait_us = t.wait_us;
+    }
+  }
+  if (x.server_work_us >= 0) profiler::record_exchange(x);  // else sent before the profiler ran
+}
+
+uint64_t payload_bytes(const std::vector<Message>& parts) {
+  uint64_t n = 0;
+  for (const Message& m : parts) n += m.payload.size;
+  return n;
 }
 
 Message server_command(ServerCommand which, std::string body) {
@@ -162,32 +188,61 @@ class DistStore : public KVStore {
       push_rows(ks, values, priority);
       return;
     }
-    NDArray sum = local_sum(ks, sparse::densify(values), priority);
+    push_dense(ks, sparse::densify(values), NDArray(), priority);
+  }
+
+  // One request per key: the servers answer the push with the value after the round, as a pull
+  // would get it (a Trainer that updates on the servers: one round trip instead of two).
+  void pushpull(const Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
+                int priority) override {
+    KeyState& ks = state(key, "pushpull");
+    check_arrays(ks, key, values, "pushpull");
+    check_arrays(ks, key, outs, "pushpull");
+    auto sparse_array = [](const NDArray& a) { return a.is_sparse(); };
+    if (std::any_of(values.begin(), values.end(), sparse_array) ||
+        std::any_of(outs.begin(), outs.end(), sparse_array)) {
+      KVStore::pushpull(key, values, outs, priority);  // rows travel as rows: a push, then a pull
+      return;
+    }
+    NDArray target = outs[0].ctx().is_cpu_family() ? outs[0] : merged(ks);
+    push_dense(ks, values, target, priority);
+    for (const NDArray& out : outs)
+      if (!out.same_as(target)) target.copyto(out);
+  }
+
+  // Sends the sum of dense `values`; with a `target`, the servers' value after the round lands
+  // there (pushpull).
+  void push_dense(KeyState& ks, const std::vector<NDArray>& values, const NDArray& target, int priority) {
+    NDArray sum = local_sum(ks, values, priority);
     std::shared_ptr<const std::string> params = optimizer_params();
     const float threshold = ks.dtype == DType::Float32 ? threshold_ : 0;
     if (threshold > 0 && ks.residual.empty()) ks.residual.assign(static_cast<size_t>(ks.shape.size()), 0.f);
     KeyState* k = &ks;  // std::map keeps it in place
-    const engine::VarHandle reads[] = {sum.var()}, writes[] = {ks.var};
+    std::vector<engine::VarHandle> writes{ks.var};
+    if (!target.is_none()) writes.push_back(target.var());
+    const engine::VarHandle reads[] = {sum.var()};
     engine::Engine::get().push_async(
-        [this, k, sum, params, threshold](engine::Done done) {
+        [this, k, sum, target, params, threshold](engine::Done done) {
+          const int64_t start = profiler::now_us();
           std::vector<Message> parts;
           for (const Slice& s : k->slices) {
             Message m = data_message(Command::kPush, *k, s);
+            if (!target.is_none()) m.head.flags |= kFlagReplyValue;
             if (params && note_params_sent(s.server, *params)) m.body = *params;
             if (threshold > 0) {
               auto codes = std::make_shared<std::string>(static_cast<size_t>(two_bit::code_bytes(s.size())), '\0');
               two_bit::quantize(sum.data<float>() + s.begin, k->residual.data() + s.begin, s.size(), threshold,
                                 reinterpret_cast<uint8_t*>(codes->data()));
-              m.head.flags = kFlag2Bit;
+              m.head.flags |= kFlag2Bit;
               m.payload = {codes->data(), codes->size(), codes};
             } else {
               m.payload = payload_of(sum, *k, s);
             }
             parts.push_back(std::move(m));
           }
-          send_push(*k, std::move(parts), done);
+          send_push(target.is_none() ? "push" : "pushpull", *k, start, std::move(parts), target, done);
         },
-        cpu(), reads, writes, priority, "kvstore push");
+        cpu(), reads, writes, priority, target.is_none() ? "kvstore push" : "kvstore pushpull");
   }
 
   // Row_sparse values: their sum's rows go to the servers holding them (and an empty push to
@@ -201,6 +256,7 @@ class DistStore : public KVStore {
     const engine::VarHandle reads[] = {data.var(), indices.var()}, writes[] = {ks.var};
     engine::Engine::get().push_async(
         [this, k, data, indices, params](engine::Done done) {
+          const int64_t start = profiler::now_us();
           const std::vector<int64_t> ids = braid::detail::host_int64(indices);
           for (size_t i = 0; i < ids.size(); ++i)
             if (ids[i] < 0 || ids[i] >= k->shape[0] || (i > 0 && ids[i] <= ids[i - 1])) {
@@ -220,17 +276,24 @@ class DistStore : public KVStore {
                                      rows + lo * row_bytes(*k), row_bytes(*k));
             parts.push_back(std::move(m));
           }
-          send_push(*k, std::move(parts), done);
+          send_push("push rows", *k, start, std::move(parts), NDArray(), done);
         },
         cpu(), reads, writes, priority, "kvstore push rows");
   }
 
-  void send_push(KeyState& ks, std::vector<Message> parts, const engine::Done& done) {
+  // Sends a push's parts; with a `target` (pushpull) the replies carry the value to copy there.
+  void send_push(const char* name, KeyState& ks, int64_t start, std::vector<Message> parts, const NDArray& target,
+                 const engine::Done& done) {
     KeyState* k = &ks;
-    worker_.request(ks.servers, std::move(parts), [k, done](std::exception_ptr error, std::vector<Message>&) {
-      k->push_error = error;
-      done(error);
-    });
+    const uint64_t sent = payload_bytes(parts);
+    worker_.request(ks.servers, std::move(parts),
+                    [name, k, start, sent, target, done](std::exception_ptr error, std::vector<Message>& replies) {
+                      if (!error && !target.is_none()) error = copy_replies(*k, replies, target);
+                      if (!error) record_exchange(name, *k, start, sent, replies);
+                      for (Message& r : replies) r.payload = {};  // freed before the exchange is seen done
+                      k->push_error = error;
+                      done(error);
+                    });
   }
 
   // The optimizer's hyper-parameters as a push's body sends them; null without an optimizer.
@@ -262,11 +325,13 @@ class DistStore : public KVStore {
             done(std::exchange(k->push_error, nullptr));
             return;
           }
+          const int64_t start = profiler::now_us();
           std::vector<Message> parts;
           for (const Slice& s : k->slices) parts.push_back(data_message(Command::kPull, *k, s));
           worker_.request(k->servers, std::move(parts),
-                          [k, target, done](std::exception_ptr error, std::vector<Message>& replies) {
+                          [k, target, start, done](std::exception_ptr error, std::vector<Message>& replies) {
                             if (!error) error = copy_replies(*k, replies, target);
+                            if (!error) record_exchange("pull", *k, start, 0, replies);
                             // The received frames are freed here, before the pull is seen done:
                             // freeing hundreds of MB takes milliseconds, which would otherwise
                             // delay the next message this thread receives.
@@ -313,6 +378,7 @@ class DistStore : public KVStore {
             done(std::exchange(k->push_error, nullptr));
             return;
           }
+          const int64_t start = profiler::now_us();
           std::vector<int> servers;
           std::vector<Message> parts;
           std::vector<size_t> firsts;  // of each request: the position of its first row in `ids`
@@ -330,7 +396,7 @@ class DistStore : public KVStore {
           }
           worker_.request(
               servers, std::move(parts),
-              [k, ids, rows, firsts, servers, done](std::exception_ptr error, std::vector<Message>& replies) {
+              [k, ids, rows, firsts, servers, start, done](std::exception_ptr error, std::vector<Message>& replies) {
                 for (size_t i = 0; !error && i < replies.size(); ++i) {
                   const size_t end = i + 1 < firsts.size() ? firsts[i + 1] : ids.size();
                   const size_t bytes = (end - firsts[i]) * row_bytes(*k);
@@ -343,6 +409,7 @@ class DistStore : public KVStore {
                   std::memcpy(static_cast<char*>(rows.raw_data()) + firsts[i] * row_bytes(*k), replies[i].payload.data,
                               bytes);
                 }
+                if (!error) record_exchange("pull rows", *k, start, 0, replies);
                 done(error);
               });
         },

@@ -1,5 +1,7 @@
 #include "key_value.h"
 
+#include <cstdio>
+
 #include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/base/half.h"
@@ -24,6 +26,16 @@ std::vector<Slice> slices_of(int64_t key, int64_t rows, int64_t row_width, int n
     if (last > first) parts.push_back({s, first * row_width, last * row_width});
   }
   return parts;
+}
+
+std::string format_timing(ServerTiming t) { return cat(t.work_us, " ", t.wait_us); }
+
+ServerTiming parse_timing(const std::string& body) {
+  ServerTiming t;
+  long long work = 0, wait = 0;
+  if (body.size() < 64 && std::sscanf(body.c_str(), "%lld %lld", &work, &wait) == 2 && work >= 0 && wait >= 0)
+    t = {work, wait};
+  return t;
 }
 
 void add_elements(DType dtype, void* dst, const void* src, int64_t n) {

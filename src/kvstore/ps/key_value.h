@@ -9,6 +9,7 @@
 // numbers (int64, ascending, of the whole value's rows), then for a push the n rows' values
 // (n * row_width elements). The reply to a pull carries the rows' values in the order asked.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "braid/base/dtype.h"
@@ -18,8 +19,22 @@ namespace braid::kv::ps {
 /// Header.flags of data messages.
 inline constexpr int32_t kFlagError = 1;  // a reply whose body says what went wrong
 inline constexpr int32_t kFlag2Bit = 2;   // a push of 2-bit codes (two_bit.h), at the job's threshold
+// A request whose reply's body reports the server's time on it (a worker's profiler runs):
+// "WORK_US WAIT_US", its own work and, for a synchronous push, the wait for the round's other
+// pushes (server_timing).
+inline constexpr int32_t kFlagTimed = 4;
+// A push whose reply carries the key's slice after the round, as a pull's would (pushpull).
+inline constexpr int32_t kFlagReplyValue = 8;
 // A push's body: "name=value" lines, the optimizer's hyper-parameters when they changed since
 // this worker's last push to the server (rescale_grad at a short batch, learning_rate, ...).
+
+/// What a reply to a kFlagTimed request reports.
+struct ServerTiming {
+  int64_t work_us = -1, wait_us = -1;  // -1: not reported
+};
+std::string format_timing(ServerTiming t);
+/// The timing in a reply's body; -1s when the body holds none.
+ServerTiming parse_timing(const std::string& body);
 
 /// Header.key of a kServerCommand: what the body (or payload) sets.
 enum class ServerCommand : int64_t {

@@ -16,6 +16,7 @@
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/sparse.h"
 #include "braid/optim/optimizer.h"
+#include "braid/profiler/profiler.h"
 #include "key_value.h"
 #include "node.h"
 #include "rows.h"
@@ -56,11 +57,15 @@ int parse_count(const std::string& text) {
 struct Value {
   DType dtype = DType::Float32;
   int64_t begin = 0, size = 0, total = 0;
-  int64_t row_width = 0;         // elements per row; 0: a value of one axis (rows of one element)
-  NDArray stored;                // the value, in shape()
-  NDArray merged;                // the sum of the pushes so far (sync), or the push being applied (async)
-  int pushes = 0;                // in this round
-  std::vector<Header> waiting;   // the pushes of this round, answered when it completes
+  int64_t row_width = 0;  // elements per row; 0: a value of one axis (rows of one element)
+  NDArray stored;         // the value, in shape()
+  NDArray merged;         // the sum of the pushes so far (sync), or the push being applied (async)
+  int pushes = 0;         // in this round
+  struct Waiting {
+    Header head;
+    int64_t handled_us = 0, work_us = 0;  // when its sum was done, and how long that took
+  };
+  std::vector<Waiting> waiting;  // the pushes of this round, answered when it completes
   bool dense_round = false;      // a push of this round carried the whole slice
   std::vector<int64_t> touched;  // the rows row pushes of this round carried (whole-value numbers)
   bool merged_zero = false;      // `merged` holds zeros but in the rows of `touched`
@@ -87,6 +92,7 @@ class KeyValueServer {
 
   void handle(Message&& m) {
     std::lock_guard<std::mutex> lock(mu_);
+    received_us_ = profiler::now_us();
     ++load_.requests;
     load_.bytes_in += static_cast<int64_t>(m.payload.size);
     try {
@@ -143,10 +149,19 @@ class KeyValueServer {
     r.head.dtype = request.dtype;
     return r;
   }
-  void answer(const Header& request) {
+  // The reply, with the server's time on the request when the worker asked for it, and the value
+  // of `v` (a pull's, or a pushpull's after the round).
+  void answer(const Header& request, ServerTiming timing = {}, Value* v = nullptr) {
     Message r = reply_to(request);
+    if (request.flags & kFlagTimed) r.body = format_timing(timing);
+    if (v) {
+      if (!v->lent) v->lent = std::make_shared<const NDArray>(v->stored);
+      r.payload = {v->stored.raw_data(), static_cast<size_t>(v->size) * dtype_size(v->dtype), v->lent};
+      load_.bytes_out += static_cast<int64_t>(r.payload.size);
+    }
     node_.send(request.sender, r);
   }
+  ServerTiming work_so_far() const { return {profiler::now_us() - received_us_, 0}; }
   void fail(const Header& request, const std::string& why) {
     Message r = reply_to(request);
     node_.log(cat("error: ", r.describe(), " to node ", request.sender, ": ", why));
@@ -251,22 +266,31 @@ class KeyValueServer {
 
   // The round completes with the push of the last worker left (sync), or with each push (async).
   void end_push(const Header& head, Value& v) {
-    v.waiting.push_back(head);
+    const int64_t now = profiler::now_us();
+    v.waiting.push_back({head, now, now - received_us_});
     if (sync_ && ++v.pushes < workers_left_) return;
     complete_round(head.key, v);
   }
 
   void complete_round(int64_t key, Value& v) {
-    std::vector<Header> round;
+    std::vector<Value::Waiting> round;
     round.swap(v.waiting);
     v.pushes = 0;
     std::string error;
+    const int64_t start = profiler::now_us();
     try {
       apply(key, v);
     } catch (const std::exception& e) {
       error = e.what();  // every push of the round gets it
     }
-    for (const Header& h : round) error.empty() ? answer(h) : fail(h, error);
+    const int64_t applied = profiler::now_us() - start;
+    for (const Value::Waiting& w : round) {
+      if (!error.empty()) {
+        fail(w.head, error);
+        continue;
+      }
+      answer(w.head, {w.work_us + applied, start - w.handled_us}, (w.head.flags & kFlagReplyValue) ? &v : nullptr);
+    }
   }
 
   // The round's sum updates the value (optimizer) or becomes it.
@@ -322,11 +346,7 @@ class KeyValueServer {
   void pull(const Message& m) {
     Value& v = value_of(m);
     ++load_.pulls;
-    if (!v.lent) v.lent = std::make_shared<const NDArray>(v.stored);
-    Message r = reply_to(m.head);
-    r.payload = {v.stored.raw_data(), static_cast<size_t>(v.size) * dtype_size(v.dtype), v.lent};
-    load_.bytes_out += static_cast<int64_t>(r.payload.size);
-    node_.send(m.head.sender, r);
+    answer(m.head, work_so_far(), &v);
   }
 
   void pull_rows(const Message& m) {
@@ -337,6 +357,7 @@ class KeyValueServer {
     for (int64_t i = 0; i < rows.n; ++i)
       std::memcpy(bytes->data() + i * v.row_bytes(), v.row(v.stored, rows.ids[i]), v.row_bytes());
     Message r = reply_to(m.head);
+    if (m.head.flags & kFlagTimed) r.body = format_timing(work_so_far());
     r.payload = {bytes->data(), bytes->size(), bytes};
     load_.bytes_out += static_cast<int64_t>(r.payload.size);
     node_.send(m.head.sender, r);
@@ -423,6 +444,7 @@ class KeyValueServer {
   std::shared_ptr<optim::Optimizer> optimizer_;
   std::string optimizer_image_;
   Load load_;
+  int64_t received_us_ = 0;  // when handle() began on the current message
 };
 
 }  // namespace
