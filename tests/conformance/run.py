@@ -212,7 +212,7 @@ def main():
                         help="MXNet's tests/python/unittest folder (default: $MXNET_TESTS_DIR or %(default)s)")
     parser.add_argument("--jobs", type=int, default=2, help="files (or parts of files) run at once")
     parser.add_argument("--shards", type=int, default=1, help="parts each file's tests are dealt into")
-    parser.add_argument("--test-timeout", type=int, default=180, help="seconds one test may run")
+    parser.add_argument("--test-timeout", type=int, default=300, help="seconds one test may run")
     parser.add_argument("--seed", type=int, default=1, help="MXNET_TEST_SEED and MXNET_MODULE_SEED (-1: random)")
     parser.add_argument("--check", action="store_true",
                         help="run only the tests of must_pass.txt; exit 1 when one did not pass")

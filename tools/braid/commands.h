@@ -41,6 +41,18 @@ struct TrainOptions {
 CLI::App* add_train_command(CLI::App& app, TrainOptions& o);
 int train(const TrainOptions& o);
 
+/// braid simulate's options (see add_simulate_command).
+struct SimulateOptions {
+  std::string model = "resnet50_v1", kvstore = "dist_sync", compression, json;
+  double step_ms = 100, forward_share = 1.0 / 3;
+  int steps = 20, warmup = 3;
+  int64_t scale = 1;
+};
+CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& o);
+/// A worker whose compute is a calibrated wait, exchanging the gradients of o.model's sizes
+/// through the job's store; prints its weak-scaling efficiency.
+int simulate(const SimulateOptions& o);
+
 /// braid launch's options (see add_launch_command).
 struct LaunchOptions {
   int workers = 1, servers = -1;  // servers < 0: as many as workers

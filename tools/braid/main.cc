@@ -70,6 +70,9 @@ int main(int argc, char** argv) {
   braid::cli::Im2recOptions im2rec_opt;
   auto* im2rec = braid::cli::add_im2rec_command(app, im2rec_opt);
 
+  braid::cli::SimulateOptions simulate_opt;
+  auto* simulate = braid::cli::add_simulate_command(app, simulate_opt);
+
   braid::cli::TrainOptions train_opt;
   auto* train = braid::cli::add_train_command(app, train_opt);
 
@@ -109,6 +112,7 @@ int main(int argc, char** argv) {
     if (plot->parsed()) return braid::cli::plot(logs, plot_out);
     if (profile_steps->parsed()) return braid::cli::profile_steps(traces, std::cout);
     if (train->parsed()) return braid::cli::train(train_opt);
+    if (simulate->parsed()) return braid::cli::simulate(simulate_opt);
     if (eval->parsed()) return braid::cli::eval(model_opt, std::cout);
     if (predict->parsed()) return braid::cli::predict(model_opt);
     if (server->parsed()) return braid::kv::run_server();

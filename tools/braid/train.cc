@@ -8,14 +8,10 @@
 #include <optional>
 
 #include "braid/autograd/autograd.h"
-#include "braid/base/ascii.h"
 #include "braid/base/error.h"
-#include "braid/base/suggest.h"
 #include "braid/device/cpu_share.h"
 #include "braid/gluon/loss.h"
 #include "braid/gluon/loss_watch.h"
-#include "braid/gluon/model_zoo/simple.h"
-#include "braid/gluon/model_zoo/vision.h"
 #include "braid/gluon/nn.h"
 #include "braid/gluon/trainer.h"
 #include "braid/gluon/utils.h"
@@ -31,6 +27,7 @@
 #include "braid/util/progress_bar.h"
 #include "checkpoints.h"
 #include "commands.h"
+#include "models.h"
 #include "train_data.h"
 #include "training_log.h"
 #include "training_profile.h"
@@ -40,19 +37,6 @@ namespace {
 
 using namespace gluon;
 using Clock = std::chrono::steady_clock;
-
-// A network of the vision zoo (resnet18_v1, ...) or a small one (mlp, lenet, resnet-mini).
-BlockPtr make_model(const std::string& name, int64_t classes) {
-  const auto simple = model_zoo::simple_model_names();
-  if (std::find(simple.begin(), simple.end(), name) != simple.end())
-    return model_zoo::get_simple_model(name, static_cast<int>(classes));
-  const auto zoo = model_zoo::vision::model_names();
-  if (std::find(zoo.begin(), zoo.end(), to_lower(name)) != zoo.end())
-    return model_zoo::vision::get_model(name, classes);
-  std::vector<std::string> all = simple;
-  all.insert(all.end(), zoo.begin(), zoo.end());
-  throw Error(cat("unknown model '", name, "'", did_you_mean(name, all), "; valid: ", comma_list(all)));
-}
 
 // MXNet's export of the trained model (PREFIX-symbol.json, PREFIX-0000.params), what braid serve,
 // eval and predict load: the model traced on one sample.
