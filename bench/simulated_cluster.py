@@ -18,7 +18,8 @@ braid launch's ssh launcher places them), its link shaped to RATE both ways (tc 
 the same links (OpenMPI's TCP transport, started through bench/netns_ssh.sh).
 
 Usage: /usr/bin/python3 bench/simulated_cluster.py --braid build/bin/braid --workers 1,2,4,8
-           [--model resnet50_v1] [--step-ms 100] [--scale 16] [--servers 2] [--plot scaling.png]
+           [--model resnet50_v1] [--step-ms 100] [--scale 16] [--servers S] [--plot scaling.png]
+           [--link 1562mbit [--delay 25us]]
 """
 import argparse
 import json
@@ -46,7 +47,7 @@ def run(args, store, compression, workers, log):
             env.update(OMPI_MCA_btl="tcp,self", OMPI_MCA_plm_rsh_agent=ssh, OMPI_MCA_oob_tcp_if_include="sim0",
                        OMPI_MCA_btl_tcp_if_include="sim0")
     else:  # the scheduler here, on the machines' bridge; server s and worker s on machine s
-        cmd = [args.braid, "launch", "-n", str(workers), "-s", str(args.servers)]
+        cmd = [args.braid, "launch", "-n", str(workers), "-s", str(args.servers or workers)]
         if args.link:
             cmd += ["--launcher", "ssh", "-H", args.hostfile]
             env.update(BRAID_SSH=ssh, DMLC_INTERFACE="sim0", DMLC_PS_ROOT_URI="10.231.0.1")
@@ -76,7 +77,9 @@ def plot(path, counts, curves, title):
         for i, n in enumerate(counts):
             f.write(f"{n} " + " ".join(f"{curves[name][i]:.4f}" for name in curves) + "\n")
     lines = ", ".join(f"'{data}' using 1:{k + 2} with linespoints title '{name}'" for k, name in enumerate(curves))
-    script = (f"set terminal pngcairo size 800,500; set output '{path}'; set title '{title}'; "
+    two_lines = title.replace("\n", "\\n")  # gnuplot's escape, in a double-quoted string
+    script = (f"set terminal pngcairo noenhanced size 900,520 font ',10'; set output '{path}'; "
+              f"set title \"{two_lines}\"; "
               f"set xlabel 'workers'; set ylabel 'weak-scaling efficiency'; set yrange [0:1.05]; "
               f"set key bottom left; set grid; plot {lines}")
     subprocess.run(["gnuplot", "-e", script], check=True, capture_output=True)
@@ -91,7 +94,7 @@ def main():
     ap.add_argument("--model", default="resnet50_v1")
     ap.add_argument("--step-ms", type=float, default=100.0)
     ap.add_argument("--scale", type=int, default=16)
-    ap.add_argument("--servers", type=int, default=2)
+    ap.add_argument("--servers", type=int, default=0, help="for dist_sync (0: one per worker, on its machine)")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--plot", help="write the curves to this PNG (gnuplot)")
@@ -105,7 +108,7 @@ def main():
     netns = os.path.join(HERE, "netns_cluster.sh")
     with tempfile.TemporaryDirectory() as tmp:
         if args.link:
-            machines = max(args.servers, max(counts))
+            machines = max(args.servers, max(counts))  # server s and worker s share machine s
             args.hostfile = os.path.join(tmp, "hosts")
             with open(args.hostfile, "w") as f:
                 f.write("".join(f"bsim-{h}\n" for h in range(1, machines + 1)))
@@ -113,6 +116,9 @@ def main():
                 f.write("".join(f"bsim-{h} slots=1\n" for h in range(1, machines + 1)))
             subprocess.run([netns, "down"], check=True)
             subprocess.run([netns, "up", str(machines), args.link] + ([args.delay] if args.delay else []), check=True)
+            shaped = subprocess.run(["tc", "qdisc", "show", "dev", "bsv-1"], capture_output=True, text=True).stdout
+            if "netem" not in shaped:
+                args.delay = ""  # the kernel has no sch_netem (netns_cluster.sh said so)
         try:
             measure(args, stores, counts, curves, tmp)
         finally:
@@ -120,9 +126,10 @@ def main():
                 subprocess.run([netns, "down"], check=True)
     size = curves.pop("_bytes")
     network = f"links of {args.link} {args.delay}".strip() if args.link else "loopback"
-    title = (f"{args.model}: {size / 1e6:.1f} MB of gradients per worker and step (1/{args.scale}), "
+    title = (f"{args.model}: {size / 1e6:.1f} MB of gradients per worker and step (1/{args.scale}),\n"
              f"compute {args.step_ms:g} ms, {network}")
-    print(title + f"; dist_sync with {args.servers} servers; workers' mean efficiency")
+    servers = f"{args.servers} servers" if args.servers else "a server per worker"
+    print(title.replace("\n", " ") + f"; dist_sync with {servers}; workers' mean efficiency")
     print("| workers | " + " | ".join(curves) + " |")
     print("|---" * (len(curves) + 1) + "|")
     for i, n in enumerate(counts):
