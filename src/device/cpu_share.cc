@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "braid/base/ascii.h"
 #include "braid/base/env.h"
 
 namespace braid::cpu_share {
@@ -116,9 +116,7 @@ bool threads_chosen_elsewhere() {
 bool wait_policy_passive() {
   const auto policy = env_str({"OMP_WAIT_POLICY"});
   if (!policy) return false;
-  std::string lower = *policy;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower == "passive";
+  return to_lower(*policy) == "passive";
 }
 
 Share measure() {

@@ -1,9 +1,8 @@
 #include "graph_tracer.h"
 
-#include <algorithm>
-#include <cctype>
 #include <utility>
 
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
 #include "braid/gluon/tracing.h"
 #include "braid/op/registry.h"
@@ -109,8 +108,7 @@ std::string GraphTracer::next_name(const std::string& op) {
     s.used_fwd = true;
     return s.prefix + "fwd";
   }
-  std::string hint = op;
-  std::transform(hint.begin(), hint.end(), hint.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string hint = to_lower(op);
   return cat(s.prefix, hint, s.counters[hint]++);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
 #include "image/formats.h"
 
@@ -13,13 +14,6 @@ namespace {
 bool starts_with(std::string_view bytes, std::string_view prefix) { return bytes.substr(0, prefix.size()) == prefix; }
 bool is_jpeg(std::string_view b) { return starts_with(b, "\xff\xd8\xff"); }
 bool is_png(std::string_view b) { return starts_with(b, "\x89PNG\r\n\x1a\n"); }
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 }  // namespace
 
@@ -59,7 +53,7 @@ std::string encode(const Image& im, std::string_view format, int quality, bool b
   BRAID_CHECK(im.height > 0 && im.width > 0 && im.pixels.size() == size_t(im.height * im.width * im.channels),
               "imencode: the image is empty or its pixels do not fill ", im.height, " x ", im.width, " x ",
               im.channels);
-  const std::string f = lower(format);
+  const std::string f = to_lower(std::string(format));
   if (f == ".jpg" || f == ".jpeg") return detail::encode_jpeg(im, quality, bgr);
   if (f == ".png") return detail::encode_png(im, quality, bgr);
   throw Error("imencode: unknown image format '" + std::string(format) + "'; use '.jpg' or '.png'");

@@ -1,9 +1,9 @@
 // metric::create: metrics by MXNet's registered names.
 #include <algorithm>
-#include <cctype>
 #include <functional>
 #include <optional>
 
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
 #include "braid/metric/metric.h"
 #include "braid/op/param_reader.h"
@@ -79,8 +79,7 @@ const std::vector<std::pair<std::vector<std::string>, Factory>>& factories() {
 }  // namespace
 
 MetricPtr create(const std::string& name, const std::map<std::string, std::string>& kwargs) {
-  std::string key = name;
-  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string key = to_lower(name);
   std::string known;
   for (const auto& [names, make] : factories()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) {

@@ -1,8 +1,8 @@
 // optim::create and the registry of optimizer types (MXNet's Optimizer.register / create).
 #include <algorithm>
-#include <cctype>
 #include <mutex>
 
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
 #include "braid/base/suggest.h"
 #include "braid/optim/optimizers.h"
@@ -31,15 +31,10 @@ OptimizerRegistry& registry() {
   return r;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 }  // namespace
 
 std::unique_ptr<Optimizer> create(const std::string& name, const std::map<std::string, std::string>& params) {
-  const std::string key = lower(name);
+  const std::string key = to_lower(name);
   Factory make;
   {
     OptimizerRegistry& r = registry();
@@ -63,7 +58,7 @@ void register_optimizer(const std::string& name, std::function<std::unique_ptr<O
   BRAID_CHECK(!name.empty() && factory, "register_optimizer needs a name and a factory");
   OptimizerRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  r.factories[lower(name)] = std::move(factory);
+  r.factories[to_lower(name)] = std::move(factory);
 }
 
 std::vector<std::string> optimizer_names() {

@@ -1,12 +1,12 @@
 #include "braid/symbol/compose.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
 #include "braid/op/input_slots.h"
 #include "braid/op/registry.h"
@@ -46,11 +46,6 @@ op::AttrMap& scope_attrs() {
   return attrs;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 Symbol compose(const std::string& op_spelling, const NamedInputs& inputs, const op::AttrMap& attrs,
                const std::string& name, const std::string& hint) {
   const op::OpDef& def = op::Registry::get().find(op_spelling);
@@ -59,7 +54,7 @@ Symbol compose(const std::string& op_spelling, const NamedInputs& inputs, const 
   node->op_name = def.name;
   node->attrs = attrs;
   for (const auto& [k, v] : current_scope_attrs()) node->attrs.emplace(k, v);
-  node->name = current_manager().get(name, hint.empty() ? lower(op_spelling) : hint);
+  node->name = current_manager().get(name, hint.empty() ? to_lower(op_spelling) : hint);
   // MXNet copies the node's attributes, as given, onto the variables it makes for missing inputs.
   const op::AttrMap given_attrs = node->attrs;
   size_t positional = 0;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
 #include "braid/image/codec.h"
 #include "braid/image/resize.h"
@@ -31,13 +32,8 @@ struct ListItem {
   std::vector<float> labels;
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 bool wanted(const fs::path& file, const std::vector<std::string>& exts) {
-  const std::string ext = lower(file.extension().string());
+  const std::string ext = to_lower(file.extension().string());
   return std::find(exts.begin(), exts.end(), ext) != exts.end();
 }
 

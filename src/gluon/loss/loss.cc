@@ -1,8 +1,8 @@
 #include "braid/gluon/loss.h"
 
 #include <algorithm>
-#include <cctype>
 
+#include "braid/base/ascii.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/elemwise.h"
 #include "braid/ndarray/invoke.h"
@@ -10,17 +10,9 @@
 #include "gluon/py_repr.h"
 
 namespace braid::gluon::loss {
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-}  // namespace
 
 Loss::Loss(const std::string& cls, std::optional<double> weight, int batch_axis, std::optional<std::string> prefix)
-    : HybridBlock(lower(cls), std::move(prefix)), cls_(cls), weight_(weight), batch_axis_(batch_axis) {}
+    : HybridBlock(to_lower(cls), std::move(prefix)), cls_(cls), weight_(weight), batch_axis_(batch_axis) {}
 
 std::vector<NDArray> Loss::forward(const std::vector<NDArray>& inputs) {
   const size_t most = 3 + max_extra_inputs();
