@@ -140,6 +140,14 @@ void decode_jpeg(std::string_view bytes, Color color, const RegionPicker* pick, 
   if (!start_decoding(&d, &errors, data, static_cast<unsigned long>(bytes.size()), color))
     throw Error(std::string("imdecode: not a readable JPEG file: ") + errors.message);
   check_size("JPEG", d.output_height, d.output_width);
+  // libjpeg decodes a truncated file to its declared end, so a header of a few hundred bytes could
+  // make a 100-megapixel decode. Huffman coding spends at least a bit per 8x8 block and component,
+  // arithmetic coding of a uniform image a few hundredths of one: no real file has more pixels
+  // per byte than kMaxPixelsPerByte.
+  constexpr uint64_t kMaxPixelsPerByte = 65536;
+  BRAID_CHECK(uint64_t(d.output_height) * d.output_width <= kMaxPixelsPerByte * bytes.size(),
+              "imdecode: the JPEG file declares a ", d.output_height, " x ", d.output_width, " image in only ",
+              bytes.size(), " bytes; it is cut short or forged");
   if (pick && d.out_color_space != JCS_CMYK) {
     const Region r = picked_region(*pick, d.output_height, d.output_width);
     im.height = r.height, im.width = r.width, im.channels = d.output_components;

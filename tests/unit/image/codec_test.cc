@@ -101,6 +101,13 @@ TEST(ImageCodec, BadFilesAreRefusedByName) {
                        chunk("IHDR", be32(100000) + be32(100000) + std::string{8, 2, 0, 0, 0}) + chunk("IDAT", "") +
                        chunk("IEND", "");
   EXPECT_NE(message(forged).find("more than"), std::string::npos) << message(forged);
+  // A JPEG whose frame header claims 1804 x 63288 pixels (114 megapixels, under that limit) in a
+  // few hundred bytes is refused instead of decoded, filled in, to the declared end.
+  std::string jpeg = image::encode(gradient(8, 8, 3), ".jpg", 90, false);
+  const size_t sof = jpeg.find("\xff\xc0");
+  ASSERT_NE(sof, std::string::npos);
+  jpeg.replace(sof + 5, 4, std::string{char(0x07), char(0x0c), char(0xf7), char(0x38)});
+  EXPECT_NE(message(jpeg).find("declares a 1804 x 63288 image in only"), std::string::npos) << message(jpeg);
 }
 
 TEST(ImageCodec, MutatedFilesNeverCrash) {
