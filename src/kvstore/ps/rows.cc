@@ -1,5 +1,6 @@
 #include "rows.h"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
