@@ -63,10 +63,15 @@ void bind_kvstore(py::module_& m) {
       .def("barrier", &kv::KVStore::barrier, py::call_guard<py::gil_scoped_release>())
       .def("init",
            [](kv::KVStore& s, py::object key, py::object value) {
+             std::vector<kv::Key> keys;
+             std::vector<NDArray> values;
              for_each_key(key, value, [&](const kv::Key& kk, const std::vector<NDArray>& v) {
                BRAID_CHECK(v.size() == 1, "kvstore.init: one array per key, got ", v.size());
-               s.init(kk, v[0]);
+               keys.push_back(kk);
+               values.push_back(v[0]);
              });
+             py::gil_scoped_release waiting_for_the_servers;
+             s.init(keys, values);
            })
       .def(
           "push",

@@ -72,11 +72,15 @@ void Trainer::init_kvstore() {
   if (kvstore_) {
     if (update_on_kvstore_) kvstore_->set_optimizer(optimizer_);
     for (size_t i = 0; i < params_.size(); ++i) check_initialized(i);
+    std::vector<kv::Key> keys;
+    std::vector<NDArray> values;
     for (size_t i = 0; i < params_.size(); ++i) {
-      auto data = params_[i]->list_data();
-      kvstore_->init(static_cast<int>(i), data[0]);
-      kvstore_->pull(static_cast<int>(i), data);  // every copy starts equal
+      keys.emplace_back(static_cast<int>(i));
+      values.push_back(params_[i]->list_data()[0]);
     }
+    kvstore_->init(keys, values);
+    for (size_t i = 0; i < params_.size(); ++i)
+      kvstore_->pull(static_cast<int>(i), params_[i]->list_data());  // every copy starts equal
   }
   kv_initialized_ = true;
 }

@@ -29,7 +29,7 @@ struct GpuCase {
   bool train = true;
   /// Makes input i where uniform values do not fit (labels, indices); null, or a none array for
   /// an input: uniform values.
-  std::function<NDArray(size_t i, const Shape& shape, DType dtype)> make_input;
+  std::function<NDArray(size_t i, const Shape& shape, DType dtype)> make_input{};
 };
 
 inline std::string describe(const GpuCase& c, DType dtype) {

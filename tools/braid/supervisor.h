@@ -17,7 +17,7 @@ struct ProcessSpec {
   std::vector<std::string> argv;           // argv[0] is looked up in PATH
   std::map<std::string, std::string> env;  // set on top of this process's environment
   bool essential = true;                   // false: the process may still run when the others are done
-  std::string input;                       // written to its standard input, which is then closed
+  std::string input{};                     // written to its standard input, which is then closed
 };
 
 class Supervisor {

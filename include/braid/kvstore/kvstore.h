@@ -55,7 +55,8 @@ class KVStore {
 
   /// Stores a copy of `value` under `key`; a key is initialised once.
   virtual void init(const Key& key, const NDArray& value) = 0;
-  void init(const std::vector<Key>& keys, const std::vector<NDArray>& values);
+  /// init of each key; a distributed store sends them together (one barrier for the list).
+  virtual void init(const std::vector<Key>& keys, const std::vector<NDArray>& values);
   /// Whether `key` has been initialised.
   virtual bool is_initialized(const Key& key) const = 0;
   /// Sums `values` (one per device, all of the key's shape) and applies the sum.

@@ -27,7 +27,7 @@ struct StoreType {
   /// Sums on the devices holding the values rather than on the CPU.
   bool device_aggregation = false;
   /// Makes a store of this type.
-  std::function<std::shared_ptr<KVStore>(const StoreType& type)> make;
+  std::function<std::shared_ptr<KVStore>(const StoreType& type)> make{};
 };
 
 /// Adds a type; throws if its name is taken or it has no `make`.

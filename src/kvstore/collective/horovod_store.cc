@@ -18,6 +18,7 @@ class HorovodStore : public kv::KVStore {
   void barrier() override { collective::allreduce(nd_one(), "kvstore.barrier", ReduceOp::Sum); }
   bool is_capable(const std::string&) const override { return false; }
 
+  using kv::KVStore::init;
   void init(const kv::Key& key, const NDArray& value) override {
     BRAID_CHECK(!value.is_none(), "KVStore init: the value of key ", kv::key_str(key), " is None");
     BRAID_CHECK(!values_.count(key), "KVStore init: key ", kv::key_str(key), " is already initialized");

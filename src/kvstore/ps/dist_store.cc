@@ -68,35 +68,45 @@ class DistStore : public KVStore {
   void barrier() override { worker_.barrier(); }
   bool is_capable(const std::string& capability) const override { return capability == "optimizer"; }
 
-  void init(const Key& key, const NDArray& value) override {
-    BRAID_CHECK(!value.is_none(), "KVStore init: the value of key ", key_str(key), " is None");
-    BRAID_CHECK(!keys_.count(key), "KVStore init: key ", key_str(key), " is already initialized");
-    KeyState ks;
-    ks.index = index_of_new_key(key);
-    ks.shape = value.shape();
-    ks.dtype = value.dtype();
-    BRAID_CHECK(value.stype() != StorageType::CSR, "KVStore init: key ", key_str(key), " has a csr value; the ",
-                "parameter server holds dense and row_sparse values");
-    if (ks.shape.ndim() >= 2) ks.row_width = ks.shape.size() / ks.shape[0];
-    BRAID_CHECK(ks.row_width <= UINT32_MAX, "KVStore init: key ", key_str(key), " has rows of ", ks.row_width,
-                " elements, more than the parameter server's limit of ", UINT32_MAX);
-    const int64_t rows = ks.shape.ndim() >= 2 ? ks.shape[0] : ks.shape.size();
-    ks.slices = slices_of(ks.index, rows, row_elements(ks), worker_.num_servers(), bound_);
-    for (const Slice& s : ks.slices) ks.servers.push_back(s.server);
-    if (rank() == 0) {
-      NDArray flat = sparse::cast_storage(value, StorageType::Default).as_in_context(cpu());
-      flat.wait_to_read();
-      std::vector<Message> parts;
-      for (const Slice& s : ks.slices) {
-        parts.push_back(data_message(Command::kInit, ks, s));
-        parts.back().payload = payload_of(flat, ks, s);
-      }
-      worker_.call(ks.servers, std::move(parts));
+  using KVStore::init;
+  void init(const Key& key, const NDArray& value) override { init(std::vector<Key>{key}, {value}); }
+
+  // Worker 0 sends every value of the list, then all workers meet at one barrier, as MXNet's
+  // KVStoreDist does: one round trip for a model's parameters, not one per key.
+  void init(const std::vector<Key>& keys, const std::vector<NDArray>& values) override {
+    BRAID_CHECK(keys.size() == values.size(), "KVStore init: ", keys.size(), " keys but ", values.size(), " values");
+    std::vector<std::pair<Key, KeyState>> added;
+    std::set<Key> listed;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      BRAID_CHECK(listed.insert(keys[i]).second, "KVStore init: key ", key_str(keys[i]), " appears twice in the list");
+      BRAID_CHECK(!keys_.count(keys[i]), "KVStore init: key ", key_str(keys[i]), " is already initialized");
+      added.emplace_back(keys[i], new_key_state(key_str(keys[i]), values[i]));
     }
-    ks.var = engine::Engine::get().new_var();
-    index_to_key_[ks.index] = key;
-    keys_.emplace(key, std::move(ks));
-    worker_.barrier();  // every worker pulls the value worker 0 sent
+    for (auto& [key, ks] : added) {  // once the whole list is valid
+      ks.index = index_of_new_key(key);
+      lay_out(ks, worker_.num_servers(), bound_);
+    }
+    if (rank() == 0) {
+      std::vector<int> servers;
+      std::vector<Message> parts;
+      for (size_t i = 0; i < added.size(); ++i) {
+        const KeyState& ks = added[i].second;
+        NDArray flat = sparse::cast_storage(values[i], StorageType::Default).as_in_context(cpu());
+        flat.wait_to_read();
+        for (const Slice& s : ks.slices) {
+          servers.push_back(s.server);
+          parts.push_back(data_message(Command::kInit, ks, s));
+          parts.back().payload = payload_of(flat, ks, s);
+        }
+      }
+      worker_.call(servers, std::move(parts));
+    }
+    for (auto& [key, ks] : added) {
+      ks.var = engine::Engine::get().new_var();
+      index_to_key_[ks.index] = key;
+      keys_.emplace(key, std::move(ks));
+    }
+    worker_.barrier();  // every worker pulls the values worker 0 sent
   }
 
   bool is_initialized(const Key& key) const override { return keys_.count(key) > 0; }

@@ -1,11 +1,34 @@
 #include "key_exchange.h"
 
+#include <cstdint>
 #include <memory>
 #include <utility>
 
+#include "braid/base/error.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/profiler/profiler.h"
 
 namespace braid::kv::ps {
+
+KeyState new_key_state(const std::string& name, const NDArray& value) {
+  BRAID_CHECK(!value.is_none(), "KVStore init: the value of key ", name, " is None");
+  BRAID_CHECK(value.stype() != StorageType::CSR, "KVStore init: key ", name, " has a csr value; the ",
+              "parameter server holds dense and row_sparse values");
+  KeyState ks;
+  ks.shape = value.shape();
+  ks.dtype = value.dtype();
+  if (ks.shape.ndim() >= 2) ks.row_width = ks.shape.size() / ks.shape[0];
+  BRAID_CHECK(ks.row_width <= UINT32_MAX, "KVStore init: key ", name, " has rows of ", ks.row_width,
+              " elements, more than the parameter server's limit of ", UINT32_MAX);
+  return ks;
+}
+
+void lay_out(KeyState& ks, int num_servers, int64_t bound) {
+  const int64_t rows = ks.shape.ndim() >= 2 ? ks.shape[0] : ks.shape.size();
+  ks.slices = slices_of(ks.index, rows, row_elements(ks), num_servers, bound);
+  ks.servers.clear();
+  for (const Slice& s : ks.slices) ks.servers.push_back(s.server);
+}
 
 size_t width(const KeyState& ks) { return dtype_size(ks.dtype); }
 int64_t row_elements(const KeyState& ks) { return ks.row_width > 0 ? ks.row_width : 1; }

@@ -27,6 +27,12 @@ struct KeyState {
   std::exception_ptr push_error;    // why the last push failed, raised by the next pull
 };
 
+/// The state of a new key (`name` in errors) holding values like `value`, before its index and
+/// slices; throws for a value the servers cannot hold.
+KeyState new_key_state(const std::string& name, const NDArray& value);
+/// Lays the key's slices out over `num_servers` servers (slices_of, `bound` elements).
+void lay_out(KeyState& ks, int num_servers, int64_t bound);
+
 /// Bytes per element, elements per row (1 for a value of one axis), bytes per row.
 size_t width(const KeyState& ks);
 int64_t row_elements(const KeyState& ks);

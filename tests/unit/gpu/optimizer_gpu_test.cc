@@ -62,7 +62,9 @@ TEST(OptimizerGpu, CudaBuildsRegisterTheUpdateKernels) {
   if (!gpu_runtime::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
   op::detail::for_each_update_op([](auto, const op::detail::UpdateOpSpec& spec) {
     EXPECT_TRUE(test::has_gpu_kernels(spec.name, false)) << spec.name;
-    if (!spec.mp_name.empty()) EXPECT_TRUE(test::has_gpu_kernels(spec.mp_name, false)) << spec.mp_name;
+    if (!spec.mp_name.empty()) {
+      EXPECT_TRUE(test::has_gpu_kernels(spec.mp_name, false)) << spec.mp_name;
+    }
   });
   op::detail::for_each_multi_update_op([](auto, const op::detail::MultiUpdateSpec& spec) {
     EXPECT_TRUE(test::has_gpu_kernels(spec.name, false)) << spec.name;

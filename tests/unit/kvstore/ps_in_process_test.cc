@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,3 +100,46 @@ TEST(PsInProcess, ServersRebuildForeignOptimizersWithTheLoaderOrSayWhyNot) {
 }
 
 }  // namespace
+
+// init of a list: worker 0's values reach every worker, split keys and whole ones alike; a list
+// that names a key twice is refused before any of its keys is initialised.
+TEST(PsInProcess, InitOfAListStoresWorkerZerosValuesAndRefusesARepeatedKey) {
+  setenv("MXNET_KVSTORE_BIGARRAY_BOUND", "100", 1);  // keys 0, 2, 4, ... are split over both servers
+  constexpr int kWorkers = 2, kKeys = 12;
+  std::vector<std::vector<std::vector<float>>> pulled(kWorkers);
+  std::vector<std::string> refusals(kWorkers);
+  std::vector<int> initialised_after_refusal(kWorkers, -1);
+  const test::JobStatus status = run_job("dist_sync", 9105, kWorkers, 2, [&](kv::KVStore& store) {
+    const auto rank = static_cast<size_t>(store.rank());
+    std::vector<kv::Key> keys;
+    std::vector<NDArray> values;
+    for (int k = 0; k < kKeys; ++k) {
+      keys.emplace_back(k);
+      values.push_back(nd::full(Shape({k % 2 == 0 ? 50 : 5, 3}), 100.0 * static_cast<double>(rank) + k));
+    }
+    store.init(keys, values);
+    for (int k = 0; k < kKeys; ++k) {
+      NDArray out = nd::zeros(values[static_cast<size_t>(k)].shape());
+      store.pull(k, {out});
+      pulled[rank].push_back(out.to_vector<float>());
+    }
+    try {
+      store.init({kv::Key(40), kv::Key(41), kv::Key(40)},
+                 {nd::zeros(Shape({2})), nd::zeros(Shape({2})), nd::zeros(Shape({2}))});
+    } catch (const Error& e) {
+      refusals[rank] = e.what();
+    }
+    initialised_after_refusal[rank] = store.is_initialized(40) + store.is_initialized(41);
+  });
+  unsetenv("MXNET_KVSTORE_BIGARRAY_BOUND");
+  EXPECT_EQ(status.scheduler, 0);
+  EXPECT_EQ(status.servers, (std::vector<int>{0, 0}));
+  for (size_t r = 0; r < kWorkers; ++r) {
+    ASSERT_EQ(pulled[r].size(), static_cast<size_t>(kKeys)) << r;
+    for (int k = 0; k < kKeys; ++k)
+      EXPECT_EQ(pulled[r][static_cast<size_t>(k)], std::vector<float>(k % 2 == 0 ? 150 : 15, static_cast<float>(k)))
+          << "worker " << r << ", key " << k;
+    EXPECT_NE(refusals[r].find("key 40 appears twice"), std::string::npos) << refusals[r];
+    EXPECT_EQ(initialised_after_refusal[r], 0) << r;
+  }
+}

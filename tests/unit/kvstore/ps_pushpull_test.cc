@@ -89,7 +89,9 @@ TEST(PsPushPull, TheProfilerRecordsEachExchangeWithTheServersTimes) {
     EXPECT_GE(work, 0) << e;
     EXPECT_GE(wait, 0) << e;
     EXPECT_LE(work + wait, e["dur"].get<int64_t>()) << e;
-    if (name == "kvstore pull") EXPECT_EQ(wait, 0) << e;
+    if (name == "kvstore pull") {
+      EXPECT_EQ(wait, 0) << e;
+    }
   }
   EXPECT_EQ(seen,
             (std::map<std::string, int>{
