@@ -17,6 +17,7 @@ packages=(
   python3 python3-dev python3-numpy python3-torch python3-pytest pybind11-dev
   python3-scipy python3-nose  # MXNet's own unit tests (make conformance) import them
   python3-onnx  # mx.onnx
+  python3-graphviz  # mx.viz.plot_network
   python3-pil python3-torchvision  # the image tests' reference decoder; model-zoo architectures
   python3-venv python3-pip  # pip install . into a virtual environment (its test)
   gnuplot-nox

@@ -58,6 +58,8 @@ from . import numpy_extension as npx
 from . import contrib
 from . import monitor
 from . import monitor as mon
+from . import visualization
+from . import visualization as viz
 
 
 

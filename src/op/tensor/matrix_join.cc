@@ -124,7 +124,7 @@ bool infer_concat(const ConcatParam& p, std::vector<Shape>& in, std::vector<Shap
 
 void add_concat(Registry& r) {
   OpDef d;
-  d.name = "concat";
+  d.name = "Concat";  // MXNet's name, written in symbol files; concat is its alias
   d.doc = "Joins num_args arrays along axis dim; all other dimensions must match.";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "concat");
@@ -149,8 +149,8 @@ void add_concat(Registry& r) {
     copy_parts(oc, concat_layout(param<ConcatParam>(p), a.inputs), a.in_grads, a.out_grads[0], false, a.req, "concat");
   };
   r.add(std::move(d));
-  r.add_alias("Concat", "concat");
-  r.add_alias("_rnn_param_concat", "concat");  // MXNet's concat of the fused RNN's parameters
+  r.add_alias("concat", "Concat");
+  r.add_alias("_rnn_param_concat", "Concat");  // MXNet's concat of the fused RNN's parameters
 }
 
 // ---- stack ----
@@ -234,7 +234,7 @@ JoinLayout split_layout(const SplitParam& p, const Shape& in) {
 
 void add_split(Registry& r) {
   OpDef d;
-  d.name = "split";
+  d.name = "SliceChannel";  // MXNet's name, written in symbol files; split is its alias
   d.doc = "Splits an array into num_outputs equal parts along axis.";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "split");
@@ -287,7 +287,7 @@ void add_split(Registry& r) {
                "split");
   };
   r.add(std::move(d));
-  r.add_alias("SliceChannel", "split");
+  r.add_alias("split", "SliceChannel");
 }
 
 // ---- _split_v2 (split_v2: parts at given indices, or equal sections) ----

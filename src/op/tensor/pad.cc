@@ -76,7 +76,7 @@ void for_each_element(const PadParam& p, const Shape& in, Visit&& visit) {
 
 void register_pad_ops(Registry& r) {
   OpDef d;
-  d.name = "pad";
+  d.name = "Pad";  // MXNet's name, written in symbol files; pad is its alias
   d.doc = "Pads the spatial axes by pad_width with a constant, the edge values or their reflection.";
   d.parse = [](const AttrMap& a) {
     ParamReader rd(a, "pad");
@@ -117,7 +117,7 @@ void register_pad_ops(Registry& r) {
   };
   d.backward_reads = [](const std::any&) { return BackwardReads{false, false}; };
   r.add(std::move(d));
-  r.add_alias("Pad", "pad");
+  r.add_alias("pad", "Pad");
 }
 
 }  // namespace braid::op::detail

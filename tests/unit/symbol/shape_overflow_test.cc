@@ -37,7 +37,7 @@ TEST(ShapeOverflow, ConcatSum) {
   const Shape half({1, int64_t{1} << 62});
   EXPECT_EQ(
       infer_error(c, {{"a", half}, {"b", half}}),
-      "shape inference failed at node 'c' (concat): operator concat: the dimension arithmetic 4611686018427387904 + "
+      "shape inference failed at node 'c' (Concat): operator concat: the dimension arithmetic 4611686018427387904 + "
       "4611686018427387904 overflows int64 (input shapes: (1, 4611686018427387904), (1, 4611686018427387904))");
 }
 
