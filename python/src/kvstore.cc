@@ -36,6 +36,21 @@ void for_each_key(py::handle key, py::handle value, F fn) {
   fn(key_of(key), array_list(value));
 }
 
+/// Calls fn(key, value, out) for one key, or for each of a list of keys with the value and the
+/// out at its position (pushpull, broadcast).
+template <class F>
+void for_each_key_and_out(py::handle key, py::handle value, py::handle out, F fn) {
+  if (!py::isinstance<py::list>(key) && !py::isinstance<py::tuple>(key)) {
+    fn(key_of(key), value, out);
+    return;
+  }
+  auto keys = py::reinterpret_borrow<py::sequence>(key);
+  auto values = py::reinterpret_borrow<py::sequence>(value), outs = py::reinterpret_borrow<py::sequence>(out);
+  BRAID_CHECK(keys.size() == values.size() && keys.size() == outs.size(), "kvstore: ", keys.size(), " keys but ",
+              values.size(), " values and ", outs.size(), " outputs; give one of each per key");
+  for (size_t i = 0; i < keys.size(); ++i) fn(key_of(keys[i]), values[i], outs[i]);
+}
+
 // A server of a job started from a Python script rebuilds the workers' Python optimizers from
 // their pickles (braid.optimizer.optimizer._from_server_image). The optimizer keeps its Python
 // object alive, and lets it go under the GIL.
@@ -117,21 +132,22 @@ void bind_kvstore(py::module_& m) {
           "pushpull",
           [](kv::KVStore& s, py::object key, py::object value, py::object out, int priority) {
             if (out.is_none()) out = value;
-            if (py::isinstance<py::list>(key) || py::isinstance<py::tuple>(key)) {
-              auto keys = py::reinterpret_borrow<py::sequence>(key);
-              auto values = py::reinterpret_borrow<py::sequence>(value),
-                   outs = py::reinterpret_borrow<py::sequence>(out);
-              for (size_t i = 0; i < keys.size(); ++i)
-                s.pushpull(key_of(keys[i]), array_list(values[i]), array_list(outs[i]), priority);
-            } else {
-              s.pushpull(key_of(key), array_list(value), array_list(out), priority);
-            }
+            std::vector<kv::Key> keys;
+            std::vector<std::vector<NDArray>> values, outs;
+            for_each_key_and_out(key, value, out, [&](const kv::Key& k, py::handle v, py::handle o) {
+              keys.push_back(k);
+              values.push_back(array_list(v));
+              outs.push_back(array_list(o));
+            });
+            s.pushpull(keys, values, outs, priority);
           },
           py::arg("key"), py::arg("value"), py::arg("out") = py::none(), py::arg("priority") = 0)
       .def(
           "broadcast",
-          [](kv::KVStore& s, py::object key, const NDArray& value, py::object out, int priority) {
-            s.broadcast(key_of(key), value, array_list(out), priority);
+          [](kv::KVStore& s, py::object key, py::object value, py::object out, int priority) {
+            for_each_key_and_out(key, value, out, [&](const kv::Key& k, py::handle v, py::handle o) {
+              s.broadcast(k, v.cast<NDArray>(), array_list(o), priority);
+            });
           },
           py::arg("key"), py::arg("value"), py::arg("out"), py::arg("priority") = 0)
       // an optimizer written in Python lives as long as the store

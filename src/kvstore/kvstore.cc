@@ -5,6 +5,7 @@
 #include "braid/kvstore/kvstore.h"
 
 #include <algorithm>
+#include <map>
 
 #include "braid/base/env.h"
 #include "braid/base/error.h"
@@ -55,6 +56,30 @@ void KVStore::pushpull(const Key& key, const std::vector<NDArray>& values, const
                        int priority) {
   push(key, values, priority);
   pull(key, outs, priority);
+}
+
+void KVStore::pushpull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
+                       const std::vector<std::vector<NDArray>>& outs, int priority) {
+  BRAID_CHECK(keys.size() == values.size() && keys.size() == outs.size(), "KVStore pushpull: ", keys.size(),
+              " keys but ", values.size(), " value lists and ", outs.size(), " output lists");
+  std::map<engine::VarHandle, size_t> pushed_by;  // a value's storage -> its key, or keys.size() for several
+  for (size_t i = 0; i < keys.size(); ++i)
+    for (const NDArray& v : values[i]) {
+      auto [at, added] = pushed_by.emplace(v.var(), i);
+      if (!added && at->second != i) at->second = keys.size();
+    }
+  bool overlapping = false;  // an output of one key is a value another key pushes
+  for (size_t i = 0; i < keys.size() && !overlapping; ++i)
+    for (const NDArray& o : outs[i]) {
+      auto at = pushed_by.find(o.var());
+      overlapping = overlapping || (at != pushed_by.end() && at->second != i);
+    }
+  if (overlapping) {
+    push(keys, values, priority);
+    pull(keys, outs, priority);
+    return;
+  }
+  for (size_t i = 0; i < keys.size(); ++i) pushpull(keys[i], values[i], outs[i], priority);
 }
 
 void KVStore::row_sparse_pull(const Key& key, const std::vector<NDArray>&, const std::vector<NDArray>&, int) {

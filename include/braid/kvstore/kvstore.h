@@ -74,6 +74,10 @@ class KVStore {
   /// push then pull; `outs` may be the pushed arrays themselves (a store may then work in place).
   virtual void pushpull(const Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
                         int priority = 0);
+  /// pushpull of each key, as MXNet's list pushpull: every push reads its values before any pull
+  /// writes, so an output may be another key's value (then the keys are pushed, then pulled).
+  void pushpull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
+                const std::vector<std::vector<NDArray>>& outs, int priority = 0);
   /// init (when the key is new) with `value`, then pull into `outs`.
   void broadcast(const Key& key, const NDArray& value, const std::vector<NDArray>& outs, int priority = 0);
 

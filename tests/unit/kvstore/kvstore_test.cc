@@ -191,6 +191,22 @@ TEST_P(KVStoreTypes, LargePushPullIntoThePushedArraysThemselves) {
     for (int64_t i = 0; i < n; i += 4099) EXPECT_EQ(g.to_vector<float>()[static_cast<size_t>(i)], 2 * (a[i] + b[i]));
 }
 
+// MXNet's list pushpull pushes every key before pulling any: keys whose values are the same
+// arrays each get the sum of the values as they were (2 + 2 = 4), not of an earlier key's result.
+TEST_P(KVStoreTypes, ListPushPullReadsEveryValueBeforeWritingAnOutput) {
+  auto kv = create(GetParam());
+  const std::vector<Key> keys{5, 7, 11};
+  for (const Key& k : keys) kv->init(k, on(cpu(0), {0, 0}));
+  const std::vector<NDArray> shared{on(cpu(0), {2, 2}), on(cpu(1), {2, 2})};
+  kv->pushpull(keys, {shared, shared, shared}, {shared, shared, shared});
+  for (const NDArray& a : shared) EXPECT_EQ(values(a), (std::vector<float>{4, 4}));
+  // Outputs of their own: one pushpull per key.
+  std::vector<std::vector<NDArray>> outs(3, {on(cpu(0), {0, 0})});
+  kv->pushpull(keys, {{on(cpu(0), {1, 1})}, {on(cpu(0), {2, 2})}, {on(cpu(0), {3, 3})}}, outs);
+  EXPECT_EQ(values(outs[2][0]), (std::vector<float>{3, 3}));
+  expect_error([&] { kv->pushpull(keys, {shared}, outs); }, "3 keys but 1 value lists");
+}
+
 INSTANTIATE_TEST_SUITE_P(OneMachine, KVStoreTypes, ::testing::Values("local", "device"));
 
 TEST(KVStoreCreate, UnknownTypesAreClearErrors) {
