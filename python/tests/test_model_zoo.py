@@ -126,3 +126,18 @@ def test_graph_node_names_are_mxnets_and_unique(name, expected):
     assert len(set(outputs)) == len(outputs)
     for e in expected:
         assert e in outputs, (e, [o for o in outputs if o.startswith(e[:12])][:10])
+
+
+@pytest.mark.parametrize("name", ["resnet18_v1", "mobilenetv2_0.25", "densenet121"])
+def test_assigning_a_new_output_replaces_the_classifier(name):
+    # Fine-tuning as MXNet users do it: net.output = nn.Dense(classes); the forward runs the new one.
+    net = get_model(name)
+    net.output = mx.gluon.nn.Dense(7)
+    net.initialize()
+    x = mx.nd.random.uniform(shape=(2, 3, 32, 32) if "densenet" not in name else (1, 3, 224, 224))
+    expected = net.output(net.features(x))
+    np.testing.assert_allclose(net(x).asnumpy(), expected.asnumpy(), rtol=1e-6)
+    assert net(x).shape[1] == 7
+    net.hybridize()
+    np.testing.assert_allclose(net(x).asnumpy(), expected.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert net.output.weight.name in net.collect_params().keys()

@@ -222,7 +222,7 @@ def _hybridize_kw(self, active=True, backend=None, clear=True, static_alloc=Fals
     if active and isinstance(self, _g.HybridBlock) and (d.get("_forward_hooks") or d.get("_forward_pre_hooks")):
         warnings.warn('"{block}" is being hybridized while still having forward hook/pre-hook. If "{block}" is a '
                       'child of HybridBlock, the hooks will not take effect.'.format(block=self))
-    _hybridize(self, active, static_alloc, static_shape)
+    _hybridize(self, bool(active), static_alloc, static_shape)  # MXNet tests only its truth
     _input_format.forget(self, _children_of)
 
 

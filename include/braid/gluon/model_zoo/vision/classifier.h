@@ -20,9 +20,13 @@ class Classifier : public HybridBlock {
   std::string describe() const override { return cls_; }
   bool names_first_op_fwd() const override { return false; }
   void set_output(BlockPtr output) { output_ = register_child(std::move(output), "output"); }
+  /// Assigning `features` or `output` again (net.output = nn.Dense(10), MXNet's fine-tuning)
+  /// replaces the block the forward runs.
+  void children_changed() override;
 
   std::string cls_;
-  std::shared_ptr<nn::HybridSequential> features_;
+  std::shared_ptr<nn::HybridSequential> features_;  // as built; the subclasses fill it
+  BlockPtr features_block_;                         // what the forward runs: features_ or its replacement
   BlockPtr output_;
 };
 

@@ -6,12 +6,25 @@ from ...._core.gluon import nn as _n
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SyncBatchNorm"]
 
 
-class Concurrent(nn.Sequential):
-    """Feeds the input to every child and concatenates their outputs along ``axis``."""
+class Concurrent(nn.Block):
+    """Feeds the input to every child and concatenates their outputs along ``axis``.
+    ``add(*blocks)`` appends children; ``len()`` and indexing work as on a Sequential."""
 
+    # A plain Block (not a subclass of the C++ Sequential), so that the call runs this forward
+    # rather than Sequential's, which would chain the children one after the other.
     def __init__(self, axis=-1, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
+
+    def add(self, *blocks):
+        for block in blocks:
+            self.register_child(block)
+
+    def __len__(self):
+        return len(self._children)
+
+    def __getitem__(self, key):
+        return list(self._children.values())[key]
 
     def forward(self, x):
         from .... import ndarray as nd

@@ -4,6 +4,9 @@ cell's inputs, first state (h) and outputs, each with a mask of its own; and LST
 whose recurrent state is a projection of its hidden state."""
 from .... import ndarray as _nd
 from ...rnn.rnn_cell import BidirectionalCell, HybridRecurrentCell, ModifierCell
+from .dynamic_unroll import dynamic_unroll  # noqa: F401  (MXNet's home of it: contrib.rnn.rnn_cell)
+
+__all__ = ["VariationalDropoutCell", "LSTMPCell", "dynamic_unroll"]
 
 
 class VariationalDropoutCell(ModifierCell):
