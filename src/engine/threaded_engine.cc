@@ -14,10 +14,20 @@ ThreadedEngine::ThreadedEngine(int cpu_workers, int64_t max_pending)
   if (max_pending_ < 0) max_pending_ = 0;
 }
 
+// Stopping an executor joins its threads, and a thread may be releasing the last reference to an
+// array as it stops (an asynchronous operation's closure, freed after its `done` ran): that
+// array's deletion is scheduled here again and needs devices_mu_. So the executors are stopped
+// without holding it, until no new one was made meanwhile.
 ThreadedEngine::~ThreadedEngine() {
-  wait_idle();
-  std::lock_guard<std::mutex> lock(devices_mu_);
-  devices_.clear();
+  for (;;) {
+    wait_idle();
+    std::map<Context, std::unique_ptr<DeviceExecutor>> stopping;
+    {
+      std::lock_guard<std::mutex> lock(devices_mu_);
+      if (devices_.empty()) return;
+      stopping.swap(devices_);
+    }
+  }
 }
 
 OprBlock* ThreadedEngine::new_op(Context ctx, std::span<const VarHandle> reads, std::span<const VarHandle> writes,

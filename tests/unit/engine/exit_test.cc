@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include "braid/engine/engine.h"
@@ -46,6 +49,44 @@ void exit_while_an_operation_runs() {
 TEST(EngineExit, ExitWaitsForRunningOperationsBeforeDestroyingStatics) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process, with the engine's threads
   EXPECT_EXIT(exit_while_an_operation_runs(), ::testing::ExitedWithCode(0), "");
+}
+
+std::atomic<bool> g_exiting{false};
+
+// What an array's storage does when its last reference goes: deletes its variable on the engine.
+struct ArrayStorage {
+  VarHandle var = Engine::get().new_var();
+  ~ArrayStorage() {
+    Engine::get().delete_var([] {}, cpu(), var);
+  }
+};
+
+// An asynchronous operation calls `done` and then, while the process exits, releases the last
+// reference to an array: its deletion is scheduled on the engine that is stopping its threads.
+void exit_while_an_async_closure_frees_an_array() {
+  alarm(30);  // a deadlock at exit ends the process with SIGALRM
+  Engine& e = Engine::get();
+  std::atexit([] { g_exiting = true; });  // runs before the engine (made earlier) is destroyed
+  VarHandle v = e.new_var();
+  {
+    auto held = std::make_shared<ArrayStorage>();
+    e.push_async(
+        [held](Done done) {
+          done(nullptr);
+          while (!g_exiting) std::this_thread::yield();
+          // Give the exiting thread time to start stopping the executors; the closure (and
+          // `held`) goes when this returns.
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        },
+        cpu(), {}, std::span<const VarHandle>(&v, 1), 0, "async holding an array");
+  }
+  e.wait_for_var(v);
+  std::exit(0);
+}
+
+TEST(EngineExit, AnArrayFreedByAnAsyncOperationAtExitIsDeletedWithoutDeadlock) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(exit_while_an_async_closure_frees_an_array(), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

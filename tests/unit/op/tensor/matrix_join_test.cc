@@ -81,7 +81,7 @@ TEST(MatrixJoin, BadShapesThrow) {
   expect_error([&] { nd::concat({a, b}); }, {"concat", "(2, 3)", "(3, 3)", "dimension 0"});
   expect_error([&] { nd::concat({a, c}); }, {"concat", "(2, 3)", "(2, 3, 1)", "rank"});
   expect_error([&] { nd::concat({a, a}, 2); }, {"concat", "dim=2", "(2, 3)"});
-  expect_error([&] { nd::invoke1("concat", {a, a}, {{"num_args", "3"}}); }, {"concat", "3 inputs"});
+  expect_error([&] { nd::invoke1("concat", {a, a}, {{"num_args", "3"}}); }, {"Concat", "3 inputs"});
   expect_error([&] { nd::invoke1("concat", {}, {{"num_args", "0"}}); }, {"concat", "num_args=0"});
   expect_error([&] { nd::stack({a, b}); }, {"stack", "(2, 3)", "(3, 3)"});
   expect_error([&] { nd::stack({a, a}, 3); }, {"stack", "axis=3"});
