@@ -80,13 +80,21 @@ def np_shape(active=True):
     return _NumpyShapeScope(active)
 
 
+def _wrap_class(cls, decorate):
+    """``cls`` with its methods, and the ``__call__`` and ``forward`` it inherits (a Gluon block's),
+    wrapped by ``decorate`` (MXNet's use_np_* decorate every method of a class)."""
+    names = [n for n, m in vars(cls).items()
+             if callable(m) and not isinstance(m, (type, staticmethod, classmethod))]
+    names += [n for n in ("__call__", "forward") if n not in names and callable(getattr(cls, n, None))]
+    for name in names:
+        setattr(cls, name, decorate(getattr(cls, name) if name not in vars(cls) else vars(cls)[name]))
+    return cls
+
+
 def use_np_shape(func):
     """Decorator: the function (or every method of the class) runs with NumPy shape semantics."""
     if isinstance(func, type):
-        for name, method in list(vars(func).items()):
-            if callable(method):
-                setattr(func, name, use_np_shape(method))
-        return func
+        return _wrap_class(func, use_np_shape)
 
     @functools.wraps(func)
     def _with_np_shape(*args, **kwargs):
@@ -131,7 +139,16 @@ def set_np_array(active):
 
 
 def use_np_array(func):
-    return func
+    """Decorator: the function (or every method of the class) runs with the mx.np interface on
+    (arrays a Gluon block makes and gives are mx.np.ndarray)."""
+    if isinstance(func, type):
+        return _wrap_class(func, use_np_array)
+
+    @functools.wraps(func)
+    def _with_np_array(*args, **kwargs):
+        with np_array(active=True):
+            return func(*args, **kwargs)
+    return _with_np_array
 
 
 def use_np(func):

@@ -19,6 +19,9 @@ from .parameter import Parameter, _reset_trainers
 from .utils import HookHandle
 from . import _input_format, _model_file, _summary, _symbol_names
 from ._block_scope import _BlockScope  # MXNet's private name, for code written against it
+from ..util import is_np_array
+from ..numpy.multiarray import as_np as _as_np
+from . import _np_outputs
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -103,7 +106,11 @@ class HybridBlock(_g.HybridBlock, metaclass=_BlockMeta):
             raise ValueError("%s: hybrid_forward needs at least one NDArray input" % type(self).__name__)
         ctx = first.context
         params = {name: p if p._deferred else p.data(ctx) for name, p in self._attribute_params().items()}
-        return self.hybrid_forward(_nd, x, *args, **params)
+        if not is_np_array():
+            return self.hybrid_forward(_nd, x, *args, **params)
+        # The mx.np interface: hybrid_forward works on mx.np arrays and must give only such arrays.
+        params = {name: p if isinstance(p, Parameter) else _as_np(p) for name, p in params.items()}
+        return _np_outputs.checked(self, self.hybrid_forward(_nd, _as_np(x), *_as_np(args), **params))
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError("%s must define hybrid_forward(self, F, x, ...) or forward(self, x, ...)"
@@ -206,7 +213,9 @@ def _call_with_hooks(self, *args):
         out = _call(self, *args)
     if fire_here:
         _fire_forward_hooks(self, args, out, True)
-    return out
+    if not hybridized:
+        out = _np_outputs.same_objects(out, args)
+    return _as_np(out) if is_np_array() else out  # the core gives legacy arrays
 
 
 _hybridize = _g.Block.hybridize

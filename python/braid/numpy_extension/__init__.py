@@ -6,14 +6,15 @@ operators under their ``npx`` names.
 ``npx.save`` and ``npx.load`` are what ``mx`` has under those names. The operators are Braid's
 registered operators under MXNet's ``npx`` names (``npx.relu(x)`` is ``Activation(x,
 act_type='relu')``, ``npx.convolution`` is ``Convolution``, ...); they take and give Braid NDArrays.
-A name MXNet's ``npx`` has and Braid lacks raises AttributeError naming it.
+They give mx.np arrays. A name MXNet's ``npx`` has and Braid lacks raises AttributeError naming it.
 """
 from .. import _core, _signatures
-from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
+from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
 from ..ndarray import NDArray, waitall
-from ..ndarray.utils import save, load
+from ..ndarray.utils import save, load as _load
 from ..random import seed
 from ..util import is_np_shape, is_np_array, set_np, reset_np, use_np, use_np_shape, use_np_array
+from ..numpy.multiarray import as_np as _as_np
 from . import random
 
 # npx name -> the registered operator it runs (MXNet registers these as aliases named _npx_<name>).
@@ -33,12 +34,24 @@ _OPERATORS = {
 
 def relu(data, **kwargs):
     """max(data, 0) (MXNet's ``_npx_relu``)."""
-    return _core.invoke("relu", [data], kwargs)
+    return _as_np(_core.invoke("relu", [data], kwargs))
 
 
 def sigmoid(data, **kwargs):
     """1 / (1 + exp(-data)) (MXNet's ``_npx_sigmoid``)."""
-    return _core.invoke("sigmoid", [data], kwargs)
+    return _as_np(_core.invoke("sigmoid", [data], kwargs))
+
+
+def load(file):
+    """The arrays saved in ``file`` (a list, or a dict by name), as mx.np arrays."""
+    loaded = _load(file)
+    if isinstance(loaded, dict):
+        return {k: _as_np(v) for k, v in loaded.items()}
+    return _as_np(loaded)
+
+
+def _invoke_np(op, inputs, attrs):
+    return _as_np(_core.invoke(op, inputs, attrs))
 
 
 def __getattr__(name):
@@ -46,7 +59,7 @@ def __getattr__(name):
     if op is None or not _core.operator_exists(op):
         raise AttributeError("module 'mxnet.numpy_extension' has no attribute '%s' (Braid's npx has: %s)"
                              % (name, ", ".join(sorted(n for n in _OPERATORS if _core.operator_exists(_OPERATORS[n])))))
-    fn = _signatures.operator_function(op, NDArray, _core.invoke, "numpy_extension")
+    fn = _signatures.operator_function(op, NDArray, _invoke_np, "numpy_extension")
     fn.__name__ = name
     globals()[name] = fn
     return fn

@@ -6,75 +6,20 @@ Braid downloads nothing: put ``wiki.train.tokens``, ``wiki.valid.tokens`` and
 then extracted there) in ``root``. A segment's text becomes one stream of word indices, with
 ``<eos>`` at the end of every non-empty line, cut into rows of ``seq_len``; each sample is
 (data, label), the label being the data shifted by one word."""
-import collections
 import os
-import re
 import shutil
 import zipfile
 
 import numpy as np
 
 from .... import ndarray as _nd
+from ....contrib import text
 from ....base import MXNetError, data_dir
 from ...data import dataset
 
 __all__ = ["WikiText2", "WikiText103"]
 
 EOS_TOKEN = "<eos>"
-UNKNOWN_TOKEN = "<unk>"
-
-
-def _count_tokens(text):
-    """Word counts of ``text``, split on spaces and newlines (MXNet's count_tokens_from_str)."""
-    return collections.Counter(t for t in re.split(" |\n", text) if t)
-
-
-class _Vocabulary(object):
-    """Words and their indices: '<unk>' is 0 (and the index of every unknown word), then the
-    reserved tokens, then the counted words from most to least frequent (ties alphabetically),
-    as MXNet's contrib.text.vocab.Vocabulary orders them."""
-
-    def __init__(self, counter, unknown_token=UNKNOWN_TOKEN, reserved_tokens=(EOS_TOKEN,)):
-        self._unknown_token = unknown_token
-        self._reserved_tokens = list(reserved_tokens)
-        special = {unknown_token, *self._reserved_tokens}
-        words = sorted((w for w in counter if w not in special), key=lambda w: (-counter[w], w))
-        self._idx_to_token = [unknown_token] + self._reserved_tokens + words
-        self._token_to_idx = {t: i for i, t in enumerate(self._idx_to_token)}
-
-    def __len__(self):
-        return len(self._idx_to_token)
-
-    def __contains__(self, token):
-        return token in self._token_to_idx
-
-    @property
-    def idx_to_token(self):
-        return self._idx_to_token
-
-    @property
-    def token_to_idx(self):
-        return self._token_to_idx
-
-    @property
-    def unknown_token(self):
-        return self._unknown_token
-
-    @property
-    def reserved_tokens(self):
-        return self._reserved_tokens
-
-    def to_indices(self, tokens):
-        """The index of a word, or the list of indices of a list of words."""
-        if isinstance(tokens, str):
-            return self._token_to_idx.get(tokens, 0)
-        return [self._token_to_idx.get(t, 0) for t in tokens]
-
-    def to_tokens(self, indices):
-        """The word at an index, or the words at a list of indices."""
-        if isinstance(indices, int):
-            return self._idx_to_token[indices]
-        return [self._idx_to_token[i] for i in indices]
 
 
 class _WikiText(dataset.Dataset):
@@ -91,8 +36,9 @@ class _WikiText(dataset.Dataset):
         with open(self._find(self._files[segment]), "r", encoding="utf8") as f:
             content = f.read()
         # The frequencies are always this segment's; the vocabulary is built from them unless given.
-        self._counter = _count_tokens(content)
-        self._vocab = vocab if vocab is not None else _Vocabulary(self._counter)
+        self._counter = text.utils.count_tokens_from_str(content)
+        self._vocab = vocab if vocab is not None else text.vocab.Vocabulary(self._counter,
+                                                                            reserved_tokens=[EOS_TOKEN])
         lines = [line.split() for line in content.splitlines()]
         words = [w for line in lines if line for w in line + [EOS_TOKEN]]
         indices = np.array(self._vocab.to_indices(words), dtype=np.int32)

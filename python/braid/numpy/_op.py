@@ -1,0 +1,223 @@
+"""mxnet.numpy's functions over arrays (ufuncs, reductions, shape functions), run by the core's
+registered operators; they give mx.np.ndarray. A Python scalar or NumPy array argument is taken
+as an array where NumPy would."""
+import numpy as onp
+
+from .. import _core
+from .._core import NDArray
+from .multiarray import (as_np, _invoke, _reduce, add, subtract, multiply, true_divide, divide, mod, power,
+                         maximum, minimum, equal, not_equal, greater, greater_equal, less, less_equal,
+                         logical_and, logical_or, logical_xor)
+from ._creation import array
+
+__all__ = ["add", "subtract", "multiply", "true_divide", "divide", "mod", "remainder", "power", "maximum", "minimum",
+           "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
+           "logical_xor", "logical_not", "negative", "reshape", "concatenate", "stack", "transpose", "swapaxes",
+           "expand_dims", "squeeze", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
+           "dot", "matmul", "where", "clip", "tile", "repeat", "flip", "split", "broadcast_to", "sort", "argsort",
+           "abs", "absolute", "cumsum", "std", "var", "ravel", "atleast_1d", "shape", "size", "ndim"]
+
+remainder = mod
+
+
+def _arr(x):
+    return x if isinstance(x, NDArray) else array(x, dtype=getattr(x, "dtype", None))
+
+
+# Elementwise functions of one array, by the operator that computes them.
+_UNARY = {"exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p",
+          "sqrt": "sqrt", "cbrt": "cbrt", "square": "square", "reciprocal": "reciprocal", "sin": "sin",
+          "cos": "cos", "tan": "tan", "arcsin": "arcsin", "arccos": "arccos", "arctan": "arctan", "sinh": "sinh",
+          "cosh": "cosh", "tanh": "tanh", "arcsinh": "arcsinh", "arccosh": "arccosh", "arctanh": "arctanh",
+          "degrees": "degrees", "radians": "radians", "sign": "sign", "floor": "floor", "ceil": "ceil",
+          "trunc": "trunc", "rint": "rint", "fix": "fix", "abs": "abs", "absolute": "abs", "negative": "negative"}
+
+
+def _unary(name, op):
+    def fn(x, out=None, **kwargs):  # pylint: disable=unused-argument
+        if not isinstance(x, NDArray):
+            return getattr(onp, name)(x)
+        return _invoke(op, [x])
+    fn.__name__ = name
+    return fn
+
+
+for _name, _op in _UNARY.items():
+    if _core.operator_exists(_op):
+        globals()[_name] = _unary(_name, _op)
+        if _name not in __all__:
+            __all__.append(_name)
+
+
+def logical_not(x, out=None):
+    return as_np(_core.invoke("logical_not", [_arr(x)], {}).astype("bool"))
+
+
+def reshape(a, newshape, order="C"):
+    """``a`` with a new shape of the same size (-1 takes the rest)."""
+    return _arr(a).reshape(newshape, order=order)
+
+
+def ravel(a, order="C"):
+    return _arr(a).reshape(-1, order=order)
+
+
+def concatenate(seq, axis=0, out=None):
+    seq = [_arr(a) for a in seq]
+    if axis is None:
+        seq, axis = [a.reshape(-1) for a in seq], 0
+    return _invoke("concat", seq, {"dim": axis})
+
+
+def stack(arrays, axis=0, out=None):
+    return _invoke("stack", [_arr(a) for a in arrays], {"axis": axis})
+
+
+def transpose(a, axes=None):
+    return _arr(a).transpose(axes)
+
+
+def swapaxes(a, axis1, axis2):
+    return _invoke("swapaxes", [_arr(a)], {"dim1": axis1, "dim2": axis2})
+
+
+def expand_dims(a, axis):
+    return _invoke("expand_dims", [_arr(a)], {"axis": axis})
+
+
+def squeeze(x, axis=None):
+    return _arr(x).squeeze(axis)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+    return _arr(a).sum(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _arr(a).mean(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False):
+    return _arr(a).prod(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def max(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+    return _arr(a).max(axis=axis, keepdims=keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+    return _arr(a).min(axis=axis, keepdims=keepdims)
+
+
+amax, amin = max, min
+
+
+def argmax(a, axis=None, out=None):
+    return _arr(a).argmax(axis)
+
+
+def argmin(a, axis=None, out=None):
+    return _arr(a).argmin(axis)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    a = _arr(a) if dtype is None else _arr(a).astype(dtype)
+    centered = a - a.mean(axis=axis, keepdims=True)
+    count = a.size if axis is None else int(onp.prod([a.shape[i] for i in ((axis,) if isinstance(axis, int) else axis)]))
+    return _reduce("sum", centered * centered, axis, keepdims) / (count - ddof)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return _invoke("sqrt", [var(a, axis, dtype, out, ddof, keepdims)])
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    a = _arr(a)
+    if dtype is not None:
+        a = a.astype(dtype)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if not _core.operator_exists("_np_cumsum"):  # computed from a triangular matrix product
+        n = a.shape[axis]
+        tri = as_np(_core.array(onp.triu(onp.ones((n, n))), a.ctx, a.dtype.name))
+        moved = swapaxes(a, axis, -1)
+        return swapaxes(_invoke("dot", [moved, tri]), axis, -1)
+    return _invoke("_np_cumsum", [a], {"axis": axis})
+
+
+def dot(a, b, out=None):
+    a, b = _arr(a), _arr(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    return _invoke("dot", [a, b])
+
+
+def matmul(a, b, out=None):
+    a, b = _arr(a), _arr(b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return _invoke("dot", [a, b])
+    return _invoke("batch_dot", [a, b])
+
+
+def where(condition, x=None, y=None):
+    condition = _arr(condition)
+    if x is None and y is None:
+        return tuple(array(i, dtype="int64", ctx=condition.ctx) for i in onp.nonzero(condition.asnumpy()))
+    x = x if isinstance(x, NDArray) else array(x, dtype=y.dtype if isinstance(y, NDArray) else None)
+    y = y if isinstance(y, NDArray) else array(y, dtype=x.dtype)
+    shape = onp.broadcast_shapes(condition.shape, x.shape, y.shape)
+    parts = [_invoke("broadcast_to", [v], {"shape": shape}) if v.shape != shape else v for v in (condition, x, y)]
+    return _invoke("where", [parts[0].astype(x.dtype)] + parts[1:])
+
+
+def clip(a, a_min, a_max, out=None):
+    return _arr(a).clip(a_min, a_max)
+
+
+def tile(A, reps):  # pylint: disable=invalid-name
+    return _invoke("tile", [_arr(A)], {"reps": (reps,) if isinstance(reps, int) else tuple(reps)})
+
+
+def repeat(a, repeats, axis=None):
+    return _invoke("repeat", [_arr(a)], {"repeats": repeats} if axis is None else {"repeats": repeats, "axis": axis})
+
+
+def flip(m, axis=None, out=None):
+    m = _arr(m)
+    return _invoke("flip", [m], {"axis": tuple(range(m.ndim)) if axis is None else axis})
+
+
+def split(ary, indices_or_sections, axis=0):
+    from .._signatures import split_v2_attributes
+    out = _core.invoke("_split_v2", [_arr(ary)], split_v2_attributes(indices_or_sections, axis, False))
+    return as_np(list(out) if isinstance(out, (list, tuple)) else [out])
+
+
+def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
+    return _invoke("broadcast_to", [_arr(array)], {"shape": tuple(shape)})
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    return _invoke("sort", [_arr(a)], {"axis": axis})
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    return as_np(_core.invoke("argsort", [_arr(a)], {"axis": axis, "dtype": "int64"}))
+
+
+def atleast_1d(*arys):
+    res = [a.reshape(1) if a.ndim == 0 else a for a in map(_arr, arys)]
+    return res[0] if len(res) == 1 else res
+
+
+def shape(a):
+    return _arr(a).shape
+
+
+def size(a, axis=None):
+    a = _arr(a)
+    return a.size if axis is None else a.shape[axis]
+
+
+def ndim(a):
+    return _arr(a).ndim
