@@ -51,13 +51,20 @@ J_COLOR_SPACE output_space(const jpeg_decompress_struct& d, Color color) {
   return JCS_RGB;
 }
 
-// Reads the header and starts decompression; false (errors->message set) where libjpeg failed.
-bool start_decoding(jpeg_decompress_struct* d, JpegErrors* errors, const unsigned char* data, unsigned long size,
-                    Color color) {
+// Reads the header; false (errors->message set) where libjpeg failed.
+bool read_header(jpeg_decompress_struct* d, JpegErrors* errors, const unsigned char* data, unsigned long size,
+                 Color color) {
   if (setjmp(errors->jump)) return false;
   jpeg_mem_src(d, data, size);
   jpeg_read_header(d, TRUE);
   d->out_color_space = output_space(*d, color);
+  return true;
+}
+
+// Starts decompression: a progressive file's whole-image buffers are allocated, and its whole
+// input read, here.
+bool start_decoding(jpeg_decompress_struct* d, JpegErrors* errors) {
+  if (setjmp(errors->jump)) return false;
   jpeg_start_decompress(d);
   return true;
 }
@@ -137,17 +144,19 @@ void decode_jpeg(std::string_view bytes, Color color, const RegionPicker* pick, 
   jpeg_create_decompress(&d);
   std::unique_ptr<jpeg_decompress_struct, void (*)(jpeg_decompress_struct*)> guard(&d, jpeg_destroy_decompress);
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
-  if (!start_decoding(&d, &errors, data, static_cast<unsigned long>(bytes.size()), color))
+  if (!read_header(&d, &errors, data, static_cast<unsigned long>(bytes.size()), color))
     throw Error(std::string("imdecode: not a readable JPEG file: ") + errors.message);
-  check_size("JPEG", d.output_height, d.output_width);
+  // The declared size is checked before decompression starts (no scaling: output = image size).
+  check_size("JPEG", d.image_height, d.image_width);
   // libjpeg decodes a truncated file to its declared end, so a header of a few hundred bytes could
   // make a 100-megapixel decode. Huffman coding spends at least a bit per 8x8 block and component,
   // arithmetic coding of a uniform image a few hundredths of one: no real file has more pixels
   // per byte than kMaxPixelsPerByte.
   constexpr uint64_t kMaxPixelsPerByte = 65536;
-  BRAID_CHECK(uint64_t(d.output_height) * d.output_width <= kMaxPixelsPerByte * bytes.size(),
-              "imdecode: the JPEG file declares a ", d.output_height, " x ", d.output_width, " image in only ",
+  BRAID_CHECK(uint64_t(d.image_height) * d.image_width <= kMaxPixelsPerByte * bytes.size(),
+              "imdecode: the JPEG file declares a ", d.image_height, " x ", d.image_width, " image in only ",
               bytes.size(), " bytes; it is cut short or forged");
+  if (!start_decoding(&d, &errors)) throw Error(std::string("imdecode: not a readable JPEG file: ") + errors.message);
   if (pick && d.out_color_space != JCS_CMYK) {
     const Region r = picked_region(*pick, d.output_height, d.output_width);
     im.height = r.height, im.width = r.width, im.channels = d.output_components;

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -108,6 +110,15 @@ TEST(ImageCodec, BadFilesAreRefusedByName) {
   ASSERT_NE(sof, std::string::npos);
   jpeg.replace(sof + 5, 4, std::string{char(0x07), char(0x0c), char(0xf7), char(0x38)});
   EXPECT_NE(message(jpeg).find("declares a 1804 x 63288 image in only"), std::string::npos) << message(jpeg);
+  // A progressive JPEG of 160 bytes (a fuzzer's find) declaring 65496 x 65297 pixels: refused from
+  // its header, before libjpeg allocates and fills the whole image's coefficients.
+  std::ifstream in(std::string(BRAID_SOURCE_DIR) +
+                       "/fuzz/corpus/image_decode/progressive_jpeg_declaring_4_gigapixels_in_160_bytes.jpg",
+                   std::ios::binary);
+  const std::string progressive((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(progressive.size(), 160u);
+  EXPECT_NE(message(progressive).find("declares a 65496 x 65297 image, more than"), std::string::npos)
+      << message(progressive);
 }
 
 TEST(ImageCodec, MutatedFilesNeverCrash) {
