@@ -73,10 +73,9 @@ void exit_while_an_async_closure_frees_an_array() {
     e.push_async(
         [held](Done done) {
           done(nullptr);
+          // The closure (and `held`) goes when this returns, once the process is exiting: while
+          // the exiting thread stops the executors, or just before.
           while (!g_exiting) std::this_thread::yield();
-          // Give the exiting thread time to start stopping the executors; the closure (and
-          // `held`) goes when this returns.
-          std::this_thread::sleep_for(std::chrono::milliseconds(200));
         },
         cpu(), {}, std::span<const VarHandle>(&v, 1), 0, "async holding an array");
   }
