@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,22 @@ inline std::string self_dir() {
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   std::string p(buf, static_cast<size_t>(std::max<ssize_t>(n, 0)));
   return p.substr(0, p.rfind('/'));
+}
+
+/// The DMLC_* variables of a process of role `role` in a parameter-server job on 127.0.0.1
+/// whose scheduler listens on `port`.
+inline std::vector<std::string> ps_job_env(int port, const std::string& role, int servers, int workers) {
+  return {"DMLC_PS_ROOT_URI=127.0.0.1",
+          "DMLC_PS_ROOT_PORT=" + std::to_string(port),
+          "DMLC_NUM_SERVER=" + std::to_string(servers),
+          "DMLC_NUM_WORKER=" + std::to_string(workers),
+          "DMLC_NODE_HOST=127.0.0.1",
+          "DMLC_ROLE=" + role};
+}
+
+/// Makes this process a worker of that job (for kv::create).
+inline void become_ps_worker(int port, int servers, int workers) {
+  for (const auto& kv : ps_job_env(port, "worker", servers, workers)) putenv(strdup(kv.c_str()));
 }
 
 inline double median(std::vector<double> v) {

@@ -59,13 +59,8 @@ int main(int argc, char** argv) {
   const std::string dir = bench::self_dir();
   // Two jobs side by side: one without a secret, one whose messages are authenticated.
   auto job_env = [&](int port, const char* role, bool secret) {
-    std::vector<std::string> e = {"DMLC_PS_ROOT_URI=127.0.0.1",
-                                  "DMLC_PS_ROOT_PORT=" + std::to_string(port),
-                                  "DMLC_NUM_SERVER=1",
-                                  "DMLC_NUM_WORKER=1",
-                                  "DMLC_NODE_HOST=127.0.0.1",
-                                  std::string("DMLC_ROLE=") + role,
-                                  std::string("BRAID_PS_SECRET=") + (secret ? "ps-bench-secret" : "")};
+    std::vector<std::string> e = bench::ps_job_env(port, role, 1, 1);
+    e.push_back(std::string("BRAID_PS_SECRET=") + (secret ? "ps-bench-secret" : ""));
     return e;
   };
   std::vector<pid_t> processes;
@@ -74,8 +69,11 @@ int main(int argc, char** argv) {
       processes.push_back(bench::spawn({dir + "/braid", "server"}, job_env(port, role, secret)));
   processes.push_back(bench::spawn({dir + "/ps_bench", "--raw-server", std::to_string(raw_port)}, {}));
   auto worker_store = [&](int port, bool secret) {
-    for (const auto& kv : job_env(port, "worker", secret)) putenv(strdup(kv.c_str()));
-    if (!secret) unsetenv("BRAID_PS_SECRET");
+    bench::become_ps_worker(port, 1, 1);
+    if (secret)
+      setenv("BRAID_PS_SECRET", "ps-bench-secret", 1);
+    else
+      unsetenv("BRAID_PS_SECRET");
     return kv::create("dist_sync");
   };
 

@@ -38,15 +38,10 @@ int main(int argc, char** argv) {
   const int64_t rows = argc > 2 ? std::atoll(argv[2]) : 1000000, width = argc > 3 ? std::atoll(argv[3]) : 64;
   const double percent = argc > 4 ? std::atof(argv[4]) : 1.0;
   const int port = 24000 + getpid() % 1000;
-  auto job_env = [&](const char* role) {
-    return std::vector<std::string>{"DMLC_PS_ROOT_URI=127.0.0.1", "DMLC_PS_ROOT_PORT=" + std::to_string(port),
-                                    "DMLC_NUM_SERVER=2",          "DMLC_NUM_WORKER=1",
-                                    "DMLC_NODE_HOST=127.0.0.1",   std::string("DMLC_ROLE=") + role};
-  };
   std::vector<pid_t> processes;
   for (const char* role : {"scheduler", "server", "server"})
-    processes.push_back(bench::spawn({bench::self_dir() + "/braid", "server"}, job_env(role)));
-  for (const auto& kv : job_env("worker")) putenv(strdup(kv.c_str()));
+    processes.push_back(bench::spawn({bench::self_dir() + "/braid", "server"}, bench::ps_job_env(port, role, 2, 1)));
+  bench::become_ps_worker(port, 2, 1);
 
   const auto k = static_cast<int64_t>(static_cast<double>(rows) * percent / 100.0);
   std::printf("one %lld x %lld float32 key on 2 servers, 1 worker on 127.0.0.1; median of %d rounds\n",

@@ -129,7 +129,13 @@ void Optimizer::set_wd_mult(std::map<std::string, double> by_name, std::map<int,
   wd_mult_ = {std::move(by_name), std::move(by_index)};
 }
 
+int Optimizer::multipliers_of(int index) const {
+  auto it = aliases_.find(index);
+  return it == aliases_.end() ? index : it->second;
+}
+
 double Optimizer::get_lr(int index) {
+  index = multipliers_of(index);
   double lr = learning_rate();
   if (auto it = lr_mult_.by_index.find(index); it != lr_mult_.by_index.end()) return lr * it->second;
   if (auto n = idx2name_.find(index); n != idx2name_.end())
@@ -138,6 +144,7 @@ double Optimizer::get_lr(int index) {
 }
 
 double Optimizer::get_wd(int index) const {
+  index = multipliers_of(index);
   if (auto it = wd_mult_.by_index.find(index); it != wd_mult_.by_index.end()) return wd_ * it->second;
   if (auto n = idx2name_.find(index); n != idx2name_.end()) {
     auto m = wd_mult_.by_name.find(n->second);

@@ -84,6 +84,9 @@ class Optimizer {
   /// The learning rate for `index` now (MXNet's _get_lr; advances a stateful scheduler).
   double get_lr(int index);
   double get_wd(int index) const;
+  /// Updates of `alias` use the multipliers (and name) of `index`, with a state and update count
+  /// of their own: a parameter server's slices of one key, each updated as its round completes.
+  void alias_index(int alias, int index) { aliases_[alias] = index; }
 
   // --- updates
   /// Updates `weight` in place from `grad` (same shape and context). The state of `index` is
@@ -188,7 +191,11 @@ class Optimizer {
   std::map<std::string, Field> fields_;
   bool learning_rate_given_ = false;
   std::shared_ptr<LRScheduler> lr_scheduler_;
+  /// `index` itself, or the index it is an alias of.
+  int multipliers_of(int index) const;
+
   std::map<int, std::string> idx2name_;
+  std::map<int, int> aliases_;  // alias -> index
   Multipliers lr_mult_, wd_mult_;
   int num_update_ = 0;
   std::map<int, int> update_counts_;

@@ -374,7 +374,8 @@ class DistStore : public KVStore {
   }
 
  protected:
-  // The servers' states, each key's slices put back together in the key's shape.
+  // The servers' states (each server's part of a key, key_value.h), put back together in the
+  // key's shape.
   std::string optimizer_states() const override {
     wait_for_keys();
     std::map<std::string, std::vector<std::pair<int64_t, NDArray>>> parts;  // name -> (begin, slice)
@@ -393,7 +394,7 @@ class DistStore : public KVStore {
           const std::vector<int64_t> rows = image.arrays[i].to_vector<int64_t>();
           for (size_t r = 0; r + 1 < rows.size(); r += 2) counts[rows[r]] = std::max(counts[rows[r]], rows[r + 1]);
         } else {
-          parts[name].emplace_back(slice_of(key_of_state(name), static_cast<int>(server)).begin, image.arrays[i]);
+          parts[name].emplace_back(part_of(key_of_state(name), static_cast<int>(server)).begin, image.arrays[i]);
         }
       }
     }
@@ -409,7 +410,7 @@ class DistStore : public KVStore {
     return io::save_to_bytes(named);
   }
 
-  // Each server gets its slices of the states, and every update count.
+  // Each server gets its parts of the states, and every update count.
   void set_optimizer_states(const std::string& bytes) override {
     wait_for_keys();
     io::NamedArrays image = io::load_from_bytes(bytes, "optimizer states");
@@ -424,10 +425,11 @@ class DistStore : public KVStore {
       BRAID_CHECK(image.arrays[i].size() == ks.shape.size(), "optimizer state '", name, "' has ",
                   image.arrays[i].size(), " elements but its key holds ", ks.shape.size());
       const NDArray flat = image.arrays[i].reshape({-1});
-      for (const Slice& s : ks.slices) {  // in the shape the server's optimizer sees: rows of the key's width
+      for (int server : std::set<int>(ks.servers.begin(), ks.servers.end())) {
+        const Slice s = part_of(ks, server);  // in rows of the key's width, as the server's optimizer sees it
         const std::vector<int64_t> part = ks.row_width > 0 ? std::vector<int64_t>{s.size() / ks.row_width, ks.row_width}
                                                            : std::vector<int64_t>{s.size()};
-        per_server[static_cast<size_t>(s.server)].emplace_back(name, flat.slice(s.begin, s.end).copy().reshape(part));
+        per_server[static_cast<size_t>(server)].emplace_back(name, flat.slice(s.begin, s.end).copy().reshape(part));
       }
     }
     std::vector<int> servers;
@@ -511,10 +513,17 @@ class DistStore : public KVStore {
     return keys_.at(key->second);
   }
 
-  static const Slice& slice_of(const KeyState& ks, int server) {
+  // The elements of the key on `server`: its slices there, which are adjacent.
+  static Slice part_of(const KeyState& ks, int server) {
+    Slice part{server, -1, -1};
     for (const Slice& s : ks.slices)
-      if (s.server == server) return s;
-    throw Error(cat("server ", server, " sent optimizer states of key ", ks.index, ", which it does not hold"));
+      if (s.server == server) {
+        if (part.begin < 0) part.begin = s.begin;
+        part.end = s.end;
+      }
+    BRAID_CHECK(part.begin >= 0, "server ", server, " sent optimizer states of key ", ks.index,
+                ", which it does not hold");
+    return part;
   }
 
   // A key's state from its slices (begin, array), in the key's shape.

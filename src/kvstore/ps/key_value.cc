@@ -1,5 +1,6 @@
 #include "key_value.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "braid/base/env.h"
@@ -20,10 +21,15 @@ std::vector<Slice> slices_of(int64_t key, int64_t rows, int64_t row_width, int n
     const int server = static_cast<int>((static_cast<uint64_t>(key) * 9973u) % static_cast<uint64_t>(num_servers));
     return {{server, 0, size}};
   }
+  const int64_t most = std::max(bound, kMinSliceElements);
   std::vector<Slice> parts;
   for (int s = 0; s < num_servers; ++s) {
     const int64_t first = rows * s / num_servers, last = rows * (s + 1) / num_servers;
-    if (last > first) parts.push_back({s, first * row_width, last * row_width});
+    const int64_t n = std::min(last - first, ((last - first) * row_width + most - 1) / most);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t a = first + (last - first) * i / n, b = first + (last - first) * (i + 1) / n;
+      parts.push_back({s, a * row_width, b * row_width});
+    }
   }
   return parts;
 }

@@ -1,11 +1,13 @@
 #pragma once
 // Internal: the key-value protocol between workers and servers, on top of message.h. A key's
-// value travels flat, in its dtype's bytes; each server holds one slice of it: a small value
-// whole on server (key * 9973) % S, a value of at least MXNET_KVSTORE_BIGARRAY_BOUND elements
-// split over all servers by rows (its first axis), evenly, as MXNet's KVStoreDist does for
-// row_sparse keys.
+// value travels flat, in its dtype's bytes, in slices of whole rows (its first axis): a small
+// value whole on server (key * 9973) % S; a value of at least MXNET_KVSTORE_BIGARRAY_BOUND
+// elements split over all servers by rows, evenly, as MXNet's KVStoreDist does for row_sparse
+// keys, and each server's part cut further into slices of at most max(bound, kMinSliceElements)
+// elements. Each slice is its own round on its server (summed, updated and answered on its own),
+// so a big key's slices pipeline: the first is answered while the last still travels.
 //
-// Row messages (kPushRows, kPullRows) carry some rows of a server's slice: the payload is n row
+// Row messages (kPushRows, kPullRows) carry some rows of a slice: the payload is n row
 // numbers (int64, ascending, of the whole value's rows), then for a push the n rows' values
 // (n * row_width elements). The reply to a pull carries the rows' values in the order asked.
 #include <cstdint>
@@ -41,14 +43,19 @@ enum class ServerCommand : int64_t {
   kSyncMode = 1,          // body "sync" or "async": the job's mode, sent by every worker at start
   kOptimizer = 2,         // body: Optimizer::serialize(); the servers update the values from now on
   kCompression = 3,       // body: the 2-bit threshold
-  kGetStates = 4,         // reply payload: the optimizer's save_states() for the slices of this server
-  kSetStates = 5,         // payload: a save_states() image of this server's slices
+  kGetStates = 4,         // reply payload: the optimizer's save_states() for this server's part of
+                          // each key (its slices' states joined, named by the key's index)
+  kSetStates = 5,         // payload: such an image of this server's parts
   kWorkersLeft = 6,       // scheduler -> servers, unanswered: body, how many workers still run
                           // (a sync round needs the pushes of those only)
   kForeignOptimizer = 7,  // body: Optimizer::foreign_image(), rebuilt by the OptimizerLoader
 };
 
-/// One server's part of a key's value: elements [begin, end) of the flat value.
+/// The smallest slice a server's part of a big key is cut into (1 MB of float32), so that a
+/// small MXNET_KVSTORE_BIGARRAY_BOUND spreads keys over the servers without a message per row.
+inline constexpr int64_t kMinSliceElements = int64_t{1} << 18;
+
+/// A slice of a key's value on one server: elements [begin, end) of the flat value.
 struct Slice {
   int server = 0;  // rank
   int64_t begin = 0, end = 0;
@@ -58,7 +65,7 @@ struct Slice {
 /// MXNET_KVSTORE_BIGARRAY_BOUND (default 1,000,000).
 int64_t bigarray_bound();
 /// Where the elements of key `key`, `rows` rows of `row_width` elements, live on `num_servers`
-/// servers (slices of no rows are left out).
+/// servers, in ascending order (slices of no rows are left out; a server's slices are adjacent).
 std::vector<Slice> slices_of(int64_t key, int64_t rows, int64_t row_width, int num_servers, int64_t bound);
 
 /// dst[i] += src[i] for `n` elements of `dtype` (float16 summed through float); throws for a

@@ -1,12 +1,15 @@
 #include "server.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +23,7 @@
 #include "key_value.h"
 #include "node.h"
 #include "rows.h"
+#include "server_states.h"
 #include "two_bit.h"
 
 namespace braid::kv::ps {
@@ -53,7 +57,7 @@ int parse_count(const std::string& text) {
   return static_cast<int>(v);
 }
 
-// This server's slice of one key: whole rows of the key's value.
+// One slice of a key on this server: whole rows of the key's value (key_value.h).
 struct Value {
   DType dtype = DType::Float32;
   int64_t begin = 0, size = 0, total = 0;
@@ -72,6 +76,7 @@ struct Value {
   // `stored` while a pull reply may still be sending its bytes: it is then replaced, not
   // overwritten, by the next update.
   std::shared_ptr<const NDArray> lent;
+  std::optional<int> optimizer_index;  // set at its first update (optimizer_index_of)
 
   int64_t width() const { return row_width > 0 ? row_width : 1; }
   int64_t first_row() const { return begin / width(); }
@@ -132,10 +137,14 @@ class KeyValueServer {
   std::string load_summary() const {
     std::lock_guard<std::mutex> lock(mu_);
     int64_t bytes = 0;
-    for (const auto& [key, v] : values_) bytes += v.size * static_cast<int64_t>(dtype_size(v.dtype));
-    return cat("load: ", values_.size(), " keys, ", bytes, " bytes stored; ", load_.requests, " requests (",
-               load_.pushes, " pushes, ", load_.pulls, " pulls); ", load_.bytes_in, " bytes in, ", load_.bytes_out,
-               " bytes out");
+    std::set<int64_t> keys;
+    for (const auto& [id, v] : values_) {
+      bytes += v.size * static_cast<int64_t>(dtype_size(v.dtype));
+      keys.insert(id.first);
+    }
+    return cat("load: ", keys.size(), " keys in ", values_.size(), " slices, ", bytes, " bytes stored; ",
+               load_.requests, " requests (", load_.pushes, " pushes, ", load_.pulls, " pulls); ", load_.bytes_in,
+               " bytes in, ", load_.bytes_out, " bytes out");
   }
 
  private:
@@ -171,14 +180,18 @@ class KeyValueServer {
   }
 
   Value& value_of(const Message& m) {
-    auto it = values_.find(m.head.key);
-    BRAID_CHECK(it != values_.end(), "key ", m.head.key, " has not been initialised on this server (worker 0 ",
-                "initialises every key before the workers push or pull it)");
+    auto it = values_.find({m.head.key, m.head.offset});
+    if (it == values_.end()) {
+      auto first = values_.lower_bound({m.head.key, INT64_MIN});
+      BRAID_CHECK(first != values_.end() && first->first.first == m.head.key, "key ", m.head.key,
+                  " has not been initialised on this server (worker 0 initialises every key before the workers ",
+                  "push or pull it)");
+      throw Error(cat("key ", m.head.key, ": this server holds no slice beginning at element ", m.head.offset,
+                      " (do all workers use the same MXNET_KVSTORE_BIGARRAY_BOUND?)"));
+    }
     Value& v = it->second;
-    BRAID_CHECK(m.head.offset == v.begin && m.head.total == v.total, "key ", m.head.key,
-                ": this server holds elements [", v.begin, ", ", v.begin + v.size, ") of ", v.total,
-                ", not the slice at ", m.head.offset, " of ", m.head.total,
-                " (do all workers use the same MXNET_KVSTORE_BIGARRAY_BOUND?)");
+    BRAID_CHECK(m.head.total == v.total, "key ", m.head.key, ": this server holds a slice of ", v.total,
+                " elements, not of ", m.head.total, " (do all workers use the same MXNET_KVSTORE_BIGARRAY_BOUND?)");
     BRAID_CHECK(m.head.dtype == static_cast<int32_t>(v.dtype), "key ", m.head.key, " holds ", dtype_name(v.dtype),
                 " values but the message carries dtype code ", m.head.dtype);
     return v;
@@ -201,7 +214,7 @@ class KeyValueServer {
     const int64_t row_width = m.head.row_width;
     BRAID_CHECK(row_width == 0 || (size % row_width == 0 && m.head.offset % row_width == 0), "init of key ", m.head.key,
                 ": a slice of ", size, " elements at ", m.head.offset, " is no whole rows of ", row_width);
-    if (values_.count(m.head.key)) {  // a repeated init (MXNet's semantics: the first one stays)
+    if (values_.count({m.head.key, m.head.offset})) {  // a repeated init (MXNet's semantics: the first one stays)
       answer(m.head);
       return;
     }
@@ -216,7 +229,7 @@ class KeyValueServer {
     if (node_.config().verbose >= 1)
       node_.log(cat("key ", m.head.key, ": elements [", v.begin, ", ", v.begin + size, ") of ", v.total, ", ",
                     dtype_name(dtype)));
-    values_.emplace(m.head.key, std::move(v));
+    values_.emplace(SliceId{m.head.key, m.head.offset}, std::move(v));
     answer(m.head);
   }
 
@@ -309,7 +322,7 @@ class KeyValueServer {
       return;
     }
     if (sending) v.stored = v.stored.copy();
-    optimizer_->update(static_cast<int>(key), v.stored, v.merged);
+    optimizer_->update(optimizer_index_of(key, v), v.stored, v.merged);
     v.stored.wait_to_read();
   }
 
@@ -329,7 +342,7 @@ class KeyValueServer {
       std::vector<int64_t> local(ids);
       for (int64_t& id : local) id -= v.first_row();
       const NDArray grad = sparse::row_sparse_array(sum, nd::array(local, Shape{n}, cpu(), DType::Int64), v.shape());
-      optimizer_->update(static_cast<int>(key), v.stored, grad);
+      optimizer_->update(optimizer_index_of(key, v), v.stored, grad);
       v.stored.wait_to_read();
     } else {
       if (sending) v.stored = nd::empty(v.shape(), cpu(), v.dtype);
@@ -367,8 +380,8 @@ class KeyValueServer {
     if (static_cast<ServerCommand>(m.head.key) == ServerCommand::kWorkersLeft) {
       BRAID_CHECK(m.head.sender == kSchedulerId, "only the scheduler says how many workers are left");
       workers_left_ = parse_count(m.body);
-      for (auto& [key, v] : values_)
-        if (sync_ && v.pushes > 0 && v.pushes >= workers_left_) complete_round(key, v);
+      for (auto& [id, v] : values_)
+        if (sync_ && v.pushes > 0 && v.pushes >= workers_left_) complete_round(id.first, v);
       return;
     }
     Message r = reply_to(m.head);
@@ -391,13 +404,14 @@ class KeyValueServer {
       }
       case ServerCommand::kGetStates: {
         BRAID_CHECK(optimizer_, "no optimizer runs on the servers (set_optimizer with update_on_kvstore)");
-        auto image = std::make_shared<const std::string>(optimizer_->save_states());
+        auto image = std::make_shared<const std::string>(states_by_key(optimizer_->save_states(), slice_indices()));
         r.payload = {image->data(), image->size(), image};
         break;
       }
       case ServerCommand::kSetStates:
         BRAID_CHECK(optimizer_, "optimizer states came before the optimizer");
-        optimizer_->load_states(std::string(static_cast<const char*>(m.payload.data), m.payload.size));
+        optimizer_->load_states(
+            states_by_slice(std::string(static_cast<const char*>(m.payload.data), m.payload.size), slice_indices()));
         break;
       default:
         throw Error(cat("unknown server command ", m.head.key));
@@ -433,11 +447,38 @@ class KeyValueServer {
     if (optimizer_) node_.log("a worker sent a different optimizer; it replaces the one before, states included");
     optimizer_ = foreign ? load_foreign_optimizer(image) : optim::Optimizer::deserialize(image);
     optimizer_image_ = image;
+    for (const auto& [alias, key] : aliases_) optimizer_->alias_index(alias, static_cast<int>(key));
+  }
+
+  // The optimizer's index for slice `v` of `key`: the key's own for its first slice here, an
+  // alias of it for the others, so that each slice has a state and update count of its own.
+  int optimizer_index_of(int64_t key, Value& v) {
+    if (!v.optimizer_index) {
+      if (values_.lower_bound({key, INT64_MIN})->second.begin == v.begin) {
+        v.optimizer_index = static_cast<int>(key);
+      } else {
+        BRAID_CHECK(next_alias_ < 0, "this server holds more slices than it has optimizer indices for");
+        v.optimizer_index = next_alias_++;
+        aliases_[*v.optimizer_index] = key;
+        if (optimizer_) optimizer_->alias_index(*v.optimizer_index, static_cast<int>(key));
+      }
+    }
+    return *v.optimizer_index;
+  }
+
+  std::vector<SliceIndex> slice_indices() {
+    std::vector<SliceIndex> out;
+    for (auto& [id, v] : values_) out.push_back({id.first, optimizer_index_of(id.first, v), v.shape()});
+    return out;
   }
 
   Node& node_;
   mutable std::mutex mu_;
-  std::map<int64_t, Value> values_;
+  using SliceId = std::pair<int64_t, int64_t>;  // key, first element
+  std::map<SliceId, Value> values_;
+  // Optimizer indices of the slices after a key's first: from INT_MIN up, away from the keys'.
+  std::map<int, int64_t> aliases_;  // -> key
+  int next_alias_ = INT_MIN;
   bool sync_ = false, mode_set_ = false;
   float threshold_ = 0;                            // of 2-bit pushes
   int workers_left_ = node_.config().num_workers;  // those that have not finished
