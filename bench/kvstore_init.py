@@ -7,11 +7,9 @@ meet at one barrier for the list; each worker prints its time, and the slowest i
 Usage: /usr/bin/python3 bench/kvstore_init.py --braid build/bin/braid [--workers 2,4] [--keys 161]
 """
 import argparse
-import os
 import re
-import subprocess
-import sys
-import tempfile
+
+import ps_job
 
 WORKER = """
 import time
@@ -33,20 +31,12 @@ def main():
     parser.add_argument("--keys", type=int, default=161)
     parser.add_argument("--size", type=int, default=64)
     args = parser.parse_args()
-    python_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(args.braid))), "python")
-    env = dict(os.environ, PYTHONPATH=python_dir, OMP_NUM_THREADS="1")
-    with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, "init_worker.py")
-        with open(script, "w") as f:
-            f.write(WORKER.format(keys=args.keys, size=args.size))
-        print("workers  init of %d keys (ms, slowest worker)" % args.keys)
-        for n in [int(w) for w in args.workers.split(",")]:
-            out = subprocess.run([args.braid, "launch", "-n", str(n), "-s", "1", "--", sys.executable, script],
-                                 env=env, capture_output=True, text=True, timeout=300, check=True).stdout
-            times = [float(t) for t in re.findall(r"init_ms ([0-9.]+)", out)]
-            assert len(times) == n, out
-            print("%7d  %.1f" % (n, max(times)))
-
+    print("workers  init of %d keys (ms, slowest worker)" % args.keys)
+    for n in [int(w) for w in args.workers.split(",")]:
+        out = ps_job.launch(args.braid, n, WORKER.format(keys=args.keys, size=args.size), timeout=300)
+        times = [float(t) for t in re.findall(r"init_ms ([0-9.]+)", out)]
+        assert len(times) == n, out
+        print("%7d  %.1f" % (n, max(times)))
 
 if __name__ == "__main__":
     main()

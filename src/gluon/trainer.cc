@@ -127,18 +127,26 @@ void Trainer::step(int64_t batch_size, bool ignore_stale_grad) {
   if (stop_on_divergence_) check_finite_gradients();
   autograd::PauseScope pause;
   optimizer_->set_rescale_grad(scale_ / static_cast<double>(batch_size));
+  // Priority -i (MXNet's): of the exchanges ready together, the first layers' go first, as the
+  // next forward needs their weights first. One list pushpull, so that a store may exchange a
+  // run of adjacent small keys together (it then waits for the run's gradients together).
+  std::vector<kv::Key> keys;
+  std::vector<std::vector<NDArray>> grads, data;
+  std::vector<int> priorities;
   for (size_t i = 0; i < params_.size(); ++i) {
     if (!fresh(i, ignore_stale_grad)) continue;
-    // Priority -i (MXNet's): of the exchanges ready together, the first layers' go first, as the
-    // next forward needs their weights first.
     const int key = static_cast<int>(i);
-    auto data = params_[i]->list_data();
-    if (params_[i]->stype() == StorageType::RowSparse)
+    if (params_[i]->stype() == StorageType::RowSparse) {
       kvstore_->push(key, params_[i]->list_grad(), -key);  // pulled by row_sparse_data
-    else
-      kvstore_->pushpull(key, params_[i]->list_grad(), data, -key);
-    for (const auto& d : data) autograd::set_fresh_grad(d, false);
+    } else {
+      keys.emplace_back(key);
+      grads.push_back(params_[i]->list_grad());
+      data.push_back(params_[i]->list_data());
+      priorities.push_back(-key);
+    }
+    for (const auto& d : params_[i]->list_data()) autograd::set_fresh_grad(d, false);
   }
+  if (!keys.empty()) kvstore_->pushpull(keys, grads, data, priorities);
 }
 
 void Trainer::check_finite_gradients() const {

@@ -13,10 +13,14 @@
 #include "braid/io/params.h"
 #include "braid/kvstore/store_types.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/sparse.h"
 #include "braid/op/param_reader.h"
 
 namespace braid::kv {
 namespace {
+
+// What tells two arrays' storage apart: a sparse array's by its values.
+engine::VarHandle storage_var(const NDArray& a) { return a.is_sparse() ? sparse::data(a).var() : a.var(); }
 
 constexpr const char* kOptimizerEntry = "__optimizer__";  // save_optimizer_states' dump_optimizer
 
@@ -60,26 +64,37 @@ void KVStore::pushpull(const Key& key, const std::vector<NDArray>& values, const
 
 void KVStore::pushpull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
                        const std::vector<std::vector<NDArray>>& outs, int priority) {
-  BRAID_CHECK(keys.size() == values.size() && keys.size() == outs.size(), "KVStore pushpull: ", keys.size(),
-              " keys but ", values.size(), " value lists and ", outs.size(), " output lists");
+  pushpull(keys, values, outs, std::vector<int>(keys.size(), priority));
+}
+
+void KVStore::pushpull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
+                       const std::vector<std::vector<NDArray>>& outs, const std::vector<int>& priorities) {
+  BRAID_CHECK(keys.size() == values.size() && keys.size() == outs.size() && keys.size() == priorities.size(),
+              "KVStore pushpull: ", keys.size(), " keys but ", values.size(), " value lists, ", outs.size(),
+              " output lists and ", priorities.size(), " priorities");
   std::map<engine::VarHandle, size_t> pushed_by;  // a value's storage -> its key, or keys.size() for several
   for (size_t i = 0; i < keys.size(); ++i)
     for (const NDArray& v : values[i]) {
-      auto [at, added] = pushed_by.emplace(v.var(), i);
+      auto [at, added] = pushed_by.emplace(storage_var(v), i);
       if (!added && at->second != i) at->second = keys.size();
     }
   bool overlapping = false;  // an output of one key is a value another key pushes
   for (size_t i = 0; i < keys.size() && !overlapping; ++i)
     for (const NDArray& o : outs[i]) {
-      auto at = pushed_by.find(o.var());
+      auto at = pushed_by.find(storage_var(o));
       overlapping = overlapping || (at != pushed_by.end() && at->second != i);
     }
-  if (overlapping) {
-    push(keys, values, priority);
-    pull(keys, outs, priority);
+  if (!overlapping) {
+    pushpull_disjoint(keys, values, outs, priorities);
     return;
   }
-  for (size_t i = 0; i < keys.size(); ++i) pushpull(keys[i], values[i], outs[i], priority);
+  for (size_t i = 0; i < keys.size(); ++i) push(keys[i], values[i], priorities[i]);
+  for (size_t i = 0; i < keys.size(); ++i) pull(keys[i], outs[i], priorities[i]);
+}
+
+void KVStore::pushpull_disjoint(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
+                                const std::vector<std::vector<NDArray>>& outs, const std::vector<int>& priorities) {
+  for (size_t i = 0; i < keys.size(); ++i) pushpull(keys[i], values[i], outs[i], priorities[i]);
 }
 
 void KVStore::row_sparse_pull(const Key& key, const std::vector<NDArray>&, const std::vector<NDArray>&, int) {

@@ -78,6 +78,10 @@ class KVStore {
   /// writes, so an output may be another key's value (then the keys are pushed, then pulled).
   void pushpull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
                 const std::vector<std::vector<NDArray>>& outs, int priority = 0);
+  /// The same with a priority per key (a Trainer's -i: the first layers' first). The parameter
+  /// server's stores exchange each run of adjacent small keys as one (one message per server).
+  void pushpull(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
+                const std::vector<std::vector<NDArray>>& outs, const std::vector<int>& priorities);
   /// init (when the key is new) with `value`, then pull into `outs`.
   void broadcast(const Key& key, const NDArray& value, const std::vector<NDArray>& outs, int priority = 0);
 
@@ -96,6 +100,10 @@ class KVStore {
 
  protected:
   explicit KVStore(std::string type) : type_(std::move(type)) {}
+
+  /// The list pushpull of keys none of whose outputs is another key's value: here key by key.
+  virtual void pushpull_disjoint(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
+                                 const std::vector<std::vector<NDArray>>& outs, const std::vector<int>& priorities);
 
   /// For a new key: checks that the store holds one kind of key and returns the optimizer's
   /// index of the key (an int key: itself; a string key: the order of first init).

@@ -7,9 +7,9 @@
 #include <set>
 #include <utility>
 
+#include "batch.h"
 #include "braid/base/error.h"
 #include "braid/engine/engine.h"
-#include "braid/io/params.h"
 #include "braid/kvstore/ps.h"
 #include "braid/ndarray/creation.h"
 #include "braid/ndarray/invoke.h"
@@ -22,9 +22,15 @@
 #include "rows.h"
 #include "two_bit.h"
 #include "worker.h"
+#include "worker_states.h"
 
 namespace braid::kv::ps {
 namespace {
+
+// A fused exchange (pushpull_disjoint): at most this many keys and bytes (of keys of at most
+// kMaxBatchedPayload bytes each, fusable_bytes).
+constexpr size_t kMaxFusedKeys = 256;
+constexpr size_t kMaxFusedBytes = size_t{1} << 20;
 
 class DistStore;
 std::mutex live_stores_mu;
@@ -69,6 +75,7 @@ class DistStore : public KVStore {
   bool is_capable(const std::string& capability) const override { return capability == "optimizer"; }
 
   using KVStore::init;
+  using KVStore::pushpull;
   void init(const Key& key, const NDArray& value) override { init(std::vector<Key>{key}, {value}); }
 
   // Worker 0 sends every value of the list, then all workers meet at one barrier, as MXNet's
@@ -113,7 +120,7 @@ class DistStore : public KVStore {
 
   void push(const Key& key, const std::vector<NDArray>& values, int priority) override {
     KeyState& ks = state(key, "push");
-    check_arrays(ks, key, values, "push");
+    check_key_arrays(ks, key, values, "push");
     if (std::all_of(values.begin(), values.end(),
                     [](const NDArray& v) { return v.stype() == StorageType::RowSparse; })) {
       push_rows(ks, values, priority);
@@ -127,8 +134,8 @@ class DistStore : public KVStore {
   void pushpull(const Key& key, const std::vector<NDArray>& values, const std::vector<NDArray>& outs,
                 int priority) override {
     KeyState& ks = state(key, "pushpull");
-    check_arrays(ks, key, values, "pushpull");
-    check_arrays(ks, key, outs, "pushpull");
+    check_key_arrays(ks, key, values, "pushpull");
+    check_key_arrays(ks, key, outs, "pushpull");
     auto sparse_array = [](const NDArray& a) { return a.is_sparse(); };
     if (std::any_of(values.begin(), values.end(), sparse_array) ||
         std::any_of(outs.begin(), outs.end(), sparse_array)) {
@@ -146,8 +153,7 @@ class DistStore : public KVStore {
   void push_dense(KeyState& ks, const std::vector<NDArray>& values, const NDArray& target, int priority) {
     NDArray sum = local_sum(ks, values, priority);
     std::shared_ptr<const std::string> params = optimizer_params();
-    const float threshold = ks.dtype == DType::Float32 ? threshold_ : 0;
-    if (threshold > 0 && ks.residual.empty()) ks.residual.assign(static_cast<size_t>(ks.shape.size()), 0.f);
+    const float threshold = threshold_for(ks);
     KeyState* k = &ks;  // std::map keeps it in place
     std::vector<engine::VarHandle> writes{ks.var};
     if (!target.is_none()) writes.push_back(target.var());
@@ -155,25 +161,123 @@ class DistStore : public KVStore {
     engine::Engine::get().push_async(
         [this, k, sum, target, params, threshold](engine::Done done) {
           const int64_t start = profiler::now_us();
-          std::vector<Message> parts;
-          for (const Slice& s : k->slices) {
-            Message m = data_message(Command::kPush, *k, s);
-            if (!target.is_none()) m.head.flags |= kFlagReplyValue;
-            if (params && note_params_sent(s.server, *params)) m.body = *params;
-            if (threshold > 0) {
-              auto codes = std::make_shared<std::string>(static_cast<size_t>(two_bit::code_bytes(s.size())), '\0');
-              two_bit::quantize(sum.data<float>() + s.begin, k->residual.data() + s.begin, s.size(), threshold,
-                                reinterpret_cast<uint8_t*>(codes->data()));
-              m.head.flags |= kFlag2Bit;
-              m.payload = {codes->data(), codes->size(), codes};
-            } else {
-              m.payload = payload_of(sum, *k, s);
-            }
-            parts.push_back(std::move(m));
-          }
+          std::vector<Message> parts = push_parts(*k, sum, !target.is_none(), params, threshold);
           send_push(target.is_none() ? "push" : "pushpull", *k, start, std::move(parts), target, done);
         },
         cpu(), reads, writes, priority, target.is_none() ? "kvstore push" : "kvstore pushpull");
+  }
+
+  // The 2-bit threshold of the key's pushes (0: uncompressed), its residual made on first use.
+  float threshold_for(KeyState& ks) {
+    const float threshold = ks.dtype == DType::Float32 ? threshold_ : 0;
+    if (threshold > 0 && ks.residual.empty()) ks.residual.assign(static_cast<size_t>(ks.shape.size()), 0.f);
+    return threshold;
+  }
+
+  // Runs of adjacent small keys (fused_bytes) are exchanged as one: one engine operation waiting
+  // for all of their values, one batch of messages per server (batch.h); other keys one by one.
+  void pushpull_disjoint(const std::vector<Key>& keys, const std::vector<std::vector<NDArray>>& values,
+                         const std::vector<std::vector<NDArray>>& outs, const std::vector<int>& priorities) override {
+    std::vector<size_t> run;
+    std::set<engine::VarHandle> run_outs;
+    size_t run_bytes = 0;
+    auto flush = [&] {
+      if (run.size() == 1) pushpull(keys[run[0]], values[run[0]], outs[run[0]], priorities[run[0]]);
+      if (run.size() > 1) pushpull_fused(run, keys, values, outs, priorities);
+      run.clear();
+      run_outs.clear();
+      run_bytes = 0;
+    };
+    for (size_t i = 0; i < keys.size(); ++i) {
+      auto it = keys_.find(keys[i]);
+      const size_t bytes = it == keys_.end() ? 0 : fusable_bytes(it->second, values[i], outs[i]);
+      if (bytes == 0) {
+        flush();
+        pushpull(keys[i], values[i], outs[i], priorities[i]);
+        continue;
+      }
+      if (run_bytes + bytes > kMaxFusedBytes || run.size() == kMaxFusedKeys || run_outs.count(outs[i][0].var()))
+        flush();
+      run.push_back(i);
+      run_outs.insert(outs[i][0].var());
+      run_bytes += bytes;
+    }
+    flush();
+  }
+
+  void pushpull_fused(const std::vector<size_t>& run, const std::vector<Key>& keys,
+                      const std::vector<std::vector<NDArray>>& values, const std::vector<std::vector<NDArray>>& outs,
+                      const std::vector<int>& priorities) {
+    std::vector<KeyState*> ks;
+    std::vector<NDArray> sums, targets;
+    std::vector<float> thresholds;
+    std::set<engine::VarHandle> reads;
+    std::vector<engine::VarHandle> writes;
+    int priority = priorities[run[0]];
+    for (size_t i : run) {
+      KeyState& k = state(keys[i], "pushpull");
+      check_key_arrays(k, keys[i], values[i], "pushpull");
+      check_key_arrays(k, keys[i], outs[i], "pushpull");
+      ks.push_back(&k);
+      sums.push_back(local_sum(k, values[i], priorities[i]));
+      targets.push_back(outs[i][0]);
+      thresholds.push_back(threshold_for(k));
+      reads.insert(sums.back().var());
+      writes.insert(writes.end(), {k.var, targets.back().var()});
+      priority = std::max(priority, priorities[i]);
+    }
+    std::shared_ptr<const std::string> params = optimizer_params();
+    engine::Engine::get().push_async(
+        [this, ks, sums, targets, thresholds, params](engine::Done done) {
+          const int64_t start = profiler::now_us();
+          std::vector<int> servers;
+          std::vector<Message> parts;
+          for (size_t j = 0; j < ks.size(); ++j) {
+            servers.push_back(ks[j]->slices[0].server);
+            parts.push_back(std::move(push_parts(*ks[j], sums[j], true, params, thresholds[j])[0]));
+          }
+          std::vector<uint64_t> sent;
+          for (const Message& m : parts) sent.push_back(m.payload.size);
+          worker_.request(servers, std::move(parts),
+                          [ks, targets, start, sent, done](std::exception_ptr error, std::vector<Message>& replies) {
+                            for (size_t j = 0; j < ks.size(); ++j) {
+                              std::vector<Message> one;
+                              if (!error) one.push_back(std::move(replies[j]));
+                              if (!error) error = copy_replies(*ks[j], one, targets[j]);
+                              if (!error) record_exchange("pushpull", *ks[j], start, sent[j], one);
+                            }
+                            for (KeyState* k : ks) k->push_error = error;
+                            done(error);
+                          });
+        },
+        cpu(), std::vector<engine::VarHandle>(reads.begin(), reads.end()), writes, priority,
+        "kvstore pushpull (fused)");
+    for (size_t j = 0; j < run.size(); ++j)
+      for (const NDArray& out : outs[run[j]])
+        if (!out.same_as(targets[j])) targets[j].copyto(out);
+  }
+
+  // The messages of a push of `sum` (each slice's, 2-bit coded above a threshold); with
+  // `reply_value`, the servers answer with the slice's value after the round.
+  std::vector<Message> push_parts(KeyState& k, const NDArray& sum, bool reply_value,
+                                  const std::shared_ptr<const std::string>& params, float threshold) {
+    std::vector<Message> parts;
+    for (const Slice& s : k.slices) {
+      Message m = data_message(Command::kPush, k, s);
+      if (reply_value) m.head.flags |= kFlagReplyValue;
+      if (params && note_params_sent(s.server, *params)) m.body = *params;
+      if (threshold > 0) {
+        auto codes = std::make_shared<std::string>(static_cast<size_t>(two_bit::code_bytes(s.size())), '\0');
+        two_bit::quantize(sum.data<float>() + s.begin, k.residual.data() + s.begin, s.size(), threshold,
+                          reinterpret_cast<uint8_t*>(codes->data()));
+        m.head.flags |= kFlag2Bit;
+        m.payload = {codes->data(), codes->size(), codes};
+      } else {
+        m.payload = payload_of(sum, k, s);
+      }
+      parts.push_back(std::move(m));
+    }
+    return parts;
   }
 
   // Row_sparse values: their sum's rows go to the servers holding them (and an empty push to
@@ -233,17 +337,9 @@ class DistStore : public KVStore {
     return std::make_shared<const std::string>(lines_of(optimizer()->params()));
   }
 
-  // The positions [lo, hi) of the ascending row ids `ids` that lie in slice `s`.
-  static std::pair<size_t, size_t> ids_in(const KeyState& ks, const Slice& s, const std::vector<int64_t>& ids) {
-    const int64_t w = row_elements(ks);
-    const auto lo = std::lower_bound(ids.begin(), ids.end(), s.begin / w);
-    const auto hi = std::lower_bound(lo, ids.end(), s.end / w);
-    return {static_cast<size_t>(lo - ids.begin()), static_cast<size_t>(hi - ids.begin())};
-  }
-
   void pull(const Key& key, const std::vector<NDArray>& outs, int priority) override {
     KeyState& ks = state(key, "pull");
-    check_arrays(ks, key, outs, "pull");
+    check_key_arrays(ks, key, outs, "pull");
     for (const NDArray& out : outs)
       BRAID_CHECK(!out.is_sparse(), "KVStore pull: key ", key_str(key), " into a ", storage_type_name(out.stype()),
                   " array; pull fills dense arrays, row_sparse_pull row_sparse ones");
@@ -279,7 +375,7 @@ class DistStore : public KVStore {
   void row_sparse_pull(const Key& key, const std::vector<NDArray>& outs, const std::vector<NDArray>& row_ids,
                        int priority) override {
     KeyState& ks = state(key, "row_sparse_pull");
-    check_arrays(ks, key, outs, "row_sparse_pull");
+    check_key_arrays(ks, key, outs, "row_sparse_pull");
     BRAID_CHECK(outs.size() == row_ids.size(), "KVStore row_sparse_pull: ", outs.size(), " outputs but ",
                 row_ids.size(), " row_ids arrays for key ", key_str(key), "; give one per output");
     BRAID_CHECK(ks.shape.ndim() >= 1, "KVStore row_sparse_pull: key ", key_str(key), " holds a scalar, it has no rows");
@@ -378,67 +474,20 @@ class DistStore : public KVStore {
   // key's shape.
   std::string optimizer_states() const override {
     wait_for_keys();
-    std::map<std::string, std::vector<std::pair<int64_t, NDArray>>> parts;  // name -> (begin, slice)
-    std::map<int64_t, int64_t> counts;
-    int64_t num_update = 0;
-    const std::vector<Message> replies = worker_.call_all(server_command(ServerCommand::kGetStates, ""));
-    for (size_t server = 0; server < replies.size(); ++server) {
-      const Payload& p = replies[server].payload;
-      io::NamedArrays image = io::load_from_bytes(std::string_view(static_cast<const char*>(p.data), p.size),
-                                                  cat("the optimizer states of server ", server));
-      for (size_t i = 0; i < image.names.size(); ++i) {
-        const std::string& name = image.names[i];
-        if (name == optim::Optimizer::kNumUpdateEntry) {
-          num_update = std::max(num_update, image.arrays[i].scalar<int64_t>());
-        } else if (name == optim::Optimizer::kUpdateCountsEntry) {
-          const std::vector<int64_t> rows = image.arrays[i].to_vector<int64_t>();
-          for (size_t r = 0; r + 1 < rows.size(); r += 2) counts[rows[r]] = std::max(counts[rows[r]], rows[r + 1]);
-        } else {
-          parts[name].emplace_back(part_of(key_of_state(name), static_cast<int>(server)).begin, image.arrays[i]);
-        }
-      }
-    }
-    std::vector<std::pair<std::string, NDArray>> named;
-    for (auto& [name, slices] : parts) named.emplace_back(name, joined(key_of_state(name), slices));
-    std::vector<int64_t> rows;
-    for (const auto& [index, n] : counts) rows.insert(rows.end(), {index, n});
-    if (!rows.empty())
-      named.emplace_back(optim::Optimizer::kUpdateCountsEntry,
-                         nd::array(rows, Shape({static_cast<int64_t>(rows.size() / 2), 2}), cpu(), DType::Int64));
-    named.emplace_back(optim::Optimizer::kNumUpdateEntry,
-                       nd::array(std::vector<int64_t>{num_update}, Shape({1}), cpu(), DType::Int64));
-    return io::save_to_bytes(named);
+    return join_server_states(worker_.call_all(server_command(ServerCommand::kGetStates, "")), key_of_state());
   }
 
   // Each server gets its parts of the states, and every update count.
   void set_optimizer_states(const std::string& bytes) override {
     wait_for_keys();
-    io::NamedArrays image = io::load_from_bytes(bytes, "optimizer states");
-    std::vector<std::vector<std::pair<std::string, NDArray>>> per_server(static_cast<size_t>(worker_.num_servers()));
-    for (size_t i = 0; i < image.names.size(); ++i) {
-      const std::string& name = image.names[i];
-      if (name == optim::Optimizer::kNumUpdateEntry || name == optim::Optimizer::kUpdateCountsEntry) {
-        for (auto& server : per_server) server.emplace_back(name, image.arrays[i]);
-        continue;
-      }
-      const KeyState& ks = key_of_state(name);
-      BRAID_CHECK(image.arrays[i].size() == ks.shape.size(), "optimizer state '", name, "' has ",
-                  image.arrays[i].size(), " elements but its key holds ", ks.shape.size());
-      const NDArray flat = image.arrays[i].reshape({-1});
-      for (int server : std::set<int>(ks.servers.begin(), ks.servers.end())) {
-        const Slice s = part_of(ks, server);  // in rows of the key's width, as the server's optimizer sees it
-        const std::vector<int64_t> part = ks.row_width > 0 ? std::vector<int64_t>{s.size() / ks.row_width, ks.row_width}
-                                                           : std::vector<int64_t>{s.size()};
-        per_server[static_cast<size_t>(server)].emplace_back(name, flat.slice(s.begin, s.end).copy().reshape(part));
-      }
-    }
     std::vector<int> servers;
     std::vector<Message> requests;
-    for (size_t s = 0; s < per_server.size(); ++s) {
-      auto states = std::make_shared<std::string>(io::save_to_bytes(per_server[s]));
+    int server = 0;
+    for (std::string& part : split_states_by_server(bytes, worker_.num_servers(), key_of_state())) {
+      auto states = std::make_shared<std::string>(std::move(part));
       Message m = server_command(ServerCommand::kSetStates, "");
       m.payload = {states->data(), states->size(), states};
-      servers.push_back(static_cast<int>(s));
+      servers.push_back(server++);
       requests.push_back(std::move(m));
     }
     worker_.call(servers, std::move(requests));
@@ -450,15 +499,6 @@ class DistStore : public KVStore {
     BRAID_CHECK(it != keys_.end(), "KVStore ", what, ": key ", key_str(key), " has not been initialized (call init ",
                 "first)");
     return it->second;
-  }
-
-  static void check_arrays(const KeyState& ks, const Key& key, const std::vector<NDArray>& arrays, const char* what) {
-    BRAID_CHECK(!arrays.empty(), "KVStore ", what, ": no arrays for key ", key_str(key));
-    for (const NDArray& a : arrays) {
-      BRAID_CHECK(!a.is_none() && a.shape() == ks.shape && a.dtype() == ks.dtype, "KVStore ", what, ": key ",
-                  key_str(key), " holds ", dtype_name(ks.dtype), " ", ks.shape.str(), " but an array is ",
-                  a.is_none() ? std::string("None") : cat(dtype_name(a.dtype()), " ", a.shape().str()));
-    }
   }
 
   NDArray& merged(KeyState& ks) {
@@ -487,61 +527,19 @@ class DistStore : public KVStore {
     return true;
   }
 
-  static std::exception_ptr copy_replies(const KeyState& ks, std::vector<Message>& replies, const NDArray& target) {
-    for (size_t i = 0; i < replies.size(); ++i) {
-      const Slice& s = ks.slices[i];
-      const size_t bytes = static_cast<size_t>(s.size()) * width(ks);
-      if (replies[i].payload.size != bytes)
-        return std::make_exception_ptr(
-            Error(cat("KVStore pull: server ", s.server, " answered ", replies[i].payload.size, " bytes for key ",
-                      ks.index, ", expected ", bytes)));
-      std::memcpy(static_cast<char*>(target.raw_data()) + s.begin * width(ks), replies[i].payload.data, bytes);
-    }
-    return nullptr;
-  }
-
   void wait_for_keys() const {
     for (const auto& [key, ks] : keys_) engine::Engine::get().wait_for_var(ks.var);
   }
 
-  // The key whose index starts the state's name "<index>_<state>".
-  const KeyState& key_of_state(const std::string& name) const {
-    const size_t sep = name.find('_');
-    auto key = sep == std::string::npos ? index_to_key_.end()
-                                        : index_to_key_.find(static_cast<int>(op::parse_int(name.substr(0, sep))));
-    BRAID_CHECK(key != index_to_key_.end(), "optimizer state '", name, "' does not belong to a key of this store");
-    return keys_.at(key->second);
-  }
-
-  // The elements of the key on `server`: its slices there, which are adjacent.
-  static Slice part_of(const KeyState& ks, int server) {
-    Slice part{server, -1, -1};
-    for (const Slice& s : ks.slices)
-      if (s.server == server) {
-        if (part.begin < 0) part.begin = s.begin;
-        part.end = s.end;
-      }
-    BRAID_CHECK(part.begin >= 0, "server ", server, " sent optimizer states of key ", ks.index,
-                ", which it does not hold");
-    return part;
-  }
-
-  // A key's state from its slices (begin, array), in the key's shape.
-  static NDArray joined(const KeyState& ks, std::vector<std::pair<int64_t, NDArray>>& slices) {
-    std::sort(slices.begin(), slices.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    const DType dtype = slices[0].second.dtype();
-    NDArray out = nd::empty(ks.shape, cpu(), dtype);
-    int64_t at = 0;
-    for (auto& [begin, part] : slices) {
-      BRAID_CHECK(begin == at && part.dtype() == dtype, "the servers' optimizer states of key ", ks.index,
-                  " do not fit together");
-      part.wait_to_read();
-      std::memcpy(out.data<char>() + at * dtype_size(dtype), part.raw_data(),
-                  static_cast<size_t>(part.size()) * dtype_size(dtype));
-      at += part.size();
-    }
-    BRAID_CHECK(at == ks.shape.size(), "the servers' optimizer states of key ", ks.index, " lack slices");
-    return out;
+  // The key whose index starts a state's name "<index>_<state>".
+  KeyOfState key_of_state() const {
+    return [this](const std::string& name) -> const KeyState& {
+      const size_t sep = name.find('_');
+      auto key = sep == std::string::npos ? index_to_key_.end()
+                                          : index_to_key_.find(static_cast<int>(op::parse_int(name.substr(0, sep))));
+      BRAID_CHECK(key != index_to_key_.end(), "optimizer state '", name, "' does not belong to a key of this store");
+      return keys_.at(key->second);
+    };
   }
 
   mutable Worker worker_;

@@ -1,9 +1,12 @@
 #include "key_exchange.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <utility>
 
+#include "batch.h"
 #include "braid/base/error.h"
 #include "braid/ndarray/sparse.h"
 #include "braid/profiler/profiler.h"
@@ -39,6 +42,25 @@ Shape rows_shape(const KeyState& ks, int64_t n) {
   return Shape(dims);
 }
 
+void check_key_arrays(const KeyState& ks, const Key& key, const std::vector<NDArray>& arrays, const char* what) {
+  BRAID_CHECK(!arrays.empty(), "KVStore ", what, ": no arrays for key ", key_str(key));
+  for (const NDArray& a : arrays) {
+    BRAID_CHECK(!a.is_none() && a.shape() == ks.shape && a.dtype() == ks.dtype, "KVStore ", what, ": key ",
+                key_str(key), " holds ", dtype_name(ks.dtype), " ", ks.shape.str(), " but an array is ",
+                a.is_none() ? std::string("None") : cat(dtype_name(a.dtype()), " ", a.shape().str()));
+  }
+}
+
+size_t fusable_bytes(const KeyState& ks, const std::vector<NDArray>& values, const std::vector<NDArray>& outs) {
+  if (values.empty() || outs.empty() || ks.slices.size() != 1) return 0;
+  auto sparse_array = [](const NDArray& a) { return a.is_none() || a.is_sparse(); };
+  if (std::any_of(values.begin(), values.end(), sparse_array) || std::any_of(outs.begin(), outs.end(), sparse_array) ||
+      !outs[0].ctx().is_cpu_family())
+    return 0;
+  const size_t bytes = static_cast<size_t>(ks.shape.size()) * width(ks);
+  return bytes <= kMaxBatchedPayload ? std::max<size_t>(bytes, 1) : 0;
+}
+
 Payload payload_of(const NDArray& a, const KeyState& ks, const Slice& s) {
   auto owner = std::make_shared<NDArray>(a);
   return {static_cast<const char*>(a.raw_data()) + s.begin * width(ks), static_cast<size_t>(s.size()) * width(ks),
@@ -70,6 +92,25 @@ void record_exchange(const char* name, const KeyState& ks, int64_t start_us, uin
     }
   }
   if (x.server_work_us >= 0) profiler::record_exchange(x);  // else sent before the profiler ran
+}
+
+std::exception_ptr copy_replies(const KeyState& ks, std::vector<Message>& replies, const NDArray& target) {
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const Slice& s = ks.slices[i];
+    const size_t bytes = static_cast<size_t>(s.size()) * width(ks);
+    if (replies[i].payload.size != bytes)
+      return std::make_exception_ptr(Error(cat("KVStore pull: server ", s.server, " answered ", replies[i].payload.size,
+                                               " bytes for key ", ks.index, ", expected ", bytes)));
+    std::memcpy(static_cast<char*>(target.raw_data()) + s.begin * width(ks), replies[i].payload.data, bytes);
+  }
+  return nullptr;
+}
+
+std::pair<size_t, size_t> ids_in(const KeyState& ks, const Slice& s, const std::vector<int64_t>& ids) {
+  const int64_t w = row_elements(ks);
+  const auto lo = std::lower_bound(ids.begin(), ids.end(), s.begin / w);
+  const auto hi = std::lower_bound(lo, ids.end(), s.end / w);
+  return {static_cast<size_t>(lo - ids.begin()), static_cast<size_t>(hi - ids.begin())};
 }
 
 uint64_t payload_bytes(const std::vector<Message>& parts) {

@@ -5,9 +5,11 @@
 #include <exception>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "braid/engine/engine.h"
+#include "braid/kvstore/kvstore.h"
 #include "braid/ndarray/ndarray.h"
 #include "key_value.h"
 #include "message.h"
@@ -40,11 +42,22 @@ size_t row_bytes(const KeyState& ks);
 /// `n` rows of the key's value.
 Shape rows_shape(const KeyState& ks, int64_t n);
 
+/// Throws unless `arrays` are some arrays of the key's shape and dtype (`what`: the operation).
+void check_key_arrays(const KeyState& ks, const Key& key, const std::vector<NDArray>& arrays, const char* what);
+/// The bytes of a key whose pushpull may travel in a batch with others' (dense values and
+/// outputs, the key whole on one server, at most kMaxBatchedPayload bytes, pulled into a CPU
+/// array), else 0.
+size_t fusable_bytes(const KeyState& ks, const std::vector<NDArray>& values, const std::vector<NDArray>& outs);
 /// The bytes of `a` in slice `s`, kept alive by a handle on its storage.
 Payload payload_of(const NDArray& a, const KeyState& ks, const Slice& s);
 /// A data message of `command` for slice `s` of the key (asking the server's timing while the
 /// profiler runs).
 Message data_message(Command command, const KeyState& ks, const Slice& s);
+/// Copies the replies to a pull of every slice (replies[i] for ks.slices[i]) into `target`; the
+/// error when one has the wrong size.
+std::exception_ptr copy_replies(const KeyState& ks, std::vector<Message>& replies, const NDArray& target);
+/// The positions [lo, hi) of the ascending row ids `ids` that lie in slice `s`.
+std::pair<size_t, size_t> ids_in(const KeyState& ks, const Slice& s, const std::vector<int64_t>& ids);
 /// The payload bytes of `parts`.
 uint64_t payload_bytes(const std::vector<Message>& parts);
 /// Tells a running profiler about an exchange of `ks` that began at `start_us` and ends now: its

@@ -47,6 +47,8 @@ const char* command_name(Command c) {
       return "push-rows";
     case Command::kPullRows:
       return "pull-rows";
+    case Command::kBatch:
+      return "batch";
     case Command::kLast:
       break;
   }

@@ -29,6 +29,7 @@ enum class Command : uint16_t {
   kServerCommand,  // a setting for the servers (key: which), body: its value
   kPushRows,       // some rows of the key's value to add (key_value.h: row messages)
   kPullRows,       // asks for some rows of the value
+  kBatch,          // several of the data messages above to one peer (batch.h)
   kLast
 };
 const char* command_name(Command c);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
+#include "batch.h"
 #include "braid/base/env.h"
 #include "braid/base/error.h"
 #include "braid/base/printable.h"
@@ -78,14 +80,58 @@ void Node::start(std::function<void(Message&&)> data_handler, std::function<void
   if (config_.heartbeat_interval_s > 0) heartbeat_thread_ = std::thread([this] { heartbeats(); });
 }
 
+thread_local Node::Outbox* Node::outbox_ = nullptr;
+
+void Node::check_running() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!failure_.empty()) throw Error(failure_);
+}
+
 void Node::send(int peer, Message& m) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!failure_.empty()) throw Error(failure_);
-  }
+  check_running();
   m.head.sender = me_.id;
   m.head.recipient = peer;
+  if (outbox_ && outbox_->node == this) {  // inside a batch's delivery: leaves with the others
+    outbox_->to[peer].push_back(m);
+    return;
+  }
   van_->send(peer, m);
+}
+
+size_t Node::send(const std::vector<int>& peers, std::vector<Message>& messages) {
+  check_running();
+  std::map<int, std::vector<Message>> by_peer;
+  for (size_t i = 0; i < messages.size(); ++i) by_peer[peers[i]].push_back(std::move(messages[i]));
+  size_t sent = 0;
+  for (auto& [peer, list] : by_peer) sent += send_in_batches(peer, list);
+  return sent;
+}
+
+size_t Node::send_in_batches(int peer, std::vector<Message>& messages) {
+  std::vector<Message> run;
+  size_t sent = 0;
+  auto send_run = [&] {
+    ++sent;
+    Message batch = run.size() == 1 ? std::move(run[0]) : pack_batch(run);
+    batch.head.sender = me_.id;
+    batch.head.recipient = peer;
+    van_->send(peer, batch);
+    run.clear();
+  };
+  for (Message& m : messages) {
+    m.head.sender = me_.id;
+    m.head.recipient = peer;
+    if (batchable(m)) {
+      run.push_back(std::move(m));
+      if (run.size() == kMaxBatchParts) send_run();
+      continue;
+    }
+    if (!run.empty()) send_run();
+    van_->send(peer, m);
+    ++sent;
+  }
+  if (!run.empty()) send_run();
+  return sent;
 }
 
 void Node::handle(Message&& m) {
@@ -200,10 +246,32 @@ void Node::handle(Message&& m) {
 }
 
 void Node::deliver(Message&& m) {
-  if (data_handler_)
-    data_handler_(std::move(m));
-  else
+  if (!data_handler_) {
     van_->log("no handler for data; dropped " + m.describe());
+    return;
+  }
+  if (m.command() != Command::kBatch) {
+    data_handler_(std::move(m));
+    return;
+  }
+  std::vector<Message> parts;
+  try {
+    parts = unpack_batch(m);
+  } catch (const Error& e) {
+    van_->log_rejection(cat("dropped a malformed batch (", e.what(), "): ", m.describe()));
+    return;
+  }
+  Outbox box{this, {}};
+  Outbox* outer = std::exchange(outbox_, &box);
+  for (Message& part : parts) data_handler_(std::move(part));
+  outbox_ = outer;
+  for (auto& [peer, list] : box.to) {
+    try {
+      send_in_batches(peer, list);
+    } catch (const Error& e) {  // the job failed meanwhile: nobody waits for the answers
+      van_->log(cat("could not answer a batch from node ", m.head.sender, ": ", e.what()));
+    }
+  }
 }
 
 void Node::barrier(int group) {

@@ -1,7 +1,9 @@
 #pragma once
 // Internal: a server or worker node of a parameter-server job: registration with the scheduler,
 // the node table, barriers, heartbeats, and the end of the job. Data messages (init, push,
-// pull, replies) go to the handler of the server or worker built on it.
+// pull, replies) go to the handler of the server or worker built on it; a batch of them
+// (batch.h) goes as its parts, and what the handler sends meanwhile from the receive thread
+// leaves as one batch per peer once the parts are handled.
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -40,6 +42,9 @@ class Node {
 
   /// Sends `m` to node `peer`, as this node; throws once the job has failed.
   void send(int peer, Message& m);
+  /// Sends messages[i] to node peers[i], in order per peer; small data messages to one peer go
+  /// as one batch. Returns how many messages went on the wire.
+  size_t send(const std::vector<int>& peers, std::vector<Message>& messages);
   /// Blocks until every node of `group` (kWorkerGroup, kServerGroup) arrives; throws on abort.
   void barrier(int group);
   /// Worker: tells the scheduler its work is done, then waits for the end of the job.
@@ -57,6 +62,16 @@ class Node {
   using Clock = std::chrono::steady_clock;
   void handle(Message&& m);
   void deliver(Message&& m);
+  // What the receive thread sends while it hands a batch's parts to the handler, by peer.
+  struct Outbox {
+    const Node* node;
+    std::map<int, std::vector<Message>> to;
+  };
+  static thread_local Outbox* outbox_;
+  void check_running() const;
+  // Sends `messages` to `peer` in order, runs of batchable ones as batches; returns how many
+  // messages went on the wire.
+  size_t send_in_batches(int peer, std::vector<Message>& messages);
   void heartbeats();
   void abort(const std::string& why);
   Message control(Command c) const;

@@ -66,14 +66,15 @@ void Worker::request(const std::vector<int>& servers, std::vector<Message> reque
       pending_[id] = x;
     }
   }
+  std::vector<int> peers;
   for (size_t i = 0; i < requests.size(); ++i) {
     sent_ += wire_bytes(requests[i]);
-    try {
-      node_.send(node_.servers().at(static_cast<size_t>(servers[i])), requests[i]);
-    } catch (const Error& e) {
-      fail_all(e.what());
-      return;
-    }
+    peers.push_back(node_.servers().at(static_cast<size_t>(servers[i])));
+  }
+  try {
+    messages_sent_ += node_.send(peers, requests);
+  } catch (const Error& e) {
+    fail_all(e.what());
   }
 }
 

@@ -43,11 +43,11 @@ class Worker {
   std::vector<Message> call_all(const Message& m);
 
   /// The bytes of the data messages (headers, bodies, payloads) sent to and received from the
-  /// servers so far.
+  /// servers so far, and how many messages went on the wire to them (a batch counts once).
   struct Traffic {
-    uint64_t sent = 0, received = 0;
+    uint64_t sent = 0, received = 0, messages_sent = 0;
   };
-  Traffic traffic() const { return {sent_, received_}; }
+  Traffic traffic() const { return {sent_, received_, messages_sent_}; }
 
  private:
   struct Exchange;
@@ -60,7 +60,7 @@ class Worker {
   uint64_t next_request_ = 1;
   std::string failure_;
   bool finished_ = false;
-  std::atomic<uint64_t> sent_{0}, received_{0};
+  std::atomic<uint64_t> sent_{0}, received_{0}, messages_sent_{0};
 };
 
 }  // namespace braid::kv::ps

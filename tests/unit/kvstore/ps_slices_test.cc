@@ -88,7 +88,7 @@ TEST(PsSlices, AServerUpdatingEachSliceOnItsOwnGivesTheWholeKeysUpdate) {
   const std::string dir = ::testing::TempDir();
   std::vector<std::vector<float>> after(kWorkers), after_load(kWorkers);
   std::vector<io::NamedArrays> saved(kWorkers);
-  const test::JobStatus status = run_job("dist_sync", 9122, kWorkers, 1, [&](kv::KVStore& store) {
+  const test::JobStatus status = test::run_job("dist_sync", 9122, kWorkers, 1, [&](kv::KVStore& store) {
     const int rank = store.rank();
     store.init({kv::Key(0), kv::Key(1)}, {nd::ones(big), nd::ones(small)});
     auto adam = optim::create("adam", params);
