@@ -1,4 +1,6 @@
 // mx.optimizer: optimizers created by name with MXNet's hyper-parameters.
+#include <algorithm>
+
 #include "bindings.h"
 #include "braid/optim/lr_scheduler.h"
 #include "braid/optim/optimizers.h"
@@ -28,6 +30,17 @@ class PyOptimizer : public optim::Optimizer {
     if (!image) return {};
     py::object bytes = image();
     return bytes.is_none() ? std::string() : bytes.cast<std::string>();
+  }
+
+  CoreIdentity core_identity() const override {
+    py::gil_scoped_acquire gil;
+    py::function identity = py::get_override(static_cast<const optim::Optimizer*>(this), "_core_identity");
+    py::object found = identity ? identity() : py::object(py::none());
+    if (found.is_none()) return Optimizer::core_identity();
+    auto [name, settings] = found.cast<std::pair<std::string, py::dict>>();
+    CoreIdentity core{name, {}};
+    for (auto [k, v] : settings) core.params[k.cast<std::string>()] = attr_string(v);
+    return core;
   }
 
   std::vector<std::string> state_names() const override {
@@ -166,6 +179,14 @@ void bind_optim(py::module_& m) {
         return std::shared_ptr<optim::Optimizer>(optim::create(name, params));
       },
       py::arg("name"));
+  // The hyper-parameters of the core's optimizer `name`, or None when the core has none of it.
+  o.def("_core_param_names", [](const std::string& name) -> py::object {
+    const std::vector<std::string> known = optim::optimizer_names();
+    if (std::find(known.begin(), known.end(), name) == known.end()) return py::none();
+    py::list names;
+    for (const auto& [key, value] : optim::create(name)->params()) names.append(key);
+    return names;
+  });
   o.def("_set_lr_scheduler",
         [](optim::Optimizer& opt, std::shared_ptr<optim::LRScheduler> s) { opt.set_lr_scheduler(s); });
 

@@ -153,3 +153,19 @@ def test_an_optimizer_defined_in_the_script_itself_gets_a_clear_error(tmp_path):
     code, out = run([BRAID, "launch", "-n", "1", "-s", "1", "--", sys.executable, str(script)], env)
     assert code == 0, out
     assert "refused:" in out and "define the optimizer's class in a module that the script imports" in out, out
+
+
+def test_braids_own_optimizers_keep_their_settings_on_the_servers():
+    # mx.optimizer.SGD(momentum=0.9) and the others travel to the servers as the core's optimizer
+    # of the same name with every setting; the servers' updates equal a local store's.
+    env = dict(os.environ, DMLC_PS_ROOT_PORT=str(free_port()), OMP_NUM_THREADS="1")
+    script = os.path.join(HERE, "programs", "dist_optimizers.py")
+    code, out = run([BRAID, "launch", "-n", "1", "-s", "1", "--", sys.executable, script], env)
+    assert code == 0, out
+    found = re.search(r'\{"optimizers".*\}', out)
+    assert found, out
+    optimizers = json.loads(found.group(0))["optimizers"]
+    assert len(optimizers) == 7, optimizers
+    for label, weights in optimizers.items():
+        assert weights["local"] != [1.0] * 4, label  # the settings moved the weights
+        np.testing.assert_allclose(weights["dist_sync"], weights["local"], rtol=1e-6, atol=1e-7, err_msg=label)

@@ -258,6 +258,11 @@ void Module::update() {
     args.push_back(e->arg_dict());
     grads.push_back(e->grad_dict());
   }
+  // With the kvstore updating: one list pushpull (each key pushed, then pulled, as MXNet's
+  // push and pull; adjacent small keys may travel together), the first layers' first.
+  std::vector<kv::Key> keys;
+  std::vector<std::vector<NDArray>> pushed, pulled;
+  std::vector<int> priorities;
   for (size_t i = 0; i < param_names_.size(); ++i) {
     const std::string& name = param_names_[i];
     if (!grads[0].count(name)) continue;  // fixed
@@ -268,8 +273,10 @@ void Module::update() {
     }
     const int key = static_cast<int>(i);
     if (kvstore_ && update_on_kvstore_) {
-      kvstore_->push(key, grad);
-      kvstore_->pull(key, weight);
+      keys.emplace_back(key);
+      pushed.push_back(std::move(grad));
+      pulled.push_back(std::move(weight));
+      priorities.push_back(-key);
       continue;
     }
     if (kvstore_)
@@ -280,6 +287,7 @@ void Module::update() {
     optimizer_->update(key, weight[0], grad[0]);
     for (size_t k = 1; k < weight.size(); ++k) weight[0].copyto(weight[k]);
   }
+  if (!keys.empty()) kvstore_->pushpull(keys, pushed, pulled, priorities);
 }
 
 void Module::update_metric(metric::EvalMetric& metric, const std::vector<NDArray>& labels) const {

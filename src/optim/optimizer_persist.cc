@@ -37,9 +37,12 @@ std::map<int, V> from_pairs(const json& j) {
 }  // namespace
 
 std::string Optimizer::serialize() const {
+  CoreIdentity core = core_identity();
+  std::map<std::string, std::string> all = params();
+  all.insert(core.params.begin(), core.params.end());
   json j{{"format", kFormat},
-         {"optimizer", name_},
-         {"params", params()},
+         {"optimizer", core.name},
+         {"params", all},
          {"learning_rate_given", learning_rate_given_},
          {"idx2name", pairs(idx2name_)},
          {"lr_mult", {{"by_name", lr_mult_.by_name}, {"by_index", pairs(lr_mult_.by_index)}}},

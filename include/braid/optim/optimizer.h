@@ -112,6 +112,14 @@ class Optimizer {
   // --- persistence
   /// JSON: name, hyper-parameters, idx2name, multipliers and the scheduler (with its state).
   std::string serialize() const;
+  /// The registered optimizer serialize() names, and hyper-parameters it adds to params(): an
+  /// optimizer written in another language that stands for a core one names that (and its
+  /// settings, e.g. momentum), so that a parameter server's servers run the same updates.
+  struct CoreIdentity {
+    std::string name;
+    std::map<std::string, std::string> params;
+  };
+  virtual CoreIdentity core_identity() const { return {name_, {}}; }
   /// An optimizer equal to the serialized one, without states (created through optim::create,
   /// so user-registered optimizers work too).
   static std::unique_ptr<Optimizer> deserialize(const std::string& json);

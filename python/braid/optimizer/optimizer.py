@@ -17,6 +17,10 @@ from . import core_states
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater"]
 
 _Core = _core_opt.Optimizer
+# Hyper-parameters every optimizer's core part holds itself, and the attributes under which the
+# Python classes keep the others where the names differ.
+_CORE_COMMON = {"learning_rate", "wd", "rescale_grad", "clip_gradient", "multi_precision", "begin_num_update"}
+_ATTRIBUTE_OF_PARAM = {"eps": "float_stable_eps"}
 
 
 class Optimizer(_Core):
@@ -257,11 +261,28 @@ class Optimizer(_Core):
             _core_opt._set_lr_scheduler(self, state["lr_scheduler"])
 
     def _server_image(self):
-        """What the parameter server's servers rebuild this optimizer from: its pickle when the
-        class is the user's; None for Braid's own, which travel by name and settings."""
-        if type(self).__module__.split(".")[0] == "braid":
+        """What the parameter server's servers rebuild this optimizer from: None for Braid's own
+        classes that the core also has, which travel by name and settings (_core_identity);
+        else its pickle."""
+        if self._core_identity() is not None:
             return None
         return pickle.dumps(self)
+
+    def _core_identity(self):
+        """(name, hyper-parameters) of the core optimizer the same as this one, for Braid's own
+        classes that the core has; None for the others."""
+        if type(self).__module__.split(".")[0] != "braid":
+            return None
+        name = type(self).__name__.lower()
+        names = _core_opt._core_param_names(name)
+        if names is None:
+            return None
+        settings = {}
+        for key in names:
+            attribute = _ATTRIBUTE_OF_PARAM.get(key, key)
+            if key not in _CORE_COMMON and hasattr(self, attribute) and getattr(self, attribute) is not None:
+                settings[key] = getattr(self, attribute)
+        return name, settings
 
 
 register = Optimizer.register
