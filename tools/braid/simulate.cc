@@ -2,8 +2,10 @@
 // how a model's training would scale on a network without the machines to compute it. It trains
 // nothing. Each step waits the forward's share of --step-ms layer by layer (each parameter's
 // layer first waits for that parameter's exchange of the step before, as a real forward waits
-// for its weights), then the backward's share in reverse order, handing each parameter's
-// gradient to the KVStore as its layer's wait ends, as backward produces them. The gradients
+// for its weights), then the backward's share in reverse order. As a Trainer does, it hands
+// the gradients to the KVStore in list pushpulls issued before they exist (kChunk adjacent keys
+// at a time); each gradient is an engine operation that ends when its layer's wait does, so
+// each exchange starts as backward produces its gradients. The gradients
 // have the sizes of --model's parameters (divided by --scale, for small machines: divide the
 // links' rates by the same factor and the times stay those of the full model). Every parameter
 // counts the same share of the compute.
@@ -11,11 +13,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "braid/base/error.h"
+#include "braid/engine/engine.h"
 #include "braid/gluon/block.h"
 #include "braid/kvstore/kvstore.h"
 #include "braid/kvstore/store_types.h"
@@ -33,6 +38,10 @@ using Clock = std::chrono::steady_clock;
 // The learning rate of the servers' SGD: a power of two, so that the weights stay exact.
 constexpr double kLearningRate = 1.0 / 1024;
 constexpr const char* kLearningRateText = "0.0009765625";
+// Keys handed over per list pushpull. The gradients' operations wait for this thread, so at most
+// 2 * kChunk of them may be pending at once: fewer than half the engine's default bound on
+// pending operations (kDefaultMaxPending), where a pushing thread would wait for the others.
+constexpr int kChunk = 32;
 // How late a sleep may end (with a timer slack of 1 us): waits shorter than this are not counted.
 constexpr auto kJitter = std::chrono::microseconds(50);
 
@@ -48,6 +57,42 @@ std::vector<int64_t> parameter_sizes(const std::string& model) {
     if (p->grad_req() != GradReq::Null) sizes.push_back(p->data().shape().size());
   return sizes;
 }
+
+// Backward's gradients [first, last) as engine operations writing them, each ending when
+// produce() is called for it (with `refill`, writing ones first: a collective reduces in place).
+class Backward {
+ public:
+  Backward(const std::vector<NDArray>& grads, size_t first, size_t last, bool refill) : done_(grads.size()) {
+    for (size_t i = last; i-- > first;) {
+      const NDArray g = grads[i];
+      const engine::VarHandle writes[] = {g.var()};
+      engine::Engine::get().push_async(
+          [this, i, g, refill](engine::Done done) {
+            if (refill) std::fill(g.data<float>(), g.data<float>() + g.size(), 1.f);
+            std::lock_guard<std::mutex> lock(mu_);
+            done_[i] = std::move(done);
+            started_.notify_all();
+          },
+          cpu(), {}, writes, 0, "simulated backward");
+    }
+  }
+  /// Ends gradient i's operation (once the exchange of the step before has read it, as backward
+  /// overwriting a gradient would wait).
+  void produce(size_t i) {
+    engine::Done done;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      started_.wait(lock, [&] { return static_cast<bool>(done_[i]); });
+      done = std::move(done_[i]);
+    }
+    done(nullptr);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable started_;
+  std::vector<engine::Done> done_;
+};
 
 }  // namespace
 
@@ -87,6 +132,9 @@ int simulate(const SimulateOptions& o) {
   // Gradients of ones. The servers run SGD on weights starting at 0; the collective sums each
   // gradient in place, which the next forward then waits for (as the update would).
   const int n = static_cast<int>(sizes.size());
+  BRAID_CHECK(engine::Engine::get().type() != engine::EngineType::Naive, "braid simulate: the NaiveEngine runs ",
+              "every operation to its end before the next, so no exchange could overlap backward; unset ",
+              "MXNET_ENGINE_TYPE");
   std::vector<NDArray> weights, grads;
   for (int i = 0; i < n; ++i) {
     grads.push_back(nd::ones(Shape({sizes[static_cast<size_t>(i)]})));
@@ -110,11 +158,24 @@ int simulate(const SimulateOptions& o) {
       until += std::chrono::duration_cast<Clock::duration>(share * forward);
       std::this_thread::sleep_until(until);
     }
-    for (int i = n - 1; i >= 0; --i) {  // backward: each gradient travels as soon as it is ready
-      until += std::chrono::duration_cast<Clock::duration>(share * backward);
-      std::this_thread::sleep_until(until);
-      if (!servers) grads[static_cast<size_t>(i)].fill(1);  // backward's new gradient, reduced in place
-      store->pushpull(i, {grads[static_cast<size_t>(i)]}, {weights[static_cast<size_t>(i)]}, -i);
+    for (int last = n; last > 0; last -= kChunk) {  // backward: each gradient travels once ready
+      const int first = std::max(0, last - kChunk);
+      Backward produced(grads, first, last, !servers);  // a collective reduces in place: ones again
+      std::vector<kv::Key> keys;
+      std::vector<std::vector<NDArray>> values, outs;
+      std::vector<int> priorities;
+      for (int i = first; i < last; ++i) {
+        keys.emplace_back(i);
+        values.push_back({grads[static_cast<size_t>(i)]});
+        outs.push_back({weights[static_cast<size_t>(i)]});
+        priorities.push_back(-i);
+      }
+      store->pushpull(keys, values, outs, priorities);
+      for (int i = last - 1; i >= first; --i) {
+        until += std::chrono::duration_cast<Clock::duration>(share * backward);
+        std::this_thread::sleep_until(until);
+        produced.produce(static_cast<size_t>(i));
+      }
     }
     if (step >= o.warmup) step_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
