@@ -2,10 +2,11 @@
 // how a model's training would scale on a network without the machines to compute it. It trains
 // nothing. Each step waits the forward's share of --step-ms layer by layer (each parameter's
 // layer first waits for that parameter's exchange of the step before, as a real forward waits
-// for its weights), then the backward's share in reverse order. As a Trainer does, it hands
-// the gradients to the KVStore in list pushpulls issued before they exist (kChunk adjacent keys
-// at a time); each gradient is an engine operation that ends when its layer's wait does, so
-// each exchange starts as backward produces its gradients. The gradients
+// for its weights), then the backward's share in reverse order. With the parameter server, as a
+// Trainer does, it hands the gradients to the KVStore in list pushpulls issued before they exist
+// (kChunk adjacent keys at a time); each gradient is an engine operation that ends when its
+// layer's wait does, so each exchange starts as backward produces its gradients. The horovod
+// store gets each gradient as its layer's wait ends (it fuses tensors itself). The gradients
 // have the sizes of --model's parameters (divided by --scale, for small machines: divide the
 // links' rates by the same factor and the times stay those of the full model). Every parameter
 // counts the same share of the compute.
@@ -38,10 +39,11 @@ using Clock = std::chrono::steady_clock;
 // The learning rate of the servers' SGD: a power of two, so that the weights stay exact.
 constexpr double kLearningRate = 1.0 / 1024;
 constexpr const char* kLearningRateText = "0.0009765625";
-// Keys handed over per list pushpull. The gradients' operations wait for this thread, so at most
-// 2 * kChunk of them may be pending at once: fewer than half the engine's default bound on
-// pending operations (kDefaultMaxPending), where a pushing thread would wait for the others.
-constexpr int kChunk = 32;
+// Keys handed over per list pushpull. The gradients' operations, and the exchanges waiting for
+// them (one operation per key at most), wait for this thread: 2 * kChunk must stay under half the
+// engine's default bound on pending operations (kDefaultMaxPending), where a pushing thread
+// waits for the others to drain.
+constexpr int kChunk = 24;
 // How late a sleep may end (with a timer slack of 1 us): waits shorter than this are not counted.
 constexpr auto kJitter = std::chrono::microseconds(50);
 
@@ -59,16 +61,14 @@ std::vector<int64_t> parameter_sizes(const std::string& model) {
 }
 
 // Backward's gradients [first, last) as engine operations writing them, each ending when
-// produce() is called for it (with `refill`, writing ones first: a collective reduces in place).
+// produce() is called for it.
 class Backward {
  public:
-  Backward(const std::vector<NDArray>& grads, size_t first, size_t last, bool refill) : done_(grads.size()) {
+  Backward(const std::vector<NDArray>& grads, size_t first, size_t last) : done_(grads.size()) {
     for (size_t i = last; i-- > first;) {
-      const NDArray g = grads[i];
-      const engine::VarHandle writes[] = {g.var()};
+      const engine::VarHandle writes[] = {grads[i].var()};
       engine::Engine::get().push_async(
-          [this, i, g, refill](engine::Done done) {
-            if (refill) std::fill(g.data<float>(), g.data<float>() + g.size(), 1.f);
+          [this, i](engine::Done done) {
             std::lock_guard<std::mutex> lock(mu_);
             done_[i] = std::move(done);
             started_.notify_all();
@@ -158,9 +158,18 @@ int simulate(const SimulateOptions& o) {
       until += std::chrono::duration_cast<Clock::duration>(share * forward);
       std::this_thread::sleep_until(until);
     }
-    for (int last = n; last > 0; last -= kChunk) {  // backward: each gradient travels once ready
+    auto layer_ends = [&] {
+      until += std::chrono::duration_cast<Clock::duration>(share * backward);
+      std::this_thread::sleep_until(until);
+    };
+    for (int i = n - 1; i >= 0 && !servers; --i) {  // backward, a collective: reduced in place
+      layer_ends();
+      grads[static_cast<size_t>(i)].fill(1);
+      store->pushpull(i, {grads[static_cast<size_t>(i)]}, {weights[static_cast<size_t>(i)]}, -i);
+    }
+    for (int last = n; last > 0 && servers; last -= kChunk) {  // backward: each gradient travels once ready
       const int first = std::max(0, last - kChunk);
-      Backward produced(grads, first, last, !servers);  // a collective reduces in place: ones again
+      Backward produced(grads, static_cast<size_t>(first), static_cast<size_t>(last));
       std::vector<kv::Key> keys;
       std::vector<std::vector<NDArray>> values, outs;
       std::vector<int> priorities;
@@ -172,8 +181,7 @@ int simulate(const SimulateOptions& o) {
       }
       store->pushpull(keys, values, outs, priorities);
       for (int i = last - 1; i >= first; --i) {
-        until += std::chrono::duration_cast<Clock::duration>(share * backward);
-        std::this_thread::sleep_until(until);
+        layer_ends();
         produced.produce(static_cast<size_t>(i));
       }
     }
