@@ -38,6 +38,8 @@ def run(args, store, compression, workers, log):
            "--warmup", str(args.warmup), "--scale", str(args.scale), "--kvstore", store, "--json", log]
     if compression:
         sim += ["--compression", compression]
+    if store != "horovod":
+        sim += ["--keys-per-list", str(args.keys_per_list)]
     env = dict(os.environ, OMP_NUM_THREADS="1")
     ssh = os.path.join(HERE, "netns_ssh.sh")
     if store == "horovod":  # MPI ranks: on the machines over TCP (no shared memory between them)
@@ -95,6 +97,8 @@ def main():
     ap.add_argument("--step-ms", type=float, default=100.0)
     ap.add_argument("--scale", type=int, default=16)
     ap.add_argument("--servers", type=int, default=0, help="for dist_sync (0: one per worker, on its machine)")
+    ap.add_argument("--keys-per-list", type=int, default=24,
+                    help="parameter server: gradients per list pushpull (1: each on its own)")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--plot", help="write the curves to this PNG (gnuplot)")

@@ -46,6 +46,7 @@ struct SimulateOptions {
   std::string model = "resnet50_v1", kvstore = "dist_sync", compression, json;
   double step_ms = 100, forward_share = 1.0 / 3;
   int steps = 20, warmup = 3;
+  int keys_per_list = 24;  // parameter server: gradients per list pushpull (1: each on its own)
   int64_t scale = 1;
 };
 CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& o);

@@ -4,7 +4,7 @@
 // layer first waits for that parameter's exchange of the step before, as a real forward waits
 // for its weights), then the backward's share in reverse order. With the parameter server, as a
 // Trainer does, it hands the gradients to the KVStore in list pushpulls issued before they exist
-// (kChunk adjacent keys at a time); each gradient is an engine operation that ends when its
+// (--keys-per-list adjacent keys at a time); each gradient is an engine operation that ends when its
 // layer's wait does, so each exchange starts as backward produces its gradients. The horovod
 // store gets each gradient as its layer's wait ends (it fuses tensors itself). The gradients
 // have the sizes of --model's parameters (divided by --scale, for small machines: divide the
@@ -39,11 +39,11 @@ using Clock = std::chrono::steady_clock;
 // The learning rate of the servers' SGD: a power of two, so that the weights stay exact.
 constexpr double kLearningRate = 1.0 / 1024;
 constexpr const char* kLearningRateText = "0.0009765625";
-// Keys handed over per list pushpull. The gradients' operations, and the exchanges waiting for
-// them (one operation per key at most), wait for this thread: 2 * kChunk must stay under half the
+// The most keys per list pushpull. The gradients' operations, and the exchanges waiting for them
+// (one operation per key at most), wait for this thread: twice as many must stay under half the
 // engine's default bound on pending operations (kDefaultMaxPending), where a pushing thread
 // waits for the others to drain.
-constexpr int kChunk = 24;
+constexpr int kMostKeysPerList = 24;
 // How late a sleep may end (with a timer slack of 1 us): waits shorter than this are not counted.
 constexpr auto kJitter = std::chrono::microseconds(50);
 
@@ -113,6 +113,11 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateOptions& o) {
   s->add_option("--scale", o.scale, "divide every parameter's size by this")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  s->add_option("--keys-per-list", o.keys_per_list,
+                "parameter server: gradients handed over per list pushpull, whose small keys travel together (1: "
+                "each on its own)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, kMostKeysPerList));
   s->add_option("--kvstore", o.kvstore, "dist_sync, dist_async, dist_sync_device, horovod")->capture_default_str();
   s->add_option("--compression", o.compression, "2bit: MXNet's 2-bit gradient compression (threshold 0.5)");
   s->add_option("--json", o.json, "append this worker's figures to this file as one JSON line");
@@ -167,8 +172,8 @@ int simulate(const SimulateOptions& o) {
       grads[static_cast<size_t>(i)].fill(1);
       store->pushpull(i, {grads[static_cast<size_t>(i)]}, {weights[static_cast<size_t>(i)]}, -i);
     }
-    for (int last = n; last > 0 && servers; last -= kChunk) {  // backward: each gradient travels once ready
-      const int first = std::max(0, last - kChunk);
+    for (int last = n; last > 0 && servers; last -= o.keys_per_list) {  // backward: each travels once ready
+      const int first = std::max(0, last - o.keys_per_list);
       Backward produced(grads, static_cast<size_t>(first), static_cast<size_t>(last));
       std::vector<kv::Key> keys;
       std::vector<std::vector<NDArray>> values, outs;
