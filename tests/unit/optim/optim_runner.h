@@ -25,10 +25,10 @@ struct RunCase {
   std::string name, optimizer;
   std::map<std::string, std::string> params;  // MXNet spellings
   std::map<int, std::string> idx2name{{0, "fc_weight"}, {1, "fc_bias"}};
-  std::map<std::string, double> lr_mult, wd_mult;  // by name
-  DType dtype = DType::Float64;                    // Float16 runs with multi_precision
+  std::map<std::string, double> lr_mult{}, wd_mult{};  // by name
+  DType dtype = DType::Float64;                        // Float16 runs with multi_precision
   int steps = 4;
-  std::optional<FactorSpec> factor_scheduler;
+  std::optional<FactorSpec> factor_scheduler{};
 };
 
 /// The fixed parameters (a 3x4 weight, a 4-element bias) and gradients (steps x parameters);
