@@ -7,7 +7,6 @@
 #include <set>
 #include <utility>
 
-#include "batch.h"
 #include "braid/base/error.h"
 #include "braid/engine/engine.h"
 #include "braid/kvstore/ps.h"

@@ -1,13 +1,13 @@
 #include "server_states.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <utility>
 
 #include "braid/base/error.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
 #include "braid/op/param_reader.h"
 #include "braid/optim/optimizer.h"
 
@@ -63,27 +63,9 @@ std::map<int64_t, std::vector<const SliceIndex*>> by_key(const std::vector<Slice
   return keys;
 }
 
-// The arrays joined along their first axis (whole rows of one width).
-NDArray join_rows(const std::vector<NDArray>& parts, const std::string& what) {
-  std::vector<int64_t> dims = parts[0].shape().dims();
-  const DType dtype = parts[0].dtype();
-  BRAID_CHECK(!dims.empty(), what, ": a state of no axis cannot be split into slices");
-  dims[0] = 0;
-  for (const NDArray& p : parts) {
-    const std::vector<int64_t>& d = p.shape().dims();
-    BRAID_CHECK(p.dtype() == dtype && d.size() == dims.size() && std::equal(d.begin() + 1, d.end(), dims.begin() + 1),
-                what, ": the states of its slices do not fit together");
-    dims[0] += d[0];
-  }
-  NDArray out = nd::empty(Shape(dims), cpu(), dtype);
-  char* at = out.data<char>();
-  for (const NDArray& p : parts) {
-    p.wait_to_read();
-    const size_t bytes = static_cast<size_t>(p.size()) * dtype_size(dtype);
-    std::memcpy(at, p.raw_data(), bytes);
-    at += bytes;
-  }
-  return out;
+// The slices' states of one key joined by rows, in order (each shaped like its slice).
+NDArray join_rows(const std::vector<NDArray>& parts) {
+  return nd::invoke1("Concat", parts, {{"dim", "0"}, {"num_args", std::to_string(parts.size())}});
 }
 
 }  // namespace
@@ -116,7 +98,7 @@ std::string states_by_key(const std::string& image, const std::vector<SliceIndex
     for (auto& [state, arrays] : joined) {
       BRAID_CHECK(arrays.size() == parts.size(), "optimizer state '", state, "' of key ", key,
                   " is missing in some of its slices");
-      out.states[key][state] = join_rows(arrays, cat("key ", key));
+      out.states[key][state] = join_rows(arrays);
     }
   }
   for (auto& [index, states] : in.states) out.states[index] = std::move(states);  // indices of no slice here

@@ -1,7 +1,6 @@
 #include "worker_states.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <set>
 #include <utility>
@@ -9,6 +8,7 @@
 #include "braid/base/error.h"
 #include "braid/io/params.h"
 #include "braid/ndarray/creation.h"
+#include "braid/ndarray/invoke.h"
 #include "braid/optim/optimizer.h"
 
 namespace braid::kv::ps {
@@ -30,19 +30,17 @@ Slice part_of(const KeyState& ks, int server) {
 // A key's state from its servers' parts (begin, array), in the key's shape.
 NDArray joined(const KeyState& ks, std::vector<std::pair<int64_t, NDArray>>& parts) {
   std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  const DType dtype = parts[0].second.dtype();
-  NDArray out = nd::empty(ks.shape, cpu(), dtype);
+  std::vector<NDArray> flat;
   int64_t at = 0;
-  for (auto& [begin, part] : parts) {
-    BRAID_CHECK(begin == at && part.dtype() == dtype, "the servers' optimizer states of key ", ks.index,
-                " do not fit together");
-    part.wait_to_read();
-    std::memcpy(out.data<char>() + at * dtype_size(dtype), part.raw_data(),
-                static_cast<size_t>(part.size()) * dtype_size(dtype));
+  for (const auto& [begin, part] : parts) {
+    BRAID_CHECK(begin == at && part.dtype() == parts[0].second.dtype(), "the servers' optimizer states of key ",
+                ks.index, " do not fit together");
+    flat.push_back(part.reshape({-1}));
     at += part.size();
   }
   BRAID_CHECK(at == ks.shape.size(), "the servers' optimizer states of key ", ks.index, " lack parts");
-  return out;
+  return nd::invoke1("Concat", flat, {{"dim", "0"}, {"num_args", std::to_string(flat.size())}})
+      .reshape(ks.shape.dims());
 }
 
 }  // namespace
