@@ -81,11 +81,12 @@ def np_shape(active=True):
 
 
 def _wrap_class(cls, decorate):
-    """``cls`` with its methods, and the ``__call__`` and ``forward`` it inherits (a Gluon block's),
-    wrapped by ``decorate`` (MXNet's use_np_* decorate every method of a class)."""
+    """``cls`` with its methods, and the ones it inherits from a Gluon block that create or read
+    arrays, wrapped by ``decorate`` (MXNet's use_np_* decorate every method of a class)."""
     names = [n for n, m in vars(cls).items()
              if callable(m) and not isinstance(m, (type, staticmethod, classmethod))]
-    names += [n for n in ("__call__", "forward") if n not in names and callable(getattr(cls, n, None))]
+    names += [n for n in ("__call__", "forward", "initialize", "load_parameters")
+              if n not in names and callable(getattr(cls, n, None))]
     for name in names:
         setattr(cls, name, decorate(getattr(cls, name) if name not in vars(cls) else vars(cls)[name]))
     return cls
@@ -103,6 +104,14 @@ def use_np_shape(func):
     return _with_np_shape
 
 
+def _current_np_array_scope(scope):
+    """Makes ``scope`` the calling thread's mx.np-interface switch, in Python and in the core
+    (where a Gluon parameter records it when it creates its arrays)."""
+    from . import _core
+    _NumpyArrayScope._current.value = scope
+    _core.gluon._set_np_array(scope._is_np_array)
+
+
 class _NumpyArrayScope:
     """The mx.np-interface switch of one thread (``_NumpyArrayScope._current``)."""
     _current = threading.local()
@@ -115,12 +124,12 @@ class _NumpyArrayScope:
         if not hasattr(_NumpyArrayScope._current, "value"):
             _NumpyArrayScope._current.value = _NumpyArrayScope(False)
         self._old_scope = _NumpyArrayScope._current.value
-        _NumpyArrayScope._current.value = self
+        _current_np_array_scope(self)
         return self
 
     def __exit__(self, ptype, value, trace):
         assert self._old_scope
-        _NumpyArrayScope._current.value = self._old_scope
+        _current_np_array_scope(self._old_scope)
 
 
 def np_array(active=True):
@@ -134,7 +143,7 @@ def is_np_array():
 
 def set_np_array(active):
     previous = is_np_array()
-    _NumpyArrayScope._current.value = _NumpyArrayScope(active)
+    _current_np_array_scope(_NumpyArrayScope(active))
     return previous
 
 

@@ -178,6 +178,7 @@ py::object call_block(py::object self, py::args args) {
 
 void bind_gluon_block(py::module_& m) {
   auto g = m.def_submodule("gluon");
+  g.def("_set_np_array", &gluon::set_np_array_interface, py::arg("active"));
 
   py::class_<Parameter, ParameterPtr>(g, "Parameter", py::dynamic_attr())  // stype, _trainer: Python
       .def(py::init([](const std::string& name, const std::string& grad_req, py::object shape, py::object dtype,
@@ -238,6 +239,7 @@ void bind_gluon_block(py::module_& m) {
       .def("cast", [](Parameter& p, py::object dtype) { p.cast(to_dtype(dtype)); })
       .def("_reduce", &Parameter::reduce)
       .def_property_readonly("_deferred", &Parameter::deferred)
+      .def_property_readonly("_np_arrays", &Parameter::np_arrays)
       .def("_finish_deferred_init", [](Parameter& p, py::object shape) { p.finish_deferred_init(to_shape(shape)); })
       .def("__repr__", [](const Parameter& p) {
         return "Parameter " + p.name() + " (shape=" + (p.shape().known() ? p.shape().str() : "None") +

@@ -120,6 +120,23 @@ std::vector<int64_t> result_dims(const BasicIndex& ix) {
   return with_legacy_scalar(dims, ix);
 }
 
+/// Axis `axis` of `r` read with a step other than 1: the slice operator (a strided view that a
+/// hybridized graph records as one node), or a gather when nothing is selected.
+NDArray stepped_slice(const NDArray& r, int axis, const AxisIndex& s) {
+  if (s.count == 0) return nd::take(r, nd::array(std::vector<int64_t>{}, Shape({0}), r.ctx(), DType::Int64), axis);
+  const int64_t end = s.begin + s.count * s.step;  // below 0 only past the first element: MXNet's None
+  std::string begins = "(", ends = "(", steps = "(";
+  for (int k = 0; k < axis; ++k) {
+    begins += "None,";
+    ends += "None,";
+    steps += "None,";
+  }
+  begins += str(s.begin) + ")";
+  ends += (end < 0 ? std::string("None") : str(end)) + ")";
+  steps += str(s.step) + ")";
+  return nd::invoke1("slice", {r}, {{"begin", begins}, {"end", ends}, {"step", steps}});
+}
+
 NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
   int64_t total = 1, offset = 0;
   for (size_t k = 0; k < ix.axes.size(); ++k) {
@@ -147,10 +164,7 @@ NDArray get_basic(const NDArray& a, const BasicIndex& ix) {
       r = nd::invoke1("slice_axis", {r},
                       {{"axis", str(axis)}, {"begin", str(s.begin)}, {"end", str(s.begin + s.count)}});
     } else if (s.step != 1) {
-      std::vector<int64_t> picks;
-      for (int64_t i = 0; i < s.count; ++i) picks.push_back(s.begin + i * s.step);
-      NDArray idx = nd::array(picks, Shape({s.count}), r.ctx(), DType::Int64);
-      r = nd::take(r, idx, axis);
+      r = stepped_slice(r, axis, s);
     }
     if (!s.integer) dims.push_back(s.count);
     ++axis;

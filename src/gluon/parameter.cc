@@ -47,7 +47,13 @@ Shape merge(const Shape& known, const Shape& shape) {
   return out;
 }
 
+thread_local bool thread_np_array_interface = false;
+
 }  // namespace
+
+bool np_array_interface() { return thread_np_array_interface; }
+
+void set_np_array_interface(bool on) { thread_np_array_interface = on; }
 
 Parameter::Parameter(std::string name, Shape shape, DType dtype, GradReq grad_req, init::InitializerPtr init,
                      bool allow_deferred_init)
@@ -117,6 +123,7 @@ void Parameter::finish_deferred_init(const Shape& shape) {
 
 void Parameter::init_impl(const NDArray& value, const std::vector<Context>& ctx) {
   autograd::PauseScope pause;
+  np_arrays_ = np_array_interface();
   ctx_ = ctx;
   data_.clear();
   for (const auto& c : ctx) data_.push_back(value.copyto(c));

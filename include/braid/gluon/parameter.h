@@ -15,6 +15,11 @@ namespace braid::gluon {
 
 class Trainer;
 
+/// Whether the calling thread uses MXNet's mx.np interface (Python's is_np_array(), kept in step
+/// by mx.util): arrays a parameter creates then are mx.np arrays for good, as in MXNet.
+bool np_array_interface();
+void set_np_array_interface(bool on);
+
 class Parameter {
  public:
   /// `init`: this parameter's own initializer (else the one given to initialize()).
@@ -55,6 +60,9 @@ class Parameter {
   void initialize(const init::InitializerPtr& default_init = nullptr, const std::vector<Context>& ctx = {cpu()},
                   bool force_reinit = false, const init::InitializerPtr& init = nullptr);
   bool initialized() const { return !data_.empty(); }
+  /// Whether the value and gradient were created under the mx.np interface (given to Python as
+  /// mx.np arrays).
+  bool np_arrays() const { return np_arrays_; }
   /// Initialization waits for the shape (set_shape, then finish_deferred_init).
   bool deferred() const { return deferred_; }
   /// Completes the shape and runs the initialization initialize() postponed.
@@ -99,6 +107,7 @@ class Parameter {
   init::InitializerPtr init_;
   bool allow_deferred_init_;
   bool deferred_ = false;
+  bool np_arrays_ = false;
   init::InitializerPtr deferred_default_;
   init::InitializerPtr deferred_init_;  // initialize()'s own `init`, overriding init_
   std::vector<Context> ctx_;

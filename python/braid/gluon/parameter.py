@@ -103,6 +103,19 @@ def _list_row_sparse_data(self, row_id):
 _parameter_reset_ctx = Parameter.reset_ctx
 
 
+def _in_its_interface(method):
+    """``method`` (data, grad and their list_ forms) giving mx.np arrays for a parameter whose
+    arrays were created under the mx.np interface, as MXNet."""
+    def read(self, *args, **kwargs):
+        out = method(self, *args, **kwargs)
+        if not self._np_arrays:
+            return out
+        from ..numpy.multiarray import as_np
+        return as_np(out)
+    read.__name__, read.__doc__ = method.__name__, method.__doc__
+    return read
+
+
 def _data_of_dense(method):
     def read(self, *args, **kwargs):
         if self.stype != "default":
@@ -110,7 +123,7 @@ def _data_of_dense(method):
                                "Please use row_sparse_data() instead." % (self.name, method.__name__, self.stype))
         return method(self, *args, **kwargs)
     read.__name__, read.__doc__ = method.__name__, method.__doc__
-    return read
+    return _in_its_interface(read)
 
 
 Parameter.__init__ = _parameter_new_init
@@ -118,6 +131,8 @@ Parameter.reset_ctx = lambda self, ctx: _parameter_reset_ctx(self, ctx)
 _dense_list_data = Parameter.list_data
 Parameter.data = _data_of_dense(Parameter.data)
 Parameter.list_data = _data_of_dense(Parameter.list_data)
+Parameter.grad = _in_its_interface(Parameter.grad)
+Parameter.list_grad = _in_its_interface(Parameter.list_grad)
 Parameter.differentiable = _attr("_differentiable", True)
 Parameter._set_trainer = _set_trainer
 Parameter.var = _var

@@ -14,14 +14,23 @@ __all__ = ["add", "subtract", "multiply", "true_divide", "divide", "mod", "remai
            "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
            "logical_xor", "logical_not", "negative", "reshape", "concatenate", "stack", "transpose", "swapaxes",
            "expand_dims", "squeeze", "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
-           "dot", "matmul", "where", "clip", "tile", "repeat", "flip", "split", "broadcast_to", "sort", "argsort",
+           "dot", "matmul", "where", "clip", "tile", "repeat", "flip", "split", "hsplit", "vsplit", "dsplit",
+           "broadcast_to", "sort", "argsort",
            "abs", "absolute", "cumsum", "std", "var", "ravel", "atleast_1d", "shape", "size", "ndim"]
 
 remainder = mod
 
 
 def _arr(x):
-    return x if isinstance(x, NDArray) else array(x, dtype=getattr(x, "dtype", None))
+    """x as an array; a Gluon Parameter as it is (in a block's forward, an operator given one
+    completes its deferred shape from the other inputs, then reads its value)."""
+    if isinstance(x, (NDArray, _core.gluon.Parameter)):
+        return x
+    return array(x, dtype=getattr(x, "dtype", None))
+
+
+def _ndim(x):
+    return len(x.shape)
 
 
 # Elementwise functions of one array, by the operator that computes them.
@@ -147,14 +156,14 @@ def cumsum(a, axis=None, dtype=None, out=None):
 
 def dot(a, b, out=None):
     a, b = _arr(a), _arr(b)
-    if a.ndim == 0 or b.ndim == 0:
+    if _ndim(a) == 0 or _ndim(b) == 0:
         return multiply(a, b)
     return _invoke("dot", [a, b])
 
 
 def matmul(a, b, out=None):
     a, b = _arr(a), _arr(b)
-    if a.ndim <= 2 and b.ndim <= 2:
+    if _ndim(a) <= 2 and _ndim(b) <= 2:
         return _invoke("dot", [a, b])
     return _invoke("batch_dot", [a, b])
 
@@ -191,6 +200,30 @@ def split(ary, indices_or_sections, axis=0):
     from .._signatures import split_v2_attributes
     out = _core.invoke("_split_v2", [_arr(ary)], split_v2_attributes(indices_or_sections, axis, False))
     return as_np(list(out) if isinstance(out, (list, tuple)) else [out])
+
+
+def hsplit(ary, indices_or_sections):
+    """split along the columns (axis 1; axis 0 for a 1-D array), as NumPy."""
+    ary = _arr(ary)
+    if ary.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, axis=1 if ary.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    """split along the rows (axis 0) of an array of 2 or more dimensions, as NumPy."""
+    ary = _arr(ary)
+    if ary.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    """split along the depth (axis 2) of an array of 3 or more dimensions, as NumPy."""
+    ary = _arr(ary)
+    if ary.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, axis=2)
 
 
 def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name

@@ -13,9 +13,12 @@ from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  
 from ..ndarray import NDArray, waitall
 from ..ndarray.utils import save, load as _load
 from ..random import seed
+from .. import ndarray as _nd
 from ..util import is_np_shape, is_np_array, set_np, reset_np, use_np, use_np_shape, use_np_array
 from ..numpy.multiarray import as_np as _as_np
 from . import random
+
+_nd.npx = __import__("sys").modules[__name__]  # F.npx in a HybridBlock's hybrid_forward (F is mx.nd)
 
 # npx name -> the registered operator it runs (MXNet registers these as aliases named _npx_<name>).
 _OPERATORS = {

@@ -89,9 +89,21 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=Non
     return gt
 
 
+def _values_initializer(values):
+    """An initializer setting each parameter to the NumPy value saved under its name."""
+    from .. import init
+
+    class _ValuesInit(init.Initializer):
+        def _init_weight(self, name, arr):
+            arr[()] = values[name]
+    return _ValuesInit()
+
+
 def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True, rtol=1e-4, atol=1e-4):
-    """Runs the network built by net_builder imperatively and hybridized and compares outputs (and
-    the gradients of the inputs); with numpy_func, also against it."""
+    """Runs the network built by ``net_builder(prefix='net_')`` imperatively and hybridized, with
+    and without autograd, every net starting from the first one's parameter values, and compares
+    the outputs (and the inputs' gradients of ``out.backward(out)``); with numpy_func, also
+    against it."""
     from .. import autograd
     saved_out_np = None
     saved_grad_np_l = None
@@ -99,11 +111,8 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
     use_autograd_flags = [False, True] if test_grad else [False]
     for hybridize in [False, True]:
         for use_autograd in use_autograd_flags:
-            net = net_builder()
-            if params_init is None:
-                net.initialize()
-            else:
-                net.load_dict(params_init)
+            net = net_builder(prefix='net_')
+            net.initialize(params_init)
             if hybridize:
                 net.hybridize()
             in_data_l = [ele.copy() for ele in data_l]
@@ -112,11 +121,11 @@ def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test
                     ele.attach_grad()
                 with autograd.record():
                     out = net(*in_data_l)
-                out.backward(out.ones_like())
+                out.backward(out)
             else:
                 out = net(*in_data_l)
             if params_init is None:
-                params_init = {k: v.data() for k, v in net.collect_params().items()}
+                params_init = _values_initializer({k: v.data().asnumpy() for k, v in net.collect_params().items()})
             out_np = out.asnumpy()
             if saved_out_np is None:
                 saved_out_np = out_np

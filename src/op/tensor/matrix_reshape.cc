@@ -25,6 +25,7 @@ struct ReshapeParam {
   // keep_highest keeps the first dimension of the input.
   std::vector<int64_t> target_shape;
   bool keep_highest = false;
+  bool to_scalar = false;  // shape=() given: a one-element array as a 0-d one (as MXNet)
 };
 
 Shape legacy_target_shape(const ReshapeParam& p, const Shape& in) {
@@ -48,6 +49,11 @@ Shape legacy_target_shape(const ReshapeParam& p, const Shape& in) {
 
 Shape reshaped(const std::any& pa, const Shape& in) {
   const auto& p = param<ReshapeParam>(pa);
+  if (p.to_scalar) {
+    BRAID_CHECK(in.size() == 1, "operator Reshape: shape=() makes a 0-d array of one element, but the input has shape ",
+                in);
+    return Shape(Dims{});
+  }
   if (p.shape.empty()) return legacy_target_shape(p, in);
   try {
     if (!p.reverse) return infer_reshape(in, p.shape);
@@ -84,7 +90,8 @@ void add_reshape(Registry& r) {
     p.target_shape = rd.get<std::vector<int64_t>>("target_shape", {});
     p.keep_highest = rd.get<bool>("keep_highest", false);
     rd.finish();
-    BRAID_CHECK(!p.shape.empty() || !p.target_shape.empty(),
+    p.to_scalar = p.shape.empty() && p.target_shape.empty() && a.count("shape") > 0;
+    BRAID_CHECK(!p.shape.empty() || !p.target_shape.empty() || p.to_scalar,
                 "operator Reshape: give the target shape in attribute shape, e.g. shape=(2, -1)");
     BRAID_CHECK(!p.keep_highest || !p.target_shape.empty(),
                 "operator Reshape: keep_highest only applies to target_shape");

@@ -3,6 +3,7 @@
 
 #include "braid/ndarray/invoke.h"
 #include "braid/ndarray/matrix.h"
+#include "braid/op/registry.h"
 #include "unit/op/tensor/matrix_test_util.h"
 
 namespace braid::test {
@@ -103,6 +104,42 @@ TEST(MatrixDot, BatchDotMatchesNumpyMatmul) {
           expect_matches(out, ref, t == DType::Float32 ? 1e-5 : 1e-12);
         }
       }
+}
+
+TEST(MatrixDot, AnUnknownContractedExtentIsTheOtherSides) {
+  // A deferred weight (0: unknown) learns the input's size, with and without transposes; the
+  // batch size left unknown stays unknown in the output.
+  struct Case {
+    op::AttrMap attrs;
+    Shape lhs, rhs, lhs_after, rhs_after, out;
+  };
+  const std::vector<Case> cases = {
+      {{}, Shape({64, 1000}), Shape({0, 100}), Shape({64, 1000}), Shape({1000, 100}), Shape({64, 100})},
+      {{{"transpose_b", "True"}}, Shape({8, 3}), Shape({5, 0}), Shape({8, 3}), Shape({5, 3}), Shape({8, 5})},
+      {{{"transpose_a", "True"}}, Shape({0, 4}), Shape({6, 2}), Shape({6, 4}), Shape({6, 2}), Shape({4, 2})},
+      {{}, Shape({0, 7}), Shape({0, 2}), Shape({0, 7}), Shape({7, 2}), Shape({0, 2})},
+  };
+  for (const std::string name : {"dot", "batch_dot"}) {
+    const op::OpDef& def = op::Registry::get().find(name);
+    for (Case c : cases) {
+      if (name == "batch_dot") {  // the same matrices, three of them
+        for (Shape* s : {&c.lhs, &c.rhs, &c.lhs_after, &c.rhs_after, &c.out}) {
+          std::vector<int64_t> d = s->dims();
+          d.insert(d.begin(), 3);
+          *s = Shape(d);
+        }
+      }
+      SCOPED_TRACE(cat(name, " ", c.lhs, " ", c.rhs));
+      std::vector<Shape> in = {c.lhs, c.rhs}, out(1), aux;
+      const bool complete = def.infer_shape(def.parse(c.attrs), in, out, aux);
+      EXPECT_EQ(in[0], c.lhs_after);
+      EXPECT_EQ(in[1], c.rhs_after);
+      EXPECT_FALSE(complete);
+      if (c.out.fully_known()) {
+        EXPECT_EQ(out[0], c.out);
+      }
+    }
+  }
 }
 
 TEST(MatrixDot, BadShapesAndAttributesThrow) {

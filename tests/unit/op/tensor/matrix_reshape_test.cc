@@ -66,6 +66,20 @@ TEST(MatrixReshape, ExpandDimsAndSqueeze) {
   EXPECT_EQ(nd::squeeze(NDArray(Shape({1, 1}))).shape(), Shape({1}));  // MXNet 1.x: no 0-D result
 }
 
+TEST(MatrixReshape, AnEmptyShapeMakesAZeroDimensionalArray) {
+  // shape=() (what a NumPy-style index giving one element records in a graph) is MXNet's 0-d
+  // array; only an array of one element fits it.
+  NDArray one = make_array(Shape({1, 1}), {7});
+  NDArray scalar = nd::invoke1("Reshape", {one}, {{"shape", "()"}});
+  EXPECT_EQ(scalar.shape().ndim(), 0);
+  EXPECT_EQ(scalar.to_vector<double>(), std::vector<double>{7});
+  expect_error(
+      [&] {
+        nd::invoke1("Reshape", {NDArray(Shape({2}))}, {{"shape", "()"}});
+      },
+      {"Reshape", "shape=()", "(2,)"});
+}
+
 TEST(MatrixReshape, BadShapesThrow) {
   NDArray x(Shape({2, 3, 4}));
   expect_error([&] { nd::reshape(x, {5, -1}); }, {"Reshape", "(2, 3, 4)", "(5, -1)"});
