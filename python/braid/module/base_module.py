@@ -184,6 +184,7 @@ class BaseModule(object):
             eval_metric = _metric.create(eval_metric)
 
         for epoch in range(begin_epoch, num_epoch):
+            self._begin_epoch(epoch, train_data)
             tic = time.time()
             eval_metric.reset()
             nbatch = 0
@@ -232,6 +233,9 @@ class BaseModule(object):
                 for name, val in res:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
             train_data.reset()
+
+    def _begin_epoch(self, epoch, train_data):
+        """What a kind of module does before each epoch of fit (SVRGModule: its full gradient)."""
 
     # --- parameters -----------------------------------------------------------------------
 
