@@ -230,6 +230,8 @@ void bind_ndarray(py::module_& m) {
       .def("_set_from_state", [](NDArray& a, const py::dict& state) { a = array_from_state(state); })
       .def("detach", &NDArray::detach)
       .def("_same_as", &NDArray::same_as)
+      // Where the elements start (np.shares_memory compares ranges): an address, nothing read.
+      .def("_data_address", [](const NDArray& a) { return reinterpret_cast<uintptr_t>(a.raw_data()); })
       .def("__repr__", &repr)
       .def("__hash__", [](py::object self) { return py::hash(py::cast<py::object>(PyLong_FromVoidPtr(self.ptr()))); })
       .def("__len__",

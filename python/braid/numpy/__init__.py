@@ -16,7 +16,11 @@ from ._creation import *  # noqa: F401,F403
 from ._creation import __all__ as _creation_all
 from ._op import *  # noqa: F401,F403
 from ._op import __all__ as _op_all
+from ._joining import *  # noqa: F401,F403
+from ._joining import __all__ as _joining_all
+from ._arranging import *  # noqa: F401,F403
+from ._arranging import __all__ as _arranging_all
 
-__all__ = ["ndarray", "random"] + _utils_all + _creation_all + _op_all
+__all__ = ["ndarray", "random"] + _utils_all + _creation_all + _op_all + _joining_all + _arranging_all
 
 _nd.np = _sys.modules[__name__]  # F.np in a HybridBlock's hybrid_forward (F is mx.nd)

@@ -29,6 +29,15 @@ def _arr(x):
     return array(x, dtype=getattr(x, "dtype", None))
 
 
+def _zeros_from(a, shape):
+    """Zeros of ``shape`` in ``a``'s dtype that autograd and hybridize see come from ``a``
+    (operators throughout: an empty result, or what an empty ``a`` makes)."""
+    zeros = _invoke("_zeros", [], {"shape": tuple(shape), "dtype": onp.dtype(a.dtype).name, "ctx": str(a.ctx)})
+    total = a.reshape(-1).sum().reshape((1,) * len(shape)) if a.size else _invoke(
+        "_zeros", [], {"shape": (1,) * len(shape), "dtype": onp.dtype(a.dtype).name, "ctx": str(a.ctx)})
+    return _invoke("broadcast_mul", [total, zeros])
+
+
 def _ndim(x):
     return len(x.shape)
 
@@ -227,7 +236,16 @@ def dsplit(ary, indices_or_sections):
 
 
 def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
-    return _invoke("broadcast_to", [_arr(array)], {"shape": tuple(shape)})
+    """``array`` broadcast to ``shape`` (NumPy's rules: a 0 in ``shape`` is an empty axis)."""
+    array, shape = _arr(array), (shape,) if isinstance(shape, int) else tuple(shape)
+    if onp.broadcast_shapes(array.shape, shape) != shape:
+        raise ValueError("operands could not be broadcast together with remapped shapes [original->remapped]: "
+                         "%s and requested shape %s" % (array.shape, shape))
+    if array.shape == shape:
+        return array
+    if 0 in shape:
+        return _zeros_from(array, shape)
+    return _invoke("broadcast_to", [array], {"shape": shape})
 
 
 def sort(a, axis=-1, kind=None, order=None):

@@ -125,9 +125,22 @@ def _reduce(op, a, axis, keepdims, extra=None):
     if axis is not None:
         attrs["axis"] = axis
     out = _core.invoke(op, [a], attrs)
-    if axis is None and not keepdims and out.shape != ():
-        out = out._reshape([])  # NumPy: a reduction over every axis is 0-d
+    expected = _reduced_shape(a.shape, axis, keepdims)
+    if out.shape != expected:  # NumPy: a reduction over every axis is 0-d, where MXNet 1.x gives (1,)
+        out = out._reshape(list(expected))
     return as_np(out)
+
+
+def _reduced_shape(shape, axis, keepdims):
+    """The shape NumPy gives reducing ``shape`` over ``axis`` (an int, a tuple, or None: all)."""
+    ndim = len(shape)
+    if axis is None:
+        axes = set(range(ndim))
+    else:
+        axes = {int(x) % ndim if ndim else 0 for x in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def _not_implemented(what):
@@ -311,19 +324,23 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
             shape = kwargs.pop("newshape")
         elif len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
-        return as_np(NDArray.reshape(self, tuple(int(d) for d in shape), **kwargs))
+        if kwargs:
+            raise TypeError("reshape() got unexpected keyword arguments: %s" % ", ".join(kwargs))
+        return _invoke("_np_reshape", [self], {"newshape": tuple(int(d) for d in shape)})
 
     def transpose(self, *axes):
         if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
             axes = axes[0]
         attrs = {"axes": tuple(axes)} if axes and axes[0] is not None else {}
+        if attrs and len({a % self.ndim if -self.ndim <= a < self.ndim else a for a in axes}) != len(axes):
+            raise ValueError("repeated axis in transpose: %s" % (tuple(axes),))
         return _invoke("transpose", [self], attrs)
 
     def flatten(self, order="C"):  # pylint: disable=arguments-differ
         return self.reshape(-1, order=order)
 
     def squeeze(self, axis=None):  # pylint: disable=arguments-differ
-        return _invoke("squeeze", [self], {} if axis is None else {"axis": axis})
+        return _invoke("_np_squeeze", [self], {} if axis is None else {"axis": axis})
 
     # -- reductions ---------------------------------------------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):  # pylint: disable=arguments-differ

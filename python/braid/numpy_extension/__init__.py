@@ -45,6 +45,14 @@ def sigmoid(data, **kwargs):
     return _as_np(_core.invoke("sigmoid", [data], kwargs))
 
 
+def reshape(a, newshape, reverse=False, order="C"):
+    """``a`` in ``newshape``, whose sizes may be MXNet's codes: -1 inferred, -2 copied, -3 a size-1
+    axis dropped, -4 the remaining axes copied, -5 two axes merged, -6 one axis split in the two
+    sizes that follow; ``reverse`` reads them from the right."""
+    return _as_np(_core.invoke("_npx_reshape", [a], {"newshape": tuple(newshape), "reverse": reverse,
+                                                      "order": order}))
+
+
 def load(file):
     """The arrays saved in ``file`` (a list, or a dict by name), as mx.np arrays."""
     loaded = _load(file)

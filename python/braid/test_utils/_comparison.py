@@ -142,7 +142,7 @@ def find_max_violation(a, b, rtol=None, atol=None):
     rtol, atol = get_tols(a, b, rtol, atol)
     diff = _np.abs(a - b)
     tol = atol + rtol * _np.abs(b)
-    violation = diff / (tol + 1e-20)
+    violation = _np.asarray(diff / (tol + 1e-20))  # an array even for 0-d inputs
     violation[_np.isnan(violation)] = 0
     loc = _np.argmax(violation)
     idx = _np.unravel_index(loc, violation.shape)

@@ -8,6 +8,7 @@ void register_matrix_ops(Registry& r) {
   register_matrix_layout_ops(r);
   register_matrix_slice_ops(r);
   register_matrix_reshape_ops(r);
+  register_matrix_np_reshape_ops(r);
   register_matrix_repeat_ops(r);
   register_matrix_join_ops(r);
 }

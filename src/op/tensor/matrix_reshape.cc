@@ -9,15 +9,6 @@
 namespace braid::op::detail {
 namespace {
 
-// The elements are copied in order whatever the shapes.
-InputView same_order(const std::any&, const Shape& in) {
-  InputView v;
-  v.shape = {in.size()};
-  v.strides = {1};
-  v.bijective = true;
-  return v;
-}
-
 struct ReshapeParam {
   std::vector<int64_t> shape;
   bool reverse = false;
@@ -97,7 +88,7 @@ void add_reshape(Registry& r) {
                 "operator Reshape: keep_highest only applies to target_shape");
     return std::any(p);
   };
-  add_view_op(r, std::move(d), reshaped, same_order, true);
+  add_view_op(r, std::move(d), reshaped, elements_in_order, true);
   r.add_alias("reshape", "Reshape");
 }
 
@@ -184,31 +175,39 @@ void add_expand_dims(Registry& r) {
         out.insert(out.begin() + axis, 1);
         return Shape(out);
       },
-      same_order, true);
+      elements_in_order, true);
 }
 
 struct SqueezeParam {
   std::optional<std::vector<int64_t>> axis;  // None: every axis of size 1
 };
 
-void add_squeeze(Registry& r) {
+// squeeze (MXNet 1.x: a result without axes is (1,)) or _np_squeeze (NumPy: 0-d, and a 0-d
+// input takes axis 0 or -1).
+void add_squeeze(Registry& r, const std::string& name, bool numpy) {
   OpDef d;
-  d.name = "squeeze";
-  d.doc = "Removes axes of size 1 (the given ones, or all); a result without axes is (1,).";
-  d.parse = [](const AttrMap& a) {
-    ParamReader rd(a, "squeeze");
+  d.name = name;
+  d.doc = numpy ? "NumPy's squeeze: removes axes of size 1 (the given ones, or all); may give a 0-d array."
+                : "Removes axes of size 1 (the given ones, or all); a result without axes is (1,).";
+  d.parse = [name](const AttrMap& a) {
+    ParamReader rd(a, name);
     SqueezeParam p{rd.get_optional<std::vector<int64_t>>("axis")};
     rd.finish();
     return std::any(p);
   };
   add_view_op(
       r, std::move(d),
-      [](const std::any& pa, const Shape& in) {
+      [name, numpy](const std::any& pa, const Shape& in) {
         const auto& p = param<SqueezeParam>(pa);
+        if (numpy && in.ndim() == 0) {
+          for (int64_t a : p.axis.value_or(std::vector<int64_t>{}))
+            BRAID_CHECK(a == 0 || a == -1, "operator ", name, ": axis ", a, " is out of range for a 0-d array");
+          return in;
+        }
         std::vector<bool> drop(static_cast<size_t>(in.ndim()), false);
         if (p.axis) {
-          for (int a : normalize_axes("squeeze", *p.axis, in.ndim(), in)) {
-            BRAID_CHECK(in[a] == 1, "operator squeeze: axis ", a, " of input shape ", in, " has size ", in[a],
+          for (int a : normalize_axes(name, *p.axis, in.ndim(), in)) {
+            BRAID_CHECK(in[a] == 1, "operator ", name, ": axis ", a, " of input shape ", in, " has size ", in[a],
                         ", not 1; only axes of size 1 can be removed");
             drop[static_cast<size_t>(a)] = true;
           }
@@ -218,10 +217,10 @@ void add_squeeze(Registry& r) {
         Dims out;
         for (int a = 0; a < in.ndim(); ++a)
           if (!drop[static_cast<size_t>(a)]) out.push_back(in[a]);
-        if (out.empty()) out.push_back(1);  // MXNet 1.x has no 0-D arrays here
+        if (out.empty() && !numpy) out.push_back(1);  // MXNet 1.x has no 0-D arrays here
         return Shape(out);
       },
-      same_order, true);
+      elements_in_order, true);
 }
 
 }  // namespace
@@ -230,7 +229,9 @@ void register_matrix_reshape_ops(Registry& r) {
   add_reshape(r);
   add_reshape_like(r);
   add_expand_dims(r);
-  add_squeeze(r);
+  add_squeeze(r, "squeeze", false);
+  add_squeeze(r, "_np_squeeze", true);
+  r.add_alias("_npi_squeeze", "_np_squeeze");
 }
 
 }  // namespace braid::op::detail

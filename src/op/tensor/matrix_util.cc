@@ -94,4 +94,12 @@ std::vector<int> normalize_axes(const std::string& op, const std::vector<int64_t
   return out;
 }
 
+InputView elements_in_order(const std::any&, const Shape& in) {
+  InputView v;
+  v.shape = {in.size()};
+  v.strides = {1};
+  v.bijective = true;
+  return v;
+}
+
 }  // namespace braid::op::detail

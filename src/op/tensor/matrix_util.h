@@ -11,12 +11,13 @@
 namespace braid::op::detail {
 
 // The files of the family; register_matrix_ops (matrix.cc) calls each.
-void register_matrix_dot_ops(Registry& r);      // matrix_dot.cc: dot, batch_dot
-void register_matrix_layout_ops(Registry& r);   // matrix_layout.cc: transpose, swapaxes, flip, slice_axis
-void register_matrix_slice_ops(Registry& r);    // matrix_slice.cc: slice, _slice_assign(_scalar), slice_like
-void register_matrix_reshape_ops(Registry& r);  // matrix_reshape.cc: Reshape, reshape_like, expand_dims, squeeze
-void register_matrix_repeat_ops(Registry& r);   // matrix_repeat.cc: tile, repeat
-void register_matrix_join_ops(Registry& r);     // matrix_join.cc: concat, stack, split, _split_v2
+void register_matrix_dot_ops(Registry& r);         // matrix_dot.cc: dot, batch_dot
+void register_matrix_layout_ops(Registry& r);      // matrix_layout.cc: transpose, swapaxes, flip, slice_axis
+void register_matrix_slice_ops(Registry& r);       // matrix_slice.cc: slice, _slice_assign(_scalar), slice_like
+void register_matrix_reshape_ops(Registry& r);     // matrix_reshape.cc: Reshape, reshape_like, expand_dims, squeeze
+void register_matrix_np_reshape_ops(Registry& r);  // matrix_np_reshape.cc: _np_reshape, _npx_reshape
+void register_matrix_repeat_ops(Registry& r);      // matrix_repeat.cc: tile, repeat
+void register_matrix_join_ops(Registry& r);        // matrix_join.cc: concat, stack, split, _split_v2
 
 /// How a pure data-movement op reads its input: walking `shape` in row-major order visits the
 /// output's elements in order, and each takes in[offset + index·strides].
@@ -38,6 +39,9 @@ using ShapeFn = std::function<Shape(const std::any& param, const Shape& in)>;
 /// `input_of` (optional), for ops that only permute axes: the input shape that gives an output
 /// shape, so that an unknown input is inferred from a known output (sym.ones(shape=(-1, -1)).T + x).
 void add_view_op(Registry& r, OpDef d, ShapeFn shape, ViewFn view, bool keeps_size = false, ShapeFn input_of = nullptr);
+
+/// The view of a reshape: the elements in order, whatever the shapes.
+InputView elements_in_order(const std::any& param, const Shape& in);
 
 /// Normalizes possibly negative `axes` of an `ndim`-D array; throws naming `op` when one is out
 /// of range or repeated.

@@ -118,10 +118,10 @@ void fill_zero_gpu(const TBlob& b) {
 void register_matrix_gpu_kernels(Registry& r) {
   // Their kernels move data through data_mover(ctx) only.
   // They take 16-bit arrays as they are (the CPU's kernels convert them: its data movers don't).
-  for (const char* name :
-       {"transpose", "SwapAxis",    "reshape_like",   "flip",           "slice_axis", "slice",  "slice_like",
-        "Reshape",   "expand_dims", "squeeze",        "tile",           "repeat",     "concat", "stack",
-        "split",     "_split_v2",   "depth_to_space", "space_to_depth", "diag",       "Crop"}) {
+  for (const char* name : {"transpose",  "SwapAxis", "reshape_like", "flip",        "slice_axis",     "slice",
+                           "slice_like", "Reshape",  "expand_dims",  "squeeze",     "tile",           "repeat",
+                           "concat",     "stack",    "split",        "_split_v2",   "depth_to_space", "space_to_depth",
+                           "diag",       "Crop",     "_np_reshape",  "_npx_reshape"}) {
     r.at(name).gpu = r.at(name).cpu;
     r.at(name).gpu.takes_16bit = true;
   }
