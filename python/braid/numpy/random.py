@@ -6,7 +6,11 @@ from .. import ndarray as _nd
 from ..ndarray import random as _random
 from .multiarray import as_np
 
-__all__ = ["uniform", "normal", "randint", "choice", "multinomial", "rand", "randn", "shuffle"]
+from ._distributions import *  # noqa: F401,F403
+from ._distributions import shifted_and_scaled
+from ._distributions import __all__ as _distributions_all
+
+__all__ = ["uniform", "normal", "randint", "choice", "multinomial", "rand", "randn", "shuffle"] + _distributions_all
 
 
 def _shape(size):
@@ -21,10 +25,18 @@ def _dtype(dtype):
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """U(low, high); array bounds broadcast, and get their gradients (low + (high - low) U)."""
+    if isinstance(low, _nd.NDArray) or isinstance(high, _nd.NDArray):
+        return shifted_and_scaled("_random_uniform", low, high - low, size, _dtype(dtype), ctx or device,
+                                  low=0.0, high=1.0)
     return as_np(_random.uniform(low, high, shape=_shape(size), dtype=_dtype(dtype), ctx=ctx or device))
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """N(loc, scale**2); array parameters broadcast, and get their gradients (loc + scale N)."""
+    if isinstance(loc, _nd.NDArray) or isinstance(scale, _nd.NDArray):
+        return shifted_and_scaled("_random_normal", loc, scale, size, _dtype(dtype), ctx or device,
+                                  loc=0.0, scale=1.0)
     return as_np(_random.normal(loc, scale, shape=_shape(size), dtype=_dtype(dtype), ctx=ctx or device))
 
 
