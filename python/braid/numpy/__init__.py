@@ -9,6 +9,7 @@ import sys as _sys
 
 from .. import ndarray as _nd
 from . import random
+from . import linalg
 from .utils import *  # noqa: F401,F403
 from .utils import __all__ as _utils_all
 from .multiarray import ndarray
@@ -21,6 +22,6 @@ from ._joining import __all__ as _joining_all
 from ._arranging import *  # noqa: F401,F403
 from ._arranging import __all__ as _arranging_all
 
-__all__ = ["ndarray", "random"] + _utils_all + _creation_all + _op_all + _joining_all + _arranging_all
+__all__ = ["ndarray", "random", "linalg"] + _utils_all + _creation_all + _op_all + _joining_all + _arranging_all
 
 _nd.np = _sys.modules[__name__]  # F.np in a HybridBlock's hybrid_forward (F is mx.nd)

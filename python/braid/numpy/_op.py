@@ -32,10 +32,10 @@ def _arr(x):
 def _zeros_from(a, shape):
     """Zeros of ``shape`` in ``a``'s dtype that autograd and hybridize see come from ``a``
     (operators throughout: an empty result, or what an empty ``a`` makes)."""
-    zeros = _invoke("_zeros", [], {"shape": tuple(shape), "dtype": onp.dtype(a.dtype).name, "ctx": str(a.ctx)})
-    total = a.reshape(-1).sum().reshape((1,) * len(shape)) if a.size else _invoke(
-        "_zeros", [], {"shape": (1,) * len(shape), "dtype": onp.dtype(a.dtype).name, "ctx": str(a.ctx)})
-    return _invoke("broadcast_mul", [total, zeros])
+    dtype = onp.dtype(a.dtype).name
+    zeros = _invoke("_zeros", [], {"shape": tuple(shape), "dtype": dtype, "ctx": str(a.ctx)})
+    total = _invoke("sum", [a], {}).reshape((1,) * len(shape))  # 0 for an empty ``a``, still from it
+    return _invoke("broadcast_mul", [total.astype(dtype) if total.dtype != onp.dtype(dtype) else total, zeros])
 
 
 def _ndim(x):

@@ -45,9 +45,14 @@ Product dot_product(const DotParam& p, const Shape& l, const Shape& r) {
     auto b = r.dims().begin();
     out.insert(out.end(), p.transpose_b ? b : b + 1, p.transpose_b ? b + rn - 1 : r.dims().end());
   }
+  // m and n: the products of the axes not contracted (a contracted extent may be 0).
   pr.g.k = kl;
-  pr.g.m = l.size() / kl;
-  pr.g.n = r.size() / kr;
+  pr.g.m = 1;
+  pr.g.n = 1;
+  for (int i = 0; i < ln; ++i)
+    if (i != (p.transpose_a ? 0 : ln - 1)) pr.g.m *= l[i];
+  for (int i = 0; i < rn; ++i)
+    if (i != (p.transpose_b ? rn - 1 : 0)) pr.g.n *= r[i];
   pr.out = Shape(out);
   return pr;
 }

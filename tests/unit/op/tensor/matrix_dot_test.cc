@@ -106,6 +106,20 @@ TEST(MatrixDot, BatchDotMatchesNumpyMatmul) {
       }
 }
 
+TEST(MatrixDot, EmptyExtentsGiveEmptyOrZeroProducts) {
+  // Contracting an extent of 0 sums nothing: zeros (this once divided by zero and killed the
+  // process); an empty outer extent gives an empty product.
+  for (DType t : {DType::Float32, DType::Float64}) {
+    NDArray z = nd::dot(NDArray(Shape({2, 0}), cpu(), t), NDArray(Shape({0, 3}), cpu(), t));
+    EXPECT_EQ(z.shape(), Shape({2, 3}));
+    EXPECT_EQ(z.to_vector<double>(), std::vector<double>(6, 0.0));
+    EXPECT_EQ(nd::dot(NDArray(Shape({3, 0}), cpu(), t), NDArray(Shape({3, 2}), cpu(), t), true).shape(), Shape({0, 2}));
+    EXPECT_EQ(nd::dot(NDArray(Shape({0, 4}), cpu(), t), NDArray(Shape({4, 5}), cpu(), t)).shape(), Shape({0, 5}));
+    NDArray bz = nd::batch_dot(NDArray(Shape({2, 3, 0}), cpu(), t), NDArray(Shape({2, 0, 4}), cpu(), t));
+    EXPECT_EQ(bz.to_vector<double>(), std::vector<double>(24, 0.0));
+  }
+}
+
 TEST(MatrixDot, AnUnknownContractedExtentIsTheOtherSides) {
   // A deferred weight (0: unknown) learns the input's size, with and without transposes; the
   // batch size left unknown stays unknown in the output.
