@@ -21,7 +21,9 @@ from ._joining import *  # noqa: F401,F403
 from ._joining import __all__ as _joining_all
 from ._arranging import *  # noqa: F401,F403
 from ._arranging import __all__ as _arranging_all
+from ._math import *  # noqa: F401,F403
+from ._math import __all__ as _math_all
 
-__all__ = ["ndarray", "random", "linalg"] + _utils_all + _creation_all + _op_all + _joining_all + _arranging_all
+__all__ = ["ndarray", "random", "linalg"] + _utils_all + _creation_all + _op_all + _joining_all + _arranging_all + _math_all
 
 _nd.np = _sys.modules[__name__]  # F.np in a HybridBlock's hybrid_forward (F is mx.nd)

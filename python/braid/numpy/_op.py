@@ -31,11 +31,15 @@ def _arr(x):
 
 def _zeros_from(a, shape):
     """Zeros of ``shape`` in ``a``'s dtype that autograd and hybridize see come from ``a``
-    (operators throughout: an empty result, or what an empty ``a`` makes)."""
+    (operators throughout: an empty result, or what an empty ``a`` makes). Computed as
+    sum(zeros_like(a)) broadcast, in float, so no value of ``a`` (NaN, inf) leaks in."""
     dtype = onp.dtype(a.dtype).name
-    zeros = _invoke("_zeros", [], {"shape": tuple(shape), "dtype": dtype, "ctx": str(a.ctx)})
-    total = _invoke("sum", [a], {}).reshape((1,) * len(shape))  # 0 for an empty ``a``, still from it
-    return _invoke("broadcast_mul", [total.astype(dtype) if total.dtype != onp.dtype(dtype) else total, zeros])
+    work = "float64" if dtype == "float64" else "float32"
+    zeros = _invoke("_zeros", [], {"shape": tuple(shape), "dtype": work, "ctx": str(a.ctx)})
+    source = a if dtype == work else a.astype(work)
+    total = _invoke("sum", [_invoke("zeros_like", [source])], {}).reshape((1,) * len(shape))
+    out = _invoke("broadcast_mul", [total, zeros])
+    return out if dtype == work else out.astype(dtype)
 
 
 def _ndim(x):

@@ -119,6 +119,8 @@ def array_from_numpy(obj, dtype=None, ctx=None):
 
 
 def _reduce(op, a, axis, keepdims, extra=None):
+    if isinstance(axis, (tuple, list)) and not axis:  # NumPy: no axis reduced
+        return as_np(_core.invoke("_copy", [a], {}))
     attrs = dict(extra or {}, keepdims=bool(keepdims))
     if _base_dtype(a) == onp.bool_:  # the core reduces no bool arrays; NumPy sums them as int64
         a = a.astype("float32" if op == "mean" else "int64")

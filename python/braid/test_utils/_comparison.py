@@ -170,7 +170,7 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
         raise AssertionError("shapes differ: %s %s, %s %s" % (names[0], a.shape, names[1], b.shape))
     if _allclose(a, b, rtol, atol, equal_nan):
         return
-    a_b, b_b = _np.broadcast_arrays(a, b)
+    a_b, b_b = (_np.atleast_1d(x) for x in _np.broadcast_arrays(a, b))  # 0-d values reported as (1,)
     a_b, b_b = a_b.astype(_np.float64, copy=False) if a_b.dtype == bool else a_b, b_b
     index, rel = find_max_violation(_np.asarray(a_b, dtype=_np.float64), _np.asarray(b_b, dtype=_np.float64),
                                     rtol, atol)
