@@ -23,7 +23,8 @@ from ._arranging import *  # noqa: F401,F403
 from ._arranging import __all__ as _arranging_all
 from ._math import *  # noqa: F401,F403
 from ._math import __all__ as _math_all
+from ._einsum import einsum  # noqa: F401
 
-__all__ = ["ndarray", "random", "linalg"] + _utils_all + _creation_all + _op_all + _joining_all + _arranging_all + _math_all
+__all__ = ["ndarray", "random", "linalg"] + _utils_all + _creation_all + _op_all + _joining_all + _arranging_all + _math_all + ["einsum"]
 
 _nd.np = _sys.modules[__name__]  # F.np in a HybridBlock's hybrid_forward (F is mx.nd)
