@@ -78,10 +78,10 @@ def array_split(ary, indices_or_sections, axis=0):
         size, extra = divmod(n, sections)
         bounds = onp.cumsum([0] + [size + 1] * extra + [size] * (sections - extra))
         indices_or_sections = [int(b) for b in bounds[1:-1]]
-    return _split_at(ary, list(indices_or_sections), axis)
+    return split_at(ary, list(indices_or_sections), axis)
 
 
-def _split_at(ary, indices, axis):
+def split_at(ary, indices, axis):
     """The parts between ``indices`` (NumPy's split at indices, empty parts included)."""
     n = ary.shape[axis]
     bounds = [0] + [min(max(int(i) if i >= 0 else int(i) + n, 0), n) for i in indices] + [n]

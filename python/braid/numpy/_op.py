@@ -159,10 +159,15 @@ def cumsum(a, axis=None, dtype=None, out=None):
         a = a.astype(dtype)
     if axis is None:
         a, axis = a.reshape(-1), 0
-    if not _core.operator_exists("_np_cumsum"):  # computed from a triangular matrix product
+    if not _core.operator_exists("_np_cumsum"):  # a product with an upper triangle of ones
         n = a.shape[axis]
-        tri = as_np(_core.array(onp.triu(onp.ones((n, n))), a.ctx, a.dtype.name))
+        if a.size == 0:
+            return _zeros_from(a, a.shape)
+        # tri[i, j] = i <= j in a's dtype, from operators that take the dtype from their input (no
+        # cast: a hybridized graph then serves inputs of every dtype, as MXNet's cumsum does)
         moved = swapaxes(a, axis, -1)
+        index = _invoke("_contrib_arange_like", [moved.reshape(-1, n)], {"axis": 1})
+        tri = _invoke("broadcast_lesser_equal", [index.reshape(n, 1), index.reshape(1, n)])
         return swapaxes(_invoke("dot", [moved, tri]), axis, -1)
     return _invoke("_np_cumsum", [a], {"axis": axis})
 
@@ -196,12 +201,31 @@ def clip(a, a_min, a_max, out=None):
     return _arr(a).clip(a_min, a_max)
 
 
+def _result_of_nothing(a, shape):
+    """What an operator gives when its result ``shape`` is empty (the core's refuse 0 counts)."""
+    return _zeros_from(a, shape)
+
+
 def tile(A, reps):  # pylint: disable=invalid-name
-    return _invoke("tile", [_arr(A)], {"reps": (reps,) if isinstance(reps, int) else tuple(reps)})
+    A = _arr(A)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    full = (1,) * (len(reps) - A.ndim) + A.shape
+    reps = (1,) * (len(full) - len(reps)) + reps
+    shape = tuple(n * r for n, r in zip(full, reps))
+    if 0 in shape:
+        return _result_of_nothing(A, shape)
+    return _invoke("tile", [A], {"reps": reps})
 
 
 def repeat(a, repeats, axis=None):
-    return _invoke("repeat", [_arr(a)], {"repeats": repeats} if axis is None else {"repeats": repeats, "axis": axis})
+    a = _arr(a)
+    if isinstance(repeats, int) and repeats == 0 or a.size == 0:
+        if axis is None:
+            return _result_of_nothing(a, (a.size * repeats if isinstance(repeats, int) else 0,))
+        shape = list(a.shape)
+        shape[axis] = shape[axis] * repeats if isinstance(repeats, int) else 0
+        return _result_of_nothing(a, shape)
+    return _invoke("repeat", [a], {"repeats": repeats} if axis is None else {"repeats": repeats, "axis": axis})
 
 
 def flip(m, axis=None, out=None):
@@ -210,9 +234,17 @@ def flip(m, axis=None, out=None):
 
 
 def split(ary, indices_or_sections, axis=0):
-    from .._signatures import split_v2_attributes
-    out = _core.invoke("_split_v2", [_arr(ary)], split_v2_attributes(indices_or_sections, axis, False))
-    return as_np(list(out) if isinstance(out, (list, tuple)) else [out])
+    """The parts of ``ary`` along ``axis``: ``n`` equal ones, or those between the given indices
+    (empty parts included, as NumPy)."""
+    from ._joining import split_at
+    ary = _arr(ary)
+    if isinstance(indices_or_sections, int):
+        n = ary.shape[axis]
+        if indices_or_sections <= 0 or n % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        size = n // indices_or_sections
+        indices_or_sections = [size * k for k in range(1, indices_or_sections)]
+    return split_at(ary, list(indices_or_sections), axis)
 
 
 def hsplit(ary, indices_or_sections):
@@ -253,11 +285,21 @@ def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
 
 
 def sort(a, axis=-1, kind=None, order=None):
-    return _invoke("sort", [_arr(a)], {"axis": axis})
+    a = _arr(a)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.size == 0:
+        return _result_of_nothing(a, a.shape)
+    return _invoke("sort", [a], {"axis": axis})
 
 
 def argsort(a, axis=-1, kind=None, order=None):
-    return as_np(_core.invoke("argsort", [_arr(a)], {"axis": axis, "dtype": "int64"}))
+    a = _arr(a)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    if a.size == 0:
+        return _result_of_nothing(a, a.shape).astype("int64")
+    return as_np(_core.invoke("argsort", [a], {"axis": axis, "dtype": "int64"}))
 
 
 def atleast_1d(*arys):

@@ -8,6 +8,7 @@ arrays, indexing takes booleans, and the printed form is NumPy's ``array(...)``.
 import numpy as onp
 
 from .. import _core
+from ..base import MXNetError
 from .._core import NDArray
 from . import _indexing
 from .utils import dtype_name
@@ -363,13 +364,57 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
     def min(self, axis=None, out=None, keepdims=False):  # pylint: disable=arguments-differ
         return _reduce("min", self, axis, keepdims)
 
-    def argmax(self, axis=None, out=None):  # pylint: disable=arguments-differ
+    def _arg_extreme(self, op, axis):
+        """argmax/argmin: int64 indices; a 0-d array takes axis 0 or -1 (its one element), an
+        empty axis is an error (MXNetError, as MXNet), other empty axes give empty results."""
         a = self.reshape(-1) if axis is None else self
-        return as_np(_core.invoke("argmax", [a], {"axis": 0 if axis is None else axis}).astype("int64"))
+        if self.ndim == 0:
+            if axis not in (None, 0, -1):
+                raise MXNetError("%s: axis %d is out of range for a 0-d array" % (op, axis))
+            return _invoke("_zeros", [], {"shape": (), "dtype": "int64", "ctx": str(self.ctx)})
+        axis = 0 if axis is None else axis
+        if not -a.ndim <= axis < a.ndim or a.shape[axis] == 0:
+            raise MXNetError("%s: axis %s is out of range or empty for shape %s" % (op, axis, a.shape))
+        if a.size == 0:
+            from ._op import _zeros_from
+            return _zeros_from(a, tuple(n for i, n in enumerate(a.shape) if i != axis % a.ndim)).astype("int64")
+        out = as_np(_core.invoke(op, [a], {"axis": axis}).astype("int64"))
+        shape = tuple(n for i, n in enumerate(a.shape) if i != axis % a.ndim)
+        return out if out.shape == shape else out.reshape(shape)
+
+    def argmax(self, axis=None, out=None):  # pylint: disable=arguments-differ
+        return self._arg_extreme("argmax", axis)
 
     def argmin(self, axis=None, out=None):  # pylint: disable=arguments-differ
-        a = self.reshape(-1) if axis is None else self
-        return as_np(_core.invoke("argmin", [a], {"axis": 0 if axis is None else axis}).astype("int64"))
+        return self._arg_extreme("argmin", axis)
+
+    def repeat(self, repeats, axis=None):  # pylint: disable=arguments-differ
+        from ._op import repeat
+        return repeat(self, repeats, axis)
+
+    def tile(self, reps):  # pylint: disable=arguments-differ
+        from ._op import tile
+        return tile(self, reps)
+
+    def sort(self, axis=-1, kind=None, order=None):  # pylint: disable=arguments-differ
+        from ._op import sort
+        return sort(self, axis, kind, order)
+
+    def argsort(self, axis=-1, kind=None, order=None):  # pylint: disable=arguments-differ
+        from ._op import argsort
+        return argsort(self, axis, kind, order)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        from ._op import cumsum
+        return cumsum(self, axis, dtype)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        from ._op import var
+        return var(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        from ._op import std
+        return std(self, axis, dtype, out, ddof, keepdims)
 
     def all(self, axis=None, out=None, keepdims=False):
         return _reduce("min", self.astype("bool").astype("int32"), axis, keepdims).astype("bool")
@@ -407,7 +452,7 @@ _WRAPPED = ("copyto", "as_in_context", "as_in_ctx", "detach", "expand_dims", "br
             "zeros_like", "ones_like", "pad", "nansum", "nanprod", "shape_array", "size_array", "split_v2",
             "broadcast_axes", "tostype")
 for _name in _WRAPPED:
-    if hasattr(NDArray, _name):
+    if hasattr(NDArray, _name) and _name not in vars(ndarray):  # NumPy's own forms (repeat, sort, ...) kept
         setattr(ndarray, _name, _wrapping(getattr(NDArray, _name)))
 
 
