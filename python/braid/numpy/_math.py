@@ -1,7 +1,6 @@
 """mx.np's elementwise tests, differences, averages, polynomial and window functions, by NumPy's
 rules over the core's operators (so they record for autograd and hybridize)."""
 import builtins
-import functools
 import numbers
 
 import numpy as onp
@@ -9,6 +8,7 @@ import numpy as onp
 from .. import _core
 from .multiarray import _invoke
 from . import _op
+from ._ufunc import ufunc as _ufunc
 
 __all__ = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "all", "any", "diff", "ediff1d", "average",
            "nan_to_num", "polyval", "bincount", "hanning", "hamming", "blackman", "logspace", "bitwise_not",
@@ -17,37 +17,6 @@ __all__ = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "all", "any", "
 
 def _bool(x):
     return x.astype("bool")
-
-
-def _ufunc(fn):
-    """``fn(x)`` with a NumPy ufunc's keywords: ``out`` (written, its dtype must match), and
-    ``where``, ``subok``, ``dtype`` refused as MXNet does (NotImplementedError; TypeError for a
-    dtype NumPy does not know)."""
-    @functools.wraps(fn)
-    def ufunc(x, out=None, **kwargs):
-        if kwargs.pop("where", True) is not True or kwargs.pop("subok", True) is not True:
-            raise NotImplementedError("%s: only where=True and subok=True are supported" % fn.__name__)
-        dtype = kwargs.pop("dtype", None)
-        if dtype is not None:
-            onp.dtype(dtype)  # TypeError for a name NumPy does not know
-            raise NotImplementedError("%s: the dtype argument is not supported" % fn.__name__)
-        casting = kwargs.pop("casting", "same_kind")
-        if casting != "same_kind":
-            if casting not in ("no", "equiv", "safe", "unsafe"):
-                raise TypeError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'")
-            raise NotImplementedError("%s: only casting='same_kind' is supported" % fn.__name__)
-        if kwargs.pop("order", "K") != "K":
-            raise NotImplementedError("%s: only order='K' is supported" % fn.__name__)
-        if kwargs:
-            raise TypeError("%s() got unexpected keyword arguments: %s" % (fn.__name__, ", ".join(kwargs)))
-        result = fn(x)
-        if out is None:
-            return result
-        if out.dtype != result.dtype:
-            raise TypeError("%s: out has dtype %s, the result %s" % (fn.__name__, out.dtype, result.dtype))
-        _invoke("_copy", [result], {"out": out})
-        return out
-    return ufunc
 
 
 # The tests below hold for every dtype with the same operators (a hybridized graph is reused for

@@ -9,6 +9,7 @@ from .multiarray import (as_np, _invoke, _reduce, add, subtract, multiply, true_
                          maximum, minimum, equal, not_equal, greater, greater_equal, less, less_equal,
                          logical_and, logical_or, logical_xor)
 from ._creation import array
+from ._ufunc import ufunc
 
 __all__ = ["add", "subtract", "multiply", "true_divide", "divide", "mod", "remainder", "power", "maximum", "minimum",
            "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
@@ -56,12 +57,12 @@ _UNARY = {"exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10":
 
 
 def _unary(name, op):
-    def fn(x, out=None, **kwargs):  # pylint: disable=unused-argument
+    def fn(x):
         if not isinstance(x, NDArray):
             return getattr(onp, name)(x)
         return _invoke(op, [x])
     fn.__name__ = name
-    return fn
+    return ufunc(fn)
 
 
 for _name, _op in _UNARY.items():
@@ -71,7 +72,8 @@ for _name, _op in _UNARY.items():
             __all__.append(_name)
 
 
-def logical_not(x, out=None):
+@ufunc
+def logical_not(x):
     return as_np(_core.invoke("logical_not", [_arr(x)], {}).astype("bool"))
 
 

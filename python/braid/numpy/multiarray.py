@@ -12,6 +12,7 @@ from ..base import MXNetError
 from .._core import NDArray
 from . import _indexing
 from .utils import dtype_name
+from ._ufunc import check_keywords, write_out
 
 __all__ = ["ndarray", "as_np"]
 
@@ -36,11 +37,15 @@ def _is_float(dtype):
 
 
 def _promote_arrays(a, b):
-    """a and b in their common NumPy dtype."""
+    """a and b in their common dtype: NumPy's, except that an integer or bool array meeting a
+    float one takes the float's dtype (MXNet's rule: int32 / float16 is float16)."""
     da, db = _base_dtype(a), _base_dtype(b)
     if da == db:
         return a, b
-    common = onp.result_type(da, db)
+    if _is_float(da) != _is_float(db):
+        common = onp.dtype(da if _is_float(da) else db)
+    else:
+        common = onp.result_type(da, db)
     return (a if da == common else a.astype(common)), (b if db == common else b.astype(common))
 
 
@@ -59,7 +64,11 @@ def _binary(array_op, scalar_op, rscalar_op=None, out_dtype=None, float_result=F
     (bool for comparisons), ``float_result`` makes integer operands float32 (true division)."""
     rscalar_op = rscalar_op or scalar_op
 
-    def fn(x1, x2):
+    def fn(x1, x2, out=None, **kwargs):
+        check_keywords(fn.__name__, kwargs)
+        return write_out(fn.__name__, compute(x1, x2), out)
+
+    def compute(x1, x2):
         if isinstance(x1, onp.ndarray):
             x1 = array_from_numpy(x1)
         if isinstance(x2, onp.ndarray):
