@@ -129,6 +129,15 @@ struct DTypeOf<uint64_t> {
       ::braid::throw_unsupported_dtype(dtype, where); \
   }
 
+/// Like BRAID_TYPE_SWITCH, and bool (`T` = bool), for kernels that only copy, fill or select
+/// values.
+#define BRAID_VALUE_TYPE_SWITCH(dtype, T, where, ...) \
+  if ((dtype) == ::braid::DType::Bool) {              \
+    using T = bool;                                   \
+    __VA_ARGS__                                       \
+  } else                                              \
+    BRAID_TYPE_SWITCH(dtype, T, where, __VA_ARGS__)
+
 /// Like BRAID_TYPE_SWITCH for the floating types only (float32, float64).
 #define BRAID_REAL_TYPE_SWITCH(dtype, T, where, ...)  \
   switch (dtype) {                                    \

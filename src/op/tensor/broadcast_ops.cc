@@ -15,7 +15,7 @@ struct BroadcastToParam {
 
 void forward_broadcast(const ForwardArgs& a, const char* name) {
   const TBlob &x = a.inputs[0], &o = a.outputs[0];
-  BRAID_TYPE_SWITCH(o.dtype, T, name, {
+  BRAID_VALUE_TYPE_SWITCH(o.dtype, T, name, {
     const T* xp = x.ptr<T>();
     T* op = o.ptr<T>();
     BroadcastWalker(o.shape, x.shape, x.shape).for_each([&](int64_t k, int64_t i, int64_t) {
@@ -203,9 +203,9 @@ void add_where(Registry& r) {
     out[0] = in[1];
   };
   d.cpu.forward = [](const OpContext&, const std::any&, const ForwardArgs& a) {
-    BRAID_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
+    BRAID_VALUE_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
       const C* c = a.inputs[0].ptr<C>();
-      BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "where", {
+      BRAID_VALUE_TYPE_SWITCH(a.outputs[0].dtype, T, "where", {
         const T* x = a.inputs[1].ptr<T>();
         const T* y = a.inputs[2].ptr<T>();
         T* o = a.outputs[0].ptr<T>();
@@ -216,7 +216,7 @@ void add_where(Registry& r) {
     });
   };
   d.cpu.backward = [](const OpContext&, const std::any&, const BackwardArgs& a) {
-    BRAID_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
+    BRAID_VALUE_TYPE_SWITCH(a.inputs[0].dtype, C, "where condition", {
       const C* c = a.inputs[0].ptr<C>();
       if (a.req[0] != OpReq::Null)  // the condition has no gradient
         for (int64_t i = 0, end = a.inputs[0].size(); i < end; ++i) assign(a.in_grads[0].ptr<C>()[i], a.req[0], C(0));

@@ -55,7 +55,7 @@ void add_take(Registry& r) {
     const AxisSplit s = split_at_axis(a.inputs[0].shape, checked_axis("take", a.inputs[0].shape, p.axis));
     const auto pos = take_positions(a.inputs[1], s.n, p.mode);
     const int64_t n = static_cast<int64_t>(pos.size());
-    BRAID_TYPE_SWITCH(a.inputs[0].dtype, T, "take", {
+    BRAID_VALUE_TYPE_SWITCH(a.inputs[0].dtype, T, "take", {
       const T* x = a.inputs[0].ptr<T>();
       T* y = a.outputs[0].ptr<T>();
       for (int64_t o = 0; o < s.outer; ++o)

@@ -46,7 +46,7 @@ void type_from_param(const std::any& p, std::vector<DType>&, std::vector<DType>&
 }
 
 void fill_value(const TBlob& out, double v) {
-  BRAID_TYPE_SWITCH(out.dtype, T, "fill", {
+  BRAID_VALUE_TYPE_SWITCH(out.dtype, T, "fill", {
     T* o = out.ptr<T>();
     const T x = static_cast<T>(v);
     for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = x;

@@ -35,8 +35,9 @@ OpDef same_shape_op(const std::string& name, const std::string& doc) {
 void add_fill_like(Registry& r, const std::string& name, double value) {
   OpDef d = same_shape_op(name, "An array of the input's shape and dtype filled with one value.");
   d.cpu.forward = [value](const OpContext&, const std::any&, const ForwardArgs& a) {
-    BRAID_TYPE_SWITCH(a.outputs[0].dtype, T, "fill", {
-      std::fill(a.outputs[0].ptr<T>(), a.outputs[0].ptr<T>() + a.outputs[0].size(), static_cast<T>(value));
+    BRAID_VALUE_TYPE_SWITCH(a.outputs[0].dtype, T, "fill", {
+      const T x = static_cast<T>(value);
+      std::fill(a.outputs[0].ptr<T>(), a.outputs[0].ptr<T>() + a.outputs[0].size(), x);
     });
   };
   r.add(std::move(d));

@@ -131,6 +131,23 @@ TEST(MatrixLayout, StorageDtypesMoveToo) {
   }
 }
 
+TEST(MatrixLayout, BoolArraysAreFilledBroadcastTakenAndSelected) {
+  // mx.np's bool arrays: fills give 0 or 1 bytes (a fill value of 2 is true), broadcasts and
+  // gathers move the bytes, and a bool condition selects.
+  NDArray t = nd::invoke1("_full", {}, {{"shape", "(2, 2)"}, {"dtype", "bool"}, {"value", "2"}});
+  EXPECT_EQ(t.dtype(), DType::Bool);
+  EXPECT_EQ(t.to_vector<float>(), (Floats{1, 1, 1, 1}));
+  EXPECT_EQ(nd::invoke1("zeros_like", {t}, {}).to_vector<float>(), (Floats{0, 0, 0, 0}));
+  NDArray row = make_array(Shape({1, 3}), {1, 0, 1}, DType::Bool);
+  NDArray wide = nd::invoke1("broadcast_to", {row}, {{"shape", "(2, 3)"}});
+  EXPECT_EQ(wide.dtype(), DType::Bool);
+  EXPECT_EQ(wide.to_vector<float>(), (Floats{1, 0, 1, 1, 0, 1}));
+  NDArray picked = nd::invoke1("take", {row.reshape({3}), make_array(Shape({2}), {1, 2}, DType::Int64)}, {});
+  EXPECT_EQ(picked.to_vector<float>(), (Floats{0, 1}));
+  NDArray x = make_array(Shape({3}), {10, 20, 30}), y = make_array(Shape({3}), {-1, -2, -3});
+  EXPECT_EQ(nd::invoke1("where", {row.reshape({3}), x, y}, {}).to_vector<float>(), (Floats{10, -2, 30}));
+}
+
 TEST(MatrixLayout, BadAttributesThrow) {
   NDArray a(Shape({2, 3, 4}));
   expect_error([&] { nd::transpose(a, {0, 1}); }, {"transpose", "(0, 1)", "(2, 3, 4)"});
