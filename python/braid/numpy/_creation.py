@@ -5,6 +5,7 @@ arrays exist whatever mx.set_np_shape says)."""
 import numpy as onp
 
 from .. import _core
+from ..base import MXNetError
 from ..context import current_context
 from .multiarray import ndarray, as_np, _invoke, _not_implemented
 from .utils import dtype_name
@@ -79,7 +80,8 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=No
     if isinstance(fill_value, _core.NDArray):  # an array value is broadcast to the shape
         if dtype is not None:
             fill_value = fill_value.astype(dtype_name(dtype))
-        return _invoke("broadcast_to", [fill_value], {"shape": _shape(shape)})
+        from ._op import broadcast_to
+        return broadcast_to(fill_value, _shape(shape))
     if dtype is None and isinstance(fill_value, (bool, onp.bool_)):
         dtype = "bool"
     return _filled(_shape(shape), fill_value, _ctx(ctx, device), dtype_name(dtype))
@@ -112,6 +114,7 @@ def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):  # pyli
 def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
     if stop is None:
         start, stop = 0, start
+    step = 1 if step is None else step
     # NumPy's length, ceil((stop - start) / step), computed here so that empty ranges are fine
     count = max(0, int(onp.ceil((stop - start) / step)))
     if count == 0:
@@ -134,9 +137,16 @@ def identity(n, dtype=None, ctx=None, device=None):
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None, device=None):
     if axis != 0:
         _not_implemented("linspace(axis=%r)" % (axis,))
+    if not float(num).is_integer() or num < 0:
+        raise MXNetError("linspace: num must be a non-negative integer, got %r" % (num,))
     attrs = {"start": float(start), "stop": float(stop), "num": int(num), "endpoint": bool(endpoint),
              "dtype": dtype_name(dtype), "ctx": _ctx(ctx, device)}
-    out = _invoke("_linspace", [], attrs) if num > 0 else zeros((0,), dtype=dtype, ctx=ctx, device=device)
+    if dtype is not None and onp.dtype(dtype_name(dtype)).kind in "iu" and num > 0:
+        # NumPy rounds towards -inf for integer dtypes: computed in float64, floored, cast
+        attrs["dtype"] = "float64"
+        out = _invoke("floor", [_invoke("_linspace", [], attrs)]).astype(dtype_name(dtype))
+    else:
+        out = _invoke("_linspace", [], attrs) if num > 0 else zeros((0,), dtype=dtype, ctx=ctx, device=device)
     if retstep:
         return out, (stop - start) / max(1, (num - 1 if endpoint else num))
     return out

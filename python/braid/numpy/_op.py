@@ -5,6 +5,7 @@ import numpy as onp
 
 from .. import _core
 from .._core import NDArray
+from ..base import MXNetError
 from .multiarray import (as_np, _invoke, _reduce, add, subtract, multiply, true_divide, divide, mod, power,
                          maximum, minimum, equal, not_equal, greater, greater_equal, less, less_equal,
                          logical_and, logical_or, logical_xor)
@@ -182,10 +183,24 @@ def dot(a, b, out=None):
 
 
 def matmul(a, b, out=None):
+    """NumPy's matmul: stacks of matrices with broadcast batches; a 1-d operand is a row (a) or
+    a column (b) whose axis leaves the result."""
+    from .linalg import _matmul
     a, b = _arr(a), _arr(b)
-    if _ndim(a) <= 2 and _ndim(b) <= 2:
+    if _ndim(a) == 0 or _ndim(b) == 0:
+        raise MXNetError("matmul: Input operand does not have enough dimensions (shapes %s and %s)"
+                         % (a.shape, b.shape))
+    if a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
+        raise MXNetError("matmul: shapes %s and %s do not match in the contracted axis" % (a.shape, b.shape))
+    if _ndim(a) == 2 and _ndim(b) == 2:
         return _invoke("dot", [a, b])
-    return _invoke("batch_dot", [a, b])
+    try:
+        onp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError as e:
+        raise MXNetError("matmul: the batch axes of %s and %s do not broadcast (%s)" % (a.shape, b.shape, e)) from e
+    result = _matmul(a.reshape(1, -1) if a.ndim == 1 else a, b.reshape(-1, 1) if b.ndim == 1 else b)
+    shape = result.shape[:-2] + (() if a.ndim == 1 else result.shape[-2:-1]) + (() if b.ndim == 1 else result.shape[-1:])
+    return result if result.shape == shape else result.reshape(shape)
 
 
 def where(condition, x=None, y=None):
@@ -276,6 +291,9 @@ def dsplit(ary, indices_or_sections):
 def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
     """``array`` broadcast to ``shape`` (NumPy's rules: a 0 in ``shape`` is an empty axis)."""
     array, shape = _arr(array), (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(d == -1 for d in shape):  # MXNet: -1 keeps the input's extent there
+        lead = len(shape) - array.ndim
+        shape = tuple(array.shape[i - lead] if d == -1 and i >= lead else d for i, d in enumerate(shape))
     if onp.broadcast_shapes(array.shape, shape) != shape:
         raise ValueError("operands could not be broadcast together with remapped shapes [original->remapped]: "
                          "%s and requested shape %s" % (array.shape, shape))
