@@ -5,6 +5,7 @@ indices, shares_memory)."""
 import numpy as onp
 
 from .. import _core
+from ..base import MXNetError
 from .multiarray import as_np, _invoke
 from ._creation import array
 from ._op import _arr, _zeros_from, broadcast_to, concatenate, flip, transpose, multiply
@@ -24,9 +25,13 @@ def _iota(n, like=None, dtype="float32", ctx=None):
     return _invoke("_arange", [], attrs)
 
 
+class AxisError(MXNetError, ValueError):
+    """An axis out of range: MXNet raises MXNetError where NumPy raises a ValueError."""
+
+
 def _axis(axis, ndim):
     if not -ndim <= axis < ndim:
-        raise ValueError("axis %d is out of bounds for array of dimension %d" % (axis, ndim))
+        raise AxisError("axis %d is out of bounds for array of dimension %d" % (axis, ndim))
     return axis % ndim
 
 
