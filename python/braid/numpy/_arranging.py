@@ -6,7 +6,7 @@ import numpy as onp
 
 from .. import _core
 from ..base import MXNetError
-from .multiarray import as_np, _invoke
+from .multiarray import _invoke
 from ._creation import array
 from ._op import _arr, _zeros_from, broadcast_to, concatenate, flip, transpose, multiply
 

@@ -84,9 +84,8 @@ Product batch_dot_product(const DotParam& p, const Shape& l, const Shape& r) {
 
 namespace {
 
-// The axes a product contracts: (lhs's, rhs's).
-std::pair<int, int> contracted_axes(bool batched, const DotParam& p, int ln, int rn) {
-  if (batched) return {p.transpose_a ? ln - 2 : ln - 1, p.transpose_b ? rn - 1 : rn - 2};
+// The axes dot contracts: (lhs's, rhs's).
+std::pair<int, int> contracted_axes(const DotParam& p, int ln, int rn) {
   if (ln == 1 && rn == 1) return {0, 0};
   return {p.transpose_a ? 0 : ln - 1, p.transpose_b ? rn - 1 : 0};
 }
@@ -113,11 +112,12 @@ void add_product_op(Registry& r, const std::string& name, const std::string& doc
                                   std::vector<Shape>&) {
     if (!in[0].known() || !in[1].known()) return false;
     if (!in[0].fully_known() || !in[1].fully_known()) {
-      // Partial shapes (0: unknown): a contracted extent known on one side is the other's (a
-      // deferred weight learns its input size); the output where the known dimensions decide
-      // it, as MXNet (a batch size left unknown stays unknown); otherwise wait for more.
-      const auto [la, ra] = contracted_axes(name == "batch_dot", param<DotParam>(p), in[0].ndim(), in[1].ndim());
-      if (la >= 0 && la < in[0].ndim() && ra >= 0 && ra < in[1].ndim()) {
+      // Partial shapes (0: unknown): for dot, a contracted extent known on one side is the
+      // other's (a deferred weight learns its input size, as MXNet's NumPy dot does; its
+      // batch_dot leaves an unknown extent unknown); the output where the known dimensions
+      // decide it, as MXNet (a batch size left unknown stays unknown); otherwise wait for more.
+      const auto [la, ra] = contracted_axes(param<DotParam>(p), in[0].ndim(), in[1].ndim());
+      if (name == "dot" && la >= 0 && la < in[0].ndim() && ra >= 0 && ra < in[1].ndim()) {
         if (!dim_known(in[0][la]) && dim_known(in[1][ra])) in[0][la] = in[1][ra];
         if (!dim_known(in[1][ra]) && dim_known(in[0][la])) in[1][ra] = in[0][la];
       }

@@ -38,6 +38,10 @@ std::vector<GradCase> matrix_grad_cases() {
   c.push_back({"expand_dims", {{"axis", "1"}}, {Shape({2, 3})}});
   c.push_back({"squeeze", {}, {Shape({2, 1, 3, 1})}});
   c.push_back({"squeeze", {{"axis", "(1,)"}}, {Shape({2, 1, 3, 1})}});
+  c.push_back({"_np_reshape", {{"newshape", "(4, -1)"}}, {Shape({2, 3, 2})}});
+  c.push_back({"_npx_reshape", {{"newshape", "(-2, -6, 1, -1, -2)"}}, {Shape({2, 3, 2})}});
+  c.push_back({"_npx_reshape", {{"newshape", "(-1, -2)"}, {"reverse", "True"}}, {Shape({2, 3, 2})}});
+  c.push_back({"_np_squeeze", {}, {Shape({2, 1, 3, 1})}});
   c.push_back({"concat", {{"num_args", "3"}, {"dim", "1"}}, {Shape({2, 1, 3}), Shape({2, 4, 3}), Shape({2, 2, 3})}});
   c.push_back({"concat", {{"num_args", "2"}, {"dim", "0"}}, {Shape({2, 3}), Shape({1, 3})}});
   c.push_back({"concat", {{"num_args", "2"}, {"dim", "-1"}}, {Shape({2, 3}), Shape({2, 2})}});
