@@ -6,6 +6,7 @@ import string
 
 from . import _op
 from ._arranging import diagonal
+from ._ufunc import write_out
 
 __all__ = ["einsum"]
 
@@ -50,10 +51,9 @@ def _without_repeats(a, spec):
 
 
 def einsum(*operands, **kwargs):
-    """einsum(subscripts, *arrays, optimize=False): NumPy's Einstein summation."""
-    kwargs.pop("optimize", None)
-    if kwargs.pop("out", None) is not None:
-        raise NotImplementedError("einsum: out is not supported")
+    """einsum(subscripts, *arrays, optimize=False, out=None): NumPy's Einstein summation."""
+    kwargs.pop("optimize", None)  # one broadcast product: there is no contraction order to choose
+    out = kwargs.pop("out", None)
     if kwargs:
         raise TypeError("einsum() got unexpected keyword arguments: %s" % ", ".join(kwargs))
     subscripts, arrays = operands[0], [_op._arr(a) for a in operands[1:]]
@@ -78,5 +78,5 @@ def einsum(*operands, **kwargs):
         for c, n in zip(spec, a.shape):
             sizes[c] = max(sizes.get(c, 1), n)
     shape = tuple(sizes[c] for c in output)
-    return product if product.shape == shape else _op.broadcast_to(product, shape)
+    return write_out("einsum", product if product.shape == shape else _op.broadcast_to(product, shape), out)
 

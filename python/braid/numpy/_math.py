@@ -6,9 +6,10 @@ import numbers
 import numpy as onp
 
 from .. import _core
-from .multiarray import _invoke
+from .multiarray import _invoke, _reduced_shape
 from . import _op
 from ._ufunc import ufunc as _ufunc
+from ._arranging import _iota
 
 __all__ = ["isnan", "isinf", "isposinf", "isneginf", "isfinite", "all", "any", "diff", "ediff1d", "average",
            "nan_to_num", "polyval", "bincount", "hanning", "hamming", "blackman", "logspace", "bitwise_not",
@@ -66,7 +67,7 @@ def all(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-bu
     a = _op._arr(a)
     nonzero = _invoke("_not_equal_scalar", [a.astype("float32")], {"scalar": 0.0})
     if a.size == 0:
-        return _bool(_op._zeros_from(a.astype("float32"), _reduced(a.shape, axis, keepdims)) + 1)
+        return _bool(_op._zeros_from(a.astype("float32"), _reduced_shape(a.shape, axis, keepdims)) + 1)
     return _bool(nonzero.min(axis=axis, keepdims=keepdims))
 
 
@@ -75,13 +76,8 @@ def any(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-bu
     a = _op._arr(a)
     nonzero = _invoke("_not_equal_scalar", [a.astype("float32")], {"scalar": 0.0})
     if a.size == 0:
-        return _bool(_op._zeros_from(a, _reduced(a.shape, axis, keepdims)))
+        return _bool(_op._zeros_from(a, _reduced_shape(a.shape, axis, keepdims)))
     return _bool(nonzero.max(axis=axis, keepdims=keepdims))
-
-
-def _reduced(shape, axis, keepdims):
-    from .multiarray import _reduced_shape
-    return _reduced_shape(shape, axis, keepdims)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):  # pylint: disable=redefined-outer-name
@@ -221,10 +217,7 @@ def _window(m, dtype, ctx, coefficients):
         return _invoke("_zeros", [], {"shape": (0,), "dtype": onp.dtype(dtype or "float32").name})
     if m == 1:
         return _invoke("_ones", [], {"shape": (1,), "dtype": onp.dtype(dtype or "float32").name})
-    attrs = {"start": 0, "stop": m, "dtype": "float64"}
-    if ctx is not None:
-        attrs["ctx"] = str(ctx)
-    n = _invoke("_arange", [], attrs)
+    n = _iota(m, dtype="float64", ctx=ctx)
     out = None
     for k, c in enumerate(coefficients):
         term = _invoke("cos", [n * (2.0 * onp.pi * k / (m - 1))]) * c if k else _op._zeros_from(n, n.shape) + c

@@ -218,11 +218,6 @@ def clip(a, a_min, a_max, out=None):
     return _arr(a).clip(a_min, a_max)
 
 
-def _result_of_nothing(a, shape):
-    """What an operator gives when its result ``shape`` is empty (the core's refuse 0 counts)."""
-    return _zeros_from(a, shape)
-
-
 def tile(A, reps):  # pylint: disable=invalid-name
     A = _arr(A)
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
@@ -230,7 +225,7 @@ def tile(A, reps):  # pylint: disable=invalid-name
     reps = (1,) * (len(full) - len(reps)) + reps
     shape = tuple(n * r for n, r in zip(full, reps))
     if 0 in shape:
-        return _result_of_nothing(A, shape)
+        return _zeros_from(A, shape)
     return _invoke("tile", [A], {"reps": reps})
 
 
@@ -238,10 +233,10 @@ def repeat(a, repeats, axis=None):
     a = _arr(a)
     if isinstance(repeats, int) and repeats == 0 or a.size == 0:
         if axis is None:
-            return _result_of_nothing(a, (a.size * repeats if isinstance(repeats, int) else 0,))
+            return _zeros_from(a, (a.size * repeats if isinstance(repeats, int) else 0,))
         shape = list(a.shape)
         shape[axis] = shape[axis] * repeats if isinstance(repeats, int) else 0
-        return _result_of_nothing(a, shape)
+        return _zeros_from(a, shape)
     return _invoke("repeat", [a], {"repeats": repeats} if axis is None else {"repeats": repeats, "axis": axis})
 
 
@@ -309,7 +304,7 @@ def sort(a, axis=-1, kind=None, order=None):
     if axis is None:
         a, axis = a.reshape(-1), 0
     if a.size == 0:
-        return _result_of_nothing(a, a.shape)
+        return _zeros_from(a, a.shape)
     return _invoke("sort", [a], {"axis": axis})
 
 
@@ -318,7 +313,7 @@ def argsort(a, axis=-1, kind=None, order=None):
     if axis is None:
         a, axis = a.reshape(-1), 0
     if a.size == 0:
-        return _result_of_nothing(a, a.shape).astype("int64")
+        return _zeros_from(a, a.shape).astype("int64")
     return as_np(_core.invoke("argsort", [a], {"axis": axis, "dtype": "int64"}))
 
 
