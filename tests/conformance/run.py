@@ -70,6 +70,7 @@ class FileRun:
     def __init__(self, name):
         self.name = name
         self.outcomes = {}
+        self.test_seconds = {}  # {test id: seconds from its start to its outcome}
         self.seconds = 0.0
         self.cut_short = False  # --budget ran out before the file ended
 
@@ -128,17 +129,18 @@ def run_file(args, name, skip, shard=0):
                 finally:
                     _live.discard(process)
             events = read_events(results)
-            running = None
+            running, started_at = None, None
             for event in events:
                 test = name + "::" + event["test"].split("::", 1)[1] if "::" in event["test"] else name
                 if event["event"] == "start":
-                    running = test
+                    running, started_at = test, event["time"]
                 elif event["event"] == "collect-error":
                     for test in test_functions(os.path.join(args.tests, name)):
                         run.outcomes[name + "::" + test] = (ERROR, "collection: " + event["reason"])
                 else:
                     run.outcomes[test] = (event["event"], event.get("reason", ""))
                     if test == running:
+                        run.test_seconds[test] = event["time"] - started_at
                         running = None
             if stuck == CUT:
                 run.cut_short = True
@@ -184,6 +186,7 @@ def merge_parts(parts):
     """One file's run from the runs of its parts (the seconds of the longest part)."""
     run = FileRun(parts[0].name)
     for part in parts:
+        run.test_seconds.update(part.test_seconds)
         for test, outcome in part.outcomes.items():
             if test not in run.outcomes or outcome[0] != ERROR:  # a collection error is every part's
                 run.outcomes[test] = outcome
@@ -219,6 +222,7 @@ def main():
     parser.add_argument("--write-must-pass", action="store_true", help="rewrite must_pass.txt from this run")
     parser.add_argument("--budget", type=float, help="seconds the whole run may take: then the running tests are "
                         "stopped, and the tests not yet run are reported as not reached")
+    parser.add_argument("--slowest", type=int, default=0, metavar="N", help="list the N slowest tests")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every test that did not pass")
     args = parser.parse_args()
     args.tests = os.path.abspath(args.tests)
@@ -245,6 +249,10 @@ def main():
     runs = [merge_parts([parts[(name, shard)] for shard in range(args.shards)]) for name in files]
 
     print_table(runs, skip)
+    if args.slowest:
+        seconds = {test: s for run in runs for test, s in run.test_seconds.items()}
+        for test in sorted(seconds, key=seconds.get, reverse=True)[:args.slowest]:
+            print("%7.1f s  %s" % (seconds[test], test))
     outcomes = {test: result for run in runs for test, result in run.outcomes.items()}
     passed = sorted(t for t, (o, _) in outcomes.items() if o == PASSED)
     failing = sorted(t for t, (o, _) in outcomes.items() if o in (FAILED, ERROR, CRASHED, HUNG))

@@ -7,6 +7,7 @@ still use."""
 import json
 import os
 import resource
+import time
 import zlib
 
 import numpy as _np
@@ -42,6 +43,7 @@ def pytest_collection_modifyitems(config, items):
 
 def _record(**entry):
     entry["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # the interpreter's peak
+    entry["time"] = time.monotonic()  # a test's seconds: its outcome's time less its start's
     if _RESULTS:
         with open(_RESULTS, "a") as f:
             f.write(json.dumps(entry) + "\n")
