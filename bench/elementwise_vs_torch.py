@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Braid vs PyTorch on elementwise operators over 1M-element arrays, from Python (mx.nd against
 torch), same thread count: arithmetic with a scalar and between arrays, sqrt and clip, the
-backward of a product, float16 arithmetic and conversions, and uniform sampling.
+backward of a product, float16 arithmetic and conversions (sampling: sampling_vs_torch.py).
 
 Each side runs in a process of its own, in alternating rounds (side_by_side.py); the table shows
 each op's best repetition and the Braid/PyTorch ratio.
@@ -23,7 +23,6 @@ CASES = {
     "add_f16": ("x + y, float16", "float16"),
     "f16_to_f32": ("float16 -> float32", "float16"),
     "f32_to_f16": ("float32 -> float16", "float32"),
-    "uniform": ("uniform(0, 1) sampling, float32", "float32"),
 }
 
 
@@ -46,8 +45,7 @@ def braid_step(name, x, y):
               "clip": lambda: mx.nd.clip(a, -0.4, 0.4),
               "add_f16": lambda: a + b,
               "f16_to_f32": lambda: a.astype("float32"),
-              "f32_to_f16": lambda: a.astype("float16"),
-              "uniform": lambda: mx.nd.random.uniform(shape=SHAPE)}[name]
+              "f32_to_f16": lambda: a.astype("float16")}[name]
 
     def step():
         op()
@@ -72,8 +70,7 @@ def torch_step(name, x, y):
             "clip": lambda: torch.clamp(a, -0.4, 0.4),
             "add_f16": lambda: a + b,
             "f16_to_f32": lambda: a.float(),
-            "f32_to_f16": lambda: a.half(),
-            "uniform": lambda: torch.rand(SHAPE)}[name]
+            "f32_to_f16": lambda: a.half()}[name]
 
 
 def measure(side, threads, repetitions, min_time):

@@ -1,9 +1,13 @@
 """Optimizers with per-element adaptive steps: Adam, Adamax, Nadam, AdaGrad, AdaDelta, RMSProp,
 Ftrl, FTML, LAMB (MXNet 1.x's update rules; Adam and RMSProp run one fused operator)."""
 import math
+import os
+
+import numpy
 
 from .. import _core
 from .. import ndarray as nd
+from ..ndarray import contrib
 from .optimizer import Optimizer, register
 
 __all__ = ["Adam", "Adamax", "Nadam", "AdaGrad", "AdaDelta", "RMSProp", "Ftrl", "FTML", "LAMB", "Test"]
@@ -257,6 +261,7 @@ class LAMB(Optimizer):
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
         self.bias_correction = bias_correction
+        self.aggregate_num = max(1, min(45, int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "45"))))
 
     def create_state(self, index, weight):
         return _zeros(weight, 2)
@@ -284,18 +289,45 @@ class LAMB(Optimizer):
         weight[:] -= lr * ratio * g
 
     def update(self, index, weight, grad, state):
-        if isinstance(index, (tuple, list)):
-            for i, w, g, s in zip(index, weight, grad, state):
-                self._step(i, w, g, s)
-        else:
-            self._step(index, weight, grad, state)
+        self._update(index, weight, grad, state, False)
 
     def update_multi_precision(self, index, weight, grad, state):
-        if isinstance(index, (tuple, list)):
-            for i, w, g, s in zip(index, weight, grad, state):
-                super(LAMB, self).update_multi_precision(i, w, g, s)
-        else:
-            super(LAMB, self).update_multi_precision(index, weight, grad, state)
+        first = weight[0] if isinstance(weight, (tuple, list)) else weight
+        self._update(index, weight, grad, state, self.multi_precision and first.dtype == numpy.float16)
+
+    def _update(self, index, weight, grad, state, master_copies):
+        if not isinstance(index, (tuple, list)):
+            index, weight, grad, state = [index], [weight], [grad], [state]
+        if master_copies or all(w.dtype == numpy.float32 for w in weight):
+            return self._fused(index, weight, grad, state, master_copies)
+        for i, w, g, s in zip(index, weight, grad, state):  # float64 and float16 without master copies
+            self._step(i, w, g, s)
+
+    def _fused(self, index, weight, grad, state, master_copies):
+        """MXNet's path: the multi-tensor operators, both phases in one pass per tensor,
+        aggregate_num tensors a call (with master copies, the float32 masters are updated and
+        the weights rounded from them)."""
+        steps, lrs, wds = [], [], []
+        for i in index:
+            self._update_count(i)
+            steps.append(self._index_update_count[i])
+            lrs.append(self._get_lr(i))
+            wds.append(self._get_wd(i))
+        kwargs = dict(beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon, bias_correction=self.bias_correction,
+                      rescale_grad=self.rescale_grad)
+        for name in ("clip_gradient", "lower_bound", "upper_bound"):
+            if getattr(self, name):
+                kwargs[name] = getattr(self, name)
+        for start in range(0, len(index), self.aggregate_num):
+            part = slice(start, start + self.aggregate_num)
+            ws, gs, states = weight[part], grad[part], state[part]
+            numbers = dict(kwargs, out=ws, step_count=steps[part], lrs=lrs[part], wds=wds[part])
+            if master_copies:
+                masters, moments = [s[0] for s in states], [s[1] for s in states]
+                contrib.multi_mp_lamb_update(ws, gs, [m for m, _ in moments], [v for _, v in moments], masters,
+                                             **numbers)
+            else:
+                contrib.multi_lamb_update(ws, gs, [m for m, _ in states], [v for _, v in states], **numbers)
 
 
 @register

@@ -1,17 +1,17 @@
 // Sampling operators: _random_uniform, _random_normal, _random_randint (no inputs, need the rng);
 // the other distributions are in random_samplers.cc.
-#include <random>
-
+#include "op/common/elementwise_loop.h"
 #include "op/op_util.h"
 #include "op/register_all.h"
 #include "random_dist.h"
 #include "random_param.h"
+#include "ziggurat.h"
 
 namespace braid::op::detail {
 namespace {
 
 void add_sampler(Registry& r, const std::string& name, const char* first, const char* second, double da, double db,
-                 DType default_dtype, std::function<void(std::mt19937_64&, const SampleParam&, const TBlob&)> sample) {
+                 DType default_dtype, std::function<void(uint64_t seed, const SampleParam&, const TBlob&)> sample) {
   OpDef d;
   d.name = name;
   d.doc = cat("Samples from a distribution with parameters ", first, " and ", second, ".");
@@ -38,7 +38,7 @@ void add_sampler(Registry& r, const std::string& name, const char* first, const 
   d.needs_rng = true;
   d.cpu.forward = [sample, name](const OpContext& ctx, const std::any& p, const ForwardArgs& a) {
     check_sample_param(name, param<SampleParam>(p));
-    sample(*ctx.rng, param<SampleParam>(p), a.outputs[0]);
+    sample((*ctx.rng)(), param<SampleParam>(p), a.outputs[0]);
   };
   r.add(std::move(d));
 }
@@ -47,31 +47,35 @@ void add_sampler(Registry& r, const std::string& name, const char* first, const 
 
 void register_random_ops(Registry& r) {
   add_sampler(r, "_random_uniform", "low", "high", 0.0, 1.0, DType::Float32,
-              [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
+              [](uint64_t seed, const SampleParam& p, const TBlob& out) {
                 if (out.dtype != DType::Float32 && out.dtype != DType::Float64)  // float16: through double
-                  return fill_draws(g, distributions()[0].draw, p.a, p.b, out, 0, out.size());
+                  return fill_draws(seed, ScalarDist::Uniform, p.a, p.b, out, 0, out.size());
                 BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_uniform", {
-                  const T low = static_cast<T>(p.a), width = static_cast<T>(p.b - p.a);
-                  T* o = out.ptr<T>();
-                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = low + width * unit_uniform<T>(g);
+                  const T low = static_cast<T>(p.a), high = static_cast<T>(p.b), width = high - low;
+                  write_all(out.ptr<T>(), OpReq::Write, out.size(), [=](int64_t i) {
+                    const T v = low + width * static_cast<T>(uniform_at(seed, static_cast<uint64_t>(i)));
+                    return v < high ? v : low;  // rounding may reach high, which [low, high) excludes
+                  });
                 });
               });
   add_sampler(r, "_random_normal", "loc", "scale", 0.0, 1.0, DType::Float32,
-              [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
+              [](uint64_t seed, const SampleParam& p, const TBlob& out) {
                 if (out.dtype != DType::Float32 && out.dtype != DType::Float64)  // float16: through double
-                  return fill_draws(g, distributions()[1].draw, p.a, p.b, out, 0, out.size());
-                BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_normal", {
-                  std::normal_distribution<T> dist(static_cast<T>(p.a), static_cast<T>(p.b));
-                  T* o = out.ptr<T>();
-                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = dist(g);
-                });
+                  return fill_draws(seed, ScalarDist::Normal, p.a, p.b, out, 0, out.size());
+                BRAID_REAL_TYPE_SWITCH(out.dtype, T, "_random_normal",
+                                       { fill_normals(seed, p.a, p.b, out.ptr<T>(), out.size()); });
               });
   add_sampler(r, "_random_randint", "low", "high", 0.0, 0.0, DType::Int32,
-              [](std::mt19937_64& g, const SampleParam& p, const TBlob& out) {
-                std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(p.a), static_cast<int64_t>(p.b) - 1);
+              [](uint64_t seed, const SampleParam& p, const TBlob& out) {
+                const auto low = static_cast<int64_t>(p.a);
+                const auto range = static_cast<uint64_t>(static_cast<int64_t>(p.b) - low);
                 BRAID_TYPE_SWITCH(out.dtype, T, "_random_randint", {
-                  T* o = out.ptr<T>();
-                  for (int64_t i = 0, end = out.size(); i < end; ++i) o[i] = static_cast<T>(dist(g));
+                  // The high 64 bits of bits·range: uniform over [0, range) up to range/2^64.
+                  write_all(out.ptr<T>(), OpReq::Write, out.size(), [=](int64_t i) {
+                    const auto bits = random_bits(seed, static_cast<uint64_t>(i));
+                    const auto k = static_cast<uint64_t>((static_cast<unsigned __int128>(bits) * range) >> 64);
+                    return static_cast<T>(low + static_cast<int64_t>(k));
+                  });
                 });
               });
   r.add_alias("random_uniform", "_random_uniform");

@@ -1,29 +1,17 @@
 #pragma once
-// Internal: drawing one value of each of MXNet's sampling distributions from two parameters, and
-// writing draws into an output of any dtype. Shared by the samplers with scalar parameters
-// (_random_gamma, ...) and those taking their parameters as arrays (_sample_gamma, ...).
+// Internal: MXNet's sampling distributions by name, and writing their draws (random_draws.h)
+// into an output of any dtype. Shared by the samplers with scalar parameters (_random_gamma, ...)
+// and those taking their parameters as arrays (_sample_gamma, ...).
 #include <cstdint>
-#include <limits>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "braid/base/convert.h"
 #include "braid/op/tensor.h"
+#include "random_draws.h"
 
 namespace braid::op::detail {
-
-/// A uniform draw in [0, 1) made of the top bits of one 64-bit output (24 for float, 53 for double):
-/// several times faster than std::uniform_real_distribution, which goes through generate_canonical.
-template <class T>
-T unit_uniform(std::mt19937_64& g) {
-  constexpr int kBits = std::numeric_limits<T>::digits;
-  return static_cast<T>(g() >> (64 - kBits)) * (T(1) / static_cast<T>(uint64_t{1} << kBits));
-}
-
-/// One draw from a distribution with parameters (a, b).
-using DrawFn = double (*)(std::mt19937_64&, double a, double b);
 
 /// A distribution as MXNet names it: _random_<name> / _sample_<name>, its two parameters (the
 /// second empty for one-parameter distributions) with their defaults.
@@ -32,7 +20,7 @@ struct Distribution {
   const char* first;
   const char* second;
   double default_a, default_b;
-  DrawFn draw;
+  ScalarDist kind;
   /// Throws naming `op` where (a, b) describe no distribution.
   void (*check)(const std::string& op, double a, double b);
   /// The _sample_ op's names for its parameter arrays where they differ (normal: mu, sigma).
@@ -52,8 +40,9 @@ struct DistParam {
 /// uniform, normal, gamma, exponential, poisson, negative_binomial, generalized_negative_binomial.
 const std::vector<Distribution>& distributions();
 
-/// Writes n draws of `draw(a, b)` into out starting at element `offset`, in out's dtype
-/// (integers and float16 through a double buffer).
-void fill_draws(std::mt19937_64& g, DrawFn draw, double a, double b, const TBlob& out, int64_t offset, int64_t n);
+/// Writes draws of `dist(a, b)` into out's elements [offset, offset + n), in out's dtype: element i
+/// is draw(dist, Draws(seed, i), a, b) (a normal: a + b·ziggurat_normal(seed, i)), so the result
+/// does not depend on the number of threads.
+void fill_draws(uint64_t seed, ScalarDist dist, double a, double b, const TBlob& out, int64_t offset, int64_t n);
 
 }  // namespace braid::op::detail

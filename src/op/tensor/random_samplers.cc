@@ -62,9 +62,9 @@ void add_random(Registry& r, const Distribution& dist) {
     out[0] = dtype_or(param<DistParam>(p).dtype, DType::Float32);
   };
   d.needs_rng = true;
-  d.cpu.forward = [draw = dist.draw](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [kind = dist.kind](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<DistParam>(pa);
-    fill_draws(*ctx.rng, draw, p.a, p.b, a.outputs[0], 0, a.outputs[0].size());
+    fill_draws((*ctx.rng)(), kind, p.a, p.b, a.outputs[0], 0, a.outputs[0].size());
   };
   r.add(std::move(d));
 }
@@ -79,9 +79,9 @@ void add_random_like(Registry& r, const Distribution& dist) {
   d.infer_shape = [name = d.name](const std::any&, std::vector<Shape>& in, std::vector<Shape>& out,
                                   std::vector<Shape>&) { return infer_same_shape(name, in, out); };
   d.needs_rng = true;
-  d.cpu.forward = [draw = dist.draw](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
+  d.cpu.forward = [kind = dist.kind](const OpContext& ctx, const std::any& pa, const ForwardArgs& a) {
     const auto& p = param<DistParam>(pa);
-    fill_draws(*ctx.rng, draw, p.a, p.b, a.outputs[0], 0, a.outputs[0].size());
+    fill_draws((*ctx.rng)(), kind, p.a, p.b, a.outputs[0], 0, a.outputs[0].size());
   };
   r.add(std::move(d));
 }
@@ -121,10 +121,11 @@ void add_sample(Registry& r, const Distribution& dist) {
     const std::vector<double> first = as_doubles(a.inputs[0]);
     const std::vector<double> second = a.inputs.size() > 1 ? as_doubles(a.inputs[1]) : std::vector<double>();
     const int64_t block = param<DistParam>(pa).shape.size();
+    const uint64_t seed = (*ctx.rng)();
     for (size_t i = 0; i < first.size(); ++i) {
       const double pb = second.empty() ? 0.0 : second[i];
       dist.check(name, first[i], pb);
-      fill_draws(*ctx.rng, dist.draw, first[i], pb, a.outputs[0], static_cast<int64_t>(i) * block, block);
+      fill_draws(seed, dist.kind, first[i], pb, a.outputs[0], static_cast<int64_t>(i) * block, block);
     }
   };
   r.add(std::move(d));
