@@ -1,7 +1,5 @@
 # The two commands of the README, and a few more. Everything goes through CMake + Ninja in build/.
 BUILD_DIR ?= build
-ASAN_DIR ?= build-asan
-TSAN_DIR ?= build-tsan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
@@ -34,11 +32,9 @@ demo: deps $(BUILD_DIR)/build.ninja
 		--epochs 2 --json-log $(BUILD_DIR)/demo-log.json
 
 # The whole suite (the engine under ThreadSanitizer included), then the unit suite under
-# AddressSanitizer and UndefinedBehaviorSanitizer, then every fuzz target for FUZZ_SECONDS. The
-# sanitizer tree builds at the lowest priority while the main tree builds and its suite runs
-# (scripts/build-and-ctest.sh).
-test: deps $(BUILD_DIR)/build.ninja $(ASAN_DIR)/build.ninja
-	scripts/build-and-ctest.sh $(BUILD_DIR) $(ASAN_DIR) $(JOBS)
+# AddressSanitizer and UndefinedBehaviorSanitizer, then every fuzz target for FUZZ_SECONDS.
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 900
 	$(MAKE) asan ASAN_LABELS="unit|fuzz"
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
@@ -68,6 +64,8 @@ bench: build
 # CUDA, no benchmarks). The fuzz targets are built with the AddressSanitizer one.
 SANITIZER_CMAKE_FLAGS = -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
 	-DBRAID_WITH_PYTHON=OFF -DBRAID_WITH_CUDA=OFF -DBRAID_BUILD_BENCH=OFF
+ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
 ASAN_LABELS ?= unit|fuzz
 FUZZ_SECONDS ?= 60
 # Without the storage pool, so that a use of freed array memory is caught too; with dlclose a no-op
