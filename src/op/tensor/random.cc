@@ -67,14 +67,15 @@ void register_random_ops(Registry& r) {
               });
   add_sampler(r, "_random_randint", "low", "high", 0.0, 0.0, DType::Int32,
               [](uint64_t seed, const SampleParam& p, const TBlob& out) {
-                const auto low = static_cast<int64_t>(p.a);
-                const auto range = static_cast<uint64_t>(static_cast<int64_t>(p.b) - low);
+                // In unsigned arithmetic: high - low and low + k may pass int64's range on the way.
+                const auto low = static_cast<uint64_t>(static_cast<int64_t>(p.a));
+                const auto range = static_cast<uint64_t>(static_cast<int64_t>(p.b)) - low;
                 BRAID_TYPE_SWITCH(out.dtype, T, "_random_randint", {
                   // The high 64 bits of bits·range: uniform over [0, range) up to range/2^64.
                   write_all(out.ptr<T>(), OpReq::Write, out.size(), [=](int64_t i) {
                     const auto bits = random_bits(seed, static_cast<uint64_t>(i));
                     const auto k = static_cast<uint64_t>((static_cast<unsigned __int128>(bits) * range) >> 64);
-                    return static_cast<T>(low + static_cast<int64_t>(k));
+                    return static_cast<T>(static_cast<int64_t>(low + k));
                   });
                 });
               });
